@@ -1,0 +1,108 @@
+"""tensorlab: a torch-free deep learning framework for NVIDIA GPUs.
+
+Every op is a Triton kernel with a numpy twin; ``cpu`` tensors run the twins, ``cuda`` tensors
+the kernels (real on a GPU, interpreted with ``TRITON_INTERPRET=1``). The API follows
+PyTorch's names: ``import tensorlab as tl; tl.tensor(...); tl.nn.Linear; tl.optim.AdamW``.
+"""
+
+from __future__ import annotations
+
+from tensorlab_kernels.runtime.errors import OutOfMemoryError  # noqa: E402
+
+from . import _copy_ops, _dlpack, _dtype, _indexing, _views, autograd, cuda, datasets, nn, optim, utils  # noqa: F401  (attach methods to Tensor)  # noqa: E402  # noqa: E402
+from ._broadcast import broadcast_shapes
+from ._copy_ops import as_strided_scatter, clone, contiguous
+from ._device import device
+from ._dlpack import from_dlpack
+from ._dtype import (
+    bfloat16,
+    bool,
+    can_cast,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    promote_types,
+    result_type,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from ._factories import (
+    arange,
+    as_tensor,
+    asarray,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    logspace,
+    ones,
+    ones_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from ._random import (
+    Generator,
+    bernoulli,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+    set_rng_state,
+)
+from ._registry import OpDef, get_op, registered_ops
+from ._repr import set_printoptions
+from ._tensor import Size, Tensor  # noqa: I001 - Tensor must exist before the op modules attach methods
+from ._views import (
+    adjoint,
+    as_strided,
+    broadcast_to,
+    chunk,
+    diagonal,
+    expand,
+    flatten,
+    moveaxis,
+    movedim,
+    narrow,
+    permute,
+    reshape,
+    select,
+    split,
+    squeeze,
+    swapaxes,
+    swapdims,
+    t,
+    tensor_split,
+    transpose,
+    unbind,
+    unflatten,
+    unsqueeze,
+)
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
+from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402
+from .ops import *  # noqa: E402,F401,F403  (the kernel families: elementwise, reductions, matmul, indexing)
+
+__version__ = "0.1.0"

@@ -1,0 +1,45 @@
+"""Broadcasting: the shape rule, and reading a tensor at a broadcast shape without copying."""
+
+from __future__ import annotations
+
+from ._registry import Geometry
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """NumPy/PyTorch broadcasting of shapes; RuntimeError naming the sizes when they clash."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for shape in shapes:
+        shape = tuple(shape)
+        for i, n in enumerate(shape):
+            j = ndim - len(shape) + i
+            if n < 0:
+                raise RuntimeError(f"broadcast_shapes: Trying to create tensor with negative dimension {n}")
+            if out[j] == 1:
+                out[j] = n
+            elif n != 1 and n != out[j]:
+                raise RuntimeError(
+                    f"The size of tensor a ({out[j]}) must match the size of tensor b ({n}) at non-singleton "
+                    f"dimension {j}"
+                )
+    return tuple(out)
+
+
+def broadcast_geometry(t, shape: tuple, op: str = "broadcast") -> Geometry:
+    """``t`` read as ``shape`` (stride 0 on broadcast dims), as a Geometry for the dispatcher."""
+    nd, sd = len(shape), t.ndim
+    if sd > nd:
+        raise RuntimeError(f"{op}: tensor of shape {list(t._shape)} cannot be broadcast to {list(shape)}")
+    strides = [0] * (nd - sd)
+    for i, (n, s) in enumerate(zip(t._shape, t._stride)):
+        target = shape[nd - sd + i]
+        if n == target:
+            strides.append(s)
+        elif n == 1:
+            strides.append(0)
+        else:
+            raise RuntimeError(
+                f"{op}: The size of tensor a ({target}) must match the size of tensor b ({n}) at non-singleton "
+                f"dimension {nd - sd + i}"
+            )
+    return Geometry(t, shape, strides)

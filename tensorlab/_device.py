@@ -1,0 +1,73 @@
+"""``tensorlab.device``: ``cpu`` or ``cuda[:index]``, parsed like PyTorch's."""
+
+from __future__ import annotations
+
+
+class device:
+    __slots__ = ("type", "index")
+
+    def __init__(self, type_or_str, index: int | None = None):
+        if isinstance(type_or_str, device):
+            if index is not None:
+                raise ValueError("device(): index given twice")
+            self.type, self.index = type_or_str.type, type_or_str.index
+            return
+        if isinstance(type_or_str, int) and not isinstance(type_or_str, bool):
+            type_or_str, index = "cuda", type_or_str
+        if not isinstance(type_or_str, str):
+            raise TypeError(f"device(): expected a string, int or device, got {type(type_or_str).__name__}")
+        text = type_or_str.strip()
+        if ":" in text:
+            if index is not None:
+                raise ValueError(f"device(): type {text!r} already has an index; got index={index} too")
+            text, _, idx = text.partition(":")
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: {type_or_str!r}")
+            index = int(idx)
+        if text not in ("cpu", "cuda"):
+            raise RuntimeError(
+                f"Expected one of cpu, cuda device type at start of device string: {type_or_str!r}"
+            )
+        if index is not None and index < 0:
+            raise RuntimeError(f"Device index must not be negative, got {index}")
+        if text == "cpu" and index not in (None, 0):
+            raise RuntimeError(f"cpu device index must be 0 or absent, got {index}")
+        self.type = text
+        self.index = None if text == "cpu" else index
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            try:
+                other = device(other)
+            except (RuntimeError, ValueError):
+                return False
+        return isinstance(other, device) and self.type == other.type and self.index == other.index
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self):
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __reduce__(self):
+        return (device, (str(self),))
+
+
+CPU = device("cpu")
+
+
+def as_device(value) -> device:
+    """Normalise a device argument; a bare ``cuda`` resolves to the current cuda device."""
+    if value is None:
+        return CPU
+    d = value if isinstance(value, device) else device(value)
+    if d.type == "cuda" and d.index is None:
+        from tensorlab_kernels.runtime import current_device
+
+        return device("cuda", current_device())
+    return d

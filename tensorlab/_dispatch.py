@@ -1,0 +1,339 @@
+"""The dispatcher: op + inputs -> OpDef -> twin (cpu) or kernel (cuda) -> outputs -> tape.
+
+One function, :func:`dispatch`, runs every op:
+
+1. one device for all tensor inputs (a 0-d cpu tensor may join cuda tensors as a scalar,
+   as in PyTorch), else RuntimeError naming the op and both devices;
+2. view ops get their new geometry from ``op.view`` and share storage;
+3. compute ops ask ``op.meta`` for a :class:`Plan` (promotion, broadcasting, output shapes);
+4. outputs are allocated, or ``out=`` is checked (device, castable dtype, resized with
+   PyTorch's warning), or the in-place destination is checked (shape and dtype);
+5. the twin runs on cpu, the kernel on cuda, with numpy arrays / DeviceArrays;
+6. in-place and ``out=`` writes bump the version counter; the autograd hook records a node.
+
+``TENSORLAB_DEBUG=1`` logs every dispatched op (name, shapes, dtypes, device, implementation);
+the kernel layer logs the launch configuration of each Triton launch.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import warnings
+
+from . import _dtype as D
+from ._device import device
+from ._registry import Geometry, OpDef, Plan, get_op
+from ._storage import contiguous_strides, device_array, new_storage, numpy_view
+from ._tensor import Tensor
+
+log = logging.getLogger("tensorlab")
+DEBUG = os.environ.get("TENSORLAB_DEBUG", "0") not in ("", "0")
+if DEBUG and not log.handlers:
+    logging.basicConfig(level=logging.DEBUG, format="[tensorlab] %(message)s")
+    log.setLevel(logging.DEBUG)
+
+
+def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params):
+    if isinstance(op, str):
+        op = get_op(op)
+    first = inputs[0] if inputs else None
+    if not isinstance(first, Tensor) and not (isinstance(first, list | tuple) and "takes_list" in op.tags):
+        raise TypeError(f"{op.name}(): argument 'input' (position 1) must be Tensor, not {type(first).__name__}")
+    dev = common_device(op, inputs)
+    if dev.type == "cuda":
+        inputs = _cpu_scalars_to_python(inputs)
+
+    if op.view is not None:
+        return _dispatch_view(op, inputs, params)
+    if op.custom is not None:
+        result = op.custom(*inputs, **params)
+        outputs = result if isinstance(result, tuple) else (result,)
+        _record(op, inputs, outputs, params)
+        return result
+
+    if inplace or out is not None:
+        _check_autograd_write(op, inputs, out, inplace)
+    plan: Plan = op.meta(*inputs, **params)
+    impl = op.twin if dev.type == "cpu" else op.kernel
+    if impl is None:
+        what = "numpy twin" if dev.type == "cpu" else "cuda kernel"
+        raise NotImplementedError(f"{op.name}: no {what} is implemented")
+
+    if plan.outputs is None:
+        if out is not None or inplace:
+            raise NotImplementedError(f"{op.name}: out= and in-place are not supported for this op")
+        arrays = [_impl_arg(a, dev) for a in plan.args]
+        if DEBUG:
+            _log(op, impl, dev, inputs, None)
+        results = impl(*arrays, **plan.params)
+        results = results if isinstance(results, tuple) else (results,)
+        outputs = tuple(wrap_array(r, dev) for r in results)
+    else:
+        outputs, write_back = _prepare_outputs(op, plan, dev, inputs, out, inplace)
+        out_arrays = [_impl_arg(o, dev) for o in (write_back[1] if write_back else outputs)]
+        arrays = [_impl_arg(a, dev) for a in plan.args]
+        if DEBUG:
+            _log(op, impl, dev, inputs, outputs)
+        impl(*out_arrays, *arrays, **plan.params)
+        if write_back:
+            from ._copy_ops import copy_into
+
+            for dst, tmp in zip(*write_back):
+                copy_into(dst, tmp)
+        if out is not None or inplace:
+            for o in outputs:
+                o._bump_version()
+
+    if inplace:
+        _record(op, inputs, outputs, params, inplace=True)
+    elif out is None:
+        _record(op, inputs, outputs, params)
+    return outputs[0] if plan.single and len(outputs) == 1 else tuple(outputs)
+
+
+# ----------------------------------------------------------------------------------------------
+# devices
+# ----------------------------------------------------------------------------------------------
+
+
+def common_device(op: OpDef, inputs) -> device:
+    dev = None
+    cpu_scalar = False
+    for x in _iter_tensors(inputs):
+        d = x._storage.device
+        if dev is None:
+            dev = d
+            cpu_scalar = d.type == "cpu" and x.ndim == 0
+        elif d != dev:
+            # A 0-d cpu tensor may be used with tensors of another device (PyTorch's rule).
+            if d.type == "cpu" and x.ndim == 0:
+                continue
+            if cpu_scalar:
+                dev, cpu_scalar = d, False
+                continue
+            raise RuntimeError(
+                f"{op.name}: Expected all tensors to be on the same device, but found at least two devices, "
+                f"{dev} and {d}!"
+            )
+    return dev if dev is not None else device("cpu")
+
+
+def _iter_tensors(inputs):
+    for x in inputs:
+        if isinstance(x, Tensor):
+            yield x
+        elif isinstance(x, list | tuple):
+            for y in x:
+                if isinstance(y, Tensor):
+                    yield y
+
+
+def _is_cpu_scalar(x) -> bool:
+    return isinstance(x, Tensor) and x.ndim == 0 and x._storage.device.type == "cpu"
+
+
+def _cpu_scalars_to_python(inputs):
+    if not any(_is_cpu_scalar(x) for x in inputs):
+        return inputs
+    out = []
+    for x in inputs:
+        if _is_cpu_scalar(x):
+            if x._requires_grad:
+                raise RuntimeError("a 0-d cpu tensor that requires grad cannot be mixed with cuda tensors; "
+                                   "move it to the device first")
+            x = x.item()
+        out.append(x)
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------------------------
+# arrays for the implementations
+# ----------------------------------------------------------------------------------------------
+
+
+def _impl_arg(a, dev: device):
+    if isinstance(a, Tensor):
+        if dev.type == "cpu":
+            return numpy_view(a._storage, a._shape, a._stride, a._offset, a.dtype.np)
+        return device_array(a._storage, a._shape, a._stride, a._offset, a.dtype.np)
+    if isinstance(a, Geometry):
+        t = a.tensor
+        if dev.type == "cpu":
+            return numpy_view(t._storage, a.shape, a.strides, a.offset, t.dtype.np)
+        return device_array(t._storage, a.shape, a.strides, a.offset, t.dtype.np)
+    if isinstance(a, list | tuple) and a and any(isinstance(x, Tensor | Geometry) for x in a):
+        return type(a)(_impl_arg(x, dev) for x in a)
+    return a
+
+
+def wrap_array(arr, dev: device) -> Tensor:
+    """A Tensor over an array an implementation returned (numpy on cpu, DeviceArray on cuda)."""
+    from ._storage import Storage, cpu_storage_from_array
+
+    if dev.type == "cpu":
+        import numpy as np
+
+        arr = np.asarray(arr)
+        if not arr.flags.c_contiguous or any(s < 0 for s in arr.strides):
+            arr = np.ascontiguousarray(arr)
+        storage, strides, offset = cpu_storage_from_array(arr)
+        return Tensor._make(storage, tuple(arr.shape), strides, offset, D.from_numpy_dtype(arr.dtype))
+    storage = Storage(dev, arr.storage, arr.storage.nbytes if arr.storage is not None else 0)
+    return Tensor._make(storage, tuple(arr.shape), tuple(arr.strides), arr.offset, D.from_numpy_dtype(arr.dtype))
+
+
+def empty_tensor(shape: tuple, dtype: D.dtype, dev: device) -> Tensor:
+    shape = tuple(shape)
+    storage = new_storage(math.prod(shape), dtype.np, dev)
+    return Tensor._make(storage, shape, contiguous_strides(shape), 0, dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# outputs: allocate, out=, in-place
+# ----------------------------------------------------------------------------------------------
+
+
+def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
+    """Returns (outputs, write_back). ``write_back`` is (destinations, temporaries) when the
+    implementation must write to temporaries first (the destination overlaps an input)."""
+    specs = plan.outputs
+    if inplace:
+        dst = inputs[0]
+        shape, dtype = specs[0]
+        if tuple(shape) != dst._shape:
+            raise RuntimeError(
+                f"{op.name}_: output with shape {list(dst._shape)} doesn't match the broadcast shape {list(shape)}"
+            )
+        _check_cast(op, dtype, dst.dtype)
+        outs = (dst,)
+    elif out is not None:
+        outs = out if isinstance(out, tuple | list) else (out,)
+        if len(outs) != len(specs):
+            raise TypeError(f"{op.name}(): out= expects {len(specs)} tensors, got {len(outs)}")
+        for o, (shape, dtype) in zip(outs, specs):
+            if not isinstance(o, Tensor):
+                raise TypeError(f"{op.name}(): out= must be a Tensor, got {type(o).__name__}")
+            if o.device != dev:
+                raise RuntimeError(f"{op.name}(): out= is on {o.device}, but the inputs are on {dev}")
+            _check_cast(op, dtype, o.dtype)
+            if o._shape != tuple(shape):
+                if o.numel() != 0:
+                    warnings.warn(
+                        f"{op.name}(): An output with one or more elements was resized since it had shape "
+                        f"{list(o._shape)}, which does not match the required output shape {list(shape)}."
+                    )
+                _resize_(o, tuple(shape))
+        outs = tuple(outs)
+    else:
+        return tuple(empty_tensor(shape, dtype, dev) for shape, dtype in specs), None
+
+    # Writing into a tensor that an input also reads: safe only for ops tagged inplace_safe
+    # with the identical geometry (elementwise); otherwise go through a temporary.
+    needs_temp = []
+    for o in outs:
+        for a in plan.args:
+            t = a.tensor if isinstance(a, Geometry) else a
+            if isinstance(t, Tensor) and t._storage is o._storage:
+                same = (isinstance(a, Tensor) and a._shape == o._shape and a._stride == o._stride
+                        and a._offset == o._offset)
+                if not (same and "inplace_safe" in op.tags):
+                    needs_temp.append(o)
+                    break
+    if needs_temp:
+        temps = tuple(empty_tensor(o._shape, o.dtype, dev) if o in needs_temp else o for o in outs)
+        return outs, (outs, temps)
+    return outs, None
+
+
+def _check_cast(op: OpDef, result: D.dtype, target: D.dtype) -> None:
+    if not D.can_cast(result, target):
+        raise RuntimeError(
+            f"{op.name}: result type {result.name} can't be cast to the desired output type {target.name}"
+        )
+
+
+def _resize_(t: Tensor, shape: tuple) -> None:
+    storage = new_storage(math.prod(shape), t.dtype.np, t.device)
+    storage.version = t._storage.version
+    t._storage, t._shape, t._stride, t._offset = storage, shape, contiguous_strides(shape), 0
+
+
+# ----------------------------------------------------------------------------------------------
+# views
+# ----------------------------------------------------------------------------------------------
+
+
+def _dispatch_view(op: OpDef, inputs, params):
+    x = inputs[0]
+    shape, strides, offset = op.view(x._shape, x._stride, x._offset, *inputs[1:], **params)
+    v = Tensor._make(x._storage, tuple(shape), tuple(strides), offset, x.dtype)
+    v._base = x if x._base is None else x._base
+    if DEBUG:
+        log.debug("%s view %s -> %s device=%s", op.name, list(x._shape), list(shape), x.device)
+    _record(op, inputs, (v,), params)
+    return v
+
+
+# ----------------------------------------------------------------------------------------------
+# autograd hook
+# ----------------------------------------------------------------------------------------------
+
+
+def _check_autograd_write(op: OpDef, inputs, out, inplace: bool) -> None:
+    """Refuse, before anything is written, the writes autograd cannot follow."""
+    if not _grad_enabled():
+        return
+    if inplace:
+        dst = inputs[0]
+        if dst._requires_grad and dst.grad_fn is None:
+            raise RuntimeError(
+                f"{op.name}_: a leaf Variable that requires grad is being used in an in-place operation."
+            )
+        if dst._base is not None and dst._base._requires_grad and dst._base.grad_fn is None:
+            raise RuntimeError(
+                f"{op.name}_: a view of a leaf Variable that requires grad is being used in an in-place operation."
+            )
+    elif op.backward is not None and (_any_requires_grad(inputs) or _any_requires_grad(
+            out if isinstance(out, tuple | list) else (out,))):
+        raise RuntimeError(
+            f"{op.name}(): functions with out=... arguments don't support automatic differentiation, "
+            "but one of the arguments requires grad."
+        )
+
+
+def _grad_enabled() -> bool:
+    from .autograd.grad_mode import is_grad_enabled
+
+    return is_grad_enabled()
+
+
+def _any_requires_grad(inputs) -> bool:
+    return any(t._requires_grad for t in _iter_tensors(inputs))
+
+
+def _record(op: OpDef, inputs, outputs, params, inplace: bool = False) -> None:
+    if not _any_requires_grad(inputs):
+        return
+    from .autograd import graph
+
+    if not graph.grad_mode.is_grad_enabled():
+        return
+    graph.record(op, inputs, outputs, params, inplace=inplace)
+
+
+def _log(op: OpDef, impl, dev, inputs, outputs) -> None:
+    def desc(x):
+        if isinstance(x, Tensor):
+            return f"{x.dtype.name}{list(x._shape)}"
+        return repr(x) if not isinstance(x, list | tuple) else f"[{len(x)} items]"
+
+    log.debug(
+        "%s device=%s impl=%s.%s inputs=(%s) outputs=(%s)", op.name, dev, getattr(impl, "__module__", "?"),
+        getattr(impl, "__name__", "?"), ", ".join(desc(x) for x in inputs),
+        ", ".join(desc(o) for o in outputs) if outputs else "allocated by impl",
+    )
+
+
+__all__ = ["Plan", "Geometry", "dispatch", "common_device", "empty_tensor", "wrap_array"]

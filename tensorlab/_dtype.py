@@ -1,0 +1,184 @@
+"""dtypes and PyTorch's type-promotion rules.
+
+``tensorlab.float32`` etc. are :class:`dtype` objects, each tied to the numpy dtype that
+stores it (bfloat16 comes from ``ml_dtypes``). Promotion follows PyTorch exactly:
+
+- categories bool < integer < floating; within a category the usual lattice
+  (uint8 + int8 -> int16, float16 + bfloat16 -> float32);
+- in :func:`result_type`, Python scalars are *weak* and 0-d tensors are weaker than
+  dimensioned ones: they only matter when they raise the category (``int32 tensor + 2.5`` is
+  float32, ``float16 tensor + 2.5`` stays float16, ``uint8 tensor + 1000`` stays uint8).
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import ml_dtypes
+import numpy as np
+
+
+class dtype:
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "_rank", "_category")
+
+    def __init__(self, name: str, np_dtype, category: int, rank: int):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self._category = category  # 0 bool, 1 integer, 2 floating
+        self._rank = rank
+        self.is_floating_point = category == 2
+        self.is_signed = name not in ("bool", "uint8")
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    def to_real(self) -> dtype:
+        return self
+
+    def __repr__(self) -> str:
+        return f"tensorlab.{self.name}"
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self.name,))
+
+
+def _dtype_by_name(name: str) -> dtype:
+    return _BY_NAME[name]
+
+
+bool = dtype("bool", np.bool_, 0, 0)  # noqa: A001 - PyTorch's name
+uint8 = dtype("uint8", np.uint8, 1, 1)
+int8 = dtype("int8", np.int8, 1, 2)
+int16 = dtype("int16", np.int16, 1, 3)
+int32 = dtype("int32", np.int32, 1, 4)
+int64 = dtype("int64", np.int64, 1, 5)
+float16 = dtype("float16", np.float16, 2, 6)
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, 2, 7)
+float32 = dtype("float32", np.float32, 2, 8)
+float64 = dtype("float64", np.float64, 2, 9)
+
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+
+ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+FLOATING = (float16, bfloat16, float32, float64)
+INTEGRAL = (uint8, int8, int16, int32, int64)
+_BY_NAME = {d.name: d for d in ALL}
+_BY_NP = {d.np: d for d in ALL}
+
+_default_dtype = float32
+
+
+def get_default_dtype() -> dtype:
+    return _default_dtype
+
+
+def set_default_dtype(d: dtype) -> None:
+    global _default_dtype
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(f"set_default_dtype: only floating-point dtypes are supported as default, got {d!r}")
+    _default_dtype = d
+
+
+def from_numpy_dtype(np_dtype, op: str = "tensor") -> dtype:
+    nd = np.dtype(np_dtype)
+    d = _BY_NP.get(nd)
+    if d is None:
+        raise TypeError(
+            f"{op}: can't convert numpy array of type {nd}; supported: "
+            "float64, float32, float16, bfloat16, int64, int32, int16, int8, uint8, bool"
+        )
+    return d
+
+
+def as_dtype(value, op: str = "dtype") -> dtype:
+    """Accept a tensorlab dtype, a numpy dtype, a Python type or a name."""
+    if isinstance(value, dtype):
+        return value
+    if value is builtins.float:  # as in PyTorch, the Python type means double precision
+        return float64
+    if value is builtins.int:
+        return int64
+    if value is builtins.bool:
+        return bool
+    if isinstance(value, str) and value in _BY_NAME:
+        return _BY_NAME[value]
+    try:
+        return from_numpy_dtype(value, op)
+    except TypeError:
+        raise TypeError(f"{op}: {value!r} is not a tensorlab dtype") from None
+
+
+# -- promotion -----------------------------------------------------------------------------
+
+_INT_ORDER = {uint8: 0, int8: 1, int16: 2, int32: 3, int64: 4}
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """The smallest dtype both ``a`` and ``b`` convert to without losing their category."""
+    if a is b:
+        return a
+    if a._category != b._category:
+        return a if a._category > b._category else b
+    if a._category == 2:
+        if {a, b} == {float16, bfloat16}:
+            return float32
+        return a if a._rank > b._rank else b
+    if a._category == 1:
+        if uint8 in (a, b):
+            other = b if a is uint8 else a
+            return {int8: int16}.get(other, other)
+        return a if _INT_ORDER[a] > _INT_ORDER[b] else b
+    return bool
+
+
+def _scalar_dtype(value) -> dtype:
+    if isinstance(value, builtins.bool | np.bool_):
+        return bool
+    if isinstance(value, builtins.int | np.integer):
+        return int64
+    if isinstance(value, builtins.float | np.floating):
+        return _default_dtype
+    raise TypeError(f"unsupported scalar type {type(value).__name__}")
+
+
+def _combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    # PyTorch's c10 combine_categories: the higher-priority group wins unless the lower group
+    # brings a higher category (bool -> int -> float).
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.is_floating_point:
+        return higher
+    if higher is bool or lower.is_floating_point:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands) -> dtype:
+    """PyTorch's ``result_type`` over tensors and Python scalars (scalars are weak)."""
+    dim_result = zero_result = wrapped_result = None
+    for x in operands:
+        d = getattr(x, "dtype", None)
+        if isinstance(d, dtype) and hasattr(x, "ndim"):
+            if x.ndim > 0:
+                dim_result = d if dim_result is None else promote_types(dim_result, d)
+            else:
+                zero_result = d if zero_result is None else promote_types(zero_result, d)
+        elif x is None:
+            continue
+        else:
+            d = _scalar_dtype(x)
+            wrapped_result = d if wrapped_result is None else promote_types(wrapped_result, d)
+    out = _combine_categories(dim_result, _combine_categories(zero_result, wrapped_result))
+    if out is None:
+        raise TypeError("result_type: needs at least one tensor or scalar")
+    return out
+
+
+def can_cast(from_: dtype, to: dtype) -> builtins.bool:
+    """PyTorch's same-kind rule: no cast to a lower category (float -> int, int -> bool)."""
+    return from_._category <= to._category

@@ -1,0 +1,432 @@
+"""Tensor factories: ``tensor``, ``as_tensor``, ``from_numpy``, ``empty``/``zeros``/``ones``/``full``
+(and ``*_like``, ``new_*``), ``arange``, ``linspace``, ``logspace``, ``eye``; ``fill_``/``zero_``.
+
+Values are built on the host for ``tensor``/``arange``/``linspace``/``logspace`` (they come from
+Python) and copied once to the device; constant fills run the fill kernel (or a memset).
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import numbers
+import operator
+import warnings
+
+import numpy as np
+
+from tensorlab_kernels import fill as kfill
+
+from . import _dtype as D
+from ._device import CPU, as_device
+from ._dispatch import dispatch, empty_tensor
+from ._registry import Plan, defop
+from ._storage import cpu_storage_from_array
+from ._tensor import Tensor, tensor_method
+from ._views import shape_args
+
+# ----------------------------------------------------------------------------------------------
+# fill_ (a registered in-place op)
+# ----------------------------------------------------------------------------------------------
+
+
+def _fill_meta(x: Tensor, value) -> Plan:
+    return Plan(args=[value], outputs=[(x._shape, x.dtype)])
+
+
+def _fill_backward(ctx, g):
+    # fill_ takes a Python number (value tensors are read with item()), so only self has a gradient.
+    return zeros_like(g), None
+
+
+FILL_ = defop(
+    "fill",
+    twin=kfill.fill_twin,
+    kernel=kfill.fill,
+    meta=_fill_meta,
+    backward=_fill_backward,
+    save=lambda ctx, inputs, outputs, params: None,
+    tags={"inplace_safe"},
+    doc="self.fill_(value): every element set to value.",
+)
+
+
+@tensor_method
+def fill_(self: Tensor, value) -> Tensor:
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
+            )
+        if value._requires_grad:
+            raise NotImplementedError("fill_ with a value tensor that requires grad; use a multiplication instead")
+        value = value.item()
+    _check_scalar_fits("fill_", value, self.dtype)
+    return dispatch(FILL_, self, value, inplace=True)
+
+
+@tensor_method
+def zero_(self: Tensor) -> Tensor:
+    return fill_(self, 0)
+
+
+def _check_scalar_fits(op: str, value, dtype: D.dtype) -> None:
+    if not isinstance(value, numbers.Number):
+        raise TypeError(f"{op}: value must be a number, got {type(value).__name__}")
+    if isinstance(value, builtins.float | np.floating) and not dtype.is_floating_point and dtype is not D.bool:
+        if math.isnan(value) or math.isinf(value):
+            raise RuntimeError(f"{op}: value cannot be converted to type {dtype.name} without overflow: {value}")
+    if isinstance(value, builtins.int | np.integer) and not isinstance(value, builtins.bool) and dtype in D.INTEGRAL:
+        info = np.iinfo(dtype.np)
+        if not info.min <= value <= info.max:
+            raise RuntimeError(f"{op}: value cannot be converted to type {dtype.name} without overflow: {value}")
+
+
+# ----------------------------------------------------------------------------------------------
+# from Python / numpy data
+# ----------------------------------------------------------------------------------------------
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A cpu tensor sharing memory with ``ndarray`` (writes show in both)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"from_numpy: expected np.ndarray (got {type(ndarray).__name__})")
+    dtype = D.from_numpy_dtype(ndarray.dtype, "from_numpy")
+    if any(s < 0 for s in ndarray.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with negative strides are not "
+            "currently supported. (You can probably work around this by making a copy of your array  with "
+            "array.copy().) "
+        )
+    if any(s % ndarray.itemsize for s in ndarray.strides):
+        raise ValueError("from_numpy: strides that are not a multiple of the element size are not supported")
+    if not ndarray.flags.writeable:
+        warnings.warn("The given NumPy array is not writable; tensorlab shares its memory, so writing through the "
+                      "tensor will fail. Copy the array first if you need to write to it.")
+    storage, strides, offset = cpu_storage_from_array(ndarray)
+    return Tensor._make(storage, tuple(ndarray.shape), strides, offset, dtype)
+
+
+def _infer_dtype_of_scalar(x) -> D.dtype:
+    if isinstance(x, builtins.bool | np.bool_):
+        return D.bool
+    if isinstance(x, numbers.Integral):
+        return D.int64
+    if isinstance(x, numbers.Real):
+        return D.get_default_dtype()
+    if isinstance(x, numbers.Complex):
+        raise TypeError("tensorlab does not support complex numbers")
+    raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+
+
+def _nested_to_numpy(data, op: str) -> tuple[np.ndarray, D.dtype]:
+    """Python scalars / nested sequences (possibly holding tensors) -> numpy array + inferred dtype."""
+    shape: list[int] = []
+    dtype = None
+
+    def walk(x, depth: int):
+        nonlocal dtype
+        if isinstance(x, Tensor):
+            if x.ndim != 0 and depth >= 0:
+                raise ValueError(f"{op}: only one element tensors can be converted to Python scalars")
+            v = x.item()
+            d = x.dtype
+            dtype = d if dtype is None else D.promote_types(dtype, d)
+            return v
+        if isinstance(x, np.ndarray) and x.ndim == 0:
+            x = x.item()
+        if isinstance(x, list | tuple | np.ndarray):
+            n = len(x)
+            if depth == len(shape):
+                shape.append(n)
+            elif depth > len(shape) or shape[depth] != n:
+                raise ValueError(f"{op}: expected sequence of length {shape[depth] if depth < len(shape) else 0} at "
+                                 f"dim {depth} (got {n})")
+            return [walk(y, depth + 1) for y in x]
+        if depth != len(shape):
+            raise ValueError(f"{op}: expected a sequence at dim {depth}, got {type(x).__name__}")
+        d = _infer_dtype_of_scalar(x)
+        dtype = d if dtype is None else D.promote_types(dtype, d)
+        return x
+
+    values = walk(data, 0)
+    if dtype is None:  # empty sequence
+        dtype = D.get_default_dtype()
+    np_dtype = np.float64 if dtype.is_floating_point else dtype.np
+    arr = np.array(values, dtype=np_dtype) if shape else np.array(values, dtype=np_dtype)
+    if shape and arr.shape != tuple(shape):
+        arr = arr.reshape(shape)
+    return arr, dtype
+
+
+def _array_from_data(data, op: str) -> tuple[np.ndarray, D.dtype]:
+    if isinstance(data, np.ndarray):
+        return data, D.from_numpy_dtype(data.dtype, op)
+    if isinstance(data, np.generic):
+        arr = np.asarray(data)
+        return arr, D.from_numpy_dtype(arr.dtype, op)
+    if hasattr(data, "__dlpack__") and not isinstance(data, Tensor):
+        arr = np.from_dlpack(data)
+        return arr, D.from_numpy_dtype(arr.dtype, op)
+    return _nested_to_numpy(data, op)
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (scalars, nested sequences, numpy arrays, tensors)."""
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
+                      "rather than tensorlab.tensor(sourceTensor).")
+        t = data.detach().to(device=as_device(device) if device is not None else data.device,
+                             dtype=D.as_dtype(dtype) if dtype is not None else data.dtype, copy=True)
+        return t.requires_grad_(requires_grad) if requires_grad else t
+    arr, inferred = _array_from_data(data, "tensor")
+    dt = inferred if dtype is None else D.as_dtype(dtype, "tensor")
+    with np.errstate(invalid="ignore", over="ignore"):
+        arr = np.array(arr, dtype=dt.np, copy=True, order="C")
+    t = from_numpy(arr)
+    dev = as_device(device)
+    if dev.type != "cpu":
+        t = t.to(dev)
+    if pin_memory:
+        t = t.pin_memory()
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Like ``tensor`` but shares memory with a numpy array or tensor when dtype and device allow."""
+    dt = None if dtype is None else D.as_dtype(dtype, "as_tensor")
+    dev = None if device is None else as_device(device)
+    if isinstance(data, Tensor):
+        return data.to(device=dev or data.device, dtype=dt or data.dtype)
+    if isinstance(data, np.ndarray) and data.dtype in D._BY_NP and all(s >= 0 for s in data.strides):
+        t = from_numpy(data)
+        if dt is not None and dt is not t.dtype:
+            t = t.to(dt)
+        if dev is not None and dev != t.device:
+            t = t.to(dev)
+        return t
+    return tensor(data, dtype=dt, device=dev)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
+    t = tensor(obj, dtype=dtype, device=device) if copy else as_tensor(obj, dtype=dtype, device=device)
+    return t.requires_grad_(requires_grad) if requires_grad else t
+
+
+# ----------------------------------------------------------------------------------------------
+# shaped factories
+# ----------------------------------------------------------------------------------------------
+
+
+def _check_size(op: str, size: tuple) -> tuple:
+    for s in size:
+        if s < 0:
+            raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {s}: {list(size)}")
+    return size
+
+
+def _finish(t: Tensor, requires_grad: bool, pin_memory: bool = False) -> Tensor:
+    if pin_memory:
+        t = t.pin_memory()
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def empty(*size, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False,
+          out=None, memory_format=None) -> Tensor:
+    size = _check_size("empty", shape_args(size, "empty"))
+    dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "empty")
+    return _finish(empty_tensor(size, dt, as_device(device)), requires_grad, pin_memory)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+    size = _check_size("zeros", shape_args(size, "zeros"))
+    dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "zeros")
+    t = empty_tensor(size, dt, as_device(device))
+    _raw_fill(t, 0)
+    return _finish(t, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+    size = _check_size("ones", shape_args(size, "ones"))
+    dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "ones")
+    t = empty_tensor(size, dt, as_device(device))
+    _raw_fill(t, 1)
+    return _finish(t, requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    size = _check_size("full", shape_args((size,), "full"))
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    dt = _infer_dtype_of_scalar(fill_value) if dtype is None else D.as_dtype(dtype, "full")
+    t = empty_tensor(size, dt, as_device(device))
+    _raw_fill(t, fill_value)
+    return _finish(t, requires_grad)
+
+
+def _raw_fill(t: Tensor, value) -> None:
+    """Fill a fresh tensor (no autograd, no version bump needed)."""
+    if t.is_cpu:
+        kfill.fill_twin(t._np_view(), value)
+    else:
+        kfill.fill(t._device_array(), value)
+
+
+def _like(op: str, input: Tensor, dtype, device):
+    dt = input.dtype if dtype is None else D.as_dtype(dtype, op)
+    dev = input.device if device is None else as_device(device)
+    return dt, dev
+
+
+def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    dt, dev = _like("empty_like", input, dtype, device)
+    return _finish(empty_tensor(input._shape, dt, dev), requires_grad)
+
+
+def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    dt, dev = _like("zeros_like", input, dtype, device)
+    return zeros(input._shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    dt, dev = _like("ones_like", input, dtype, device)
+    return ones(input._shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False,
+              memory_format=None) -> Tensor:
+    dt, dev = _like("full_like", input, dtype, device)
+    return full(input._shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+@tensor_method
+def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    dt, dev = _like("new_empty", self, dtype, device)
+    return empty(shape_args(size, "new_empty"), dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+@tensor_method
+def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    dt, dev = _like("new_zeros", self, dtype, device)
+    return zeros(shape_args(size, "new_zeros"), dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+@tensor_method
+def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    dt, dev = _like("new_ones", self, dtype, device)
+    return ones(shape_args(size, "new_ones"), dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+@tensor_method
+def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    dt, dev = _like("new_full", self, dtype, device)
+    return full(size, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+@tensor_method
+def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    dt, dev = _like("new_tensor", self, dtype, device)
+    if isinstance(data, Tensor):
+        return data.detach().to(device=dev, dtype=dt, copy=True).requires_grad_(requires_grad)
+    return tensor(data, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+# ----------------------------------------------------------------------------------------------
+# ranges
+# ----------------------------------------------------------------------------------------------
+
+
+def _from_host(arr: np.ndarray, dt: D.dtype, device, requires_grad: bool) -> Tensor:
+    with np.errstate(invalid="ignore", over="ignore"):
+        t = from_numpy(np.ascontiguousarray(arr.astype(dt.np)))
+    dev = as_device(device)
+    if dev != CPU:
+        t = t.to(dev)
+    return _finish(t, requires_grad)
+
+
+def _scalar_value(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+    """Values from ``start`` to ``end`` (exclusive) every ``step``; int64 unless any argument is a float."""
+    start, end, step = _scalar_value(start), _scalar_value(end), _scalar_value(step)
+    if end is None:
+        start, end = 0, start
+    for name, v in (("start", start), ("end", end), ("step", step)):
+        if not isinstance(v, numbers.Real):
+            raise TypeError(f"arange(): {name} must be a number, got {type(v).__name__}")
+        if isinstance(v, builtins.float) and not math.isfinite(v):
+            raise RuntimeError(f"arange(): unsupported range: {start} -> {end}")
+    if step == 0:
+        raise RuntimeError("arange(): step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError(
+            f"arange(): upper bound and larger bound inconsistent with step sign (start={start}, end={end}, "
+            f"step={step})"
+        )
+    if dtype is None:
+        is_float = any(isinstance(v, builtins.float | np.floating) for v in (start, end, step))
+        dt = D.get_default_dtype() if is_float else D.int64
+    else:
+        dt = D.as_dtype(dtype, "arange")
+    n = builtins.int(math.ceil((end - start) / step))
+    if dt.is_floating_point or any(isinstance(v, builtins.float) for v in (start, end, step)):
+        values = start + np.arange(n, dtype=np.float64) * step
+    else:
+        values = start + np.arange(n, dtype=np.int64) * step
+    return _from_host(values, dt, device, requires_grad)
+
+
+def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (PyTorch's symmetric formula)."""
+    start, end = _scalar_value(start), _scalar_value(end)
+    steps = operator.index(steps)
+    if steps < 0:
+        raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
+    dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "linspace")
+    return _from_host(_linspace_values(start, end, steps), dt, device, requires_grad)
+
+
+def _linspace_values(start, end, steps: int) -> np.ndarray:
+    if steps == 0:
+        return np.zeros(0)
+    if steps == 1:
+        return np.array([float(start)])
+    step = (end - start) / (steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    half = steps // 2
+    return np.where(i < half, start + step * i, end - step * (steps - 1 - i))
+
+
+def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    steps = operator.index(steps)
+    if steps < 0:
+        raise RuntimeError(f"logspace(): number of steps must be non-negative, got {steps}")
+    dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "logspace")
+    values = np.power(float(base), _linspace_values(_scalar_value(start), _scalar_value(end), steps))
+    return _from_host(values, dt, device, requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """An ``n x m`` matrix with ones on the diagonal."""
+    n = operator.index(n)
+    m = n if m is None else operator.index(m)
+    if n < 0 or m < 0:
+        raise RuntimeError(f"eye(): n and m must be non-negative, got n={n}, m={m}")
+    t = zeros(n, m, dtype=dtype, device=device)
+    if n and m:
+        _raw_fill(t.diagonal(), 1)
+    return _finish(t, requires_grad)
+
+
+__all__ = [
+    "arange", "as_tensor", "asarray", "empty", "empty_like", "eye", "fill_", "from_numpy", "full", "full_like",
+    "linspace", "logspace", "ones", "ones_like", "tensor", "zero_", "zeros", "zeros_like",
+]

@@ -1,0 +1,123 @@
+"""``tensor[index]`` and ``tensor[index] = value``.
+
+Basic indexing (ints, slices with positive steps, ``None``, ``...``) is a chain of view ops
+(select, slice, unsqueeze), so the result shares storage and has a gradient. Indices that are
+tensors, lists or bools are *advanced* indexing; they go to :data:`advanced_getitem` /
+:data:`advanced_setitem`, which the indexing op family installs.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from ._tensor import Tensor
+from ._views import select, slice_dim, unsqueeze
+
+# Installed by tensorlab.ops.indexing (advanced indexing); None until then.
+advanced_getitem = None
+advanced_setitem = None
+
+
+def _is_advanced(item) -> bool:
+    if isinstance(item, bool):
+        return True
+    if isinstance(item, Tensor):
+        return item.ndim > 0 or item.dtype.name == "bool" or item.dtype.is_floating_point
+    return isinstance(item, list)
+
+
+def _normalize(index) -> tuple:
+    if not isinstance(index, tuple):
+        index = (index,)
+    return index
+
+
+def _consumes_dim(item) -> int:
+    """How many input dims an index item uses."""
+    if item is None or item is Ellipsis:
+        return 0
+    if isinstance(item, bool):
+        return 0
+    if isinstance(item, Tensor) and item.dtype.name == "bool":
+        return item.ndim
+    return 1
+
+
+def expand_ellipsis(x: Tensor, index: tuple) -> tuple:
+    ellipses = [i for i, it in enumerate(index) if it is Ellipsis]
+    if len(ellipses) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(_consumes_dim(it) for it in index)
+    if used > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    if ellipses:
+        e = ellipses[0]
+        return index[:e] + (slice(None),) * (x.ndim - used) + index[e + 1:]
+    return index + (slice(None),) * (x.ndim - used)
+
+
+def basic_getitem(x: Tensor, index: tuple) -> Tensor:
+    """Apply an index of ints, slices and None (already ellipsis-expanded)."""
+    out = x
+    dim = 0
+    for item in index:
+        if item is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(item, slice):
+            step = 1 if item.step is None else operator.index(item.step)
+            if step <= 0:
+                raise ValueError(f"step must be greater than zero, got {step}")
+            start = None if item.start is None else operator.index(item.start)
+            stop = None if item.stop is None else operator.index(item.stop)
+            if not (start is None and stop is None and step == 1):
+                out = slice_dim(out, dim, start, stop, step)
+            dim += 1
+        else:
+            try:
+                i = operator.index(item)
+            except TypeError:
+                raise IndexError(
+                    f"only integers, slices (`:`), ellipsis (`...`), None and long or byte tensors are valid "
+                    f"indices (got {type(item).__name__})"
+                ) from None
+            size = out._shape[dim]
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+            out = select(out, dim, i)
+    if out is x:  # x[...] or x[:] is still a new view object, as in PyTorch
+        from ._views import view
+
+        out = view(x, x._shape)
+    return out
+
+
+def getitem(x: Tensor, index):
+    index = _normalize(index)
+    if any(_is_advanced(it) for it in index):
+        if advanced_getitem is None:
+            raise NotImplementedError("advanced indexing (tensor, list or bool indices) is not available")
+        return advanced_getitem(x, index)
+    if x.ndim == 0 and any(it is not Ellipsis and it is not None for it in index):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` to convert a 0-dim tensor to a number")
+    return basic_getitem(x, expand_ellipsis(x, index))
+
+
+def setitem(x: Tensor, index, value) -> None:
+    index = _normalize(index)
+    if any(_is_advanced(it) for it in index):
+        if advanced_setitem is None:
+            raise NotImplementedError("advanced index assignment (tensor, list or bool indices) is not available")
+        advanced_setitem(x, index, value)
+        return
+    target = basic_getitem(x, expand_ellipsis(x, index))
+    if isinstance(value, Tensor):
+        target.copy_(value)
+    else:
+        from ._factories import full
+
+        target.copy_(full((), value, dtype=x.dtype, device=x.device))
+
+
+Tensor.__getitem__ = getitem
+Tensor.__setitem__ = setitem

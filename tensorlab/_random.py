@@ -1,0 +1,349 @@
+"""Random numbers: ``Generator``, ``manual_seed`` and the sampling functions.
+
+A generator is (seed, offset) and nothing else: every sampling call takes the counters it
+needs from ``offset`` and advances it, and the Philox kernels (or their bit-identical numpy
+twins) turn (seed, counter) into values. So a seed reproduces a sequence per device, GPU
+kernels need no state, and cpu and cuda draw the same uniform bits for the same seed.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+
+from tensorlab_kernels import random as krand
+
+from . import _dtype as D
+from ._device import CPU, as_device, device
+from ._dispatch import dispatch, empty_tensor
+from ._registry import Plan, defop
+from ._tensor import Tensor, tensor_method
+from ._views import shape_args
+
+DEFAULT_SEED = 67280421310721  # PyTorch's default seed
+_SEED_MOD = 2**63
+
+
+class Generator:
+    """A counter-based (Philox) random generator for one device."""
+
+    def __init__(self, device="cpu"):
+        self.device = as_device(device)
+        self._seed = DEFAULT_SEED
+        self._offset = 0
+        self._lock = threading.Lock()
+
+    def manual_seed(self, seed) -> Generator:
+        seed = int(seed)
+        if not -(2**63) <= seed < 2**64:
+            raise RuntimeError(f"manual_seed: seed must be within [-2**63, 2**64), got {seed}")
+        with self._lock:
+            self._seed = seed % _SEED_MOD
+            self._offset = 0
+        return self
+
+    def seed(self) -> int:
+        s = int.from_bytes(os.urandom(8), "little") % _SEED_MOD
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self) -> Tensor:
+        from ._factories import from_numpy
+
+        return from_numpy(np.array([self._seed, self._offset], dtype=np.int64).view(np.uint8).copy())
+
+    def set_state(self, new_state: Tensor) -> Generator:
+        arr = np.ascontiguousarray(np.asarray(new_state.detach().cpu()._np_view()))
+        if arr.dtype != np.uint8 or arr.size != 16:
+            raise RuntimeError("set_state: expected a uint8 tensor of 16 bytes from get_state()")
+        seed, offset = arr.view(np.int64)
+        with self._lock:
+            self._seed, self._offset = int(seed), int(offset)
+        return self
+
+    def _take(self, counters: int) -> tuple[int, int]:
+        """Reserve ``counters`` Philox counters: returns (seed, first counter)."""
+        with self._lock:
+            offset = self._offset
+            self._offset += counters
+        return self._seed, offset
+
+    def __repr__(self):
+        return f"<tensorlab.Generator device={self.device} seed={self._seed} offset={self._offset}>"
+
+
+_default_generators: dict[device, Generator] = {}
+
+
+def default_generator(dev: device) -> Generator:
+    g = _default_generators.get(dev)
+    if g is None:
+        g = _default_generators.setdefault(dev, Generator(dev))
+    return g
+
+
+def manual_seed(seed) -> Generator:
+    """Seed the default generators of every device; returns the cpu generator."""
+    default_generator(CPU).manual_seed(seed)
+    for dev, g in list(_default_generators.items()):
+        if dev != CPU:
+            g.manual_seed(seed)
+    _pending_seed["seed"] = int(seed)
+    return default_generator(CPU)
+
+
+_pending_seed: dict = {}
+
+
+def _generator_for(dev: device, generator: Generator | None, op: str) -> Generator:
+    if generator is None:
+        g = _default_generators.get(dev)
+        if g is None:
+            g = default_generator(dev)
+            if "seed" in _pending_seed:  # a device first used after manual_seed gets that seed too
+                g.manual_seed(_pending_seed["seed"])
+        return g
+    if generator.device.type != dev.type:
+        raise RuntimeError(
+            f"{op}: Expected a '{dev.type}' device type for generator but found '{generator.device.type}'"
+        )
+    return generator
+
+
+def seed() -> int:
+    s = default_generator(CPU).seed()
+    manual_seed(s)
+    return s
+
+
+def initial_seed() -> int:
+    return default_generator(CPU).initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    return default_generator(CPU).get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    default_generator(CPU).set_state(new_state)
+
+
+# ----------------------------------------------------------------------------------------------
+# ops: in-place samplers (the outputs are the tensors being filled)
+# ----------------------------------------------------------------------------------------------
+
+
+def _sampler_meta(x: Tensor, **params) -> Plan:
+    return Plan(args=[], outputs=[(x._shape, x.dtype)], params=params)
+
+
+def _zero_grad_backward(ctx, g):
+    from ._factories import zeros_like
+
+    return (zeros_like(g),)
+
+
+_NO_SAVE = {"save": lambda ctx, inputs, outputs, params: None}
+UNIFORM_ = defop("uniform_", twin=krand.uniform_twin, kernel=krand.uniform, meta=_sampler_meta,
+                 backward=_zero_grad_backward, tags={"random"}, **_NO_SAVE)
+NORMAL_ = defop("normal_", twin=krand.normal_twin, kernel=krand.normal, meta=_sampler_meta,
+                backward=_zero_grad_backward, tags={"random"}, **_NO_SAVE)
+RANDOM_ = defop("random_", twin=krand.randint_twin, kernel=krand.randint, meta=_sampler_meta,
+                backward=_zero_grad_backward, tags={"random"}, **_NO_SAVE)
+
+
+def _bernoulli_meta(p: Tensor, seed: int, offset: int, dtype: D.dtype) -> Plan:
+    return Plan(args=[p], outputs=[(p._shape, dtype)], params={"seed": seed, "offset": offset})
+
+
+BERNOULLI = defop("bernoulli", twin=krand.bernoulli_twin, kernel=krand.bernoulli, meta=_bernoulli_meta,
+                  tags={"random"})
+
+
+def _sample_into(t: Tensor, op, kind: str, generator, name: str, **params) -> Tensor:
+    """Run sampler ``op`` into ``t`` (through a contiguous temporary when ``t`` is strided)."""
+    g = _generator_for(t.device, generator, name)
+    if not t.is_contiguous():
+        tmp = empty_tensor(t._shape, t.dtype, t.device)
+        _sample_into(tmp, op, kind, g, name, **params)
+        return t.copy_(tmp)
+    counters = krand.counters_needed(kind, t.numel())
+    seed, offset = g._take(counters)
+    return dispatch(op, t, inplace=True, seed=seed, offset=offset, **params)
+
+
+@tensor_method
+def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
+    if not self.dtype.is_floating_point:
+        raise TypeError(f"uniform_: expected a floating point tensor, got {self.dtype}")
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+    kind = "uniform64" if self.dtype is D.float64 else "uniform"
+    return _sample_into(self, UNIFORM_, kind, generator, "uniform_", low=float(a), high=float(b))
+
+
+@tensor_method
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
+    if not self.dtype.is_floating_point:
+        raise TypeError(f"normal_: expected a floating point tensor, got {self.dtype}")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return _sample_into(self, NORMAL_, "normal", generator, "normal_", mean=float(mean), std=float(std))
+
+
+@tensor_method
+def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator=None) -> Tensor:
+    """Integers uniform in [from_, to) (``to`` defaults to the dtype's largest value + 1)."""
+    if to is None:
+        if self.dtype.is_floating_point:
+            to = 2 ** {D.float16: 11, D.bfloat16: 8, D.float32: 24, D.float64: 53}[self.dtype] + 1
+        elif self.dtype is D.bool:
+            to = 2
+        else:
+            to = int(np.iinfo(self.dtype.np).max) + 1
+    if from_ >= to:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+    return _sample_into(self, RANDOM_, "randint", generator, "random_", low=int(from_), high=int(to))
+
+
+@tensor_method
+def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
+    from ._factories import full
+
+    probs = p if isinstance(p, Tensor) else full(self._shape, float(p), dtype=D.float32, device=self.device)
+    return self.copy_(bernoulli(probs.expand(self._shape) if probs._shape != self._shape else probs,
+                                generator=generator))
+
+
+# ----------------------------------------------------------------------------------------------
+# functions that create tensors
+# ----------------------------------------------------------------------------------------------
+
+
+def _new(size, dtype, device, op: str, default=None) -> Tensor:
+    from ._factories import _check_size
+
+    size = _check_size(op, shape_args(size, op))
+    dt = (default or D.get_default_dtype()) if dtype is None else D.as_dtype(dtype, op)
+    return empty_tensor(size, dt, as_device(device))
+
+
+def _done(t: Tensor, requires_grad: bool) -> Tensor:
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+    """Uniform samples in [0, 1)."""
+    t = _new(size, dtype, device, "rand")
+    if not t.dtype.is_floating_point:
+        raise RuntimeError(f"rand: expected a floating point dtype, got {t.dtype}")
+    return _done(uniform_(t, generator=generator), requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+    """Standard normal samples."""
+    t = _new(size, dtype, device, "randn")
+    if not t.dtype.is_floating_point:
+        raise RuntimeError(f"randn: expected a floating point dtype, got {t.dtype}")
+    return _done(normal_(t, generator=generator), requires_grad)
+
+
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad: bool = False) -> Tensor:
+    """Integers uniform in [low, high); ``randint(high, size)`` starts at 0."""
+    if size is None:
+        if high is None or not isinstance(high, list | tuple):
+            raise TypeError("randint(): missing the size argument (randint(low=0, high, size))")
+        low, high, size = 0, low, high
+    elif high is None:
+        low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    t = _new(size, dtype, device, "randint", default=D.int64)
+    return _done(random_(t, int(low), int(high), generator=generator), requires_grad)
+
+
+def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A random permutation of 0..n-1.
+
+    Keys come from the device's generator through the Philox twin (bit-identical on every
+    device) and are argsorted on the host; the permutation is then copied to the device. A
+    permutation is a setup-time object (shuffles, splits), so this costs one small transfer.
+    """
+    from ._factories import from_numpy
+
+    if n < 0:
+        raise RuntimeError(f"randperm: n must be non-negative, got {n}")
+    dev = as_device(device)
+    g = _generator_for(dev, generator, "randperm")
+    keys = np.empty(n, dtype=np.float64)
+    seed, offset = g._take(krand.counters_needed("uniform64", n))
+    krand.uniform_twin(keys, seed, offset)
+    perm = np.argsort(keys, kind="stable")
+    dt = D.int64 if dtype is None else D.as_dtype(dtype, "randperm")
+    t = from_numpy(perm.astype(dt.np))
+    return _done(t if dev == CPU else t.to(dev), requires_grad)
+
+
+def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
+    """0/1 samples with probabilities ``input`` (or the scalar ``p``), in ``input``'s dtype."""
+    probs = input
+    if p is not None:
+        from ._factories import full_like
+
+        probs = full_like(input, float(p), dtype=D.float32)
+    g = _generator_for(probs.device, generator, "bernoulli")
+    probs_c = probs.contiguous()
+    seed, offset = g._take(krand.counters_needed("bernoulli", probs_c.numel()))
+    dt = input.dtype
+    return dispatch(BERNOULLI, probs_c.detach(), seed=seed, offset=offset, dtype=dt)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
+           requires_grad: bool = False, out=None) -> Tensor:
+    """Normal samples: ``normal(mean, std, size)`` with numbers, or tensors ``mean``/``std`` (broadcast)."""
+    mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mean_t and not std_t:
+        if size is None:
+            raise TypeError("normal(): with float mean and std, the size argument is required")
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        t = _new(size, dtype, device, "normal")
+        return _done(normal_(t, float(mean), float(std), generator=generator), requires_grad)
+    ref = mean if mean_t else std
+    if isinstance(std, Tensor) and bool((std < 0).any()):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    from ._broadcast import broadcast_shapes
+
+    shape = broadcast_shapes(mean.shape if mean_t else (), std.shape if std_t else ())
+    dt = ref.dtype if ref.dtype.is_floating_point else D.get_default_dtype()
+    z = normal_(empty_tensor(shape, dt, ref.device), generator=generator)
+    return z * std + mean
+
+
+def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
+    return rand(input._shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad,
+                generator=generator)
+
+
+def randn_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
+    return randn(input._shape, dtype=dtype or input.dtype, device=device or input.device,
+                 requires_grad=requires_grad, generator=generator)
+
+
+def randint_like(input: Tensor, low, high=None, *, dtype=None, device=None, requires_grad: bool = False,
+                 generator=None) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input._shape, dtype=dtype or input.dtype, device=device or input.device,
+                   requires_grad=requires_grad, generator=generator)
+
+
+__all__ = ["Generator", "bernoulli", "default_generator", "get_rng_state", "initial_seed", "manual_seed", "normal",
+           "rand", "rand_like", "randint", "randint_like", "randn", "randn_like", "randperm", "seed",
+           "set_rng_state"]

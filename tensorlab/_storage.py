@@ -1,0 +1,79 @@
+"""Storage: the memory behind tensors, and the views that kernels and twins receive.
+
+A :class:`Storage` is a flat block on one device: a 1-D numpy array on ``cpu``, an
+:class:`~tensorlab_kernels.runtime.Allocation` from the caching allocator on ``cuda``. Tensors
+are (storage, shape, strides, offset, dtype); views share the storage, and with it the version
+counter that autograd uses to notice in-place changes of saved tensors.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tensorlab_kernels import runtime as rt
+
+from ._device import CPU, device
+
+
+class Storage:
+    __slots__ = ("device", "data", "nbytes", "version", "owner", "__weakref__")
+
+    def __init__(self, dev: device, data, nbytes: int, owner=None):
+        self.device = dev
+        self.data = data  # cpu: 1-D numpy array; cuda: runtime Allocation
+        self.nbytes = nbytes
+        self.version = 0
+        self.owner = owner  # keeps foreign memory alive (pinned buffers, DLPack producers)
+
+    def data_ptr(self) -> int:
+        if self.device.type == "cpu":
+            return self.data.ctypes.data if self.data.size else 0
+        return self.data.ptr
+
+
+def new_storage(numel: int, np_dtype: np.dtype, dev: device) -> Storage:
+    """Uninitialised storage for ``numel`` elements."""
+    nbytes = numel * np_dtype.itemsize
+    if dev.type == "cpu":
+        return Storage(CPU, np.empty(numel, np_dtype), nbytes)
+    return Storage(dev, rt.allocate(nbytes, dev.index), nbytes)
+
+
+def cpu_storage_from_array(arr: np.ndarray) -> tuple[Storage, tuple, int]:
+    """Share a numpy array's memory: (storage, element strides, element offset).
+
+    The storage is a 1-D view starting at the array's lowest address; strides must be
+    non-negative multiples of the itemsize (callers copy otherwise).
+    """
+    isz = arr.itemsize
+    strides = tuple(s // isz for s in arr.strides)
+    if arr.size == 0:
+        return Storage(CPU, np.empty(0, arr.dtype), 0), strides, 0
+    extent = 1 + sum((n - 1) * s for n, s in zip(arr.shape, strides))
+    flat = np.lib.stride_tricks.as_strided(arr, shape=(extent,), strides=(isz,), writeable=arr.flags.writeable)
+    return Storage(CPU, flat, extent * isz, owner=None), strides, 0
+
+
+def contiguous_strides(shape) -> tuple:
+    strides, acc = [], 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+def numpy_view(storage: Storage, shape, strides, offset: int, np_dtype) -> np.ndarray:
+    """A numpy array over cpu storage with the given geometry (shares memory)."""
+    isz = np_dtype.itemsize
+    buf = storage.data
+    if buf.dtype != np_dtype:
+        raise RuntimeError(f"storage holds {buf.dtype}, view asks for {np_dtype}")
+    if math.prod(shape) == 0:
+        return np.empty(shape, np_dtype)
+    return np.ndarray(shape, np_dtype, buffer=buf, offset=offset * isz, strides=tuple(s * isz for s in strides))
+
+
+def device_array(storage: Storage, shape, strides, offset: int, np_dtype) -> rt.DeviceArray:
+    return rt.DeviceArray(storage.data, offset, shape, strides, np_dtype)

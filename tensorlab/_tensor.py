@@ -1,0 +1,456 @@
+"""The Tensor: storage + shape + strides (in elements) + storage offset + dtype.
+
+This file holds the class, its properties and host conversions. Ops are declared in their own
+modules (views in ``_views``, copies in ``_copy_ops``, the kernel families in ``ops/``) and
+attached here as methods with :func:`tensor_method`, so an op is written once and is both
+``tensorlab.<op>(t, ...)`` and ``t.<op>(...)``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from . import _dtype as D
+from ._device import CPU, as_device, device
+from ._storage import Storage, contiguous_strides, device_array, numpy_view
+
+
+def _norm_dim(dim, ndim: int, op: str) -> int:
+    """Wrap a possibly negative dim; IndexError naming the op when out of range (PyTorch's)."""
+    try:
+        dim = operator.index(dim)
+    except TypeError:
+        raise TypeError(f"{op}(): dim must be an int, got {type(dim).__name__}") from None
+    lo, hi = (-ndim, ndim - 1) if ndim > 0 else (-1, 0)
+    if not lo <= dim <= hi:
+        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim % ndim if ndim > 0 else 0
+
+
+class Tensor:
+    __slots__ = (
+        "_storage", "_shape", "_stride", "_offset", "dtype",
+        "_requires_grad", "grad", "grad_fn", "_output_nr", "_base", "_retains_grad",
+        "_hooks", "_grad_accumulator", "__weakref__", "__dict__",
+    )
+
+    # Users build tensors with tensorlab.tensor / zeros / ...; this keeps Tensor(...) from
+    # half-constructing one.
+    def __init__(self, *args, **kwargs):
+        raise TypeError("create tensors with tensorlab.tensor(), tensorlab.empty(), tensorlab.zeros(), ...")
+
+    @classmethod
+    def _make(cls, storage: Storage, shape: tuple, stride: tuple, offset: int, dtype: D.dtype) -> Tensor:
+        t = object.__new__(cls)
+        t._storage = storage
+        t._shape = shape
+        t._stride = stride
+        t._offset = offset
+        t.dtype = dtype
+        t._requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        t._output_nr = 0
+        t._base = None
+        t._retains_grad = False
+        t._hooks = None
+        t._grad_accumulator = None
+        return t
+
+    # ------------------------------------------------------------------------------------
+    # geometry
+    # ------------------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[_norm_dim(dim, len(self._shape), "size")]
+
+    def stride(self, dim: int | None = None):
+        if dim is None:
+            return self._stride
+        return self._stride[_norm_dim(dim, len(self._shape), "stride")]
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def numel(self) -> int:
+        return math.prod(self._shape)
+
+    nelement = numel
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self.dtype.itemsize
+
+    @property
+    def device(self) -> device:
+        return self._storage.device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._storage.device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._storage.device.type == "cpu"
+
+    def get_device(self) -> int:
+        return -1 if self.is_cpu else self._storage.device.index
+
+    def data_ptr(self) -> int:
+        if self.numel() == 0:
+            return 0
+        return self._storage.data_ptr() + self._offset * self.dtype.itemsize
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        expected = 1
+        for size, stride in zip(reversed(self._shape), reversed(self._stride)):
+            if size != 1 and stride != expected:
+                return False
+            expected *= size
+        return True
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return False
+
+    def is_signed(self) -> bool:
+        return self.dtype.is_signed
+
+    @property
+    def _version(self) -> int:
+        return self._storage.version
+
+    def _bump_version(self) -> None:
+        self._storage.version += 1
+
+    # ------------------------------------------------------------------------------------
+    # autograd attributes (the engine lives in tensorlab.autograd)
+    # ------------------------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        value = builtins.bool(value)
+        if self.grad_fn is not None:
+            if not value:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+                )
+            return
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError(
+                f"only Tensors of floating point dtype can require gradients (got {self.dtype})"
+            )
+        self._requires_grad = value
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def data(self) -> Tensor:
+        """This tensor's values without autograd history (shares storage)."""
+        t = Tensor._make(self._storage, self._shape, self._stride, self._offset, self.dtype)
+        return t
+
+    @data.setter
+    def data(self, other: Tensor) -> None:
+        if not isinstance(other, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(other).__name__}")
+        self._storage, self._shape, self._stride = other._storage, other._shape, other._stride
+        self._offset, self.dtype = other._offset, other.dtype
+
+    def detach(self) -> Tensor:
+        """A new tensor sharing storage, cut from the graph (PyTorch's ``detach``)."""
+        t = Tensor._make(self._storage, self._shape, self._stride, self._offset, self.dtype)
+        return t
+
+    def detach_(self) -> Tensor:
+        if self._base is not None and self._base.requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def retain_grad(self) -> None:
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is not None and not self._retains_grad:
+            import weakref
+
+            node = self.grad_fn
+            if node._retained is None:
+                node._retained = {}
+            node._retained[self._output_nr] = weakref.ref(self)
+            self._retains_grad = True
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+
+    # ------------------------------------------------------------------------------------
+    # host conversions
+    # ------------------------------------------------------------------------------------
+    def _np_view(self) -> np.ndarray:
+        """cpu only: numpy view of this tensor (shares memory)."""
+        return numpy_view(self._storage, self._shape, self._stride, self._offset, self.dtype.np)
+
+    def _device_array(self):
+        return device_array(self._storage, self._shape, self._stride, self._offset, self.dtype.np)
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self.is_cuda:
+            if not force:
+                raise TypeError(
+                    f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
+                    "tensor to host memory first."
+                )
+            return self.cpu().numpy()
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._np_view()
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.detach().cpu()._np_view()
+        if copy:
+            arr = arr.copy()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def _host_array(self) -> np.ndarray:
+        """A numpy array with this tensor's values (a copy for cuda; a view for cpu)."""
+        if self.is_cpu:
+            return self._np_view()
+        return self.detach().cpu()._np_view()
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
+            )
+        return self._host_array().reshape(-1)[0].item()
+
+    def tolist(self):
+        arr = self._host_array()
+        if self.dtype is D.bfloat16:
+            arr = arr.astype(np.float32)
+        return arr.tolist()
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with {'no' if self.numel() == 0 else 'more than one'} values is ambiguous"
+            )
+        return builtins.bool(self.item())
+
+    def __float__(self) -> float:
+        return builtins.float(self.item())
+
+    def __int__(self) -> int:
+        return builtins.int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return builtins.int(self.item())
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self) -> str:
+        from ._repr import tensor_repr
+
+        return tensor_repr(self)
+
+    def __reduce_ex__(self, protocol):
+        # Pickle by value (DataLoader workers, multiprocessing); never by pointer.
+        return (_rebuild_tensor, (np.ascontiguousarray(self._host_array()), self.dtype.name, str(self.device),
+                                  self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support deepcopy")
+        t = self.detach().clone()
+        t._requires_grad = self._requires_grad
+        if self.grad is not None:
+            t.grad = self.grad.detach().clone()
+        memo[id(self)] = t
+        return t
+
+    # ------------------------------------------------------------------------------------
+    # device and dtype conversions
+    # ------------------------------------------------------------------------------------
+    def to(self, *args, **kwargs) -> Tensor:
+        """``to(device=None, dtype=None, non_blocking=False, copy=False)``, ``to(dtype)``,
+        ``to(device, dtype)`` or ``to(other_tensor)``, as in PyTorch."""
+        dev, dtype, non_blocking, copy = _parse_to(self, args, kwargs)
+        from ._copy_ops import to_dtype_device
+
+        return to_dtype_device(self, dev, dtype, non_blocking=non_blocking, copy=copy)
+
+    def cuda(self, device=None, non_blocking: bool = False) -> Tensor:
+        dev = as_device("cuda" if device is None else device if not isinstance(device, int) else f"cuda:{device}")
+        return self.to(dev, non_blocking=non_blocking)
+
+    def cpu(self) -> Tensor:
+        return self.to(CPU)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return self.to(other.dtype)
+
+    def float(self) -> Tensor:
+        return self.to(D.float32)
+
+    def half(self) -> Tensor:
+        return self.to(D.float16)
+
+    def bfloat16(self) -> Tensor:
+        return self.to(D.bfloat16)
+
+    def double(self) -> Tensor:
+        return self.to(D.float64)
+
+    def long(self) -> Tensor:
+        return self.to(D.int64)
+
+    def int(self) -> Tensor:
+        return self.to(D.int32)
+
+    def short(self) -> Tensor:
+        return self.to(D.int16)
+
+    def char(self) -> Tensor:
+        return self.to(D.int8)
+
+    def byte(self) -> Tensor:
+        return self.to(D.uint8)
+
+    def bool(self) -> Tensor:
+        return self.to(D.bool)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"tensorlab.{'cuda.' if self.is_cuda else ''}{self.dtype.name}"
+        return self.to(D.as_dtype(dtype, "type"))
+
+
+class Size(tuple):
+    """``tensor.shape``: a tuple of ints that prints like PyTorch's ``torch.Size``."""
+
+    def numel(self) -> int:
+        return math.prod(self)
+
+    def __repr__(self) -> str:
+        return f"tensorlab.Size([{', '.join(str(s) for s in self)}])"
+
+    def __getitem__(self, item):
+        out = tuple.__getitem__(self, item)
+        return Size(out) if isinstance(item, slice) else out
+
+
+def _parse_to(t: Tensor, args, kwargs):
+    dev = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    non_blocking = kwargs.pop("non_blocking", False)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    args = list(args)
+    if args and isinstance(args[0], Tensor):
+        other = args.pop(0)
+        dev, dtype = other.device, other.dtype
+    for a in args:
+        if isinstance(a, bool):
+            non_blocking = a  # to(device, dtype, non_blocking) positional form
+        elif isinstance(a, D.dtype) or a in (builtins.float, builtins.int, builtins.bool):
+            dtype = a
+        elif isinstance(a, str | device | builtins.int):
+            dev = a
+        else:
+            raise TypeError(f"to() received an invalid argument {a!r}")
+    dev = t.device if dev is None else as_device(dev)
+    dtype = t.dtype if dtype is None else D.as_dtype(dtype, "to")
+    return dev, dtype, non_blocking, copy
+
+
+def _rebuild_tensor(arr, dtype_name, dev, requires_grad):
+    from ._factories import from_numpy
+
+    t = from_numpy(arr.copy())
+    if t.dtype.name != dtype_name:
+        t = t.to(D._dtype_by_name(dtype_name))
+    if dev != "cpu":
+        t = t.to(dev)
+    t._requires_grad = requires_grad
+    return t
+
+
+def contiguous_like(shape) -> tuple:
+    return contiguous_strides(shape)
+
+
+def tensor_method(fn=None, *, name: str | None = None):
+    """Attach ``fn`` to Tensor as a method (``fn(self, ...)``); returns ``fn`` unchanged."""
+
+    def attach(f):
+        setattr(Tensor, name or f.__name__, f)
+        return f
+
+    return attach(fn) if fn is not None else attach
+
+
+def norm_dim(dim, ndim: int, op: str) -> int:
+    return _norm_dim(dim, ndim, op)

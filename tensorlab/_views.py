@@ -1,0 +1,626 @@
+"""View ops: new shape/strides/offset over the same storage, and their backward rules.
+
+Each view op is an OpDef whose ``view`` function maps (shape, strides, offset, params) to the
+view's geometry; no data moves. Backward rules: the cheap ones are views again (transpose,
+permute, reshape); the ones that pick a region (select, narrow, slices, diagonal,
+as_strided) share one rule: apply the same geometry to a contiguous zero tensor of the
+input's shape and scatter the gradient there (``as_strided_scatter``).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+from ._dispatch import dispatch
+from ._registry import defop
+from ._storage import contiguous_strides
+from ._tensor import Tensor, norm_dim, tensor_method
+
+
+def shape_args(args, op: str) -> tuple:
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape (2, 3)."""
+    if len(args) == 1 and isinstance(args[0], list | tuple):
+        args = tuple(args[0])
+    try:
+        return tuple(operator.index(a) for a in args)
+    except TypeError:
+        raise TypeError(f"{op}(): shape must be a sequence of ints, got {args!r}") from None
+
+
+def infer_size(shape: tuple, numel: int, op: str) -> tuple:
+    """Resolve one ``-1`` in ``shape`` for ``numel`` elements, with PyTorch's errors."""
+    infer = None
+    known = 1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError(f"{op}: only one dimension can be inferred")
+            infer = i
+        elif s < 0:
+            raise RuntimeError(f"{op}: invalid shape dimension {s}")
+        else:
+            known *= s
+    if infer is None:
+        if known != numel:
+            raise RuntimeError(f"{op}: shape '{list(shape)}' is invalid for input of size {numel}")
+        return shape
+    if known == 0:
+        raise RuntimeError(
+            f"{op}: cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified "
+            "dimension size -1 can be any value and is ambiguous"
+        )
+    if numel % known:
+        raise RuntimeError(f"{op}: shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape[:infer] + (numel // known,) + shape[infer + 1:]
+
+
+def view_strides(oldshape: tuple, oldstride: tuple, newshape: tuple) -> tuple | None:
+    """Strides that view ``oldshape``/``oldstride`` memory as ``newshape``, or None (PyTorch's computeStride)."""
+    numel = math.prod(oldshape)
+    if numel == 0:
+        return tuple(oldstride) if tuple(oldshape) == tuple(newshape) else contiguous_strides(newshape)
+    if len(oldshape) == 0:
+        return (1,) * len(newshape)
+    newstride = [0] * len(newshape)
+    view_d = len(newshape) - 1
+    chunk_base_stride = oldstride[-1]
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(oldshape) - 1, -1, -1):
+        tensor_numel *= oldshape[tensor_d]
+        if tensor_d == 0 or (
+            oldshape[tensor_d - 1] != 1 and oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride
+        ):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                newstride[view_d] = view_numel * chunk_base_stride
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = oldstride[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(newstride)
+
+
+# ----------------------------------------------------------------------------------------------
+# backward helpers
+# ----------------------------------------------------------------------------------------------
+
+
+def _region_backward(op_name: str):
+    """Backward of a view that selects a region: scatter the gradient into zeros."""
+
+    def backward(ctx, g):
+        from ._copy_ops import as_strided_scatter
+        from ._factories import zeros
+        from ._registry import get_op
+
+        meta = ctx.inputs[0]
+        op = get_op(op_name)
+        shape, strides, offset = op.view(meta.shape, contiguous_strides(meta.shape), 0, **ctx.params)
+        base = zeros(meta.shape, dtype=g.dtype, device=g.device)
+        return (as_strided_scatter(base, g, shape, strides, offset),)
+
+    return backward
+
+
+def _no_save(ctx, inputs, outputs, params):
+    return None
+
+
+def _reshape_back(ctx, g):
+    return (g.reshape(ctx.inputs[0].shape),)
+
+
+# ----------------------------------------------------------------------------------------------
+# geometry functions + op declarations
+# ----------------------------------------------------------------------------------------------
+
+
+def _view_geom(shape, strides, offset, size):
+    size = infer_size(tuple(size), math.prod(shape), "view")
+    new = view_strides(shape, strides, size)
+    if new is None:
+        raise RuntimeError(
+            f"view size is not compatible with input tensor's size and stride (at least one dimension spans across "
+            f"two contiguous subspaces). Use .reshape(...) instead. (input shape {list(shape)}, strides "
+            f"{list(strides)}, requested {list(size)})"
+        )
+    return size, new, offset
+
+
+VIEW = defop("view", view=_view_geom, backward=_reshape_back, save=_no_save, tags={"view"})
+
+
+def _transpose_geom(shape, strides, offset, dim0, dim1):
+    n = len(shape)
+    d0, d1 = norm_dim(dim0, n, "transpose"), norm_dim(dim1, n, "transpose")
+    shape, strides = list(shape), list(strides)
+    if n:
+        shape[d0], shape[d1] = shape[d1], shape[d0]
+        strides[d0], strides[d1] = strides[d1], strides[d0]
+    return tuple(shape), tuple(strides), offset
+
+
+TRANSPOSE = defop(
+    "transpose", view=_transpose_geom, save=_no_save, tags={"view"},
+    backward=lambda ctx, g: (g.transpose(ctx.params["dim0"], ctx.params["dim1"]),),
+)
+
+
+def _permute_geom(shape, strides, offset, dims):
+    n = len(shape)
+    if len(dims) != n:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired "
+            f"ordering of dimensions i.e. input.dim() = {n} is not equal to len(dims) = {len(dims)}"
+            .replace("(sparse_coo)", "")
+        )
+    dims = tuple(norm_dim(d, n, "permute") for d in dims)
+    if len(set(dims)) != n:
+        raise RuntimeError(f"permute(): duplicate dims are not allowed, got {list(dims)}")
+    return tuple(shape[d] for d in dims), tuple(strides[d] for d in dims), offset
+
+
+def _permute_backward(ctx, g):
+    dims = [d % max(len(ctx.inputs[0].shape), 1) for d in ctx.params["dims"]]
+    inverse = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inverse[d] = i
+    return (g.permute(inverse),)
+
+
+PERMUTE = defop("permute", view=_permute_geom, backward=_permute_backward, save=_no_save, tags={"view"})
+
+
+def _expand_geom(shape, strides, offset, size):
+    size = tuple(size)
+    n, m = len(size), len(shape)
+    if n < m:
+        raise RuntimeError(
+            f"expand: the number of sizes provided ({n}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({m})"
+        )
+    out_shape, out_strides = [], []
+    for i in range(n):
+        j = i - (n - m)
+        target = size[i]
+        if j < 0:
+            if target < 0:
+                raise RuntimeError(
+                    f"expand: The expanded size of the tensor ({target}) isn't allowed in a leading, non-existing "
+                    f"dimension {i}"
+                )
+            out_shape.append(target)
+            out_strides.append(0)
+            continue
+        cur, st = shape[j], strides[j]
+        if target == -1:
+            target = cur
+        if cur == target:
+            out_shape.append(cur)
+            out_strides.append(st)
+        elif cur == 1:
+            if target < 0:
+                raise RuntimeError(f"expand: invalid size {target} at dimension {i}")
+            out_shape.append(target)
+            out_strides.append(0)
+        else:
+            raise RuntimeError(
+                f"expand: The expanded size of the tensor ({target}) must match the existing size ({cur}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: {list(shape)}"
+            )
+    return tuple(out_shape), tuple(out_strides), offset
+
+
+EXPAND = defop(
+    "expand", view=_expand_geom, save=_no_save, tags={"view"},
+    backward=lambda ctx, g: (g.sum_to_size(ctx.inputs[0].shape),),
+)
+
+
+def _squeeze_geom(shape, strides, offset, dims=None):
+    n = len(shape)
+    if dims is None:
+        keep = [i for i in range(n) if shape[i] != 1]
+    else:
+        drop = {norm_dim(d, n, "squeeze") for d in dims}
+        keep = [i for i in range(n) if not (i in drop and shape[i] == 1)]
+    return tuple(shape[i] for i in keep), tuple(strides[i] for i in keep), offset
+
+
+SQUEEZE = defop("squeeze", view=_squeeze_geom, backward=_reshape_back, save=_no_save, tags={"view"})
+
+
+def _unsqueeze_geom(shape, strides, offset, dim):
+    n = len(shape)
+    d = norm_dim(dim, n + 1, "unsqueeze")
+    new_stride = shape[d] * strides[d] if d < n else 1
+    return shape[:d] + (1,) + shape[d:], strides[:d] + (new_stride,) + strides[d:], offset
+
+
+UNSQUEEZE = defop("unsqueeze", view=_unsqueeze_geom, backward=_reshape_back, save=_no_save, tags={"view"})
+
+
+def _slice_geom(shape, strides, offset, dim, start, stop, step):
+    """dim, and a normalised range: 0 <= start <= stop <= size, step >= 1."""
+    n = len(shape)
+    d = norm_dim(dim, n, "slice")
+    length = max(0, -(-(stop - start) // step))
+    shape = shape[:d] + (length,) + shape[d + 1:]
+    new_strides = strides[:d] + (strides[d] * step,) + strides[d + 1:]
+    return shape, new_strides, offset + (start * strides[d] if length else 0)
+
+
+SLICE = defop("slice", view=_slice_geom, backward=_region_backward("slice"), save=_no_save, tags={"view"})
+
+
+def _select_geom(shape, strides, offset, dim, index):
+    n = len(shape)
+    if n == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = norm_dim(dim, n, "select")
+    size = shape[d]
+    if not -size <= index < size:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(shape)} at dimension {d}"
+        )
+    index %= size
+    return shape[:d] + shape[d + 1:], strides[:d] + strides[d + 1:], offset + index * strides[d]
+
+
+SELECT = defop("select", view=_select_geom, backward=_region_backward("select"), save=_no_save, tags={"view"})
+
+
+def _diagonal_geom(shape, strides, offset, offset_=0, dim1=0, dim2=1):
+    n = len(shape)
+    d1, d2 = norm_dim(dim1, n, "diagonal"), norm_dim(dim2, n, "diagonal")
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    k = offset_
+    if k >= 0:
+        length = max(0, min(shape[d1], shape[d2] - k))
+        start = k * strides[d2] if length else 0
+    else:
+        length = max(0, min(shape[d1] + k, shape[d2]))
+        start = -k * strides[d1] if length else 0
+    keep = [i for i in range(n) if i not in (d1, d2)]
+    return (tuple(shape[i] for i in keep) + (length,), tuple(strides[i] for i in keep) + (strides[d1] + strides[d2],),
+            offset + start)
+
+
+DIAGONAL = defop("diagonal", view=_diagonal_geom, backward=_region_backward("diagonal"), save=_no_save,
+                 tags={"view"})
+
+
+def _as_strided_geom(shape, strides, offset, size, stride, storage_offset=None):
+
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"as_strided: mismatch in length of strides ({len(stride)}) and shape ({len(size)})")
+    new_offset = offset if storage_offset is None else storage_offset
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"as_strided: negative size in {list(size)}")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: negative strides are not supported, got {list(stride)}")
+    return size, stride, new_offset
+
+
+def _as_strided_backward(ctx, g):
+    from ._copy_ops import as_strided_scatter
+    from ._factories import zeros
+
+    meta, p = ctx.inputs[0], ctx.params
+    base_offset = ctx.params.get("_input_offset", 0)
+    size, stride = p["size"], p["stride"]
+    if _overlaps(size, stride):
+        raise NotImplementedError("as_strided backward: views whose elements overlap (a stride of 0 or "
+                                  "interleaved strides) are not supported")
+    if not p.get("_input_contiguous", True):
+        raise NotImplementedError("as_strided backward: only supported when the input was contiguous")
+    offset = (p["storage_offset"] if p["storage_offset"] is not None else base_offset) - base_offset
+    base = zeros(meta.shape, dtype=g.dtype, device=g.device)
+    return (as_strided_scatter(base, g, size, stride, offset),)
+
+
+def _overlaps(size, stride) -> bool:
+    dims = sorted((st, n) for n, st in zip(size, stride) if n > 1)
+    extent = 1
+    for st, n in dims:
+        if st < extent:
+            return True
+        extent = st * (n - 1) + extent
+    return False
+
+
+AS_STRIDED = defop("as_strided", view=_as_strided_geom, backward=_as_strided_backward, save=_no_save,
+                   tags={"view"})
+
+
+# ----------------------------------------------------------------------------------------------
+# public functions (also Tensor methods)
+# ----------------------------------------------------------------------------------------------
+
+
+@tensor_method
+def view(input: Tensor, *shape) -> Tensor:
+    """The same data with another shape; needs compatible strides (else use ``reshape``)."""
+    if len(shape) == 1 and not isinstance(shape[0], list | tuple) and not _is_int(shape[0]):
+        raise NotImplementedError("view(dtype) is not supported by tensorlab; use .to(dtype) for a converted copy")
+    return dispatch(VIEW, input, size=shape_args(shape, "view"))
+
+
+def _is_int(x) -> bool:
+    try:
+        operator.index(x)
+        return True
+    except TypeError:
+        return False
+
+
+@tensor_method
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    return view(input, other._shape)
+
+
+@tensor_method
+def reshape(input: Tensor, *shape) -> Tensor:
+    """A view when strides allow, else a contiguous copy with the new shape."""
+    size = infer_size(shape_args(shape, "reshape"), input.numel(), "reshape")
+    if view_strides(input._shape, input._stride, size) is not None:
+        return dispatch(VIEW, input, size=size)
+    from ._copy_ops import clone
+
+    return dispatch(VIEW, clone(input), size=size)
+
+
+@tensor_method
+def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    return reshape(input, other._shape)
+
+
+@tensor_method
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    n = input.ndim
+    if n == 0:
+        return reshape(input, (1,))
+    s, e = norm_dim(start_dim, n, "flatten"), norm_dim(end_dim, n, "flatten")
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shape = input._shape
+    return reshape(input, shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:])
+
+
+@tensor_method
+def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
+    n = input.ndim
+    d = norm_dim(dim, n, "unflatten")
+    sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    sizes = infer_size(sizes, input._shape[d], "unflatten")
+    return reshape(input, input._shape[:d] + sizes + input._shape[d + 1:])
+
+
+@tensor_method
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    return dispatch(TRANSPOSE, input, dim0=dim0, dim1=dim1)
+
+
+swapaxes = tensor_method(transpose, name="swapaxes")
+swapdims = tensor_method(transpose, name="swapdims")
+
+
+@tensor_method
+def permute(input: Tensor, *dims) -> Tensor:
+    return dispatch(PERMUTE, input, dims=shape_args(dims, "permute"))
+
+
+@tensor_method
+def t(input: Tensor) -> Tensor:
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    if input.ndim < 2:
+        return dispatch(PERMUTE, input, dims=tuple(range(input.ndim)))
+    return transpose(input, 0, 1)
+
+
+def _T(self: Tensor) -> Tensor:
+    if self.ndim < 2:
+        return self
+    return permute(self, tuple(reversed(range(self.ndim))))
+
+
+def _mT(self: Tensor) -> Tensor:
+    if self.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
+    return transpose(self, -2, -1)
+
+
+Tensor.T = property(_T)
+Tensor.mT = property(_mT)
+Tensor.H = property(_T)
+Tensor.mH = property(_mT)
+
+
+@tensor_method
+def adjoint(input: Tensor) -> Tensor:
+    return _mT(input)
+
+
+@tensor_method
+def expand(input: Tensor, *sizes) -> Tensor:
+    return dispatch(EXPAND, input, size=shape_args(sizes, "expand"))
+
+
+@tensor_method
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    return expand(input, other._shape)
+
+
+@tensor_method
+def broadcast_to(input: Tensor, size) -> Tensor:
+    return expand(input, tuple(size))
+
+
+@tensor_method
+def squeeze(input: Tensor, dim=None) -> Tensor:
+    dims = None if dim is None else (tuple(dim) if isinstance(dim, list | tuple) else (dim,))
+    if dims is not None and input.ndim == 0:
+        for d in dims:
+            norm_dim(d, 0, "squeeze")
+        return dispatch(SQUEEZE, input, dims=())
+    return dispatch(SQUEEZE, input, dims=dims)
+
+
+@tensor_method
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    return dispatch(UNSQUEEZE, input, dim=dim)
+
+
+@tensor_method
+def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
+    n = input.ndim
+    if n == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = norm_dim(dim, n, "narrow")
+    size = input._shape[d]
+    start = operator.index(start)
+    if not -size <= start <= size:
+        raise IndexError(f"narrow(): start ({start}) out of range for dimension {d} of size {size}")
+    if start < 0:
+        start += size
+    if length < 0:
+        raise RuntimeError(f"narrow(): length must be non-negative, got {length}")
+    if start + length > size:
+        raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return dispatch(SLICE, input, dim=d, start=start, stop=start + length, step=1)
+
+
+def slice_dim(input: Tensor, dim: int, start, stop, step: int = 1) -> Tensor:
+    """``input[..., start:stop:step, ...]`` on ``dim`` (Python slice semantics, step >= 1)."""
+    if step <= 0:
+        raise ValueError(f"step must be greater than zero, got {step}")
+    size = input._shape[dim]
+    start, stop, _ = slice(start, stop, step).indices(size)
+    stop = max(stop, start)
+    return dispatch(SLICE, input, dim=dim, start=start, stop=stop, step=step)
+
+
+@tensor_method
+def select(input: Tensor, dim: int, index) -> Tensor:
+    return dispatch(SELECT, input, dim=dim, index=operator.index(index))
+
+
+@tensor_method
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    d = norm_dim(dim, input.ndim, "unbind") if input.ndim else None
+    if d is None:
+        raise IndexError("unbind(): Dimension specified as 0 but tensor has no dimensions")
+    return tuple(select(input, d, i) for i in range(input._shape[d]))
+
+
+@tensor_method
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    d = norm_dim(dim, tensor.ndim, "split")
+    size = tensor._shape[d]
+    if isinstance(split_size_or_sections, list | tuple):
+        sections = [operator.index(s) for s in split_size_or_sections]
+        if sum(sections) != size or any(s < 0 for s in sections):
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at dimension "
+                f"{d}), but got split_sizes={sections}"
+            )
+    else:
+        step = operator.index(split_size_or_sections)
+        if step <= 0 and size:
+            raise RuntimeError(f"split(): split_size must be positive, got {step}")
+        sections = [min(step, size - i) for i in range(0, size, step)] if size else [0]
+    out, start = [], 0
+    for s in sections:
+        out.append(narrow(tensor, d, start, s))
+        start += s
+    return tuple(out)
+
+
+@tensor_method
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = norm_dim(dim, input.ndim, "chunk")
+    size = input._shape[d]
+    step = max(1, -(-size // chunks))
+    return split(input, step, d)
+
+
+@tensor_method
+def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+    d = norm_dim(dim, input.ndim, "tensor_split")
+    size = input._shape[d]
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        if n <= 0:
+            raise RuntimeError(f"tensor_split: number of sections must be larger than 0, got {n}")
+        base, extra = divmod(size, n)
+        bounds = [0]
+        for i in range(n):
+            bounds.append(bounds[-1] + base + (1 if i < extra else 0))
+    else:
+        bounds = [0] + [min(max(int(i), 0), size) for i in indices_or_sections] + [size]
+    return tuple(narrow(input, d, bounds[i], max(bounds[i + 1] - bounds[i], 0)) for i in range(len(bounds) - 1))
+
+
+@tensor_method
+def movedim(input: Tensor, source, destination) -> Tensor:
+    n = input.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src} dims) should contain the same number of "
+            f"dims as destination ({dst} dims)"
+        )
+    src = [norm_dim(s, n, "movedim") for s in src]
+    dst = [norm_dim(s, n, "movedim") for s in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise RuntimeError("movedim: repeated dim in source or destination")
+    order = [None] * n
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(i for i in range(n) if i not in src)
+    order = [o if o is not None else next(rest) for o in order]
+    return permute(input, order)
+
+
+moveaxis = tensor_method(movedim, name="moveaxis")
+
+
+@tensor_method
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    if input.ndim < 2:
+        raise RuntimeError(f"diagonal(): input must have at least 2 dimensions, got {input.ndim}")
+    return dispatch(DIAGONAL, input, offset_=offset, dim1=dim1, dim2=dim2)
+
+
+@tensor_method
+def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:
+    from ._copy_ops import _check_in_bounds
+
+    size, stride = tuple(size), tuple(stride)
+    off = input._offset if storage_offset is None else storage_offset
+    _check_in_bounds("as_strided", input._storage.nbytes // max(input.dtype.itemsize, 1), size, stride, off)
+    return dispatch(AS_STRIDED, input, size=size, stride=stride, storage_offset=storage_offset,
+                    _input_offset=input._offset, _input_contiguous=input.is_contiguous())
+
+
+def _as_strided_geom_public(shape, strides, offset, size, stride, storage_offset=None, _input_offset=0,
+                            _input_contiguous=True):
+    return _as_strided_geom(shape, strides, offset, size, stride, storage_offset)
+
+
+AS_STRIDED.view = _as_strided_geom_public

@@ -1,0 +1,129 @@
+"""Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
+
+Each works as a context manager and as a decorator, and the state is per thread (as in
+PyTorch: a DataLoader thread does not see the main thread's ``no_grad``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+_state = threading.local()
+
+
+def is_grad_enabled() -> bool:
+    return getattr(_state, "enabled", True)
+
+
+def _set(enabled: bool) -> None:
+    _state.enabled = enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return getattr(_state, "inference", False)
+
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions and generators."""
+
+    def __call__(self, fn):
+        if inspect.isclass(fn):
+            raise TypeError("grad-mode decorators apply to functions, not classes")
+        if inspect.isgeneratorfunction(fn):
+            @functools.wraps(fn)
+            def gen_wrapper(*args, **kwargs):
+                gen = fn(*args, **kwargs)
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as exc:
+                        with self.clone():
+                            response = gen.throw(exc)
+                    else:
+                        with self.clone():
+                            response = gen.send(request)
+
+            return gen_wrapper
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Disable recording of operations for autograd inside the block."""
+
+    def __enter__(self):
+        self.prev = is_grad_enabled()
+        _set(False)
+
+    def __exit__(self, *exc):
+        _set(self.prev)
+        return False
+
+
+class enable_grad(_DecoratorContextManager):
+    """Enable recording inside the block (e.g. within ``no_grad``)."""
+
+    def __enter__(self):
+        self.prev = is_grad_enabled()
+        _set(True)
+
+    def __exit__(self, *exc):
+        _set(self.prev)
+        return False
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode to ``mode``; takes effect immediately, and is undone on leaving a ``with``."""
+
+    def __init__(self, mode: bool):
+        self.prev = is_grad_enabled()
+        self.mode = bool(mode)
+        _set(self.mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _set(self.prev)
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like ``no_grad`` (tensorlab has no separate inference-tensor kind)."""
+
+    def __init__(self, mode: bool = True):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        self.prev = is_grad_enabled()
+        self.prev_inference = is_inference_mode_enabled()
+        if self.mode:
+            _set(False)
+        _state.inference = self.mode
+
+    def __exit__(self, *exc):
+        _set(self.prev)
+        _state.inference = self.prev_inference
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)

@@ -1,0 +1,123 @@
+"""``gradcheck``: compare autograd's gradients with central finite differences (use float64).
+
+For every input that requires grad and every element of it, the numerical Jacobian column is
+``(f(x + eps) - f(x - eps)) / (2 eps)``; the analytical Jacobian rows come from one backward
+pass per output element. They must agree within ``atol + rtol * |numerical|``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+
+
+class GradcheckError(RuntimeError):
+    """Raised by gradcheck when gradients disagree (a RuntimeError, as in PyTorch)."""
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, list | tuple) else (x,)
+
+
+def _outputs(func, inputs) -> tuple:
+    out = _as_tuple(func(*inputs))
+    return tuple(o for o in out if isinstance(o, Tensor) and o.dtype.is_floating_point)
+
+
+def _host(t: Tensor) -> np.ndarray:
+    return np.array(t.detach().cpu()._np_view(), dtype=np.float64)
+
+
+def numerical_jacobian(func, inputs, eps: float = 1e-6) -> list[list[np.ndarray]]:
+    """jac[i][j]: d output j / d input i, shape (input numel, output numel)."""
+    from .grad_mode import no_grad
+
+    diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    with no_grad():
+        base = _outputs(func, inputs)
+    jac = [[np.zeros((inputs[i].numel(), o.numel())) for o in base] for i in diff]
+    for k, i in enumerate(diff):
+        x = inputs[i]
+        for e in range(x.numel()):
+            idx = np.unravel_index(e, x.shape) if x.ndim else ()
+            orig = _read(x, idx)
+            _write(x, idx, orig + eps)
+            with no_grad():
+                plus = [_host(o) for o in _outputs(func, inputs)]
+            _write(x, idx, orig - eps)
+            with no_grad():
+                minus = [_host(o) for o in _outputs(func, inputs)]
+            _write(x, idx, orig)
+            for j, (p, m) in enumerate(zip(plus, minus)):
+                jac[k][j][e] = ((p - m) / (2 * eps)).reshape(-1)
+    return jac
+
+
+def _read(x: Tensor, idx) -> float:
+    if x.is_cpu:
+        return float(x._np_view()[idx])
+    return float(x.detach()[tuple(int(i) for i in idx)].item())
+
+
+def _write(x: Tensor, idx, value: float) -> None:
+    # Perturb in place without touching the version counter: no graph is alive across calls.
+    if x.is_cpu:
+        x._np_view()[idx] = value
+    else:
+        from .._factories import tensor
+
+        view = x.detach()[tuple(int(i) for i in idx)]
+        from .._copy_ops import copy_into
+
+        copy_into(view, tensor(value, dtype=x.dtype, device=x.device))
+
+
+def analytical_jacobian(func, inputs) -> list[list[np.ndarray]]:
+    from .._factories import tensor
+    from . import grad as autograd_grad
+
+    diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    outputs = _outputs(func, inputs)
+    jac = [[np.zeros((inputs[i].numel(), o.numel())) for o in outputs] for i in diff]
+    for j, out in enumerate(outputs):
+        if not out.requires_grad:
+            continue
+        for e in range(out.numel()):
+            g_host = np.zeros(out.shape, dtype=np.float64)
+            g_host.reshape(-1)[e] = 1.0
+            g = tensor(g_host, dtype=out.dtype, device=out.device)
+            grads = autograd_grad(out, [inputs[i] for i in diff], grad_outputs=g, retain_graph=True, allow_unused=True)
+            for k, gi in enumerate(grads):
+                if gi is not None:
+                    jac[k][j][:, e] = _host(gi).reshape(-1)
+    return jac
+
+
+def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True, **_ignored) -> bool:
+    """True when analytical and numerical Jacobians agree; raises GradcheckError otherwise."""
+    inputs = _as_tuple(inputs)
+    for i, x in enumerate(inputs):
+        if isinstance(x, Tensor) and x.requires_grad and x.dtype.name != "float64":
+            import warnings
+
+            warnings.warn(f"gradcheck: input {i} is {x.dtype.name}, not float64; finite differences may be too "
+                          "imprecise for the check to mean anything")
+    if not any(isinstance(x, Tensor) and x.requires_grad for x in inputs):
+        raise ValueError("gradcheck expects at least one input tensor to require gradient")
+    numerical = numerical_jacobian(func, inputs, eps)
+    analytical = analytical_jacobian(func, inputs)
+    diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    for k, i in enumerate(diff):
+        for j, (n, a) in enumerate(zip(numerical[k], analytical[k])):
+            if not np.allclose(a, n, rtol=rtol, atol=atol, equal_nan=True):
+                worst = np.unravel_index(np.argmax(np.abs(a - n)), a.shape) if a.size else (0, 0)
+                msg = (f"Jacobian mismatch for output {j} with respect to input {i},\n"
+                       f"numerical:{n}\nanalytical:{a}\n"
+                       f"largest difference at (input element {worst[0]}, output element {worst[1]}): "
+                       f"numerical {n[worst] if n.size else None} vs analytical {a[worst] if a.size else None}")
+                if raise_exception:
+                    raise GradcheckError(msg)
+                return False
+    return True

@@ -1,0 +1,195 @@
+"""``tensorlab.cuda``: devices, streams, events and memory statistics, as in ``torch.cuda``.
+
+With a GPU this is the real device (libcuda through ctypes, Triton kernels compiled for it).
+With ``TRITON_INTERPRET=1`` and no GPU it is emulated: memory is host memory, kernels run in
+Triton's interpreter, streams and events are synchronous — :func:`is_interpreted` tells which.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from tensorlab_kernels import runtime as _rt
+from tensorlab_kernels.runtime import streams as _streams
+from tensorlab_kernels.runtime.errors import OutOfMemoryError
+
+from ._device import device as _device
+
+_streams.device_factory = lambda index: _device("cuda", index)
+
+Stream = _rt.Stream
+Event = _rt.Event
+OutOfMemoryError = OutOfMemoryError
+
+
+def is_available() -> bool:
+    """True when the ``cuda`` device works: a real GPU, or the interpreter (``TRITON_INTERPRET=1``)."""
+    return _rt.is_available()
+
+
+def is_interpreted() -> bool:
+    """True when ``cuda`` runs in Triton's interpreter over host memory (no GPU)."""
+    return _rt.is_interpreted()
+
+
+def unavailable_reason() -> str | None:
+    """Why ``cuda`` is unavailable (None when it is available)."""
+    return _rt.unavailable_reason()
+
+
+def _index(dev) -> int:
+    if dev is None:
+        return _rt.current_device()
+    if isinstance(dev, int):
+        return dev
+    d = _device(dev) if not isinstance(dev, _device) else dev
+    if d.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {d}")
+    return _rt.current_device() if d.index is None else d.index
+
+
+def _backend():
+    return _rt.require_backend()
+
+
+def device_count() -> int:
+    b = _rt.get_backend()
+    return 0 if b is None else b.device_count()
+
+
+def current_device() -> int:
+    _backend()
+    return _rt.current_device()
+
+
+def set_device(dev) -> None:
+    _rt.set_device(_index(dev))
+
+
+@contextlib.contextmanager
+def device(dev):
+    """Make ``dev`` the current cuda device inside the block."""
+    prev = _rt.current_device()
+    idx = _index(dev)
+    if idx != prev:
+        _rt.set_device(idx)
+    try:
+        yield
+    finally:
+        if idx != prev:
+            _rt.set_device(prev)
+
+
+def get_device_name(dev=None) -> str:
+    return _backend().device_name(_index(dev))
+
+
+def get_device_capability(dev=None) -> tuple[int, int]:
+    return _backend().capability(_index(dev))
+
+
+class _DeviceProperties:
+    def __init__(self, index: int):
+        b = _backend()
+        self.name = b.device_name(index)
+        self.major, self.minor = b.capability(index)
+        self.total_memory = b.total_memory(index)
+        self.multi_processor_count = b.multiprocessor_count(index)
+
+    def __repr__(self):
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+                f"total_memory={self.total_memory // (1 << 20)}MB, multi_processor_count={self.multi_processor_count})")
+
+
+def get_device_properties(dev=None) -> _DeviceProperties:
+    return _DeviceProperties(_index(dev))
+
+
+def mem_get_info(dev=None) -> tuple[int, int]:
+    """(free, total) bytes on the device."""
+    return _backend().mem_get_info(_index(dev))
+
+
+def synchronize(dev=None) -> None:
+    """Wait for all work on the device."""
+    _rt.synchronize(_index(dev))
+
+
+def current_stream(dev=None) -> Stream:
+    _backend()
+    return _rt.current_stream(_index(dev))
+
+
+def default_stream(dev=None) -> Stream:
+    _backend()
+    return _rt.default_stream(_index(dev))
+
+
+def set_stream(s: Stream) -> None:
+    _rt.set_stream(s)
+
+
+def stream(s: Stream | None):
+    """Context manager: make ``s`` the current stream of its device (``None`` does nothing)."""
+    return _rt.stream(s)
+
+
+# -- memory ---------------------------------------------------------------------------------------
+
+
+def _allocator(dev):
+    return _rt.allocator_for(_index(dev))
+
+
+def empty_cache() -> None:
+    """Return every cached, unused block to the driver (live tensors are untouched)."""
+    for i in range(device_count()):
+        _rt.allocator_for(i).empty_cache()
+
+
+def memory_allocated(dev=None) -> int:
+    """Bytes held by live tensors on the device (rounded to the allocator's size classes)."""
+    return _allocator(dev).allocated
+
+
+def max_memory_allocated(dev=None) -> int:
+    return _allocator(dev).peak_allocated
+
+
+def memory_reserved(dev=None) -> int:
+    """Bytes the allocator holds from the driver: live plus cached."""
+    return _allocator(dev).reserved
+
+
+def max_memory_reserved(dev=None) -> int:
+    return _allocator(dev).peak_reserved
+
+
+def reset_peak_memory_stats(dev=None) -> None:
+    _allocator(dev).reset_peak_stats()
+
+
+def memory_stats(dev=None) -> dict:
+    return _allocator(dev).stats()
+
+
+def manual_seed(seed: int) -> None:
+    from ._random import _generator_for
+
+    _generator_for(_device("cuda", _rt.current_device()), None, "manual_seed").manual_seed(seed)
+
+
+def manual_seed_all(seed: int) -> None:
+    from ._random import _generator_for
+
+    for i in range(device_count()):
+        _generator_for(_device("cuda", i), None, "manual_seed_all").manual_seed(seed)
+
+
+__all__ = [
+    "Event", "OutOfMemoryError", "Stream", "current_device", "current_stream", "default_stream", "device",
+    "device_count", "empty_cache", "get_device_capability", "get_device_name", "get_device_properties",
+    "is_available", "is_interpreted", "manual_seed", "manual_seed_all", "max_memory_allocated",
+    "max_memory_reserved", "mem_get_info", "memory_allocated", "memory_reserved", "memory_stats",
+    "reset_peak_memory_stats", "set_device", "set_stream", "stream", "synchronize", "unavailable_reason",
+]

@@ -1,0 +1,5 @@
+"""tensorlab.utils."""
+
+from __future__ import annotations
+
+from . import data  # noqa: F401

@@ -1,0 +1,112 @@
+"""What every launcher shares: the launch call itself, debug logging, stride collapsing, int64 choice.
+
+``launch(kernel, grid, *args, **meta)`` is the one place a Triton kernel is started from, so
+``TENSORLAB_DEBUG=1`` can log the kernel name and its launch configuration, and later work
+(cached compiled kernels for lower launch overhead, CUDA graphs) has one place to go.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+import os
+
+from ._triton import TRITON_AVAILABLE, triton
+from .runtime import INTERPRET
+
+log = logging.getLogger("tensorlab")
+DEBUG = os.environ.get("TENSORLAB_DEBUG", "0") not in ("", "0")
+
+INT32_MAX = 2**31 - 1
+MAX_DIMS = 6  # generic strided kernels take this many (size, stride) pairs after collapsing
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def next_power_of_2(n: int) -> int:
+    return 1 << max(int(n) - 1, 0).bit_length()
+
+
+def launch(kernel, grid, *args, **meta):
+    """Start ``kernel`` on ``grid`` (a tuple) on the current stream; log it when debugging."""
+    if not TRITON_AVAILABLE:
+        raise RuntimeError("cannot launch Triton kernels: Triton is not installed")
+    if DEBUG:
+        name = getattr(kernel, "__name__", None) or getattr(getattr(kernel, "fn", None), "__name__", "kernel")
+        log.debug("launch %s grid=%s %s", name, tuple(grid), {k: v for k, v in meta.items()})
+    if any(g == 0 for g in grid):
+        return None
+    return kernel[tuple(grid)](*args, **meta)
+
+
+def needs_int64(*arrays) -> bool:
+    """True when an element offset of any array (or its element count) can pass 2**31 - 1."""
+    for a in arrays:
+        if a is None:
+            continue
+        if a.numel > INT32_MAX or a.offset + a.max_offset() > INT32_MAX:
+            return True
+        if any(abs(s) > INT32_MAX for s in a.strides):
+            return True
+    return False
+
+
+def collapse_dims(shape: tuple, *strides: tuple) -> tuple[tuple, list[tuple]]:
+    """Merge adjacent dims that are contiguous with each other in *every* stride list.
+
+    Size-1 dims are dropped; the result has at least one dim. Example: a contiguous (4, 5, 6)
+    array collapses to (120,), a transposed one stays 2-D. This is what lets one generic
+    kernel read any strided view with few index divisions.
+    """
+    dims = [(s, [st[i] for st in strides]) for i, s in enumerate(shape) if s != 1]
+    if not dims:
+        return (1,), [(1,) for _ in strides]
+    out_shape = [dims[0][0]]
+    out_strides = [[d] for d in dims[0][1]]
+    for size, sts in dims[1:]:
+        if all(prev[-1] == st * size for prev, st in zip(out_strides, sts)):
+            out_shape[-1] *= size
+            for prev, st in zip(out_strides, sts):
+                prev[-1] = st
+        else:
+            out_shape.append(size)
+            for prev, st in zip(out_strides, sts):
+                prev.append(st)
+    return tuple(out_shape), [tuple(s) for s in out_strides]
+
+
+def pad_dims(shape: tuple, strides: list[tuple], ndim: int = MAX_DIMS) -> tuple[tuple, list[tuple]]:
+    """Left-pad shape and strides to ``ndim`` entries (size 1, stride 0) for the generic kernels."""
+    if len(shape) > ndim:
+        raise NotImplementedError(
+            f"a strided view with {len(shape)} non-mergeable dims; the generic kernels take at most {ndim}"
+        )
+    pad = ndim - len(shape)
+    return (1,) * pad + tuple(shape), [(0,) * pad + tuple(s) for s in strides]
+
+
+def split_leading(shape: tuple, strides: list[tuple], ndim: int = MAX_DIMS):
+    """Yield (shape, strides, element offsets) pieces of at most ``ndim`` dims.
+
+    Views with more non-mergeable dims than a generic kernel takes are launched once per index
+    of the extra leading dims: rare (it needs > 6 dims that no stride pattern merges), correct.
+    """
+    extra = len(shape) - ndim
+    if extra <= 0:
+        yield shape, strides, [0] * len(strides)
+        return
+    lead, rest = shape[:extra], shape[extra:]
+    for index in itertools.product(*(range(n) for n in lead)):
+        offsets = [sum(i * st for i, st in zip(index, s[:extra])) for s in strides]
+        yield rest, [s[extra:] for s in strides], offsets
+
+
+def numel(shape) -> int:
+    return math.prod(shape)
+
+
+__all__ = ["DEBUG", "INTERPRET", "MAX_DIMS", "cdiv", "collapse_dims", "launch", "needs_int64", "next_power_of_2",
+           "pad_dims", "triton"]

@@ -1,0 +1,272 @@
+"""Counter-based random numbers (Philox 4x32-10): kernels and their numpy twins.
+
+A generator is just (seed, offset). Random value ``i`` of a call is a pure function of
+(seed, offset + i // k, lane), so kernels keep no state, any block order gives the same bits,
+and the numpy twin below reproduces the GPU's bits exactly (Triton's ``tl.randint4x`` is
+Philox 4x32 with 10 rounds: counter (lo, hi, 0, 0), key (seed lo, seed hi)). The float maps
+applied to the bits use the same formulas on both sides, so values agree to the last bit
+for uniforms and to rounding of sin/cos/log for normals.
+
+Schemes (values per counter ``k``):
+  uniform  fp32/fp16/bf16: 4, one 32-bit lane each, ``(r >> (32 - m)) * 2**-m`` with m the
+           format's significand bits, so values are exact and never round up to 1.0
+  uniform  fp64: 2, two lanes each (53 bits)
+  normal   (Box-Muller): 2 per counter; fp64 uses 53-bit uniforms
+  randint  2, two lanes each (a 64-bit draw, reduced modulo the range)
+  bernoulli 4, like the fp32 uniform
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._triton import tl, triton
+from .launch import INTERPRET, cdiv, launch
+
+PHILOX_KEY_A, PHILOX_KEY_B = 0x9E3779B9, 0xBB67AE85
+PHILOX_ROUND_A, PHILOX_ROUND_B = 0xD2511F53, 0xCD9E8D57
+
+VALUES_PER_COUNTER = {"uniform": 4, "uniform64": 2, "normal": 2, "randint": 2, "bernoulli": 4}
+
+
+def mantissa_bits(dtype) -> int:
+    dtype = np.dtype(dtype)
+    if dtype == np.float16:
+        return 11
+    if dtype.name == "bfloat16":
+        return 8
+    return 24
+
+
+def counters_needed(kind: str, n: int) -> int:
+    return cdiv(n, VALUES_PER_COUNTER[kind])
+
+
+# ----------------------------------------------------------------------------------------------
+# Kernels
+# ----------------------------------------------------------------------------------------------
+
+
+@triton.jit(do_not_specialize=["seed", "offset"])
+def _uniform_kernel(out_ptr, n, seed, offset, low, high, MANT: tl.constexpr, F64: tl.constexpr,
+                    BLOCK: tl.constexpr):
+    c = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
+    r0, r1, r2, r3 = tl.randint4x(seed, c + offset)
+    if F64:
+        scale = 1.0 / 9007199254740992.0  # 2**-53
+        u0 = ((r0 >> 5).to(tl.float64) * 67108864.0 + (r1 >> 6).to(tl.float64)) * scale
+        u1 = ((r2 >> 5).to(tl.float64) * 67108864.0 + (r3 >> 6).to(tl.float64)) * scale
+        base = c * 2
+        tl.store(out_ptr + base, low + u0 * (high - low), mask=base < n)
+        tl.store(out_ptr + base + 1, low + u1 * (high - low), mask=base + 1 < n)
+    else:
+        scale = 1.0 / (1 << MANT)
+        base = c * 4
+        ty = out_ptr.dtype.element_ty
+        u = (r0 >> (32 - MANT)).to(tl.float32) * scale
+        tl.store(out_ptr + base, (low + u * (high - low)).to(ty), mask=base < n)
+        u = (r1 >> (32 - MANT)).to(tl.float32) * scale
+        tl.store(out_ptr + base + 1, (low + u * (high - low)).to(ty), mask=base + 1 < n)
+        u = (r2 >> (32 - MANT)).to(tl.float32) * scale
+        tl.store(out_ptr + base + 2, (low + u * (high - low)).to(ty), mask=base + 2 < n)
+        u = (r3 >> (32 - MANT)).to(tl.float32) * scale
+        tl.store(out_ptr + base + 3, (low + u * (high - low)).to(ty), mask=base + 3 < n)
+
+
+@triton.jit(do_not_specialize=["seed", "offset"])
+def _normal_kernel(out_ptr, n, seed, offset, mean, std, F64: tl.constexpr, BLOCK: tl.constexpr):
+    c = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
+    r0, r1, r2, r3 = tl.randint4x(seed, c + offset)
+    two_pi = 6.283185307179586
+    if F64:
+        scale = 1.0 / 9007199254740992.0
+        u1 = ((r0 >> 5).to(tl.float64) * 67108864.0 + (r1 >> 6).to(tl.float64) + 1.0) * scale  # (0, 1]
+        u2 = ((r2 >> 5).to(tl.float64) * 67108864.0 + (r3 >> 6).to(tl.float64)) * scale
+        rad = tl.sqrt(-2.0 * tl.log(u1))
+        z0 = rad * tl.cos(two_pi * u2)
+        z1 = rad * tl.sin(two_pi * u2)
+    else:
+        scale = 1.0 / 16777216.0
+        u1 = ((r0 >> 8).to(tl.float32) + 1.0) * scale  # (0, 1]: log is finite
+        u2 = (r1 >> 8).to(tl.float32) * scale
+        rad = tl.sqrt(-2.0 * tl.log(u1))
+        z0 = rad * tl.cos(two_pi * u2)
+        z1 = rad * tl.sin(two_pi * u2)
+    ty = out_ptr.dtype.element_ty
+    base = c * 2
+    tl.store(out_ptr + base, (mean + std * z0).to(ty), mask=base < n)
+    tl.store(out_ptr + base + 1, (mean + std * z1).to(ty), mask=base + 1 < n)
+
+
+@triton.jit(do_not_specialize=["seed", "offset", "low", "span"])
+def _randint_kernel(out_ptr, n, seed, offset, low, span, BLOCK: tl.constexpr):
+    c = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
+    r0, r1, r2, r3 = tl.randint4x(seed, c + offset)
+    span64 = span.to(tl.uint64)
+    a = ((r0.to(tl.uint64) << 32) | r1.to(tl.uint64)) % span64
+    b = ((r2.to(tl.uint64) << 32) | r3.to(tl.uint64)) % span64
+    ty = out_ptr.dtype.element_ty
+    base = c * 2
+    tl.store(out_ptr + base, (low + a.to(tl.int64)).to(ty), mask=base < n)
+    tl.store(out_ptr + base + 1, (low + b.to(tl.int64)).to(ty), mask=base + 1 < n)
+
+
+@triton.jit(do_not_specialize=["seed", "offset"])
+def _bernoulli_kernel(out_ptr, p_ptr, n, seed, offset, BLOCK: tl.constexpr):
+    c = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
+    r0, r1, r2, r3 = tl.randint4x(seed, c + offset)
+    scale = 1.0 / 16777216.0
+    ty = out_ptr.dtype.element_ty
+    base = c * 4
+    p = tl.load(p_ptr + base, mask=base < n, other=0.0).to(tl.float32)
+    tl.store(out_ptr + base, ((r0 >> 8).to(tl.float32) * scale < p).to(ty), mask=base < n)
+    p = tl.load(p_ptr + base + 1, mask=base + 1 < n, other=0.0).to(tl.float32)
+    tl.store(out_ptr + base + 1, ((r1 >> 8).to(tl.float32) * scale < p).to(ty), mask=base + 1 < n)
+    p = tl.load(p_ptr + base + 2, mask=base + 2 < n, other=0.0).to(tl.float32)
+    tl.store(out_ptr + base + 2, ((r2 >> 8).to(tl.float32) * scale < p).to(ty), mask=base + 2 < n)
+    p = tl.load(p_ptr + base + 3, mask=base + 3 < n, other=0.0).to(tl.float32)
+    tl.store(out_ptr + base + 3, ((r3 >> 8).to(tl.float32) * scale < p).to(ty), mask=base + 3 < n)
+
+
+# ----------------------------------------------------------------------------------------------
+# Launchers (outputs are contiguous DeviceArrays; ``offset`` is the generator's counter offset)
+# ----------------------------------------------------------------------------------------------
+
+
+def _grid(counters: int) -> tuple[int, dict]:
+    block = 4096 if INTERPRET else 256
+    return (cdiv(counters, block),), {"BLOCK": block}
+
+
+def _check_seed(seed: int, offset: int) -> None:
+    if not (0 <= seed < 2**63 and 0 <= offset < 2**63):
+        raise ValueError(f"philox: seed {seed} and offset {offset} must be in [0, 2**63)")
+
+
+def uniform(out, seed: int, offset: int, low: float = 0.0, high: float = 1.0) -> None:
+    _check_seed(seed, offset)
+    n = out.numel
+    f64 = out.dtype == np.float64
+    grid, meta = _grid(counters_needed("uniform64" if f64 else "uniform", n))
+    launch(_uniform_kernel, grid, out, n, seed, offset, float(low), float(high),
+           MANT=mantissa_bits(out.dtype), F64=f64, **meta)
+
+
+def normal(out, seed: int, offset: int, mean: float = 0.0, std: float = 1.0) -> None:
+    _check_seed(seed, offset)
+    n = out.numel
+    grid, meta = _grid(counters_needed("normal", n))
+    launch(_normal_kernel, grid, out, n, seed, offset, float(mean), float(std), F64=out.dtype == np.float64, **meta)
+
+
+def randint(out, seed: int, offset: int, low: int, high: int) -> None:
+    _check_seed(seed, offset)
+    n = out.numel
+    grid, meta = _grid(counters_needed("randint", n))
+    launch(_randint_kernel, grid, out, n, seed, offset, int(low), int(high - low), **meta)
+
+
+def bernoulli(out, p, seed: int, offset: int) -> None:
+    _check_seed(seed, offset)
+    n = out.numel
+    grid, meta = _grid(counters_needed("bernoulli", n))
+    launch(_bernoulli_kernel, grid, out, p, n, seed, offset, **meta)
+
+
+# ----------------------------------------------------------------------------------------------
+# Numpy twins (same arguments, numpy output arrays; bit-identical Philox)
+# ----------------------------------------------------------------------------------------------
+
+
+def philox4x32(seed: int, counters: np.ndarray, rounds: int = 10) -> tuple[np.ndarray, ...]:
+    """Philox 4x32 on counters (lo, hi, 0, 0) with key (seed lo, seed hi), like ``tl.randint4x``."""
+    counters = counters.astype(np.uint64)
+    c0 = (counters & 0xFFFFFFFF).astype(np.uint32)
+    c1 = (counters >> np.uint64(32)).astype(np.uint32)
+    c2 = np.zeros_like(c0)
+    c3 = np.zeros_like(c0)
+    k0 = np.uint32(seed & 0xFFFFFFFF)
+    k1 = np.uint32((seed >> 32) & 0xFFFFFFFF)
+    a, b = np.uint64(PHILOX_ROUND_A), np.uint64(PHILOX_ROUND_B)
+    with np.errstate(over="ignore"):
+        for _ in range(rounds):
+            prod_b = b * c2.astype(np.uint64)
+            prod_a = a * c0.astype(np.uint64)
+            n0 = (prod_b >> np.uint64(32)).astype(np.uint32) ^ c1 ^ k0
+            n2 = (prod_a >> np.uint64(32)).astype(np.uint32) ^ c3 ^ k1
+            c1 = prod_b.astype(np.uint32)
+            c3 = prod_a.astype(np.uint32)
+            c0, c2 = n0, n2
+            k0 = np.uint32((int(k0) + PHILOX_KEY_A) & 0xFFFFFFFF)
+            k1 = np.uint32((int(k1) + PHILOX_KEY_B) & 0xFFFFFFFF)
+    return c0, c1, c2, c3
+
+
+def _lanes(seed: int, offset: int, kind: str, n: int) -> list[np.ndarray]:
+    counters = np.arange(counters_needed(kind, n), dtype=np.uint64) + np.uint64(offset)
+    return list(philox4x32(seed, counters))
+
+
+def uniform_twin(out: np.ndarray, seed: int, offset: int, low: float = 0.0, high: float = 1.0) -> None:
+    _check_seed(seed, offset)
+    n = out.size
+    if out.dtype == np.float64:
+        r = _lanes(seed, offset, "uniform64", n)
+        scale = 2.0**-53
+        u0 = ((r[0] >> 5).astype(np.float64) * 67108864.0 + (r[1] >> 6).astype(np.float64)) * scale
+        u1 = ((r[2] >> 5).astype(np.float64) * 67108864.0 + (r[3] >> 6).astype(np.float64)) * scale
+        u = np.stack([u0, u1], axis=1).reshape(-1)[:n]
+        lo, span = _f32_scalars(low, high)  # the kernel receives Python floats as fp32
+        out.reshape(-1)[...] = np.float64(lo) + u * np.float64(span)
+        return
+    mant = mantissa_bits(out.dtype)
+    r = np.stack(_lanes(seed, offset, "uniform", n), axis=1).reshape(-1)[:n]
+    u = (r >> np.uint32(32 - mant)).astype(np.float32) * np.float32(2.0**-mant)
+    lo, span = _f32_scalars(low, high)
+    out.reshape(-1)[...] = (lo + u * span).astype(out.dtype)
+
+
+def _f32_scalars(low: float, high: float) -> tuple[np.float32, np.float32]:
+    lo, hi = np.float32(low), np.float32(high)
+    return lo, np.float32(hi - lo)
+
+
+def normal_twin(out: np.ndarray, seed: int, offset: int, mean: float = 0.0, std: float = 1.0) -> None:
+    _check_seed(seed, offset)
+    n = out.size
+    r = _lanes(seed, offset, "normal", n)
+    if out.dtype == np.float64:
+        scale = 2.0**-53
+        u1 = ((r[0] >> 5).astype(np.float64) * 67108864.0 + (r[1] >> 6).astype(np.float64) + 1.0) * scale
+        u2 = ((r[2] >> 5).astype(np.float64) * 67108864.0 + (r[3] >> 6).astype(np.float64)) * scale
+        ft = np.float64
+    else:
+        ft = np.float32
+        scale = ft(2.0**-24)
+        u1 = ((r[0] >> 8).astype(ft) + ft(1.0)) * scale
+        u2 = (r[1] >> 8).astype(ft) * scale
+    rad = np.sqrt(ft(-2.0) * np.log(u1))
+    theta = ft(2 * math.pi) * u2
+    z = np.stack([rad * np.cos(theta), rad * np.sin(theta)], axis=1).reshape(-1)[:n]
+    out.reshape(-1)[...] = (ft(np.float32(mean)) + ft(np.float32(std)) * z).astype(out.dtype)
+
+
+def randint_twin(out: np.ndarray, seed: int, offset: int, low: int, high: int) -> None:
+    _check_seed(seed, offset)
+    n = out.size
+    r = [x.astype(np.uint64) for x in _lanes(seed, offset, "randint", n)]
+    span = np.uint64(high - low)
+    a = ((r[0] << np.uint64(32)) | r[1]) % span
+    b = ((r[2] << np.uint64(32)) | r[3]) % span
+    v = np.stack([a, b], axis=1).reshape(-1)[:n].astype(np.int64) + np.int64(low)
+    out.reshape(-1)[...] = v.astype(out.dtype)
+
+
+def bernoulli_twin(out: np.ndarray, p: np.ndarray, seed: int, offset: int) -> None:
+    _check_seed(seed, offset)
+    n = out.size
+    r = np.stack(_lanes(seed, offset, "bernoulli", n), axis=1).reshape(-1)[:n]
+    u = (r >> np.uint32(8)).astype(np.float32) * np.float32(2.0**-24)
+    out.reshape(-1)[...] = (u < p.reshape(-1).astype(np.float32)).astype(out.dtype)

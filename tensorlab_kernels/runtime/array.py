@@ -1,0 +1,104 @@
+"""DeviceArray: the strided view of device memory that kernel launchers receive.
+
+Launchers never see a ``tensorlab.Tensor`` (the kernel layer does not import tensorlab); the
+dispatcher hands them DeviceArrays, and numpy arrays to the twins. A DeviceArray is what
+Triton needs from a pointer argument: ``data_ptr()`` and a ``dtype`` (a numpy dtype, whose
+name Triton reads). For Triton's interpreter it also answers the torch-style calls the
+interpreter makes on every pointer argument (``untyped_storage``, ``storage_offset``, ``size``,
+``stride``, ``new_empty``, ``set_``, ``copy_``; DESIGN §3).
+
+Shapes and strides are in elements, like ``torch.Tensor.stride()``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+class DeviceArray:
+    __slots__ = ("storage", "offset", "shape", "strides", "dtype")
+
+    def __init__(self, storage, offset: int, shape: tuple, strides: tuple, dtype):
+        self.storage = storage  # an Allocation (or None for an empty placeholder)
+        self.offset = offset
+        self.shape = tuple(shape)
+        self.strides = tuple(strides)
+        self.dtype = np.dtype(dtype)
+
+    # -- what Triton needs ------------------------------------------------------------------
+    def data_ptr(self) -> int:
+        if self.storage is None:
+            return 0
+        return self.storage.ptr + self.offset * self.dtype.itemsize
+
+    # -- conveniences for launchers ---------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def device(self) -> int:
+        return 0 if self.storage is None else self.storage.device
+
+    def is_contiguous(self) -> bool:
+        expected = 1
+        for size, stride in zip(reversed(self.shape), reversed(self.strides)):
+            if size != 1 and stride != expected:
+                return False
+            expected *= size
+        return True
+
+    def max_offset(self) -> int:
+        """Largest element offset (relative to ``offset``) that the view touches; -1 if empty."""
+        if any(s == 0 for s in self.shape):
+            return -1
+        return sum((s - 1) * st for s, st in zip(self.shape, self.strides) if st > 0)
+
+    def view(self, shape: tuple, strides: tuple, offset: int | None = None) -> DeviceArray:
+        return DeviceArray(self.storage, self.offset if offset is None else offset, shape, strides, self.dtype)
+
+    def host_view(self) -> np.ndarray:
+        """Interpreted device only: a numpy view of this array's (host) memory, for tests."""
+        host = getattr(self.storage, "host", None)
+        if host is None:
+            raise RuntimeError("host_view() needs interpreted device memory")
+        isz = self.dtype.itemsize
+        return np.ndarray(self.shape, self.dtype, buffer=host, offset=self.offset * isz,
+                          strides=[s * isz for s in self.strides])
+
+    def __repr__(self):
+        return (f"DeviceArray(ptr={self.data_ptr():#x}, shape={self.shape}, strides={self.strides}, "
+                f"dtype={self.dtype}, offset={self.offset})")
+
+    # -- Triton interpreter protocol ------------------------------------------------------
+    def untyped_storage(self):
+        return self.storage
+
+    def storage_offset(self) -> int:
+        return self.offset
+
+    def size(self) -> tuple:
+        return self.shape
+
+    def stride(self) -> tuple:
+        return self.strides
+
+    def new_empty(self, *args, **kwargs) -> DeviceArray:
+        return DeviceArray(None, 0, (0,), (1,), self.dtype)
+
+    def set_(self, storage, offset, size, stride) -> DeviceArray:
+        self.storage, self.offset, self.shape, self.strides = storage, offset, tuple(size), tuple(stride)
+        return self
+
+    def copy_(self, other) -> DeviceArray:
+        return self  # interpreted device memory is the host memory the interpreter works on

@@ -1,0 +1,78 @@
+"""Reading and writing any strided view from a Triton kernel, shared by the generic kernels.
+
+Host side, :func:`strided_layout` collapses the dims that are contiguous in every operand
+(so contiguous data becomes 1-D and the kernel divides nothing), splits off leading dims when
+more than six remain, and pads to six (size, stride) pairs. Device side, :func:`offsets`
+turns a block of linear indices into element offsets for one operand; a kernel calls it once
+per operand with that operand's strides (the shared divisions are computed once by the
+compiler, they are the same values).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ._triton import tl, triton
+from .launch import MAX_DIMS, collapse_dims, pad_dims, split_leading
+
+
+@triton.jit
+def offsets(idx, size1, size2, size3, size4, size5, st0, st1, st2, st3, st4, st5, NDIM: tl.constexpr):
+    """Element offsets of linear indices ``idx`` in a view of six right-aligned dims.
+
+    Dim 5 is innermost; ``size0`` is never needed (the remaining quotient is the index there).
+    """
+    rem = idx
+    i = rem % size5
+    rem = rem // size5
+    off = i * st5
+    if NDIM >= 2:
+        i = rem % size4
+        rem = rem // size4
+        off += i * st4
+    if NDIM >= 3:
+        i = rem % size3
+        rem = rem // size3
+        off += i * st3
+    if NDIM >= 4:
+        i = rem % size2
+        rem = rem // size2
+        off += i * st2
+    if NDIM >= 5:
+        i = rem % size1
+        rem = rem // size1
+        off += i * st1
+    if NDIM >= 6:
+        off += rem * st0
+    return off
+
+
+class Piece:
+    """One launch's worth of a strided problem: ``sizes`` (6), per-operand ``strides`` (6 each)
+    and per-operand extra element offsets, plus ``ndim`` real dims and ``numel``."""
+
+    __slots__ = ("sizes", "strides", "offsets", "ndim", "numel")
+
+    def __init__(self, sizes, strides, offsets, ndim):
+        self.sizes, self.strides, self.offsets, self.ndim = sizes, strides, offsets, ndim
+        self.numel = math.prod(sizes)
+
+    def contiguous(self, operand: int) -> bool:
+        """True when operand ``operand``'s offset equals the linear index."""
+        expected, real = 1, self.sizes[MAX_DIMS - self.ndim:]
+        strides = self.strides[operand][MAX_DIMS - self.ndim:]
+        for n, st in zip(reversed(real), reversed(strides)):
+            if n != 1 and st != expected:
+                return False
+            expected *= n
+        return True
+
+
+def strided_layout(shape, *strides) -> list[Piece]:
+    """Split a strided problem over ``shape`` with one stride list per operand into launches."""
+    cshape, cstrides = collapse_dims(tuple(shape), *[tuple(s) for s in strides])
+    pieces = []
+    for pshape, pstrides, poffsets in split_leading(cshape, cstrides):
+        sizes, padded = pad_dims(pshape, pstrides)
+        pieces.append(Piece(sizes, padded, poffsets, len(pshape)))
+    return pieces
