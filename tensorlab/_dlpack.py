@@ -50,7 +50,20 @@ class DLManagedTensor(ctypes.Structure):
 _DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))
 DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DELETER)]
 
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    pass
+
+
+_DELETER_V = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensorVersioned))
+DLManagedTensorVersioned._fields_ = [("version", DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+                                     ("deleter", _DELETER_V), ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
+
 _CAPSULE_NAME = b"dltensor"
+_CAPSULE_NAME_V = b"dltensor_versioned"
 _USED_NAME = b"used_dltensor"
 _capsule_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(
     ("PyCapsule_New", ctypes.pythonapi))
@@ -90,6 +103,23 @@ def _capsule_destructor(capsule_ptr):
 _DESTRUCTOR_ADDR = ctypes.cast(_capsule_destructor, ctypes.c_void_p).value
 
 
+@_DELETER_V
+def _deleter_v(managed_ptr):
+    key = managed_ptr.contents.manager_ctx
+    with _lock:
+        _exports.pop(key, None)
+
+
+@_CAPSULE_DESTRUCTOR_T
+def _capsule_destructor_v(capsule_ptr):
+    if _capsule_is_valid(capsule_ptr, _CAPSULE_NAME_V):
+        ptr = _capsule_get_pointer(capsule_ptr, _CAPSULE_NAME_V)
+        _deleter_v(ctypes.cast(ptr, ctypes.POINTER(DLManagedTensorVersioned)))
+
+
+_DESTRUCTOR_ADDR_V = ctypes.cast(_capsule_destructor_v, ctypes.c_void_p).value
+
+
 def _dl_dtype(dtype: D.dtype) -> DLDataType:
     if dtype is D.bfloat16:
         return DLDataType(_CODES["bf"], 16, 1)
@@ -116,8 +146,9 @@ def dlpack_device(t: Tensor) -> tuple[int, int]:
     return (kDLCUDA, t.device.index)
 
 
-def to_dlpack(t: Tensor, stream=None):
-    """A ``dltensor`` capsule viewing ``t``'s memory."""
+def to_dlpack(t: Tensor, stream=None, versioned: bool = False):
+    """A ``dltensor`` capsule viewing ``t``'s memory (``dltensor_versioned``, DLPack 1.0, when asked:
+    it can say the memory is writable, which legacy consumers such as numpy 2 otherwise assume not)."""
     if t.requires_grad:
         raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
     if t.is_cuda and stream is not None and stream != -1:
@@ -128,7 +159,10 @@ def to_dlpack(t: Tensor, stream=None):
     ndim = t.ndim
     shape = (ctypes.c_int64 * max(ndim, 1))(*t._shape)
     strides = (ctypes.c_int64 * max(ndim, 1))(*t._stride)
-    managed = DLManagedTensor()
+    managed = DLManagedTensorVersioned() if versioned else DLManagedTensor()
+    if versioned:
+        managed.version = DLPackVersion(1, 0)
+        managed.flags = 0  # writable, not a copy
     managed.dl_tensor.data = t._storage.data_ptr() if t._storage.nbytes else None
     managed.dl_tensor.device = DLDevice(*dlpack_device(t))
     managed.dl_tensor.ndim = ndim
@@ -138,9 +172,11 @@ def to_dlpack(t: Tensor, stream=None):
     managed.dl_tensor.byte_offset = t._offset * t.dtype.itemsize
     key = next(_ids)
     managed.manager_ctx = key
-    managed.deleter = _deleter
+    managed.deleter = _deleter_v if versioned else _deleter
     with _lock:
         _exports[key] = (managed, shape, strides, t._storage)
+    if versioned:
+        return _capsule_new(ctypes.addressof(managed), _CAPSULE_NAME_V, _DESTRUCTOR_ADDR_V)
     return _capsule_new(ctypes.addressof(managed), _CAPSULE_NAME, _DESTRUCTOR_ADDR)
 
 
@@ -247,11 +283,12 @@ def cuda_array_interface(t: Tensor) -> dict:
 
 
 def _tensor_dlpack(self: Tensor, *, stream=None, max_version=None, dl_device=None, copy=None):
+    versioned = max_version is not None and tuple(max_version) >= (1, 0)
     if copy:
-        return to_dlpack(self.clone(), stream)
+        return to_dlpack(self.clone(), stream, versioned)
     if dl_device is not None and tuple(dl_device) != dlpack_device(self):
         raise BufferError(f"__dlpack__: cannot export a {self.device} tensor to device {tuple(dl_device)}")
-    return to_dlpack(self, stream)
+    return to_dlpack(self, stream, versioned)
 
 
 Tensor.__dlpack__ = _tensor_dlpack

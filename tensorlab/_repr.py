@@ -57,33 +57,30 @@ class _Formatter:
         if not self.floating:
             self.max_width = max((len(str(int(v))) for v in flat), default=1)
             return
-        finite = flat[np.isfinite(flat)]
-        nonzero = np.abs(finite[finite != 0])
-        for v in flat:
-            if not np.isfinite(v):
-                self.max_width = max(self.max_width, len(str(float(v)).replace("inf", "inf")))
-        if nonzero.size == 0:
-            self.max_width = max(self.max_width, 2 if finite.size else 1)
+        # As PyTorch: widths and modes come from the non-zero finite values only.
+        values = flat[np.isfinite(flat) & (flat != 0)]
+        if values.size == 0:
             return
-        self.int_mode = bool(np.all(np.ceil(finite) == finite))
+        self.int_mode = bool(np.all(np.ceil(values) == values))
+        nonzero = np.abs(values)
         lo, hi = float(nonzero.min()), float(nonzero.max())
         p = PRINT_OPTS.precision
         if self.int_mode:
             if hi / lo > 1000.0 or hi > 1.0e8:
                 self.sci_mode = True
-                texts = [f"{v:.{p}e}" for v in finite]
+                texts = [f"{v:.{p}e}" for v in values]
             else:
-                texts = [f"{v:.0f}." for v in finite]
+                texts = [f"{v:.0f}." for v in values]
         else:
             if hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
                 self.sci_mode = True
-                texts = [f"{v:.{p}e}" for v in finite]
+                texts = [f"{v:.{p}e}" for v in values]
             else:
-                texts = [f"{v:.{p}f}" for v in finite]
+                texts = [f"{v:.{p}f}" for v in values]
         if PRINT_OPTS.sci_mode is not None:
             self.sci_mode = PRINT_OPTS.sci_mode
             if self.sci_mode:
-                texts = [f"{v:.{p}e}" for v in finite]
+                texts = [f"{v:.{p}e}" for v in values]
         self.max_width = max([self.max_width] + [len(t) for t in texts])
 
     def format(self, v) -> str:

@@ -1,0 +1,93 @@
+"""dtypes, PyTorch's promotion rules, and device parsing."""
+
+from __future__ import annotations
+
+import pytest
+
+import tensorlab as tl
+
+
+@pytest.mark.parametrize(
+    "a,b,expected",
+    [
+        (tl.uint8, tl.int8, tl.int16),
+        (tl.uint8, tl.int16, tl.int16),
+        (tl.int8, tl.int32, tl.int32),
+        (tl.int32, tl.int64, tl.int64),
+        (tl.bool, tl.uint8, tl.uint8),
+        (tl.bool, tl.float16, tl.float16),
+        (tl.float16, tl.bfloat16, tl.float32),
+        (tl.float16, tl.float32, tl.float32),
+        (tl.bfloat16, tl.float64, tl.float64),
+        (tl.int64, tl.float16, tl.float16),
+        (tl.uint8, tl.bfloat16, tl.bfloat16),
+        (tl.float32, tl.float32, tl.float32),
+    ],
+)
+def test_promote_types_matches_pytorch(a, b, expected):
+    assert tl.promote_types(a, b) is expected
+    assert tl.promote_types(b, a) is expected
+
+
+def test_result_type_scalars_are_weak():
+    i32 = tl.zeros(3, dtype=tl.int32)
+    f16 = tl.zeros(3, dtype=tl.float16)
+    u8 = tl.zeros(3, dtype=tl.uint8)
+    b = tl.zeros(3, dtype=tl.bool)
+    assert tl.result_type(i32, 2.5) is tl.float32  # a float scalar lifts ints to the default dtype
+    assert tl.result_type(f16, 2.5) is tl.float16  # but does not widen floats
+    assert tl.result_type(u8, 1000) is tl.uint8  # nor ints
+    assert tl.result_type(b, 1) is tl.int64
+    assert tl.result_type(b, True) is tl.bool
+    assert tl.result_type(i32, tl.tensor(5)) is tl.int32  # 0-d int64 tensor is weaker than a dimensioned one
+    assert tl.result_type(i32, tl.tensor(5.0, dtype=tl.float64)) is tl.float64  # ...unless it raises the category
+    assert tl.result_type(tl.tensor(1, dtype=tl.int8), tl.tensor(1, dtype=tl.int16)) is tl.int16
+    assert tl.result_type(2, 3.0) is tl.float32
+    assert tl.result_type(True, 2) is tl.int64
+
+
+def test_can_cast_same_kind():
+    assert tl.can_cast(tl.int32, tl.float16)
+    assert not tl.can_cast(tl.float32, tl.int64)
+    assert not tl.can_cast(tl.int8, tl.bool)
+    assert tl.can_cast(tl.bool, tl.int8)
+
+
+def test_dtype_properties_and_aliases():
+    assert tl.float is tl.float32 and tl.double is tl.float64 and tl.half is tl.float16
+    assert tl.long is tl.int64 and tl.int is tl.int32 and tl.short is tl.int16
+    assert tl.bfloat16.itemsize == 2 and tl.bfloat16.is_floating_point
+    assert not tl.uint8.is_signed and tl.int8.is_signed
+    assert repr(tl.float32) == "tensorlab.float32"
+    import pickle
+
+    assert pickle.loads(pickle.dumps(tl.bfloat16)) is tl.bfloat16
+
+
+def test_default_dtype_switch():
+    assert tl.get_default_dtype() is tl.float32
+    tl.set_default_dtype(tl.float64)
+    try:
+        assert tl.tensor([1.5]).dtype is tl.float64
+        assert tl.zeros(2).dtype is tl.float64
+        assert tl.result_type(tl.tensor([1, 2]), 1.5) is tl.float64
+    finally:
+        tl.set_default_dtype(tl.float32)
+    with pytest.raises(TypeError, match="floating"):
+        tl.set_default_dtype(tl.int32)
+
+
+def test_device_parsing():
+    assert tl.device("cpu") == tl.device("cpu")
+    d = tl.device("cuda:1")
+    assert d.type == "cuda" and d.index == 1 and str(d) == "cuda:1"
+    assert tl.device("cuda", 0) == "cuda:0"
+    assert repr(tl.device("cpu")) == "device(type='cpu')"
+    assert tl.device(tl.device("cuda:2")).index == 2
+    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda"):
+        tl.device("tpu")
+    with pytest.raises(RuntimeError, match="Invalid device string"):
+        tl.device("cuda:x")
+    with pytest.raises(RuntimeError, match="must not be negative"):
+        tl.device("cuda", -1)
+    assert {tl.device("cpu"), tl.device("cpu")} == {tl.device("cpu")}

@@ -1,0 +1,112 @@
+"""Random numbers: Philox generators, reproducibility per device, distributions, the twin = kernel."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorlab as tl
+from tensorlab_kernels import random as krand
+from tests.helpers import to_numpy
+
+
+def test_philox_twin_matches_known_answer():
+    # Philox4x32-10 known-answer test vectors (Random123): counter 0, key 0 and counter/key all ones.
+    c = krand.philox4x32(0, np.array([0], dtype=np.uint64))
+    assert [int(x[0]) for x in c] == [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]
+
+
+def test_manual_seed_reproduces(device):
+    tl.manual_seed(123)
+    a = tl.rand(100, device=device)
+    b = tl.randn(7, 3, device=device)
+    tl.manual_seed(123)
+    np.testing.assert_array_equal(to_numpy(tl.rand(100, device=device)), to_numpy(a))
+    np.testing.assert_array_equal(to_numpy(tl.randn(7, 3, device=device)), to_numpy(b))
+    assert not np.array_equal(to_numpy(tl.rand(100, device=device)), to_numpy(a))  # the offset advanced
+
+
+@pytest.mark.skipif(not tl.cuda.is_available(), reason="no cuda device")
+@pytest.mark.parametrize("dtype", [tl.float32, tl.float64, tl.float16, tl.bfloat16])
+def test_cuda_kernels_match_the_twins(dtype):
+    g_cpu = tl.Generator().manual_seed(77)
+    g_gpu = tl.Generator("cuda").manual_seed(77)
+    u_cpu = tl.rand(1001, dtype=dtype, generator=g_cpu)
+    u_gpu = tl.rand(1001, dtype=dtype, device="cuda", generator=g_gpu)
+    np.testing.assert_array_equal(to_numpy(u_gpu), to_numpy(u_cpu))  # bit-identical uniforms
+    n_cpu = tl.randn(1001, dtype=dtype, generator=g_cpu)
+    n_gpu = tl.randn(1001, dtype=dtype, device="cuda", generator=g_gpu)
+    tol = {tl.float32: 1e-5, tl.float64: 1e-5, tl.float16: 2e-3, tl.bfloat16: 2e-2}[dtype]
+    np.testing.assert_allclose(to_numpy(n_gpu).astype(np.float64), to_numpy(n_cpu).astype(np.float64),
+                               rtol=tol, atol=tol)
+    i_cpu = tl.randint(-5, 50, (999,), generator=g_cpu)
+    i_gpu = tl.randint(-5, 50, (999,), device="cuda", generator=g_gpu)
+    np.testing.assert_array_equal(to_numpy(i_gpu), to_numpy(i_cpu))
+
+
+def test_uniform_and_normal_statistics(device):
+    g = tl.Generator(device).manual_seed(5)
+    u = to_numpy(tl.rand(20000, generator=g, device=device)).astype(np.float64)
+    assert u.min() >= 0.0 and u.max() < 1.0
+    assert abs(u.mean() - 0.5) < 0.01 and abs(u.var() - 1 / 12) < 0.005
+    n = to_numpy(tl.randn(20000, generator=g, device=device)).astype(np.float64)
+    assert abs(n.mean()) < 0.03 and abs(n.std() - 1) < 0.03
+    v = to_numpy(tl.empty(20000, device=device).uniform_(-2, 3, generator=g)).astype(np.float64)
+    assert v.min() >= -2 and v.max() < 3 and abs(v.mean() - 0.5) < 0.05
+    m = to_numpy(tl.normal(2.0, 0.5, (20000,), generator=g, device=device)).astype(np.float64)
+    assert abs(m.mean() - 2.0) < 0.02 and abs(m.std() - 0.5) < 0.02
+
+
+def test_half_precision_uniform_never_reaches_one(device):
+    for dtype in (tl.float16, tl.bfloat16):
+        u = to_numpy(tl.rand(50000, dtype=dtype, device=device)).astype(np.float32)
+        assert u.max() < 1.0 and u.min() >= 0.0
+
+
+def test_randint_randperm_bernoulli(device):
+    g = tl.Generator(device).manual_seed(9)
+    r = tl.randint(3, 10, (5000,), generator=g, device=device)
+    assert r.dtype is tl.int64
+    vals = to_numpy(r)
+    assert vals.min() == 3 and vals.max() == 9 and len(np.unique(vals)) == 7
+    assert tl.randint(5, (3,)).shape == (3,)
+    assert tl.randint(0, 2, (4,), dtype=tl.bool).dtype is tl.bool
+    p = tl.randperm(100, generator=tl.Generator(device).manual_seed(1), device=device)
+    assert sorted(to_numpy(p).tolist()) == list(range(100))
+    probs = tl.full((20000,), 0.3, device=device)
+    b = to_numpy(tl.bernoulli(probs, generator=g))
+    assert set(np.unique(b)) <= {0.0, 1.0} and abs(b.mean() - 0.3) < 0.02
+    x = tl.empty(1000, device=device).bernoulli_(0.9)
+    assert abs(to_numpy(x).mean() - 0.9) < 0.05
+
+
+def test_generator_state_and_independence():
+    g1 = tl.Generator().manual_seed(42)
+    state = g1.get_state()
+    a = tl.rand(10, generator=g1)
+    g1.set_state(state)
+    np.testing.assert_array_equal(tl.rand(10, generator=g1).numpy(), a.numpy())
+    g2 = tl.Generator().manual_seed(43)
+    assert not np.array_equal(tl.rand(10, generator=g2).numpy(), a.numpy())
+    assert g1.initial_seed() == 42
+    s = tl.Generator().seed()
+    assert 0 <= s < 2**63
+
+
+def test_random_into_strided_view(device):
+    x = tl.zeros(4, 6, device=device)
+    x[:, ::2].uniform_()
+    arr = to_numpy(x)
+    assert (arr[:, 1::2] == 0).all() and (arr[:, ::2] > 0).any()
+
+
+def test_random_errors():
+    with pytest.raises(RuntimeError, match="from=5 >= to=5"):
+        tl.randint(5, 5, (2,))
+    with pytest.raises(RuntimeError, match="std >= 0.0"):
+        tl.normal(0.0, -1.0, (2,))
+    with pytest.raises(RuntimeError, match="floating point dtype"):
+        tl.rand(2, dtype=tl.int32)
+    if tl.cuda.is_available():
+        with pytest.raises(RuntimeError, match="Expected a 'cuda' device type for generator but found 'cpu'"):
+            tl.rand(2, device="cuda", generator=tl.Generator("cpu"))

@@ -1,0 +1,414 @@
+"""The Tensor: properties, host conversions, device moves, views that share memory, basic indexing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorlab as tl
+from tests.helpers import to_numpy
+
+
+def test_properties(device):
+    t = tl.zeros(2, 3, 4, dtype=tl.float16, device=device)
+    assert t.shape == (2, 3, 4) and t.size() == (2, 3, 4) and t.size(-1) == 4
+    assert repr(t.shape) == "tensorlab.Size([2, 3, 4])"
+    assert t.dim() == 3 == t.ndim and t.numel() == 24
+    assert t.stride() == (12, 4, 1) and t.stride(0) == 12 and t.storage_offset() == 0
+    assert t.element_size() == 2 and t.nbytes == 48 and t.itemsize == 2
+    assert t.is_contiguous() and t.dtype is tl.float16
+    assert t.device == tl.device(device if device == "cpu" else "cuda:0")
+    assert t.is_cuda == (device == "cuda")
+    assert t.data_ptr() != 0
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        t.size(3)
+
+
+def test_numpy_shares_memory_on_cpu():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = tl.from_numpy(a)
+    a[0, 0] = 100.0
+    assert t[0, 0].item() == 100.0
+    t.numpy()[1, 2] = -1.0
+    assert a[1, 2] == -1.0
+    assert np.shares_memory(t.numpy(), a)
+    assert t.data_ptr() == a.ctypes.data
+
+
+def test_from_numpy_strided_and_errors():
+    base = np.arange(24, dtype=np.int64).reshape(4, 6)
+    view = base[1:, ::2]
+    t = tl.from_numpy(view)
+    assert t.shape == (3, 3) and t.stride() == (6, 2)
+    np.testing.assert_array_equal(t.numpy(), view)
+    with pytest.raises(ValueError, match="negative"):
+        tl.from_numpy(base[::-1])
+    with pytest.raises(TypeError, match="can't convert"):
+        tl.from_numpy(np.zeros(3, dtype=np.complex64))
+    with pytest.raises(TypeError, match="expected np.ndarray"):
+        tl.from_numpy([1, 2])
+
+
+def test_numpy_on_cuda_raises():
+    if not tl.cuda.is_available():
+        pytest.skip("no cuda device")
+    t = tl.ones(3, device="cuda")
+    with pytest.raises(TypeError, match=r"Use Tensor.cpu\(\)"):
+        t.numpy()
+    np.testing.assert_array_equal(np.asarray(t), [1, 1, 1])  # __array__ copies
+
+
+def test_tensor_from_python_data():
+    assert tl.tensor(3).dtype is tl.int64 and tl.tensor(3).ndim == 0
+    assert tl.tensor(3.5).dtype is tl.float32
+    assert tl.tensor(True).dtype is tl.bool
+    assert tl.tensor([1, 2.5]).dtype is tl.float32
+    assert tl.tensor([[1, 2], [3, 4]]).shape == (2, 2)
+    assert tl.tensor([]).shape == (0,) and tl.tensor([]).dtype is tl.float32
+    assert tl.tensor(np.array([1, 2], dtype=np.int16)).dtype is tl.int16
+    assert tl.tensor([1, 2], dtype=tl.float64).dtype is tl.float64
+    assert tl.tensor([1.5], dtype=float).dtype is tl.float64  # Python float means double, as in PyTorch
+    assert tl.tensor([tl.tensor(1), tl.tensor(2)]).tolist() == [1, 2]
+    with pytest.raises(ValueError, match="expected sequence of length 2 at dim 1"):
+        tl.tensor([[1, 2], [3]])
+    with pytest.raises(TypeError):
+        tl.tensor(["a"])
+    a = np.arange(3.0)
+    t = tl.tensor(a)
+    a[0] = 9
+    assert t[0].item() == 0.0  # tensor() copies
+    s = tl.as_tensor(a)
+    a[1] = 7
+    assert s[1].item() == 7.0  # as_tensor shares
+
+
+def test_item_tolist_and_python_conversions(device):
+    t = tl.tensor([[1.5, -2.0], [3.0, 4.25]], device=device)
+    assert t.tolist() == [[1.5, -2.0], [3.0, 4.25]]
+    assert t[1, 1].item() == 4.25 and float(t[0, 0]) == 1.5 and int(t[1, 0]) == 3
+    assert tl.tensor(7, device=device).__index__() == 7
+    with pytest.raises(RuntimeError, match="cannot be converted to Scalar"):
+        t.item()
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        bool(t)
+    assert bool(tl.tensor([1], device=device)) is True
+    assert len(t) == 2 and [r.tolist() for r in t] == [[1.5, -2.0], [3.0, 4.25]]
+    assert tl.tensor([1, 2], dtype=tl.bfloat16).tolist() == [1.0, 2.0]
+
+
+def test_to_device_and_dtype_roundtrip():
+    if not tl.cuda.is_available():
+        pytest.skip("no cuda device")
+    a = tl.arange(12, dtype=tl.float32).reshape(3, 4)
+    c = a.cuda()
+    assert c.is_cuda and c.dtype is tl.float32
+    back = c.cpu()
+    np.testing.assert_array_equal(back.numpy(), a.numpy())
+    # non-contiguous sources are gathered with the copy kernel on the way out and in
+    np.testing.assert_array_equal(c.t().cpu().numpy(), a.numpy().T)
+    np.testing.assert_array_equal(a.t().cuda().cpu().numpy(), a.numpy().T)
+    h = a.to("cuda", tl.float16)
+    assert h.is_cuda and h.dtype is tl.float16
+    assert a.to(h).dtype is tl.float16 and a.to(h).is_cuda
+    assert c.to("cuda") is c and a.to(tl.float32) is a
+    assert a.to(tl.float32, copy=True) is not a
+    assert a.to(c).is_cuda
+
+
+def test_dtype_conversions(device):
+    t = tl.tensor([1.7, -2.2, 0.0], device=device)
+    assert t.long().tolist() == [1, -2, 0]
+    assert t.int().dtype is tl.int32 and t.short().dtype is tl.int16 and t.char().dtype is tl.int8
+    assert t.bool().tolist() == [True, True, False]
+    assert t.double().dtype is tl.float64 and t.half().dtype is tl.float16 and t.bfloat16().dtype is tl.bfloat16
+    assert t.type_as(tl.zeros(1, dtype=tl.float64)).dtype is tl.float64
+    assert t.type() == ("tensorlab.cuda.float32" if device == "cuda" else "tensorlab.float32")
+    assert tl.tensor([1, 0, 3], device=device).float().tolist() == [1.0, 0.0, 3.0]
+
+
+def test_views_share_memory(device):
+    base = tl.arange(24, device=device).reshape(2, 3, 4)
+    views = {
+        "view": base.view(6, 4),
+        "transpose": base.transpose(0, 2),
+        "permute": base.permute(2, 0, 1),
+        "squeeze_unsqueeze": base.unsqueeze(1).squeeze(1),
+        "narrow": base.narrow(2, 1, 2),
+        "select": base.select(1, 2),
+        "slice": base[:, 1:, ::2],
+        "diagonal": base.diagonal(0, 1, 2),
+        "expand": base[:, :1, :].expand(2, 5, 4),
+        "as_strided": base.as_strided((2, 2), (1, 4), 1),
+        "flatten": base.flatten(),
+        "unflatten": base.unflatten(2, (2, 2)),
+        "movedim": base.movedim(0, -1),
+        "T": base[0].T,
+        "mT": base.mT,
+        "swapaxes": base.swapaxes(0, 1),
+        "detach": base.detach(),
+    }
+    base_np = np.arange(24).reshape(2, 3, 4)
+    expected = {
+        "view": base_np.reshape(6, 4),
+        "transpose": base_np.transpose(2, 1, 0),
+        "permute": base_np.transpose(2, 0, 1),
+        "squeeze_unsqueeze": base_np,
+        "narrow": base_np[:, :, 1:3],
+        "select": base_np[:, 2],
+        "slice": base_np[:, 1:, ::2],
+        "diagonal": np.diagonal(base_np, 0, 1, 2),
+        "expand": np.broadcast_to(base_np[:, :1, :], (2, 5, 4)),
+        "as_strided": np.lib.stride_tricks.as_strided(base_np.reshape(-1)[1:], (2, 2), (8, 32)),
+        "flatten": base_np.reshape(-1),
+        "unflatten": base_np.reshape(2, 3, 2, 2),
+        "movedim": np.moveaxis(base_np, 0, -1),
+        "T": base_np[0].T,
+        "mT": np.swapaxes(base_np, -1, -2),
+        "swapaxes": np.swapaxes(base_np, 0, 1),
+        "detach": base_np,
+    }
+    for name, v in views.items():
+        assert v._storage is base._storage, name
+        np.testing.assert_array_equal(to_numpy(v), expected[name], err_msg=name)
+    # a write through a view shows in the base
+    base.select(0, 1).select(0, 2).fill_(-5)
+    assert base[1, 2].tolist() == [-5] * 4
+    assert views["view"][5].tolist() == [-5] * 4
+
+
+def test_split_chunk_unbind(device):
+    x = tl.arange(10, device=device)
+    assert [p.tolist() for p in x.split(4)] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert [p.tolist() for p in x.split([3, 7])] == [[0, 1, 2], list(range(3, 10))]
+    assert [p.numel() for p in x.chunk(3)] == [4, 4, 2]
+    assert [p.numel() for p in tl.arange(6).chunk(4)] == [2, 2, 2]
+    assert [p.tolist() for p in x.view(2, 5).unbind(1)] == [[0, 5], [1, 6], [2, 7], [3, 8], [4, 9]]
+    assert all(p._storage is x._storage for p in x.split(3))
+    with pytest.raises(RuntimeError, match="split_with_sizes expects split_sizes to sum exactly to 10"):
+        x.split([3, 3])
+
+
+def test_reshape_copies_only_when_it_must():
+    x = tl.arange(12).reshape(3, 4)
+    assert x.reshape(4, 3)._storage is x._storage
+    assert x.reshape(-1, 6).shape == (2, 6)
+    t = x.t()
+    r = t.reshape(12)  # a transposed matrix cannot be flattened without a copy
+    assert r._storage is not x._storage
+    np.testing.assert_array_equal(r.numpy(), np.arange(12).reshape(3, 4).T.reshape(12))
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        t.view(12)
+    assert t.view(4, 3).shape == (4, 3)  # same shape: always a view
+    assert x[:, :2].view(3, 2, 1).shape == (3, 2, 1)  # splitting/adding unit dims works on strided views
+
+
+@pytest.mark.parametrize(
+    "fn,err,match",
+    [
+        (lambda x: x.view(5, 5), RuntimeError, r"shape '\[5, 5\]' is invalid for input of size 12"),
+        (lambda x: x.view(-1, -1), RuntimeError, "only one dimension can be inferred"),
+        (lambda x: x.reshape(-2, 6), RuntimeError, "invalid shape dimension -2"),
+        (lambda x: x.transpose(0, 2), IndexError, "Dimension out of range"),
+        (lambda x: x.permute(0, 0), RuntimeError, "duplicate dims"),
+        (lambda x: x.permute(0), RuntimeError, "does not match the length"),
+        (lambda x: x.expand(3, 5), RuntimeError, r"expanded size of the tensor \(5\) must match the existing size \(4\)"),
+        (lambda x: x.narrow(1, 2, 3), RuntimeError, r"start \(2\) \+ length \(3\) exceeds dimension size \(4\)"),
+        (lambda x: x.select(0, 3), IndexError, r"index 3 out of range for tensor of size \[3, 4\] at dimension 0"),
+        (lambda x: x[3], IndexError, "index 3 is out of bounds for dimension 0 with size 3"),
+        (lambda x: x[0, 0, 0], IndexError, "too many indices"),
+        (lambda x: x[::-1], ValueError, "step must be greater than zero"),
+        (lambda x: x.unsqueeze(3), IndexError, "Dimension out of range"),
+        (lambda x: x.t().t().diagonal(0, 1, 1), RuntimeError, "diagonal dimensions cannot be identical"),
+        (lambda x: x.as_strided((4, 4), (4, 1)), RuntimeError, "require 16 elements"),
+        (lambda x: x.flatten(1, 0), RuntimeError, "start_dim cannot come after end_dim"),
+        (lambda x: tl.empty(-1), RuntimeError, "negative dimension -1"),
+        (lambda x: x.chunk(0), RuntimeError, "chunks"),
+    ],
+)
+def test_view_errors_match_pytorch(fn, err, match):
+    x = tl.arange(12).reshape(3, 4)
+    with pytest.raises(err, match=match):
+        fn(x)
+
+
+def test_basic_indexing(device):
+    a = np.arange(60).reshape(3, 4, 5)
+    t = tl.tensor(a, device=device)
+    for index in [
+        0, -1, (1, 2), (slice(None), 1), (Ellipsis, 2), (None, 1), (slice(1, None), None, slice(None, None, 2)),
+        (Ellipsis, None), (slice(-2, None), Ellipsis, slice(1, 4, 2)), (0, slice(5, 10)), (slice(2, 1),),
+    ]:
+        got = t[index]
+        np.testing.assert_array_equal(to_numpy(got), a[index], err_msg=str(index))
+        assert got._storage is t._storage
+    with pytest.raises(IndexError, match="invalid index of a 0-dim tensor"):
+        tl.tensor(3)[0]
+    assert tl.tensor(3)[...].shape == () and tl.tensor(3)[None].shape == (1,)
+
+
+def test_basic_setitem(device):
+    t = tl.zeros(3, 4, device=device)
+    t[1] = 5.0
+    t[:, 0] = tl.tensor([1.0, 2.0, 3.0], device=device)
+    t[2, 1:3] = tl.tensor([7.0, 8.0], device=device)
+    t[..., -1] = 9
+    expected = np.zeros((3, 4))
+    expected[1] = 5
+    expected[:, 0] = [1, 2, 3]
+    expected[2, 1:3] = [7, 8]
+    expected[..., -1] = 9
+    np.testing.assert_array_equal(to_numpy(t), expected)
+
+
+def test_contiguous_clone_detach(device):
+    x = tl.arange(6, dtype=tl.float32, device=device).view(2, 3)
+    assert x.contiguous() is x
+    t = x.t()
+    c = t.contiguous()
+    assert c.is_contiguous() and c._storage is not x._storage
+    np.testing.assert_array_equal(to_numpy(c), np.arange(6).reshape(2, 3).T)
+    k = x.clone()
+    k.fill_(0)
+    assert to_numpy(x).sum() == 15  # the clone has its own memory
+    d = x.detach()
+    assert d._storage is x._storage and not d.requires_grad
+
+
+def test_copy_broadcast_cast_and_cross_device(device):
+    dst = tl.zeros(2, 3, dtype=tl.int32, device=device)
+    dst.copy_(tl.tensor([1.9, -2.9, 3.0]))  # from cpu, broadcast over rows, float -> int truncates
+    assert dst.tolist() == [[1, -2, 3], [1, -2, 3]]
+    with pytest.raises(RuntimeError, match="must match the size"):
+        dst.copy_(tl.ones(4))
+    assert dst.tolist() == [[1, -2, 3], [1, -2, 3]]  # nothing changed by the failed copy
+    v0 = dst._version
+    dst[0].copy_(tl.tensor([7, 8, 9], dtype=tl.int64, device=device))
+    assert dst._version == v0 + 1
+    assert dst.tolist() == [[7, 8, 9], [1, -2, 3]]
+
+
+def test_factories(device):
+    assert to_numpy(tl.zeros(2, 3, device=device)).tolist() == [[0.0] * 3] * 2
+    assert tl.ones((2,), dtype=tl.int8, device=device).tolist() == [1, 1]
+    f = tl.full((2, 2), 7, device=device)
+    assert f.dtype is tl.int64 and f.tolist() == [[7, 7], [7, 7]]
+    assert tl.full((1,), True).dtype is tl.bool and tl.full((1,), 0.5).dtype is tl.float32
+    assert tl.full((2,), 1 / 3, dtype=tl.float64, device=device).tolist() == [1 / 3, 1 / 3]
+    assert tl.empty(3, 0, device=device).shape == (3, 0)
+    e = tl.eye(2, 3, device=device)
+    assert e.tolist() == [[1, 0, 0], [0, 1, 0]]
+    x = tl.ones(2, 3, dtype=tl.float16, device=device)
+    for like in (tl.zeros_like(x), tl.ones_like(x), tl.empty_like(x), tl.full_like(x, 2)):
+        assert like.shape == x.shape and like.dtype is tl.float16 and like.device == x.device
+    assert x.new_zeros(4).dtype is tl.float16 and x.new_ones(2, 2).shape == (2, 2)
+    assert x.new_full((1,), 3).tolist() == [3.0] and x.new_tensor([1, 2]).dtype is tl.float16
+    assert x.new_empty((5,)).shape == (5,)
+
+
+def test_ranges():
+    assert tl.arange(5).tolist() == [0, 1, 2, 3, 4] and tl.arange(5).dtype is tl.int64
+    assert tl.arange(1, 4, 0.5).dtype is tl.float32
+    np.testing.assert_allclose(tl.arange(1, 4, 0.5).numpy(), np.arange(1, 4, 0.5))
+    assert tl.arange(10, 0, -3).tolist() == [10, 7, 4, 1]
+    with pytest.raises(RuntimeError, match="step must be nonzero"):
+        tl.arange(0, 3, 0)
+    with pytest.raises(RuntimeError, match="inconsistent with step sign"):
+        tl.arange(0, 3, -1)
+    np.testing.assert_allclose(tl.linspace(-1, 1, 5).numpy(), [-1, -0.5, 0, 0.5, 1])
+    np.testing.assert_allclose(tl.linspace(0, 1, 7, dtype=tl.float64).numpy(), np.linspace(0, 1, 7), rtol=1e-15)
+    assert tl.linspace(0, 1, 1).tolist() == [0.0] and tl.linspace(0, 1, 0).shape == (0,)
+    np.testing.assert_allclose(tl.logspace(0, 3, 4).numpy(), [1, 10, 100, 1000], rtol=1e-6)
+    np.testing.assert_allclose(tl.logspace(0, 3, 4, base=2).numpy(), [1, 2, 4, 8])
+
+
+def test_fill_and_zero(device):
+    t = tl.empty(5, 3, device=device)
+    t.fill_(2.5)
+    assert to_numpy(t).tolist() == [[2.5] * 3] * 5
+    t[:, 1].zero_()
+    assert to_numpy(t)[:, 1].tolist() == [0.0] * 5 and to_numpy(t)[:, 0].tolist() == [2.5] * 5
+    with pytest.raises(RuntimeError, match="overflow"):
+        tl.zeros(2, dtype=tl.int8, device=device).fill_(300)
+    with pytest.raises(RuntimeError, match="only supports 0-dimension value tensor"):
+        t.fill_(tl.ones(2))
+    t.fill_(tl.tensor(4.0))
+    assert to_numpy(t).max() == 4.0
+
+
+def test_repr_matches_pytorch_format():
+    assert repr(tl.tensor([1.0, 2.0, 3.0])) == "tensor([1., 2., 3.])"
+    assert repr(tl.tensor([1.5, 2.25])) == "tensor([1.5000, 2.2500])"
+    assert repr(tl.tensor([[1, 2], [3, 4]])) == "tensor([[1, 2],\n        [3, 4]])"
+    assert repr(tl.tensor(3.0)) == "tensor(3.)"
+    assert repr(tl.tensor([True, False])) == "tensor([ True, False])"
+    assert repr(tl.tensor([1.0], dtype=tl.float64)) == "tensor([1.], dtype=tensorlab.float64)"
+    assert repr(tl.tensor([1], dtype=tl.int32)) == "tensor([1], dtype=tensorlab.int32)"
+    assert repr(tl.zeros(0, 3)) == "tensor([], size=(0, 3))"
+    assert repr(tl.tensor([1e-5, 1.0])) == "tensor([1.0000e-05, 1.0000e+00])"
+    assert repr(tl.tensor([float("nan"), float("inf"), 1.0])) == "tensor([nan, inf, 1.])"
+    assert repr(tl.ones(2, requires_grad=True)) == "tensor([1., 1.], requires_grad=True)"
+    big = repr(tl.arange(2000))
+    assert "..." in big and big.startswith("tensor([   0,    1,    2,  ..., 1997, 1998, 1999])")
+    if tl.cuda.is_available():
+        assert repr(tl.tensor([1.0], device="cuda")) == "tensor([1.], device='cuda:0')"
+
+
+def test_pickle_by_value(device):
+    import pickle
+
+    t = tl.tensor([[1.0, 2.0], [3.0, 4.0]], device=device).t()
+    r = pickle.loads(pickle.dumps(t))
+    assert r.device == t.device and r.dtype is t.dtype
+    np.testing.assert_array_equal(to_numpy(r), to_numpy(t))
+
+
+def test_dlpack_numpy_roundtrip():
+    t = tl.arange(6, dtype=tl.float32).view(2, 3)[:, 1:]
+    a = np.from_dlpack(t)
+    np.testing.assert_array_equal(a, [[1, 2], [4, 5]])
+    a[0, 0] = 42
+    assert t[0, 0].item() == 42  # shared memory
+    back = tl.from_dlpack(np.arange(4, dtype=np.int16))
+    assert back.dtype is tl.int16 and back.tolist() == [0, 1, 2, 3]
+    assert t.__dlpack_device__() == (1, 0)
+    with pytest.raises(RuntimeError, match="require gradient"):
+        tl.ones(2, requires_grad=True).__dlpack__()
+
+
+def test_dlpack_capsule_roundtrip(device):
+    t = tl.arange(10, dtype=tl.int32, device=device)[2:8:2]
+    r = tl.from_dlpack(t.__dlpack__())
+    assert r.device == t.device and r.tolist() == [2, 4, 6]
+    assert r.data_ptr() == t.data_ptr()
+
+
+def test_cuda_array_interface():
+    with pytest.raises(AttributeError):
+        _ = tl.ones(2).__cuda_array_interface__
+    assert not hasattr(tl.ones(2), "__cuda_array_interface__")
+    if not tl.cuda.is_available():
+        pytest.skip("no cuda device")
+    t = tl.zeros(3, 4, dtype=tl.float16, device="cuda").t()
+    cai = t.__cuda_array_interface__
+    assert cai["shape"] == (4, 3) and cai["typestr"] == "<f2" and cai["version"] == 3
+    assert cai["strides"] == (2, 8) and cai["data"][0] == t.data_ptr()
+
+
+def test_requires_grad_flags():
+    t = tl.ones(2)
+    assert not t.requires_grad and t.is_leaf and t.grad is None
+    t.requires_grad_()
+    assert t.requires_grad
+    with pytest.raises(RuntimeError, match="floating point"):
+        tl.ones(2, dtype=tl.int64).requires_grad_()
+    with pytest.raises(RuntimeError, match="Can't call numpy"):
+        t.numpy()
+    assert t.detach().numpy().tolist() == [1.0, 1.0]
+
+
+def test_mixed_devices_raise():
+    if not tl.cuda.is_available():
+        pytest.skip("no cuda device")
+    a, b = tl.ones(2), tl.ones(2, device="cuda")
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device.*cpu and cuda:0"):
+        tl.as_strided_scatter(a, b, (2,), (1,))
