@@ -1,0 +1,512 @@
+"""Specific behaviour and errors of the shape / data-movement ops (the OpInfo table covers values).
+
+cat's legacy skip of 1-D (0,) inputs, type promotion, out=, list-input gradients; stack; repeat
+with more sizes than dims; repeat_interleave with tensor repeats (errors, output_size, the
+segment-sum gradient); meshgrid's indexing modes; flip/roll/tril/diag errors; and the rare
+kernel paths (more than six dims that no stride pattern merges).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import tensorlab as tl
+import tensorlab_kernels.copy as kcopy
+from tests.helpers import assert_close, to_numpy
+
+CUDA = tl.cuda.is_available()
+needs_cuda = pytest.mark.skipif(not CUDA, reason="no cuda device (real or interpreted)")
+
+
+def _t(values, device="cpu", dtype=None, requires_grad=False):
+    t = tl.tensor(np.asarray(values), dtype=dtype, device=device)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+# ----------------------------------------------------------------------------------------------
+# cat
+# ----------------------------------------------------------------------------------------------
+
+
+def test_cat_skips_1d_empty_inputs(device):
+    x = _t(np.arange(6.0).reshape(2, 3), device)
+    e = tl.zeros(0, device=device)
+    out = tl.cat([e, x, e], 0)
+    assert out.shape == (2, 3)
+    assert_close(out, np.arange(6.0).reshape(2, 3))
+    # dim is wrapped against the first input that is not skipped: 1 is valid for x, not for e
+    out = tl.cat([e, x, x], dim=1)
+    assert_close(out, np.concatenate([np.arange(6.0).reshape(2, 3)] * 2, axis=1))
+    out = tl.cat([x, e], dim=-1)
+    assert out.shape == (2, 3)
+    # every input skipped: a (0,) result, whatever dim says
+    assert tl.cat([e, e], dim=3).shape == (0,)
+
+
+def test_cat_skipped_inputs_still_promote(device):
+    x = _t(np.ones((2, 2), np.float32), device)
+    e64 = tl.zeros(0, dtype=tl.float64, device=device)
+    assert tl.cat([x, e64]).dtype is tl.float64
+    assert tl.cat([tl.zeros(0, dtype=tl.int64), tl.zeros(0, dtype=tl.int8)]).dtype is tl.int64
+
+
+def test_cat_other_empty_shapes_are_not_skipped():
+    with pytest.raises(RuntimeError, match=r"Expected size 3 but got size 4 for tensor number 1"):
+        tl.cat([tl.zeros(0, 3), tl.zeros(2, 4)], 0)
+    assert tl.cat([tl.zeros(0, 3), tl.ones(2, 3)], 0).shape == (2, 3)
+
+
+@pytest.mark.parametrize("a,b,expected", [
+    (tl.int32, tl.float16, tl.float16),
+    (tl.uint8, tl.int8, tl.int16),
+    (tl.bool, tl.int64, tl.int64),
+    (tl.bfloat16, tl.float16, tl.float32),
+    (tl.float32, tl.float64, tl.float64),
+    (tl.bool, tl.bool, tl.bool),
+])
+def test_cat_type_promotion(device, a, b, expected):
+    xa = np.array([[1, 0, 3]]).astype(a.np)
+    xb = np.array([[2, 5, 0], [1, 1, 1]]).astype(b.np)
+    out = tl.cat([_t(xa, device), _t(xb, device)])
+    assert out.dtype is expected
+    assert out.dtype is tl.promote_types(a, b)
+    assert_close(out, np.concatenate([xa.astype(np.float64), xb.astype(np.float64)]).astype(expected.np))
+
+
+def test_cat_errors():
+    x = tl.ones(2, 3)
+    with pytest.raises(RuntimeError, match=r"zero-dimensional tensor \(at position 1\) cannot be concatenated"):
+        tl.cat([x, tl.tensor(1.0)])
+    with pytest.raises(RuntimeError, match=r"Sizes of tensors must match except in dimension 0. Expected size 3 but "
+                                           r"got size 4 for tensor number 2 in the list"):
+        tl.cat([x, x, tl.ones(2, 4)])
+    with pytest.raises(RuntimeError, match=r"same number of dimensions: got 2 and 3"):
+        tl.cat([x, tl.ones(2, 3, 1)])
+    with pytest.raises(RuntimeError, match="non-empty list"):
+        tl.cat([])
+    with pytest.raises(TypeError, match="must be tuple of Tensors, not Tensor"):
+        tl.cat(x)
+    with pytest.raises(TypeError, match="expected Tensor as element 1"):
+        tl.cat([x, 3])
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        tl.cat([x, x], 2)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        tl.cat([x, x], -3)
+
+
+@needs_cuda
+def test_cat_device_mismatch():
+    with pytest.raises(RuntimeError, match="same device"):
+        tl.cat([tl.ones(2), tl.ones(2, device="cuda")])
+    with pytest.raises(RuntimeError, match="same device"):
+        tl.stack([tl.tensor(1.0, device="cuda"), tl.tensor(2.0)])  # a 0-d cpu tensor is no scalar here
+
+
+def test_cat_accepts_tuple_and_aliases(device):
+    x = _t(np.arange(4.0), device)
+    for out in (tl.cat((x, x)), tl.concat([x, x]), tl.concatenate([x, x], axis=0)):
+        assert_close(out, np.concatenate([np.arange(4.0)] * 2))
+
+
+def test_cat_out(device):
+    x = _t(np.arange(6.0, dtype=np.float32).reshape(2, 3), device)
+    out = tl.empty(4, 3, dtype=tl.float64, device=device)
+    res = tl.cat([x, x], out=out)
+    assert res is out and out.dtype is tl.float64
+    assert_close(out, np.concatenate([np.arange(6.0).reshape(2, 3)] * 2))
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        tl.cat([x, x], out=tl.empty(4, 3, dtype=tl.int64, device=device))
+    with pytest.raises(RuntimeError, match="out=... arguments don't support automatic differentiation"):
+        tl.cat([x.clone().requires_grad_(True), x], out=tl.empty(4, 3, device=device))
+
+
+def test_cat_out_overlapping_an_input(device):
+    big = _t(np.arange(4.0), device)
+    tl.cat([big[2:], big[:2]], out=big)  # reading what is being written: goes through a temporary
+    assert_close(big, [2.0, 3.0, 0.0, 1.0])
+
+
+def test_cat_list_input_gradients(device):
+    a = _t(np.arange(6.0, dtype=np.float32).reshape(2, 3), device, requires_grad=True)
+    b = _t(np.ones((2, 2)), device, dtype=tl.float64, requires_grad=True)
+    c = _t(np.ones((2, 1), np.int32), device)
+    e = _t(np.zeros(0, np.float32), device, requires_grad=True)
+    out = tl.cat([a, e, b, c], dim=1)
+    assert out.dtype is tl.float64 and out.grad_fn.name() == "CatBackward0"
+    g = np.arange(12.0).reshape(2, 6)
+    out.backward(_t(g, device))
+    assert a.grad.dtype is tl.float32 and b.grad.dtype is tl.float64
+    assert_close(a.grad, g[:, :3].astype(np.float32))
+    assert_close(b.grad, g[:, 3:5])
+    assert e.grad is not None and e.grad.shape == (0,) and e.grad.dtype is tl.float32
+
+
+def test_stack_list_input_gradients(device):
+    a = _t(np.zeros((2, 3)), device, requires_grad=True)
+    b = _t(np.zeros((2, 3)), device, requires_grad=True)
+    out = tl.stack((a, b), dim=1)
+    assert out.shape == (2, 2, 3) and out.grad_fn.name() == "StackBackward0"
+    g = np.arange(12.0).reshape(2, 2, 3)
+    out.backward(_t(g, device))
+    assert_close(a.grad, g[:, 0])
+    assert_close(b.grad, g[:, 1])
+
+
+@needs_cuda
+def test_cat_is_one_launch_per_nonempty_input(monkeypatch):
+    launches = []
+    real = kcopy.launch
+
+    def counting(kernel, grid, *args, **meta):
+        launches.append(grid)
+        return real(kernel, grid, *args, **meta)
+
+    x = tl.ones(3, 4, device="cuda")
+    inputs = [x, tl.zeros(0, device="cuda"), x.t().contiguous().t(), tl.zeros(3, 0, device="cuda"), x]
+    monkeypatch.setattr(kcopy, "launch", counting)
+    out = tl.cat(inputs, 1)
+    assert len(launches) == 3
+    assert_close(out, np.ones((3, 12)))
+
+
+# ----------------------------------------------------------------------------------------------
+# stack and friends
+# ----------------------------------------------------------------------------------------------
+
+
+def test_stack_errors_and_promotion(device):
+    with pytest.raises(RuntimeError, match=r"stack expects each tensor to be equal size, but got \[2, 3\] at entry 0 "
+                                           r"and \[2, 4\] at entry 1"):
+        tl.stack([tl.ones(2, 3), tl.ones(2, 4)])
+    with pytest.raises(RuntimeError, match="non-empty TensorList"):
+        tl.stack([])
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        tl.stack([tl.ones(2, 3)], 3)
+    out = tl.stack([_t([1, 2], device, dtype=tl.int8), _t([0.5, 1.5], device, dtype=tl.float32)], -1)
+    assert out.dtype is tl.float32
+    assert_close(out, [[1.0, 0.5], [2.0, 1.5]])
+
+
+def test_stack_out(device):
+    out = tl.empty(2, 2, device=device)
+    tl.stack([_t([1.0, 2.0], device), _t([3.0, 4.0], device)], out=out)
+    assert_close(out, [[1.0, 2.0], [3.0, 4.0]])
+
+
+def test_hstack_vstack_dstack_shapes():
+    a, b = tl.ones(3), tl.zeros(3)
+    assert tl.hstack([a, b]).shape == (6,)
+    assert tl.vstack([a, b]).shape == (2, 3)
+    assert tl.row_stack([a, b]).shape == (2, 3)
+    assert tl.dstack([a, b]).shape == (1, 3, 2)
+    assert tl.column_stack([a, b]).shape == (3, 2)
+    with pytest.raises(RuntimeError, match="hstack expects a non-empty TensorList"):
+        tl.hstack([])
+
+
+def test_atleast_nd_forms():
+    x = tl.tensor(1.0)
+    assert tl.atleast_1d(x).shape == (1,)
+    assert tl.atleast_2d(tl.ones(3)).shape == (1, 3)
+    assert tl.atleast_3d(tl.ones(2, 3)).shape == (2, 3, 1)
+    pair = tl.atleast_2d(x, tl.ones(3))
+    assert isinstance(pair, tuple) and [p.shape for p in pair] == [(1, 1), (1, 3)]
+    listed = tl.atleast_3d([tl.ones(3)])
+    assert isinstance(listed, tuple) and listed[0].shape == (1, 3, 1)
+    y = tl.ones(2, 3)
+    assert tl.atleast_2d(y) is y
+
+
+# ----------------------------------------------------------------------------------------------
+# flip / roll
+# ----------------------------------------------------------------------------------------------
+
+
+def test_flip_forms_and_copy(device):
+    x = _t(np.arange(6.0).reshape(2, 3), device)
+    ref = np.arange(6.0).reshape(2, 3)[::-1, ::-1]
+    for out in (x.flip(0, 1), x.flip([0, 1]), tl.flip(x, (0, 1)), tl.flip(x, dims=[-2, -1])):
+        assert_close(out, ref)
+    y = tl.flip(x, 0)
+    assert y._storage is not x._storage and y.is_contiguous()
+    assert_close(tl.fliplr(x), np.fliplr(np.arange(6.0).reshape(2, 3)))
+    assert_close(tl.flipud(x), np.flipud(np.arange(6.0).reshape(2, 3)))
+
+
+def test_flip_errors():
+    x = tl.ones(2, 3)
+    with pytest.raises(RuntimeError, match="dim 0 appears multiple times"):
+        tl.flip(x, (0, -2))
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        tl.flip(x, (2,))
+    with pytest.raises(RuntimeError, match="Input must be >= 2-d"):
+        tl.fliplr(tl.ones(3))
+    with pytest.raises(RuntimeError, match="Input must be >= 1-d"):
+        tl.flipud(tl.tensor(1.0))
+
+
+def test_flip_and_roll_gradients(device):
+    x = _t(np.zeros((2, 3)), device, requires_grad=True)
+    g = np.arange(6.0).reshape(2, 3)
+    x.flip(1).backward(_t(g, device))
+    assert_close(x.grad, g[:, ::-1])
+    x.grad = None
+    x.roll((1, 2), (0, 1)).backward(_t(g, device))
+    assert_close(x.grad, np.roll(g, (-1, -2), (0, 1)))
+    x.grad = None
+    x.roll(4).backward(_t(g, device))
+    assert_close(x.grad, np.roll(g, -4))
+
+
+def test_roll_errors():
+    x = tl.ones(2, 3)
+    with pytest.raises(RuntimeError, match="shifts and dimensions must align. shifts: 2, dims:1"):
+        tl.roll(x, (1, 2), 0)
+    with pytest.raises(RuntimeError, match="shifts and dimensions must align. shifts: 2, dims:0"):
+        tl.roll(x, (1, 2))
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        tl.roll(x, 1, 2)
+    with pytest.raises(IndexError, match="no dimensions"):
+        tl.roll(tl.tensor(1.0), 1, 0)
+
+
+# ----------------------------------------------------------------------------------------------
+# repeat / tile / repeat_interleave
+# ----------------------------------------------------------------------------------------------
+
+
+def test_repeat_more_sizes_than_dims(device):
+    x = np.arange(6.0).reshape(2, 3)
+    out = _t(x, device).repeat(2, 1, 2)
+    assert out.shape == (2, 2, 6)
+    assert_close(out, np.tile(x, (2, 1, 2)))
+    assert _t(x, device).repeat((2, 2)).shape == (4, 6)  # a tuple works too
+    assert tl.tile(_t(x, device), (2,)).shape == (2, 6)  # tile pads the reps with leading 1s
+
+
+def test_repeat_errors():
+    with pytest.raises(RuntimeError, match="can not be smaller than number of dimensions"):
+        tl.ones(2, 3).repeat(2)
+    with pytest.raises(RuntimeError, match="negative dimension"):
+        tl.ones(2, 3).repeat(2, -1)
+
+
+def test_repeat_gradient_sums_the_blocks(device):
+    x = _t(np.zeros((2, 3)), device, requires_grad=True)
+    g = np.arange(48.0).reshape(2, 4, 6)
+    x.repeat(2, 2, 2).backward(_t(g, device))
+    expected = g.reshape(2, 2, 2, 2, 3).sum(axis=(0, 1, 3))
+    assert_close(x.grad, expected)
+
+
+def test_repeat_interleave_int_gradient(device):
+    x = _t(np.zeros((2, 3)), device, requires_grad=True)
+    g = np.arange(12.0).reshape(2, 6)
+    x.repeat_interleave(2, dim=1).backward(_t(g, device))
+    assert_close(x.grad, g.reshape(2, 3, 2).sum(-1))
+
+
+def test_repeat_interleave_tensor_gradient_is_segment_sum(device):
+    x = _t(np.zeros((4, 2)), device, requires_grad=True)
+    r = _t([2, 0, 3, 1], device)
+    out = tl.repeat_interleave(x, r, dim=0)
+    assert out.shape == (6, 2)
+    g = np.arange(12.0).reshape(6, 2)
+    out.backward(_t(g, device))
+    assert_close(x.grad, np.stack([g[0:2].sum(0), np.zeros(2), g[2:5].sum(0), g[5]]))
+
+
+def test_repeat_interleave_tensor_double_backward(device):
+    # the backward (segment sum) is itself an op whose backward repeats again
+    x = _t(np.zeros(3), device, requires_grad=True)
+    r = _t([1, 2, 0], device)
+    g = _t(np.zeros(3), device, requires_grad=True)
+    (gx,) = tl.autograd.grad(tl.repeat_interleave(x, r), [x], grad_outputs=g, create_graph=True)
+    gx.backward(_t([1.0, 2.0, 3.0], device))
+    assert_close(g.grad, [1.0, 2.0, 2.0])
+
+
+def test_repeat_interleave_index_form(device):
+    r = _t(np.array([2, 0, 3], np.int32), device)
+    out = tl.repeat_interleave(r)
+    assert out.dtype is tl.int32
+    assert_close(out, [0, 0, 2, 2, 2])
+    assert_close(tl.repeat_interleave(r, output_size=5), [0, 0, 2, 2, 2])
+
+
+def test_repeat_interleave_output_size(device):
+    x = np.arange(6.0).reshape(3, 2)
+    out = tl.repeat_interleave(_t(x, device), _t([1, 2, 1], device), dim=0, output_size=4)
+    assert_close(out, np.repeat(x, [1, 2, 1], axis=0))
+    with pytest.raises(RuntimeError, match="allocated size does not match"):
+        tl.repeat_interleave(tl.tensor(x), tl.tensor([1, 2, 1]), dim=0, output_size=5)
+
+
+def test_repeat_interleave_errors():
+    x = tl.ones(3, 2)
+    with pytest.raises(RuntimeError, match="repeats can not be negative"):
+        tl.repeat_interleave(x, tl.tensor([1, -1, 2]), dim=0)
+    with pytest.raises(RuntimeError, match="repeats can not be negative"):
+        tl.repeat_interleave(x, -1)
+    with pytest.raises(RuntimeError, match=r"repeats.size\(0\) = 2 and input.size\(0\) = 3"):
+        tl.repeat_interleave(x, tl.tensor([1, 2]), dim=0)
+    with pytest.raises(RuntimeError, match="Long or Int"):
+        tl.repeat_interleave(x, tl.tensor([1.0, 2.0, 3.0]), dim=0)
+    with pytest.raises(RuntimeError, match="0-dim or 1-dim"):
+        tl.repeat_interleave(x, tl.ones(3, 2, dtype=tl.int64), dim=0)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        tl.repeat_interleave(x, 2, dim=2)
+
+
+@needs_cuda
+def test_repeat_interleave_cpu_repeats_with_cuda_input():
+    x = np.arange(6.0).reshape(3, 2)
+    out = tl.repeat_interleave(tl.tensor(x, device="cuda"), tl.tensor([0, 1, 3]), dim=0)
+    assert out.device.type == "cuda"
+    assert_close(out, np.repeat(x, [0, 1, 3], axis=0))
+
+
+# ----------------------------------------------------------------------------------------------
+# tril / triu / diag / trace
+# ----------------------------------------------------------------------------------------------
+
+
+def test_tril_triu_in_place_and_out(device):
+    x = np.arange(12.0).reshape(3, 4)
+    t = _t(x, device)
+    v = t._version
+    assert t.tril_(-1) is t and t._version == v + 1
+    assert_close(t, np.tril(x, -1))
+    t = _t(x, device)
+    t.triu_(1)
+    assert_close(t, np.triu(x, 1))
+    out = tl.empty(3, 4, device=device)
+    tl.triu(_t(x, device), out=out)
+    assert_close(out, np.triu(x))
+    leaf = _t(x, device, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        leaf.tril_()
+
+
+def test_tril_triu_gradients(device):
+    x = _t(np.zeros((3, 3)), device, requires_grad=True)
+    g = np.arange(9.0).reshape(3, 3)
+    x.triu(1).backward(_t(g, device))
+    assert_close(x.grad, np.triu(g, 1))
+
+
+def test_tril_errors():
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        tl.tril(tl.ones(3))
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        tl.ones(3).triu_()
+
+
+def test_diag_errors_and_gradients(device):
+    with pytest.raises(RuntimeError, match="Supports 1D or 2D tensors. Got 3D"):
+        tl.diag(tl.ones(2, 2, 2))
+    with pytest.raises(RuntimeError, match="diagonal dimensions cannot be identical"):
+        tl.diag_embed(tl.ones(3), 0, 0, -2)
+    with pytest.raises(RuntimeError, match="expected a matrix"):
+        tl.trace(tl.ones(3))
+    v = _t(np.zeros(3), device, requires_grad=True)
+    g = np.arange(16.0).reshape(4, 4)
+    tl.diag(v, 1).backward(_t(g, device))
+    assert_close(v.grad, np.diag(g, 1))
+    m = _t(np.zeros((3, 4)), device, requires_grad=True)
+    tl.diag(m, -1).backward(_t([1.0, 2.0], device))
+    expected = np.zeros((3, 4))
+    expected[1, 0], expected[2, 1] = 1.0, 2.0
+    assert_close(m.grad, expected)
+
+
+def test_diag_out(device):
+    out = tl.empty(2, device=device)
+    tl.diag(_t(np.arange(4.0).reshape(2, 2), device), out=out)
+    assert_close(out, [0.0, 3.0])
+
+
+def test_trace_values_and_dtype(device):
+    assert tl.trace(_t(np.arange(6, dtype=np.int32).reshape(2, 3), device)).dtype is tl.int64
+    x = _t(np.zeros((2, 3)), device, requires_grad=True)
+    t = tl.trace(x)
+    assert t.shape == ()
+    t.backward()
+    assert_close(x.grad, np.eye(2, 3))
+
+
+# ----------------------------------------------------------------------------------------------
+# meshgrid / broadcast_tensors
+# ----------------------------------------------------------------------------------------------
+
+
+def test_meshgrid_indexing_modes(device):
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0])
+    ij = tl.meshgrid(_t(a, device), _t(b, device), indexing="ij")
+    xy = tl.meshgrid([_t(a, device), _t(b, device)], indexing="xy")
+    assert [g.shape for g in ij] == [(3, 2), (3, 2)]
+    assert [g.shape for g in xy] == [(2, 3), (2, 3)]
+    for got, ref in zip(ij + xy, np.meshgrid(a, b, indexing="ij") + np.meshgrid(a, b, indexing="xy")):
+        assert_close(got, ref)
+    # the grids are views: no data moved
+    assert ij[0]._storage is ij[0]._base._storage and 0 in ij[0].stride()
+
+
+def test_meshgrid_default_warns_and_is_ij():
+    with pytest.warns(UserWarning, match="indexing argument"):
+        grids = tl.meshgrid(tl.ones(2), tl.ones(3))
+    assert grids[0].shape == (2, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tl.meshgrid(tl.ones(2), tl.ones(3), indexing="ij")
+
+
+def test_meshgrid_errors():
+    with pytest.raises(RuntimeError, match='indexing must be one of "xy" or "ij"'):
+        tl.meshgrid(tl.ones(2), indexing="ab")
+    with pytest.raises(RuntimeError, match="Expected 0D or 1D tensor"):
+        tl.meshgrid(tl.ones(2, 2), indexing="ij")
+    with pytest.raises(RuntimeError, match="same dtype"):
+        tl.meshgrid(tl.ones(2), tl.ones(2, dtype=tl.int64), indexing="ij")
+    with pytest.raises(RuntimeError, match="non-empty"):
+        tl.meshgrid([], indexing="ij")
+
+
+def test_broadcast_tensors_views_and_errors():
+    a, b = tl.ones(3, 1), tl.ones(4)
+    x, y = tl.broadcast_tensors(a, b)
+    assert x.shape == y.shape == (3, 4) and x._storage is a._storage
+    with pytest.raises(RuntimeError, match="must match"):
+        tl.broadcast_tensors(tl.ones(3), tl.ones(4))
+
+
+# ----------------------------------------------------------------------------------------------
+# rare kernel paths: more than six dims that no stride pattern merges
+# ----------------------------------------------------------------------------------------------
+
+
+@needs_cuda
+def test_roll_and_flip_with_seven_unmergeable_dims():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 2, 3, 2, 3, 2)).astype(np.float32)
+    shifts, dims = (1, 2, 1, -1, 1, 1, 1), (0, 1, 2, 3, 4, 5, 6)
+    t = tl.tensor(x, device="cuda")
+    assert_close(t.roll(shifts, dims), np.roll(x, shifts, dims))
+    perm = (6, 4, 2, 0, 1, 3, 5)  # non-contiguous: the flat roll takes its fallback path
+    assert_close(t.permute(perm).roll(7), np.roll(np.transpose(x, perm), 7))
+    assert_close(t.permute(perm).flip(0, 3, 5), np.flip(np.transpose(x, perm), (0, 3, 5)))
+
+
+@needs_cuda
+def test_repeat_and_tril_with_many_unmergeable_dims():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 3, 2, 3)).astype(np.float32)
+    t = tl.tensor(x, device="cuda").permute(3, 1, 2, 0)  # 4 strided dims -> 8 interleaved
+    assert_close(t.repeat(2, 1, 2, 2), np.tile(np.transpose(x, (3, 1, 2, 0)), (2, 1, 2, 2)))
+    y = rng.standard_normal((2, 2, 2, 2, 2, 2, 3, 4)).astype(np.float32)
+    ty = tl.tensor(y, device="cuda").permute(5, 4, 3, 2, 1, 0, 6, 7)
+    assert_close(ty.tril(1), np.tril(np.transpose(y, (5, 4, 3, 2, 1, 0, 6, 7)), 1))
+    assert to_numpy(ty.tril(1)).shape == (2, 2, 2, 2, 2, 2, 3, 4)
