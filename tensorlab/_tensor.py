@@ -226,6 +226,24 @@ class Tensor:
     def retains_grad(self) -> bool:
         return self._retains_grad
 
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces it.
+
+        Returns a handle whose ``remove()`` unregisters the hook.
+        """
+        from .autograd.graph import _HookDict, add_hook
+
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = _HookDict()
+            return add_hook(self._hooks, hook)
+        node = self.grad_fn
+        if node._tensor_hooks is None:
+            node._tensor_hooks = {}
+        return add_hook(node._tensor_hooks.setdefault(self._output_nr, _HookDict()), hook)
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         from .autograd import backward
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from . import graph
+from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .function import Function, once_differentiable
 from .grad_mode import (
     enable_grad,
     inference_mode,
@@ -11,7 +13,7 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .gradcheck import GradcheckError, gradcheck
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 
 def _as_tuple(x):
@@ -106,5 +108,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     return tuple(result)
 
 
-__all__ = ["GradcheckError", "backward", "enable_grad", "grad", "gradcheck", "graph", "inference_mode",
+__all__ = ["Function", "GradcheckError", "backward", "detect_anomaly", "gradgradcheck", "is_anomaly_enabled",
+           "once_differentiable", "set_detect_anomaly", "enable_grad", "grad", "gradcheck", "graph", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "set_grad_enabled"]

@@ -121,3 +121,38 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
                     raise GradcheckError(msg)
                 return False
     return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+                  raise_exception: bool = True, **_ignored) -> bool:
+    """gradcheck of the first derivative: checks second-order gradients (``create_graph`` backward).
+
+    ``grad_outputs`` default to fixed random float64 tensors shaped like the outputs, which also get
+    ``requires_grad`` so the check covers the gradient with respect to them too.
+    """
+    from .. import tensor as make_tensor
+    from . import grad as autograd_grad
+
+    inputs = _as_tuple(inputs)
+    outputs = _outputs(func, inputs)
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        grad_outputs = tuple(
+            make_tensor(rng.standard_normal(o.shape), dtype=o.dtype, device=o.device, requires_grad=True)
+            for o in outputs
+        )
+    grad_outputs = _as_tuple(grad_outputs)
+    n_in = len(inputs)
+    diff_pos = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+
+    def first_derivative(*args):
+        ins, gos = args[:n_in], args[n_in:]
+        outs = tuple(o for o in _outputs(func, ins) if o.requires_grad)
+        grads = autograd_grad(outs, [ins[i] for i in diff_pos], grad_outputs=gos[: len(outs)], create_graph=True,
+                              allow_unused=True)
+        from .._factories import zeros_like
+
+        return tuple(g if g is not None else zeros_like(ins[i]) for g, i in zip(grads, diff_pos))
+
+    return gradcheck(first_derivative, (*inputs, *grad_outputs), eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

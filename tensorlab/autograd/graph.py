@@ -8,10 +8,15 @@ orders the reachable nodes topologically, calls each op's registered backward ru
 made of registered ops, so double backward works), sums gradients per edge and deposits them
 in leaves' ``.grad``. Saved tensors are dropped as soon as a node has run, unless
 ``retain_graph``; a saved tensor modified in place since it was saved raises on use.
+
+In-place ops on views rebase history as PyTorch does (:func:`rebase_view`): the base gets a
+``CopySlices`` node that routes the written region's gradient through the in-place op and the
+rest to the base's old history, and the view becomes a view of the new base.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import weakref
 
@@ -51,7 +56,7 @@ class SavedTensor:
         if t._storage.version != self.version:
             raise RuntimeError(
                 f"one of the variables needed for gradient computation has been modified by an inplace operation: "
-                f"[{t.dtype.name}{list(t._shape)}], which is output {index} of {node.name()}, is at version "
+                f"[{t.dtype.name}{list(t._shape)}], which is saved tensor {index} of {node.name()}, is at version "
                 f"{t._storage.version}; expected version {self.version} instead. Hint: the backward of "
                 f"{node.op.name} needs this tensor unchanged; clone() it before modifying it in place."
             )
@@ -69,7 +74,11 @@ class SavedTensor:
 class Ctx:
     """Passed to backward rules: ``saved_tensors``, ``params``, ``inputs``, ``outputs``,
     ``needs_input_grad``. ``inputs[i]`` is a :class:`TensorMeta` for tensor inputs (a list of
-    them for list inputs) and the value itself for non-tensor inputs."""
+    them for list inputs) and the value itself for non-tensor inputs.
+
+    The same object is the ``ctx`` of custom :class:`~tensorlab.autograd.Function` s, which also
+    use ``mark_non_differentiable``, ``set_materialize_grads`` and ``mark_dirty``.
+    """
 
     def __init__(self, node: Node, params: dict):
         self._node = weakref.ref(node)
@@ -78,11 +87,18 @@ class Ctx:
         self.outputs: tuple = ()
         self.needs_input_grad: tuple = ()
         self._saved: list | None = []
+        self._to_save: tuple | None = None  # Function.forward saves before outputs are known
         self._outputs_ids: dict = {}
         self._stale_ids: set = set()
         self.released = False
+        self.materialize_grads = True
+        self.non_differentiable: set = set()
+        self.dirty: set = set()
 
     def save_for_backward(self, *tensors) -> None:
+        if self._outputs_ids is None:  # inside Function.forward: finalised once outputs are known
+            self._to_save = tensors
+            return
         saved = []
         for t in tensors:
             if t is None:
@@ -107,18 +123,59 @@ class Ctx:
         node = self._node()
         return tuple(None if s is None else s.unpack(node, i) for i, s in enumerate(self._saved))
 
+    def mark_non_differentiable(self, *tensors) -> None:
+        self.non_differentiable.update(id(t) for t in tensors)
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self.materialize_grads = bool(value)
+
+    def mark_dirty(self, *tensors) -> None:
+        self.dirty.update(id(t) for t in tensors)
+
     def release(self) -> None:
         self._saved = None
         self.released = True
 
 
+class RemovableHandle:
+    """Returned by ``register_hook``: ``remove()`` unregisters the hook."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict):
+        self._hooks = weakref.ref(hooks) if hooks is not None else None
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self) -> None:
+        hooks = self._hooks() if self._hooks is not None else None
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class _HookDict(dict):
+    """dict of id -> hook (weak-referenceable, insertion-ordered)."""
+
+
+def add_hook(holder_dict: _HookDict, hook) -> RemovableHandle:
+    handle = RemovableHandle(holder_dict)
+    holder_dict[handle.id] = hook
+    return handle
+
+
 class AccumulateGrad:
     """The graph's sink for a leaf tensor: adds incoming gradients to ``leaf.grad``."""
 
-    __slots__ = ("variable", "_pre_hooks", "__weakref__")
+    __slots__ = ("variable", "_hooks", "_pre_hooks", "__weakref__")
 
     def __init__(self, leaf):
         self.variable = leaf
+        self._hooks = None
         self._pre_hooks = None
 
     def name(self) -> str:
@@ -127,6 +184,16 @@ class AccumulateGrad:
     @property
     def next_functions(self) -> tuple:
         return ()
+
+    def register_hook(self, fn) -> RemovableHandle:
+        if self._hooks is None:
+            self._hooks = _HookDict()
+        return add_hook(self._hooks, fn)
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        if self._pre_hooks is None:
+            self._pre_hooks = _HookDict()
+        return add_hook(self._pre_hooks, fn)
 
     def __repr__(self):
         return f"<AccumulateGrad object at {id(self):#x}>"
@@ -148,7 +215,7 @@ class Node:
     """One recorded op. ``next_functions[i]`` is ``(node, output_nr)`` for the i-th tensor input."""
 
     __slots__ = ("op", "ctx", "next_functions", "outputs_meta", "_retained", "_hooks", "_pre_hooks",
-                 "input_structure", "anomaly_trace", "__weakref__")
+                 "_tensor_hooks", "input_structure", "inputs_meta_flat", "anomaly_trace", "__weakref__")
 
     def __init__(self, op, params: dict):
         self.op = op
@@ -156,16 +223,32 @@ class Node:
         self.next_functions: tuple = ()
         self.outputs_meta: tuple = ()
         self._retained: dict | None = None  # output_nr -> weakref to a tensor that retains grad
-        self._hooks = None
-        self._pre_hooks = None
+        self._hooks = None  # post hooks: fn(grad_inputs, grad_outputs)
+        self._pre_hooks = None  # fn(grad_outputs)
+        self._tensor_hooks = None  # output_nr -> _HookDict of Tensor.register_hook hooks
         self.input_structure: tuple = ()  # per positional input: None, "tensor" or list length
+        self.inputs_meta_flat: tuple = ()  # TensorMeta per edge, to validate gradients
         self.anomaly_trace = None
 
     def name(self) -> str:
+        if "custom_function" in self.op.tags:
+            return f"{self.op.name}Backward"
         return f"{_camel(self.op.name)}Backward0"
 
     def __repr__(self):
         return f"<{self.name()} object at {id(self):#x}>"
+
+    def register_hook(self, fn) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` after this node ran; may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = _HookDict()
+        return add_hook(self._hooks, fn)
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """``fn(grad_outputs)`` before this node runs; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = _HookDict()
+        return add_hook(self._pre_hooks, fn)
 
     def apply(self, grads: tuple) -> tuple:
         """Run the op's backward rule; returns one gradient per edge (flattened inputs)."""
@@ -175,21 +258,39 @@ class Node:
         result = self.op.backward(ctx, *grads)
         if not isinstance(result, tuple | list):
             result = (result,)
-        flat = []
         if len(result) != len(self.input_structure):
             raise RuntimeError(
-                f"backward rule of {self.op.name} returned {len(result)} gradients, expected "
-                f"{len(self.input_structure)} (one per input)"
+                f"function {self.name()} returned an incorrect number of gradients (expected "
+                f"{len(self.input_structure)}, got {len(result)})"
             )
+        flat = []
         for kind, g in zip(self.input_structure, result):
             if kind is None:
                 continue
             if kind == "tensor":
                 flat.append(g)
             else:
-                gs = [None] * kind if g is None else list(g)
-                flat.extend(gs)
-        return tuple(flat)
+                flat.extend([None] * kind if g is None else list(g))
+        return tuple(self._validate(i, g) for i, g in enumerate(flat))
+
+    def _validate(self, index: int, g):
+        """PyTorch's validate_outputs: a gradient has its input's shape; its dtype is converted."""
+        if g is None or index >= len(self.inputs_meta_flat):
+            return g
+        meta = self.inputs_meta_flat[index]
+        if tuple(g._shape) != tuple(meta.shape):
+            raise RuntimeError(
+                f"Function {self.name()} returned an invalid gradient at index {index} - got {list(g._shape)} but "
+                f"expected shape compatible with {list(meta.shape)}"
+            )
+        if g.dtype is not meta.dtype and meta.dtype.is_floating_point:
+            g = g.to(meta.dtype)
+        if g.device != meta.device:
+            raise RuntimeError(
+                f"Function {self.name()} returned an invalid gradient at index {index} - expected device "
+                f"{meta.device} but got {g.device}"
+            )
+        return g
 
 
 def _flatten_inputs(inputs):
@@ -219,33 +320,53 @@ def _meta_of(x):
     return x
 
 
+def _edge_of(t) -> tuple:
+    if not t._requires_grad:
+        return (None, 0)
+    if t.grad_fn is not None:
+        return (t.grad_fn, t._output_nr)
+    return (accumulate_grad_of(t), 0)
+
+
+def new_node(op, inputs, params: dict) -> Node:
+    """A node for ``op`` applied to ``inputs``: edges, input metadata (outputs are set later)."""
+    structure, flat = _flatten_inputs(inputs)
+    node = Node(op, params)
+    node.input_structure = structure
+    node.next_functions = tuple(_edge_of(t) for t in flat)
+    node.inputs_meta_flat = tuple(TensorMeta(t) for t in flat)
+    ctx = node.ctx
+    ctx.inputs = tuple(_meta_of(x) for x in inputs)
+    ctx.needs_input_grad = tuple(
+        (m.requires_grad if isinstance(m, TensorMeta) else any(y.requires_grad for y in m))
+        if isinstance(m, TensorMeta | list) else False
+        for m in ctx.inputs
+    )
+    if anomaly_enabled():
+        import traceback
+
+        node.anomaly_trace = "".join(traceback.format_stack(limit=14)[:-3])
+    return node
+
+
+def attach_outputs(node: Node, outputs) -> None:
+    """Make ``node`` the ``grad_fn`` of its floating outputs."""
+    node.outputs_meta = tuple(TensorMeta(o) for o in outputs)
+    node.ctx.outputs = node.outputs_meta
+    for i, o in enumerate(outputs):
+        if o.dtype.is_floating_point and id(o) not in node.ctx.non_differentiable:
+            o._requires_grad = True
+            o.grad_fn = node
+            o._output_nr = i
+
+
 def record(op, inputs, outputs, params, inplace: bool = False) -> None:
     """Called by the dispatcher: attach a Node for ``op`` to ``outputs``."""
     if op.backward is None:
         return
-    structure, flat = _flatten_inputs(inputs)
-    node = Node(op, params)
-    node.input_structure = structure
-    edges = []
-    for t in flat:
-        if not t._requires_grad:
-            edges.append((None, 0))
-        elif t.grad_fn is not None:
-            edges.append((t.grad_fn, t._output_nr))
-        else:
-            edges.append((accumulate_grad_of(t), 0))
-    node.next_functions = tuple(edges)
+    node = new_node(op, inputs, params)
     ctx = node.ctx
-    ctx.inputs = tuple(_meta_of(x) for x in inputs)
-    ctx.needs_input_grad = tuple(
-        (m.requires_grad if hasattr(m, "requires_grad") else any(y.requires_grad for y in m))
-        if isinstance(m, TensorMeta | list) else False
-        for m in ctx.inputs
-    )
-    node.outputs_meta = tuple(TensorMeta(o) for o in outputs)
-    ctx.outputs = node.outputs_meta
     ctx._outputs_ids = {id(o): i for i, o in enumerate(outputs)}
-
     save_inputs = list(inputs)
     if inplace:
         # The destination is both input 0 and output 0. As an input its old value is gone, so
@@ -260,20 +381,73 @@ def record(op, inputs, outputs, params, inplace: bool = False) -> None:
     if op.save is not None:
         op.save(ctx, tuple(save_inputs), tuple(outputs), params)
     else:
-        ctx.save_for_backward(*[t for t in _flatten_inputs(save_inputs)[1]])
+        ctx.save_for_backward(*_flatten_inputs(save_inputs)[1])
+    attach_outputs(node, outputs)
+    if inplace and outputs and outputs[0]._base is not None:
+        rebase_view(outputs[0])
 
-    if anomaly_enabled():
-        import traceback
 
-        node.anomaly_trace = "".join(traceback.format_stack(limit=12)[:-3])
+# ----------------------------------------------------------------------------------------------
+# in-place ops on views: rebase the base's history (PyTorch's CopySlices)
+# ----------------------------------------------------------------------------------------------
 
-    for i, o in enumerate(outputs):
-        if o.dtype.is_floating_point:
-            o._requires_grad = True
-            o.grad_fn = node
-            o._output_nr = i
-            if inplace:
-                o._retains_grad = o._retains_grad  # unchanged; the history is rebased onto `node`
+
+def _copy_slices_backward(ctx, g):
+    """Gradient of ``base_new = base_old with region := view_new``."""
+    from .._copy_ops import as_strided_scatter
+    from .._factories import zeros
+
+    size, stride, offset = ctx.params["size"], ctx.params["stride"], ctx.params["storage_offset"]
+    g = g.contiguous()
+    g_view = g.as_strided(size, stride, offset) if ctx.needs_input_grad[1] else None
+    g_base = None
+    if ctx.needs_input_grad[0]:
+        g_base = as_strided_scatter(g, zeros(size, dtype=g.dtype, device=g.device), size, stride, offset)
+    return g_base, g_view
+
+
+_COPY_SLICES = None
+
+
+def _copy_slices_op():
+    global _COPY_SLICES
+    if _COPY_SLICES is None:
+        from .._registry import OpDef
+
+        # Bookkeeping only: nothing is computed forward (the write already happened).
+        _COPY_SLICES = OpDef("copy_slices", custom=lambda *a, **k: None, backward=_copy_slices_backward,
+                             save=lambda ctx, inputs, outputs, params: None, tags={"autograd"})
+    return _COPY_SLICES
+
+
+def rebase_view(view) -> None:
+    """After an in-place op on ``view``, give its base a CopySlices node and re-view the view."""
+    from .._tensor import Tensor
+
+    base = view._base
+    if not base.is_contiguous():
+        raise NotImplementedError(
+            "autograd of an in-place operation on a view of a non-contiguous base tensor is not supported; "
+            "clone() the base first"
+        )
+    size, stride = tuple(view._shape), tuple(view._stride)
+    offset = view._offset - base._offset
+    # The base's previous value, as autograd saw it, is the first input. (A base that is a leaf
+    # requiring grad never gets here: the dispatcher refuses in-place writes into its views.)
+    old_base = Tensor._make(base._storage, base._shape, base._stride, base._offset, base.dtype)
+    old_base._requires_grad = base._requires_grad
+    old_base.grad_fn, old_base._output_nr = base.grad_fn, base._output_nr
+    node = new_node(_copy_slices_op(), (old_base, view), {"size": size, "stride": stride, "storage_offset": offset})
+    node.ctx._saved = []
+    attach_outputs(node, (base,))
+    # The view now reads the new base.
+    from .._views import AS_STRIDED
+
+    view_node = new_node(AS_STRIDED, (base,), {"size": size, "stride": stride,
+                                               "storage_offset": base._offset + offset,
+                                               "_input_offset": base._offset, "_input_contiguous": True})
+    view_node.ctx._saved = []
+    attach_outputs(view_node, (view,))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -332,14 +506,21 @@ def _zeros_for(meta):
     return zeros(meta.shape, dtype=meta.dtype, device=meta.device)
 
 
+def _call_hooks(hooks, value):
+    if hooks:
+        for hook in list(hooks.values()):
+            new = hook(value)
+            if new is not None:
+                value = new
+    return value
+
+
 def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inputs=None,
                  accumulate: bool = True):
     """Propagate ``grad_roots`` from ``roots`` (tensors). With ``accumulate`` the leaves'
     ``.grad`` receive the gradients. Returns the gradients that reached ``inputs`` (in order;
     None where nothing arrived)."""
-    # Where gradients enter: (node, output_nr) per root.
     buffers: dict[int, list] = {}
-    nodes_by_id: dict[int, object] = {}
     targets = None
     captured: dict[tuple[int, int], object] = {}
     keep_alive = []  # accumulators created here must outlive the ids used as keys
@@ -357,13 +538,13 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inpu
     start = []
     for t, g in zip(roots, grad_roots):
         node = t.grad_fn if t.grad_fn is not None else accumulate_grad_of(t)
+        keep_alive.append(node)
         start.append(node)
-        nodes_by_id[id(node)] = node
+        nr = t._output_nr if t.grad_fn is not None else 0
         buf = buffers.setdefault(id(node), [None] * max(len(getattr(node, "outputs_meta", ())), 1))
-        buf[t._output_nr if t.grad_fn is not None else 0] = _add(buf[t._output_nr if t.grad_fn is not None else 0], g)
+        buf[nr] = _add(buf[nr], g)
 
     order = _topological_order(start)
-    # Only nodes that lead to something we need must run.
     with grad_mode.set_grad_enabled(create_graph):
         for node in order:
             buf = buffers.pop(id(node), None)
@@ -379,9 +560,9 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inpu
                 if g is not None and accumulate:
                     _accumulate_into_leaf(node, g, create_graph)
                 continue
-            # Capture gradients flowing into requested non-leaf tensors.
+            grads = _prepare_grads(node, buf)
             if targets is not None:
-                for i, g in enumerate(buf):
+                for i, g in enumerate(grads):
                     key = (id(node), i)
                     if key in targets:
                         captured[key] = g
@@ -389,17 +570,23 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inpu
                             t = targets[key]
                             g = g if create_graph else g.detach()
                             t.grad = g if t.grad is None else _add(t.grad, g)
-            grads = _prepare_grads(node, buf)
             if node._retained:
                 for i, ref in node._retained.items():
                     t = ref()
                     if t is not None and grads[i] is not None:
                         g = grads[i] if create_graph else grads[i].detach()
                         t.grad = g if t.grad is None else _add(t.grad, g)
-            if node._hooks:
-                for hook in node._hooks:
-                    hook(node, grads)
+            if node._pre_hooks:
+                for hook in list(node._pre_hooks.values()):
+                    new = hook(grads)
+                    if new is not None:
+                        grads = tuple(new)
             in_grads = node.apply(grads)
+            if node._hooks:
+                for hook in list(node._hooks.values()):
+                    new = hook(in_grads, grads)
+                    if new is not None:
+                        in_grads = tuple(new)
             _check_anomaly(node, in_grads)
             if not retain_graph:
                 node.ctx.release()
@@ -412,49 +599,48 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inpu
                 b[nr] = _add(b[nr], g)
     if targets is None:
         return []
-    # gradients for ``inputs``, in order
     return [captured.get(key) for key in targets]
 
 
 def _prepare_grads(node: Node, buf: list) -> tuple:
     """Apply tensor hooks, and materialise missing gradients of floating outputs as zeros."""
     grads = []
+    materialize = node.ctx.materialize_grads
     for i, meta in enumerate(node.outputs_meta):
         g = buf[i] if i < len(buf) else None
-        if g is None and meta.dtype.is_floating_point:
+        if g is None and meta.dtype.is_floating_point and materialize:
             g = _zeros_for(meta)
-        if g is not None and node._pre_hooks:
-            for out_nr, hook in node._pre_hooks:
-                if out_nr == i:
-                    new = hook(g)
-                    if new is not None:
-                        g = new
+        if g is not None and node._tensor_hooks and i in node._tensor_hooks:
+            g = _call_hooks(node._tensor_hooks[i], g)
         grads.append(g)
     return tuple(grads)
 
 
 def _accumulate_into_leaf(acc: AccumulateGrad, g, create_graph: bool) -> None:
     leaf = acc.variable
-    if acc._pre_hooks:
-        for hook in acc._pre_hooks:
-            new = hook(g)
-            if new is not None:
-                g = new
+    g = _call_hooks(leaf._hooks, g)
+    g = _call_hooks(acc._pre_hooks, g)
     if not create_graph:
         g = g.detach()
     if g._shape != leaf._shape:
         raise RuntimeError(f"gradient shape {list(g._shape)} does not match leaf shape {list(leaf._shape)}")
     leaf.grad = g if leaf.grad is None else _add(leaf.grad, g)
+    if acc._hooks:
+        for hook in list(acc._hooks.values()):
+            hook(leaf)
 
 
 def _check_anomaly(node: Node, in_grads) -> None:
     if not anomaly_enabled() or not _anomaly["check_nan"]:
         return
-    from .. import isnan
+    import numpy as np
 
-    for g in in_grads:
-        if g is not None and g.dtype.is_floating_point and bool(isnan(g).any()):
-            msg = f"Function '{node.name()}' returned nan values in its gradient (forward op: {node.op.name})."
+    for i, g in enumerate(in_grads):
+        if g is None or not g.dtype.is_floating_point:
+            continue
+        if np.isnan(g.detach()._host_array().astype(np.float64)).any():
+            msg = (f"Function '{node.name()}' returned nan values in its {i}th output (the gradient of input {i} of "
+                   f"the forward op '{node.op.name}').")
             if node.anomaly_trace:
-                msg += "\nForward call that created it:\n" + node.anomaly_trace
+                msg += "\nTraceback of the forward call that created it:\n" + node.anomaly_trace
             raise RuntimeError(msg)

@@ -1,0 +1,113 @@
+"""Custom differentiable operations: ``tensorlab.autograd.Function``, as in PyTorch.
+
+    class Exp(Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):
+            (y,) = ctx.saved_tensors
+            return grad * y
+
+    y = Exp.apply(x)
+
+Each Function subclass gets its own OpDef (tagged ``custom_function``, not in the global
+registry), so the tape records an op, not a closure, exactly as for built-in ops.
+"""
+
+from __future__ import annotations
+
+from .._registry import OpDef
+from . import graph
+from .grad_mode import is_grad_enabled, no_grad
+
+
+def _user_backward(cls):
+    def backward(ctx, *grads):
+        return cls.backward(ctx, *grads)
+
+    return backward
+
+
+class Function:
+    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)``; call ``apply``."""
+
+    _opdef: OpDef | None = None
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("Function is not meant to be instantiated; call the static method apply() instead")
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
+
+    @classmethod
+    def _op(cls) -> OpDef:
+        op = cls.__dict__.get("_opdef")
+        if op is None:
+            op = OpDef(cls.__name__, custom=cls.apply, backward=_user_backward(cls), tags={"custom_function"},
+                       doc=cls.__doc__ or "")
+            cls._opdef = op
+        return op
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        from .._tensor import Tensor
+
+        op = cls._op()
+        node = graph.new_node(op, args, {})
+        ctx = node.ctx
+        ctx._outputs_ids = None  # save_for_backward waits for the outputs
+        with no_grad():
+            result = cls.forward(ctx, *args, **kwargs)
+        outputs = result if isinstance(result, tuple) else (result,)
+        tensor_inputs = [a for a in args if isinstance(a, Tensor)]
+        needs_grad = is_grad_enabled() and any(t._requires_grad for t in tensor_inputs)
+        if not needs_grad:
+            return result
+
+        # An input returned as-is gets an alias, so giving it a grad_fn leaves the input alone;
+        # an input modified in place (mark_dirty) keeps its identity and is rebased instead.
+        fixed = []
+        input_ids = {id(t) for t in tensor_inputs}
+        for o in outputs:
+            if isinstance(o, Tensor) and id(o) in input_ids and id(o) not in ctx.dirty:
+                alias = Tensor._make(o._storage, o._shape, o._stride, o._offset, o.dtype)
+                if id(o) in ctx.non_differentiable:
+                    ctx.non_differentiable.add(id(alias))
+                o = alias
+            fixed.append(o)
+        for o in fixed:
+            if isinstance(o, Tensor) and id(o) in ctx.dirty and o._requires_grad and o.grad_fn is None:
+                raise RuntimeError(f"{cls.__name__}: a leaf Variable that requires grad is being used in an "
+                                   "in-place operation.")
+        tensor_outputs = [o for o in fixed if isinstance(o, Tensor)]
+        ctx._outputs_ids = {id(o): i for i, o in enumerate(tensor_outputs)}
+        to_save = ctx._to_save or ()
+        ctx._to_save = None
+        ctx.save_for_backward(*to_save)
+        graph.attach_outputs(node, tensor_outputs)
+        if len(fixed) == 1 and not isinstance(result, tuple):
+            return fixed[0]
+        return tuple(fixed)
+
+
+class once_differentiable:  # noqa: N801 - PyTorch's name
+    """Decorator for ``backward``: its gradients are computed without recording a graph."""
+
+    def __new__(cls, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(ctx, *grads):
+            with no_grad():
+                return fn(ctx, *grads)
+
+        return wrapper

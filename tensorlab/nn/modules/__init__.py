@@ -1,0 +1,15 @@
+"""nn modules, one file per family; each defines ``__all__``."""
+
+from __future__ import annotations
+
+from . import activation, attention, container, dropout, flatten, linear, loss, module, normalization, sparse
+from .activation import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .dropout import *  # noqa: F401,F403
+from .flatten import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .module import Module
+from .normalization import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403

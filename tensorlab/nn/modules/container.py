@@ -1,0 +1,306 @@
+"""Containers: ``Sequential``, ``ModuleList``, ``ModuleDict``, ``ParameterList``, ``ParameterDict``."""
+
+from __future__ import annotations
+
+import operator
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Mapping
+
+from ..._tensor import Tensor
+from ..parameter import Parameter
+from .module import Module
+
+
+def _index(idx: int, n: int, what: str) -> int:
+    idx = operator.index(idx)
+    if not -n <= idx < n:
+        raise IndexError(f"index {idx} is out of range for {what} of length {n}")
+    return idx % n
+
+
+class Sequential(Module):
+    """Modules applied in order: ``Sequential(a, b, c)`` or ``Sequential(OrderedDict(name=module))``."""
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for name, module in args[0].items():
+                self.add_module(name, module)
+        else:
+            for i, module in enumerate(args):
+                self.add_module(str(i), module)
+
+    def forward(self, input):
+        for module in self._modules.values():
+            input = module(input)
+        return input
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return Sequential(OrderedDict(list(self._modules.items())[idx]))
+        keys = list(self._modules)
+        return self._modules[keys[_index(idx, len(keys), "Sequential")]]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        keys = list(self._modules)
+        self.add_module(keys[_index(idx, len(keys), "Sequential")], module)
+
+    def __delitem__(self, idx) -> None:
+        keys = list(self._modules)
+        targets = keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(keys), "Sequential")]]
+        for k in targets:
+            del self._modules[k]
+        # keep numeric names contiguous, as PyTorch does
+        items = list(self._modules.items())
+        self._modules.clear()
+        for i, (_, m) in enumerate(items):
+            self._modules[str(i)] = m
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> Sequential:
+        self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index: int, module: Module) -> Sequential:
+        n = len(self)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        index = index % (n + 1) if index < 0 else index
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(items):
+            self.add_module(str(i), m)
+        return self
+
+    def extend(self, sequential: Iterable[Module]) -> Sequential:
+        for m in sequential:
+            self.append(m)
+        return self
+
+    def __add__(self, other: Sequential) -> Sequential:
+        return Sequential(*self, *other)
+
+
+class ModuleList(Module):
+    """A list of modules whose parameters the parent module sees."""
+
+    def __init__(self, modules: Iterable[Module] | None = None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return ModuleList(list(self._modules.values())[idx])
+        return self._modules[str(_index(idx, len(self), "ModuleList"))]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        self.add_module(str(_index(idx, len(self), "ModuleList")), module)
+
+    def __delitem__(self, idx) -> None:
+        items = list(self._modules.values())
+        del items[idx if isinstance(idx, slice) else _index(idx, len(items), "ModuleList")]
+        self._modules.clear()
+        for i, m in enumerate(items):
+            self.add_module(str(i), m)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
+        return self.extend(modules)
+
+    def append(self, module: Module) -> ModuleList:
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
+        if not isinstance(modules, Iterable):
+            raise TypeError(f"ModuleList.extend should be called with an iterable, but got {type(modules).__name__}")
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(items):
+            self.add_module(str(i), m)
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError("ModuleList has no forward(); iterate over it and call its modules")
+
+
+class ModuleDict(Module):
+    """An ordered dict of modules whose parameters the parent module sees."""
+
+    def __init__(self, modules: Mapping[str, Module] | Iterable | None = None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def values(self):
+        return self._modules.values()
+
+    def items(self):
+        return self._modules.items()
+
+    def pop(self, key: str) -> Module:
+        v = self[key]
+        del self[key]
+        return v
+
+    def clear(self) -> None:
+        self._modules.clear()
+
+    def update(self, modules) -> None:
+        items = modules.items() if isinstance(modules, Mapping) else modules
+        for entry in items:
+            key, module = entry
+            self[key] = module
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError("ModuleDict has no forward(); index it and call its modules")
+
+
+class ParameterList(Module):
+    """A list of parameters (plain tensors are wrapped in Parameter)."""
+
+    def __init__(self, values: Iterable | None = None):
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self.extend(values)
+
+    def _wrap(self, value):
+        if isinstance(value, Tensor) and not isinstance(value, Parameter):
+            value = Parameter(value)
+        return value
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return ParameterList([self[i] for i in range(len(self))[idx]])
+        return getattr(self, str(_index(idx, len(self), "ParameterList")))
+
+    def __setitem__(self, idx: int, value) -> None:
+        setattr(self, str(_index(idx, len(self), "ParameterList")), self._wrap(value))
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self):
+        return iter(self[i] for i in range(len(self)))
+
+    def __iadd__(self, values):
+        return self.extend(values)
+
+    def append(self, value) -> ParameterList:
+        self._size += 1
+        setattr(self, str(self._size - 1), self._wrap(value))
+        return self
+
+    def extend(self, values) -> ParameterList:
+        for v in values:
+            self.append(v)
+        return self
+
+    def extra_repr(self) -> str:
+        lines = []
+        for i in range(len(self)):
+            p = self[i]
+            if isinstance(p, Tensor):
+                size = "x".join(str(s) for s in p.shape)
+                dev = "" if p.is_cpu else f" ({str(p.device).upper()})"
+                lines.append(f"({i}): Parameter containing: [{type(p).__name__.replace('Parameter', 'tensorlab')}"
+                             f".{'cuda.' if p.is_cuda else ''}{p.dtype.name.capitalize()}Tensor of size {size}{dev}]")
+            else:
+                lines.append(f"({i}): Object of type: {type(p).__name__}")
+        return "\n".join(lines)
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError("ParameterList has no forward()")
+
+
+class ParameterDict(Module):
+    """An ordered dict of parameters (plain tensors are wrapped in Parameter)."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        self._keys: dict = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key: str):
+        return getattr(self, key)
+
+    def __setitem__(self, key: str, value) -> None:
+        self._keys[key] = None
+        if isinstance(value, Tensor) and not isinstance(value, Parameter):
+            value = Parameter(value)
+        setattr(self, key, value)
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._keys
+
+    def keys(self):
+        return self._keys.keys()
+
+    def values(self):
+        return [self[k] for k in self._keys]
+
+    def items(self):
+        return [(k, self[k]) for k in self._keys]
+
+    def pop(self, key: str):
+        v = self[key]
+        del self[key]
+        return v
+
+    def update(self, parameters) -> None:
+        items = parameters.items() if isinstance(parameters, Mapping) else parameters
+        for k, v in items:
+            self[k] = v
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError("ParameterDict has no forward()")

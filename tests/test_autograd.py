@@ -1,0 +1,388 @@
+"""Autograd: the tape, backward/grad, grad modes, custom Functions, hooks, version counters,
+views and in-place ops, memory release, anomaly detection, gradcheck/gradgradcheck."""
+
+from __future__ import annotations
+
+import gc
+import threading
+import weakref
+
+import numpy as np
+import pytest
+
+import tensorlab as tl
+from tests.helpers import to_numpy
+
+
+def _leaf(values, device="cpu", dtype=tl.float64):
+    return tl.tensor(values, dtype=dtype, device=device, requires_grad=True)
+
+
+def test_backward_accumulates_into_leaves(device):
+    x = _leaf([1.0, 2.0, 3.0], device)
+    y = (x * x + x).sum()
+    assert y.grad_fn.name() == "SumBackward0" and not y.is_leaf and x.is_leaf
+    y.backward()
+    np.testing.assert_allclose(to_numpy(x.grad), [3.0, 5.0, 7.0])
+    (x * 2).sum().backward()
+    np.testing.assert_allclose(to_numpy(x.grad), [5.0, 7.0, 9.0])  # accumulated
+
+
+def test_grad_fn_graph_structure():
+    a, b = _leaf([1.0]), _leaf([2.0])
+    c = a * b
+    d = c + a
+    assert d.grad_fn.name() == "AddBackward0"
+    names = [fn.name() if fn is not None else None for fn, _ in d.grad_fn.next_functions]
+    assert names == ["MulBackward0", "AccumulateGrad"]
+    assert d.grad_fn.next_functions[1][0].variable is a
+
+
+def test_second_backward_needs_retain_graph():
+    x = _leaf([1.0, 2.0])
+    y = (x.exp() * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
+
+
+def test_non_scalar_backward_needs_gradient():
+    x = _leaf([1.0, 2.0])
+    y = x * 3
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        y.backward()
+    y.backward(tl.tensor([1.0, 10.0], dtype=tl.float64))
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 30.0])
+    with pytest.raises(RuntimeError, match="Mismatch in shape"):
+        (x * 3).backward(tl.ones(3, dtype=tl.float64))
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        tl.ones(2).sum().backward()
+
+
+def test_retain_grad_and_non_leaf_grad():
+    x = _leaf([1.0, 2.0])
+    h = x * 2
+    h.retain_grad()
+    (h * h).sum().backward()
+    np.testing.assert_allclose(h.grad.numpy(), [4.0, 8.0])
+    np.testing.assert_allclose(x.grad.numpy(), [8.0, 16.0])
+    assert h.retains_grad
+
+
+def test_autograd_grad_and_higher_order():
+    x = _leaf([0.5, 2.0])
+    y = (x * x * x).sum()
+    (g,) = tl.autograd.grad(y, x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), 3 * np.array([0.5, 2.0]) ** 2)
+    assert x.grad is None  # grad() does not accumulate
+    (gg,) = tl.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(gg.numpy(), 6 * np.array([0.5, 2.0]))
+    z = _leaf([1.0])
+    with pytest.raises(RuntimeError, match="appears to not have been used"):
+        tl.autograd.grad((x * 2).sum(), [x, z])
+    gx, gz = tl.autograd.grad((x * 2).sum(), [x, z], allow_unused=True)
+    assert gz is None and gx.tolist() == [2.0, 2.0]
+
+
+def test_backward_inputs_limits_accumulation():
+    a, b = _leaf([1.0]), _leaf([2.0])
+    (a * b).sum().backward(inputs=[a])
+    assert a.grad.tolist() == [2.0] and b.grad is None
+
+
+def test_grad_modes():
+    x = _leaf([1.0])
+    with tl.no_grad():
+        y = x * 2
+        assert not tl.is_grad_enabled()
+        with tl.enable_grad():
+            z = x * 2
+    assert not y.requires_grad and y.grad_fn is None and z.requires_grad
+
+    @tl.no_grad()
+    def f(t):
+        return t * 2
+
+    assert not f(x).requires_grad and tl.is_grad_enabled()
+    with tl.set_grad_enabled(False):
+        assert not (x * 2).requires_grad
+    assert tl.is_grad_enabled()
+    tl.set_grad_enabled(False)
+    assert not tl.is_grad_enabled()
+    tl.set_grad_enabled(True)
+    with tl.inference_mode():
+        assert not (x * 2).requires_grad and tl.is_inference_mode_enabled()
+    seen = []
+    with tl.no_grad():
+        t = threading.Thread(target=lambda: seen.append(tl.is_grad_enabled()))
+        t.start()
+        t.join()
+    assert seen == [True]  # grad mode is per thread
+
+
+def test_requires_grad_rules():
+    x = _leaf([1.0])
+    y = x * 2
+    with pytest.raises(RuntimeError, match="only change requires_grad flags of leaf variables"):
+        y.requires_grad = False
+    idx = tl.tensor([1, 2]).argmax() if hasattr(tl, "argmax") else None
+    if idx is not None:
+        assert not idx.requires_grad
+    assert not (x > 0).requires_grad  # comparisons are not differentiable
+    d = y.detach()
+    assert not d.requires_grad and d._storage is y._storage
+
+
+class _Exp(tl.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, scale):
+        y = (x * scale).exp()
+        ctx.save_for_backward(y)
+        ctx.scale = scale
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * y * ctx.scale, None
+
+
+def test_custom_function():
+    x = _leaf([0.1, 0.2, -0.3])
+    y = _Exp.apply(x, 2.0)
+    assert y.grad_fn.name() == "_ExpBackward"
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(2 * np.array([0.1, 0.2, -0.3])))
+    assert tl.autograd.gradcheck(lambda t: _Exp.apply(t, 1.5), (_leaf([0.3, -0.7]),))
+    with tl.no_grad():
+        assert not _Exp.apply(x, 1.0).requires_grad
+
+
+def test_custom_function_ctx_features():
+    class Split(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            idx = tl.tensor([0, 1])
+            ctx.mark_non_differentiable(idx)
+            assert ctx.needs_input_grad == (True,)
+            return x * 1, x * 2, idx
+
+        @staticmethod
+        def backward(ctx, g1, g2, g_idx):
+            assert g_idx is None
+            out = 0
+            if g1 is not None:
+                out = out + g1
+            if g2 is not None:
+                out = out + 2 * g2
+            return out
+
+    x = _leaf([1.0, 2.0])
+    a, b, idx = Split.apply(x)
+    assert not idx.requires_grad
+    b.sum().backward()  # a gets no gradient: with materialize off the backward sees None
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])
+
+    class Bad(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return x + y
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    with pytest.raises(RuntimeError, match="returned an incorrect number of gradients"):
+        Bad.apply(_leaf([1.0]), _leaf([2.0])).sum().backward()
+
+    class WrongShape(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.sum()
+
+    with pytest.raises(RuntimeError, match="invalid gradient at index 0"):
+        WrongShape.apply(_leaf([1.0, 2.0])).sum().backward()
+
+
+def test_once_differentiable():
+    class Sq(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        @tl.autograd.once_differentiable
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x * g
+
+    x = _leaf([3.0])
+    (g,) = tl.autograd.grad(Sq.apply(x).sum(), x, create_graph=True)
+    assert g.tolist() == [6.0] and not g.requires_grad
+
+
+def test_tensor_hooks():
+    x = _leaf([1.0, 2.0])
+    seen = []
+    h = x.register_hook(lambda g: seen.append(g.tolist()) or g * 10)
+    (x * 3).sum().backward()
+    assert seen == [[3.0, 3.0]] and x.grad.tolist() == [30.0, 30.0]
+    h.remove()
+    x.grad = None
+    (x * 3).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+    y = x * 2
+    y.register_hook(lambda g: g + 1)
+    x.grad = None
+    y.sum().backward()
+    assert x.grad.tolist() == [4.0, 4.0]
+    with pytest.raises(RuntimeError, match="doesn't require gradient"):
+        tl.ones(2).register_hook(lambda g: g)
+
+
+def test_node_hooks():
+    x = _leaf([1.0])
+    y = x * 5
+    calls = []
+    y.grad_fn.register_prehook(lambda grads: calls.append("pre"))
+    y.grad_fn.register_hook(lambda gin, gout: calls.append("post"))
+    y.sum().backward()
+    assert calls == ["pre", "post"]
+
+
+def test_saved_tensor_modified_inplace_raises():
+    x = _leaf([1.0, 2.0])
+    h = x * 1
+    y = h * h  # mul saves h
+    h.add_(1)
+    with pytest.raises(RuntimeError, match=r"modified by an inplace operation.*MulBackward0.*version 1; expected "
+                                           r"version 0"):
+        y.sum().backward()
+
+
+def test_inplace_on_leaf_requiring_grad_raises():
+    x = _leaf([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        x.add_(1)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        x[0].mul_(2)
+    assert x.tolist() == [1.0, 2.0]  # nothing changed
+    with tl.no_grad():
+        x.add_(1)  # allowed without grad recording (how optimizers update parameters)
+    assert x.tolist() == [2.0, 3.0]
+
+
+def test_inplace_ops_track_history():
+    x = _leaf([1.0, 2.0])
+    h = x * 2
+    h.mul_(3)  # h = 6x
+    h.exp_() if hasattr(h, "exp_") else None
+    h.sum().backward()
+    expected = 6 * np.exp(6 * np.array([1.0, 2.0])) if hasattr(h, "exp_") else np.array([6.0, 6.0])
+    np.testing.assert_allclose(x.grad.numpy(), expected)
+
+
+def test_inplace_on_view_rebases_base():
+    a = _leaf([1.0, 2.0, 3.0])
+    x = a * 1
+    x[1].mul_(10)  # only the middle element is scaled
+    assert x.grad_fn.name() == "CopySlicesBackward0"
+    (x * tl.tensor([1.0, 2.0, 3.0], dtype=tl.float64)).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), [1.0, 20.0, 3.0])
+
+
+def test_setitem_from_values_that_require_grad():
+    w = _leaf([2.0])
+    z = tl.zeros(3, dtype=tl.float64)
+    z[1] = w * 3
+    z[2:] = w.expand(1) * 5
+    assert z.requires_grad
+    (z * tl.tensor([1.0, 1.0, 1.0], dtype=tl.float64)).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), [8.0])
+
+
+def test_saved_tensors_are_released_after_backward():
+    x = _leaf(np.linspace(0, 1, 5))
+    a = x * 2
+    b = a.sin() if hasattr(a, "sin") else a * a  # saves `a`
+    ref = weakref.ref(a)
+    del a
+    gc.collect()
+    assert ref() is not None  # the graph keeps it for backward
+    b.sum().backward()
+    gc.collect()
+    assert ref() is None  # released as soon as backward passed its node
+
+    a = x * 2
+    b = a * a
+    ref = weakref.ref(a)
+    del a
+    b.sum().backward(retain_graph=True)
+    gc.collect()
+    assert ref() is not None  # retained for a second backward
+    b.sum().backward()
+    gc.collect()
+    assert ref() is None
+
+
+def test_detect_anomaly_names_the_forward_op():
+    class NaNGrad(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * float("nan")
+
+    x = _leaf([1.0])
+    with tl.autograd.detect_anomaly():
+        y = NaNGrad.apply(x) * 2
+        with pytest.raises(RuntimeError, match="NaNGradBackward.*returned nan values.*NaNGrad"):
+            y.sum().backward()
+    assert not tl.autograd.is_anomaly_enabled()
+
+
+def test_gradcheck_catches_wrong_gradients():
+    class WrongSin(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * x  # should be 2 * x
+
+    with pytest.raises(tl.autograd.GradcheckError, match="Jacobian mismatch"):
+        tl.autograd.gradcheck(WrongSin.apply, (_leaf([0.5, 1.5]),))
+    assert not tl.autograd.gradcheck(WrongSin.apply, (_leaf([0.5]),), raise_exception=False)
+
+
+def test_gradgradcheck():
+    x = _leaf([0.3, -0.4, 0.9])
+    y = _leaf([1.1, 0.2, -0.5])
+    assert tl.autograd.gradgradcheck(lambda a, b: a * a * b + a.exp() if hasattr(a, "exp") else a * a * b, (x, y))
+
+
+def test_cuda_autograd_matches_cpu():
+    if not tl.cuda.is_available():
+        pytest.skip("no cuda device")
+    vals = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])
+    grads = []
+    for device in ("cpu", "cuda"):
+        x = tl.tensor(vals, dtype=tl.float32, device=device, requires_grad=True)
+        w = tl.tensor([1.0, -2.0, 0.5], dtype=tl.float32, device=device, requires_grad=True)
+        out = ((x * w + x).exp() * x).sum()
+        out.backward()
+        grads.append((to_numpy(x.grad), to_numpy(w.grad)))
+    for c, g in zip(grads[0], grads[1]):
+        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-5)
