@@ -7,9 +7,10 @@ PyTorch's names: ``import tensorlab as tl; tl.tensor(...); tl.nn.Linear; tl.opti
 
 from __future__ import annotations
 
-from tensorlab_kernels.runtime.errors import OutOfMemoryError  # noqa: E402
+from tensorlab_kernels.runtime.errors import OutOfMemoryError
 
-from . import _copy_ops, _dlpack, _dtype, _indexing, _views, autograd, cuda, datasets, nn, optim, utils  # noqa: F401  (attach methods to Tensor)  # noqa: E402  # noqa: E402
+# importing these attaches their ops to Tensor as methods
+from . import _copy_ops, _dlpack, _dtype, _indexing, _views, autograd, cuda, datasets, nn, optim, utils
 from ._broadcast import broadcast_shapes
 from ._copy_ops import as_strided_scatter, clone, contiguous
 from ._device import device
@@ -75,7 +76,7 @@ from ._random import (
 )
 from ._registry import OpDef, get_op, registered_ops
 from ._repr import set_printoptions
-from ._tensor import Size, Tensor  # noqa: I001 - Tensor must exist before the op modules attach methods
+from ._tensor import Size, Tensor
 from ._views import (
     adjoint,
     as_strided,
@@ -101,8 +102,9 @@ from ._views import (
     unflatten,
     unsqueeze,
 )
-from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
-from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402
-from .ops import *  # noqa: E402,F401,F403  (the kernel families: elementwise, reductions, matmul, indexing)
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.grad_mode import is_inference_mode_enabled
+from .ops import *  # noqa: F403  (the op families: elementwise, reductions, matmul, indexing, shape, sorting)
+from .serialization import load, save
 
 __version__ = "0.1.0"

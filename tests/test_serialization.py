@@ -1,0 +1,187 @@
+"""Checkpoints: round trips, the safetensors layout, atomic writes, validation of damaged files."""
+
+from __future__ import annotations
+
+import os
+import struct
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import tensorlab as tl
+from tensorlab.serialization import CheckpointError
+
+
+def _sample_state():
+    return {
+        "model": OrderedDict([("fc.weight", tl.randn(3, 4)), ("fc.bias", tl.zeros(3, dtype=tl.float64)),
+                              ("emb", tl.arange(6, dtype=tl.int32).view(2, 3).t())]),  # non-contiguous
+        "optimizer": {"state": {0: {"step": tl.tensor(3.0), "exp_avg": tl.ones(2, dtype=tl.bfloat16)}},
+                      "param_groups": [{"lr": 1e-3, "betas": (0.9, 0.999), "params": [0, 1], "amsgrad": False,
+                                        "weight_decay": 0.0, "name": None, "eps": float("inf")}]},
+        "epoch": 7,
+        "note": "hello",
+        "flags": [True, None, 2.5, tl.tensor([True, False])],
+        "half": tl.tensor([1.5, -2.0], dtype=tl.float16),
+    }
+
+
+def _assert_same(a, b):
+    assert type(a) is type(b), (type(a), type(b))
+    if isinstance(a, tl.Tensor):
+        assert a.dtype is b.dtype and a.shape == b.shape and a.device == b.device
+        np.testing.assert_array_equal(a.detach().cpu().numpy(), b.detach().cpu().numpy())
+    elif isinstance(a, dict):
+        assert list(a) == list(b)
+        for k in a:
+            _assert_same(a[k], b[k])
+    elif isinstance(a, list | tuple):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            _assert_same(x, y)
+    else:
+        assert a == b
+
+
+def test_roundtrip_nested_structures(tmp_path):
+    obj = _sample_state()
+    path = tmp_path / "ckpt.safetensors"
+    tl.save(obj, path)
+    _assert_same(obj, tl.load(path))
+    t = tl.linspace(0, 1, 5, dtype=tl.float64)
+    tl.save(t, tmp_path / "t.st")
+    _assert_same(t, tl.load(tmp_path / "t.st"))
+
+
+def test_requires_grad_and_devices_restored(tmp_path):
+    w = tl.randn(2, 2, requires_grad=True)
+    tl.save({"w": w}, tmp_path / "a")
+    back = tl.load(tmp_path / "a")["w"]
+    assert back.requires_grad and back.is_leaf
+    if tl.cuda.is_available():
+        tl.save({"c": tl.ones(3, device="cuda")}, tmp_path / "b")
+        assert tl.load(tmp_path / "b")["c"].is_cuda
+        assert tl.load(tmp_path / "b", map_location="cpu")["c"].is_cpu
+        assert tl.load(tmp_path / "b", map_location={"cuda:0": "cpu"})["c"].is_cpu
+        assert tl.load(tmp_path / "a", map_location="cuda")["w"].is_cuda
+    moved = tl.load(tmp_path / "a", map_location=lambda t, loc: t.double())
+    assert moved["w"].dtype is tl.float64
+
+
+def test_readable_by_safetensors_library(tmp_path):
+    safetensors_numpy = pytest.importorskip("safetensors.numpy")
+    sd = OrderedDict([("layer.weight", tl.randn(4, 3)), ("layer.bias", tl.arange(4, dtype=tl.int64))])
+    tl.save(sd, tmp_path / "m.safetensors")
+    loaded = safetensors_numpy.load_file(str(tmp_path / "m.safetensors"))
+    np.testing.assert_array_equal(loaded["layer.weight"], sd["layer.weight"].numpy())
+    np.testing.assert_array_equal(loaded["layer.bias"], sd["layer.bias"].numpy())
+    # and a file written by the safetensors library loads as a dict of tensors
+    safetensors_numpy.save_file({"x": np.arange(3, dtype=np.float32)}, str(tmp_path / "ext.safetensors"))
+    ext = tl.load(tmp_path / "ext.safetensors")
+    assert list(ext) == ["x"] and ext["x"].tolist() == [0.0, 1.0, 2.0]
+
+
+def test_header_layout(tmp_path):
+    tl.save({"a": tl.ones(2)}, tmp_path / "f")
+    raw = (tmp_path / "f").read_bytes()
+    (n,) = struct.unpack("<Q", raw[:8])
+    assert n % 8 == 0 and raw[8:9] == b"{"
+    import json
+
+    header = json.loads(raw[8:8 + n])
+    assert header["a"] == {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}
+    assert header["__metadata__"]["format"] == "tensorlab-1"
+    assert len(raw) == 8 + n + 8
+
+
+def test_no_pickle_for_unsupported_objects(tmp_path):
+    with pytest.raises(TypeError, match="cannot save an object of type object"):
+        tl.save({"x": object()}, tmp_path / "bad")
+    assert not (tmp_path / "bad").exists()
+
+
+def test_atomic_write_keeps_old_file_on_failure(tmp_path, monkeypatch):
+    path = tmp_path / "ckpt"
+    tl.save({"v": tl.tensor([1.0])}, path)
+    original = path.read_bytes()
+
+    def exploding_fsync(fd):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "fsync", exploding_fsync)
+    with pytest.raises(OSError, match="disk full"):
+        tl.save({"v": tl.tensor([2.0])}, path)
+    monkeypatch.undo()
+    assert path.read_bytes() == original
+    assert [p.name for p in tmp_path.iterdir()] == ["ckpt"]  # no temp file left behind
+    assert tl.load(path)["v"].tolist() == [1.0]
+
+
+@pytest.mark.parametrize("cut", [0, 5, 8, 20, -1, -5])
+def test_truncated_files_raise(tmp_path, cut):
+    path = tmp_path / "ckpt"
+    tl.save(_sample_state(), path)
+    raw = path.read_bytes()
+    path.write_bytes(raw[:cut] if cut >= 0 else raw[:len(raw) + cut])
+    with pytest.raises(CheckpointError, match=str(path).replace("\\", "\\\\")):
+        tl.load(path)
+
+
+def test_bit_flips_are_detected(tmp_path):
+    path = tmp_path / "ckpt"
+    original = _sample_state()
+    tl.save(original, path)
+    raw = bytearray(path.read_bytes())
+    rng = np.random.default_rng(0)
+    positions = list(range(0, 8)) + sorted(rng.choice(np.arange(8, len(raw)), size=60, replace=False).tolist())
+    detected = 0
+    for pos in positions:
+        damaged = bytearray(raw)
+        damaged[pos] ^= 1 << int(rng.integers(0, 8))
+        path.write_bytes(bytes(damaged))
+        try:
+            result = tl.load(path)
+        except CheckpointError as exc:
+            assert str(path) in str(exc)
+            detected += 1
+            continue
+        # Only a flip in the header's JSON padding can leave the file meaning the same thing.
+        _assert_same(result, original)
+    assert detected >= len(positions) - 3
+
+
+def test_header_validation_messages(tmp_path):
+    import json
+
+    def write(header: dict, data: bytes = b""):
+        head = json.dumps(header).encode()
+        (tmp_path / "x").write_bytes(struct.pack("<Q", len(head)) + head + data)
+
+    write({"t": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}}, b"\0" * 8)
+    with pytest.raises(CheckpointError, match="holds 8 bytes but dtype float32 and shape"):
+        tl.load(tmp_path / "x")
+    write({"t": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}, b"\0" * 4)
+    with pytest.raises(CheckpointError, match="truncated"):
+        tl.load(tmp_path / "x")
+    write({"t": {"dtype": "C64", "shape": [1], "data_offsets": [0, 8]}}, b"\0" * 8)
+    with pytest.raises(CheckpointError, match="unsupported dtype"):
+        tl.load(tmp_path / "x")
+    write({"a": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]},
+           "b": {"dtype": "U8", "shape": [4], "data_offsets": [2, 6]}}, b"\0" * 6)
+    with pytest.raises(CheckpointError, match="overlap"):
+        tl.load(tmp_path / "x")
+    (tmp_path / "x").write_bytes(struct.pack("<Q", 2**40) + b"{}")
+    with pytest.raises(CheckpointError, match="exceeds the limit"):
+        tl.load(tmp_path / "x")
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        tl.load(tmp_path / "missing")
+
+
+@pytest.mark.skipif(not tl.cuda.is_available(), reason="needs a cuda device (real or interpreted) to write one")
+def test_cuda_checkpoint_without_cuda_asks_for_map_location(tmp_path, monkeypatch):
+    tl.save({"w": tl.ones(2, device="cuda")}, tmp_path / "c")
+    monkeypatch.setattr(tl.cuda, "is_available", lambda: False)
+    with pytest.raises(RuntimeError, match="map_location='cpu'"):
+        tl.load(tmp_path / "c")
+    assert tl.load(tmp_path / "c", map_location="cpu")["w"].tolist() == [1.0, 1.0]
