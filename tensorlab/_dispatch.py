@@ -232,8 +232,10 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
     # Writing into a tensor that an input also reads: safe only for ops tagged inplace_safe
     # with the identical geometry (elementwise); otherwise go through a temporary.
     needs_temp = []
+    # List arguments (cat's tensors) are checked element by element.
+    flat_args = [b for a in plan.args for b in (a if isinstance(a, list | tuple) else (a,))]
     for o in outs:
-        for a in plan.args:
+        for a in flat_args:
             t = a.tensor if isinstance(a, Geometry) else a
             if isinstance(t, Tensor) and t._storage is o._storage:
                 same = (isinstance(a, Tensor) and a._shape == o._shape and a._stride == o._stride
@@ -242,7 +244,8 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
                     needs_temp.append(o)
                     break
     if needs_temp:
-        temps = tuple(empty_tensor(o._shape, o.dtype, dev) if o in needs_temp else o for o in outs)
+        temps = tuple(empty_tensor(o._shape, o.dtype, dev) if any(o is t for t in needs_temp) else o
+                      for o in outs)  # identity: Tensor.__eq__ is elementwise
         return outs, (outs, temps)
     return outs, None
 

@@ -1,5 +1,855 @@
-"""The matmul op family (see issue 3). Declarations, public functions and Tensor methods."""
+"""The matmul op family (issue 3): declarations, public functions and Tensor methods.
+
+Every product here runs on one kernel, ``tensorlab_kernels.matmul.gemm.matmul`` (cuda) and its
+numpy twin (cpu): ``out = alpha * (a @ b) + beta * bias`` with numpy's matmul shape rules (1-D
+operands, broadcast batch dims). The ops differ in what they accept and how they fail:
+
+``mm``, ``bmm``, ``mv``, ``dot``/``vdot``   strict shapes, as in PyTorch
+``matmul`` (``@``)                          1-D/2-D/N-D rules with batch broadcasting
+``addmm``, ``addmv``, ``baddbmm``           ``beta * input + alpha * (product)``, fused epilogue
+``linear``                                  ``input @ weight.T + bias``, bias fused in the epilogue
+
+Composites (made of registered ops, so autograd needs no rule of its own): ``addbmm``,
+``outer``/``ger``, ``tensordot``, ``einsum``.
+
+Operands reach the kernel through their strides: a transposed weight, a sliced activation or a
+broadcast batch operand is never copied (``linear`` passes ``weight`` transposed as a geometry).
+
+fp32 products follow :func:`set_float32_matmul_precision` ("highest": IEEE fp32, PyTorch's
+default; "high"/"medium": TF32 tensor cores on the GPU). Integer products run on cpu only, as in
+PyTorch; cuda raises ``"addmm_cuda" not implemented for 'Long'``.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+import operator
+import warnings
+
+from tensorlab_kernels.matmul import gemm as kgemm
+
+from .. import _dtype as D
+from .._broadcast import broadcast_geometry
+from .._dispatch import dispatch
+from .._registry import Geometry, Plan, defop, get_op
+from .._tensor import Tensor, tensor_method
+
+__all__ = [
+    "addbmm", "addmm", "addmv", "baddbmm", "bmm", "dot", "einsum", "ger", "get_float32_matmul_precision",
+    "linear", "matmul", "mm", "mv", "outer", "set_float32_matmul_precision", "tensordot", "vdot",
+]
+
+# ----------------------------------------------------------------------------------------------
+# fp32 precision (PyTorch's torch.set_float32_matmul_precision)
+# ----------------------------------------------------------------------------------------------
+
+_PRECISIONS = ("highest", "high", "medium")
+_precision = "highest"
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """How fp32 matmuls may compute on the GPU: ``"highest"`` (IEEE fp32, the default), ``"high"``
+    or ``"medium"`` (TF32 tensor cores: 10-bit mantissa products, fp32 accumulation).
+
+    As in PyTorch, an unknown value warns and changes nothing. fp16/bf16/fp64 and the cpu are
+    not affected.
+    """
+    global _precision
+    if precision not in _PRECISIONS:
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
+                      "set_float32_matmul_precision call has no effect.", stacklevel=2)
+        return
+    _precision = precision
+
+
+def get_float32_matmul_precision() -> str:
+    return _precision
+
+
+# ----------------------------------------------------------------------------------------------
+# checks shared by the declarations
+# ----------------------------------------------------------------------------------------------
+
+_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+                "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _dims(shape) -> str:
+    return "x".join(str(s) for s in shape)
+
+
+def _require_tensor(op: str, x, name: str) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(x).__name__}")
+
+
+def _check_same_dtype(op: str, *tensors) -> None:
+    dts = [t.dtype for t in tensors if t is not None]
+    if any(d is not dts[0] for d in dts):
+        names = " != ".join(d.name for d in dts)
+        raise RuntimeError(f"{op}: expected m1 and m2 to have the same dtype, but got: {names}")
+
+
+def _check_supported(op: str, kernel_name: str, t: Tensor) -> None:
+    """Integer products exist on cpu only (as in PyTorch); bool products nowhere."""
+    dt = t.dtype
+    if t.is_cuda and not dt.is_floating_point:
+        raise RuntimeError(f"{op}: \"{kernel_name}_cuda\" not implemented for '{_TORCH_NAMES[dt.name]}'")
+    if dt is D.bool:
+        raise RuntimeError(f"{op}: \"{kernel_name}_impl_cpu_\" not implemented for 'Bool'")
+
+
+def _check_scalars(op: str, dtype: D.dtype, **scalars) -> None:
+    if not dtype.is_floating_point:
+        for name, v in scalars.items():
+            if isinstance(v, float):
+                raise RuntimeError(f"{op}: For integral input tensors, argument {name} must not be a floating "
+                                   f"point number (got {name}={v}).")
+
+
+def _matmul_shape(op: str, a_shape: tuple, b_shape: tuple) -> tuple:
+    """numpy/PyTorch matmul result shape, with PyTorch's errors."""
+    na, nb = len(a_shape), len(b_shape)
+    if na == 0 or nb == 0:
+        raise RuntimeError(f"both arguments to {op} need to be at least 1D, but they are {na}D and {nb}D")
+    k_a = a_shape[-1]
+    k_b = b_shape[0] if nb == 1 else b_shape[-2]
+    if k_a != k_b:
+        if na == 1 and nb == 1:
+            raise RuntimeError(
+                f"{op}: inconsistent tensor size, expected tensor [{k_a}] and src [{k_b}] to have the same number of "
+                f"elements, but got {k_a} and {k_b} elements respectively")
+        if na <= 2 and nb == 1:
+            raise RuntimeError(f"{op}: size mismatch, got input ({a_shape[0]}), mat ({_dims(a_shape)}), vec ({k_b})")
+        sa = (1,) + tuple(a_shape) if na == 1 else a_shape
+        raise RuntimeError(f"{op}: mat1 and mat2 shapes cannot be multiplied ({_dims(sa)} and {_dims(b_shape)})")
+    ba, bb = tuple(a_shape[:-2]), tuple(b_shape[:-2])
+    nd = max(len(ba), len(bb))
+    pa, pb = (1,) * (nd - len(ba)) + ba, (1,) * (nd - len(bb)) + bb
+    batch = []
+    for x, y in zip(pa, pb):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"{op}: the batch dimensions of {list(a_shape)} and {list(b_shape)} are not "
+                               f"broadcastable ({list(ba)} vs {list(bb)})")
+        batch.append(y if x == 1 else x)
+    return tuple(batch) + ((a_shape[-2],) if na >= 2 else ()) + ((b_shape[-1],) if nb >= 2 else ())
+
+
+def _check_out(op: str, out, dtype: D.dtype, *inputs) -> None:
+    """out= checks before anything is computed: a Tensor of the result's dtype, no autograd."""
+    if out is None:
+        return
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if out.dtype is not dtype:
+        raise RuntimeError(f"{op}: Expected out tensor to have dtype {dtype.name}, but got {out.dtype.name} instead")
+    from ..autograd.grad_mode import is_grad_enabled
+
+    if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in (*inputs, out)):
+        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation, but "
+                           "one of the arguments requires grad.")
+
+
+def _write_out(result: Tensor, out: Tensor) -> Tensor:
+    """Composite ops' out=: the result written into ``out`` (resized as PyTorch does)."""
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        return dispatch(get_op("clone"), result, out=out)
+
+
+# ----------------------------------------------------------------------------------------------
+# backward helpers (registered ops only, so they run on the kernels and are differentiable)
+# ----------------------------------------------------------------------------------------------
+
+
+def _reduce_to(g: Tensor, shape) -> Tensor:
+    """Sum a broadcast gradient back to ``shape``."""
+    shape = tuple(shape)
+    return g if tuple(g.shape) == shape else g.sum_to_size(shape)
+
+
+def _scaled(g: Tensor, s) -> Tensor:
+    if s == 1:
+        return g
+    if s == 0:
+        from .._factories import zeros
+
+        return zeros(g.shape, dtype=g.dtype, device=g.device)
+    return g * s
+
+
+def _product_grads(a: Tensor, b: Tensor, g: Tensor, need_a: bool, need_b: bool, alpha=1):
+    """Gradients of ``alpha * (a @ b)`` (numpy matmul rules) for the incoming gradient ``g``.
+
+    1-D operands get their size-1 dim back (and ``g`` the dims they removed), then
+    grad_a = alpha * g @ b^T and grad_b = alpha * a^T @ g (alpha applied in the GEMM epilogue),
+    summed over broadcast batch dims. When b is a matrix and a is batched (an activation times a
+    weight), grad_b is one tall GEMM over the folded batch instead of a batched product and a sum.
+    """
+    a2 = a.unsqueeze(0) if a.ndim == 1 else a
+    b2 = b.unsqueeze(-1) if b.ndim == 1 else b
+    g2 = g
+    if b.ndim == 1:
+        g2 = g2.unsqueeze(-1)
+    if a.ndim == 1:
+        g2 = g2.unsqueeze(-2)
+    ga = gb = None
+    if need_a:
+        ga = _reduce_to(_scaled_matmul(g2, b2.mT, alpha), a2.shape).reshape(a.shape)
+    if need_b:
+        if b2.ndim == 2 and a2.ndim > 2:
+            rows = math.prod(a2.shape[:-1])  # explicit: a -1 would be ambiguous for empty tensors
+            gb = _scaled_matmul(a2.reshape(rows, a2.shape[-1]).mT, g2.reshape(rows, g2.shape[-1]), alpha)
+        else:
+            gb = _reduce_to(_scaled_matmul(a2.mT, g2, alpha), b2.shape)
+        gb = gb.reshape(b.shape)
+    return ga, gb
+
+
+def _scaled_matmul(a: Tensor, b: Tensor, alpha=1) -> Tensor:
+    """``alpha * (a @ b)`` in one launch (alpha in the epilogue); a registered, differentiable op."""
+    if alpha == 1:
+        return matmul(a, b)
+    return dispatch(MATMUL, a, b, precision=_precision, alpha=alpha)
+
+
+def _product_backward(ctx, g):
+    a, b = ctx.saved_tensors
+    return _product_grads(a, b, g, ctx.needs_input_grad[0], ctx.needs_input_grad[1], ctx.params.get("alpha", 1))
+
+
+def _save_products(ctx, inputs, outputs, params):
+    ctx.save_for_backward(inputs[1], inputs[2])
+
+
+def _addmm_family_backward(ctx, g):
+    """``beta * input + alpha * (m1 @ m2)``: input gets beta * g (summed to its shape)."""
+    m1, m2 = ctx.saved_tensors
+    beta, alpha = ctx.params["beta"], ctx.params["alpha"]
+    gi = None
+    if ctx.needs_input_grad[0]:
+        gi = _scaled(_reduce_to(g, ctx.inputs[0].shape), beta)
+    if alpha == 0:
+        from .._factories import zeros
+
+        g1 = zeros(m1.shape, dtype=m1.dtype, device=m1.device) if ctx.needs_input_grad[1] else None
+        g2 = zeros(m2.shape, dtype=m2.dtype, device=m2.device) if ctx.needs_input_grad[2] else None
+        return gi, g1, g2
+    g1, g2 = _product_grads(m1, m2, g, ctx.needs_input_grad[1], ctx.needs_input_grad[2], alpha)
+    return gi, g1, g2
+
+
+# ----------------------------------------------------------------------------------------------
+# declarations: products
+# ----------------------------------------------------------------------------------------------
+
+
+def _plan(a: Tensor, b: Tensor, shape: tuple, precision: str, **params) -> Plan:
+    return Plan(args=[a, b], outputs=[(shape, a.dtype)], params={"precision": precision, **params})
+
+
+def _matmul_meta(a, b, precision="highest", alpha=1):
+    """``alpha`` (internal, default 1): the product scaled in the epilogue, for backward rules."""
+    _require_tensor("matmul", a, "input")
+    _require_tensor("matmul", b, "other")
+    shape = _matmul_shape("matmul", a._shape, b._shape)
+    _check_same_dtype("matmul", a, b)
+    _check_supported("matmul", "addmm", a)
+    return _plan(a, b, shape, precision, **({"alpha": alpha} if alpha != 1 else {}))
+
+
+def _mm_meta(a, b, precision="highest"):
+    _require_tensor("mm", b, "mat2")
+    if a.ndim != 2:
+        raise RuntimeError(f"mm: self must be a matrix, got a {a.ndim}-D tensor")
+    if b.ndim != 2:
+        raise RuntimeError(f"mm: mat2 must be a matrix, got a {b.ndim}-D tensor")
+    shape = _matmul_shape("mm", a._shape, b._shape)
+    _check_same_dtype("mm", a, b)
+    _check_supported("mm", "addmm", a)
+    return _plan(a, b, shape, precision)
+
+
+def _check_bmm_shapes(op: str, a: Tensor, b: Tensor) -> tuple:
+    if a.ndim != 3:
+        raise RuntimeError(f"{op}: batch1 must be a 3D tensor, got {a.ndim}-D")
+    if b.ndim != 3:
+        raise RuntimeError(f"{op}: batch2 must be a 3D tensor, got {b.ndim}-D")
+    B, M, K = a._shape
+    if b._shape[0] != B or b._shape[1] != K:
+        raise RuntimeError(f"{op}: Expected size for first two dimensions of batch2 tensor to be: [{B}, {K}] but got: "
+                           f"[{b._shape[0]}, {b._shape[1]}].")
+    return (B, M, b._shape[2])
+
+
+def _bmm_meta(a, b, precision="highest"):
+    _require_tensor("bmm", b, "mat2")
+    shape = _check_bmm_shapes("bmm", a, b)
+    _check_same_dtype("bmm", a, b)
+    _check_supported("bmm", "bmm", a)
+    return _plan(a, b, shape, precision)
+
+
+def _mv_meta(a, b, precision="highest"):
+    _require_tensor("mv", b, "vec")
+    if a.ndim != 2 or b.ndim != 1:
+        raise RuntimeError(f"mv: vector + matrix @ vector expected, got {a.ndim}-D matrix and {b.ndim}-D vector")
+    shape = _matmul_shape("mv", a._shape, b._shape)
+    _check_same_dtype("mv", a, b)
+    _check_supported("mv", "addmv", a)
+    return _plan(a, b, shape, precision)
+
+
+def _dot_meta_for(op: str):
+    def meta(a, b, precision="highest"):
+        _require_tensor(op, b, "tensor")
+        if a.ndim != 1 or b.ndim != 1:
+            raise RuntimeError(f"{op}: 1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+        if a.dtype is not b.dtype:
+            raise RuntimeError(f"{op}: expected both vectors to have same dtype, but found "
+                               f"{_TORCH_NAMES[a.dtype.name]} and {_TORCH_NAMES[b.dtype.name]}")
+        shape = _matmul_shape(op, a._shape, b._shape)
+        _check_supported(op, "dot", a)
+        return _plan(a, b, shape, precision)
+
+    return meta
+
+
+_PRODUCT = dict(twin=kgemm.matmul_twin, kernel=kgemm.matmul, backward=_product_backward)
+
+MATMUL = defop("matmul", meta=_matmul_meta, **_PRODUCT,
+               doc="Matrix product with numpy/PyTorch rules: 1-D operands, broadcast batch dims.")
+MM = defop("mm", meta=_mm_meta, **_PRODUCT, doc="(M x K) @ (K x N).")
+BMM = defop("bmm", meta=_bmm_meta, **_PRODUCT, doc="(B x M x K) @ (B x K x N), no broadcasting.")
+MV = defop("mv", meta=_mv_meta, **_PRODUCT, doc="(M x K) @ (K,).")
+DOT = defop("dot", meta=_dot_meta_for("dot"), **_PRODUCT, doc="(K,) . (K,) -> 0-d.")
+VDOT = defop("vdot", meta=_dot_meta_for("vdot"), **_PRODUCT, doc="dot for real dtypes (no conjugation).")
+
+
+# ----------------------------------------------------------------------------------------------
+# declarations: beta * input + alpha * product (the input read in the kernel's epilogue)
+# ----------------------------------------------------------------------------------------------
+
+
+def _addmm_family_meta(op: str, kernel_name: str, check_shapes):
+    def meta(inp, m1, m2, beta=1, alpha=1, precision="highest"):
+        _require_tensor(op, inp, "input")
+        _require_tensor(op, m1, "mat1")
+        _require_tensor(op, m2, "mat2")
+        shape = check_shapes(m1, m2)
+        _check_same_dtype(op, inp, m1, m2)
+        _check_supported(op, kernel_name, m1)
+        _check_scalars(op, m1.dtype, beta=beta, alpha=alpha)
+        geom = broadcast_geometry(inp, shape, op)  # checked even when beta == 0
+        bias = geom if beta != 0 else None  # beta == 0: input is never read (NaN there is ignored)
+        return Plan(args=[m1, m2, bias], outputs=[(shape, m1.dtype)],
+                    params={"alpha": alpha, "beta": beta, "precision": precision})
+
+    return meta
+
+
+def _addmm_shapes(m1, m2):
+    if m1.ndim != 2:
+        raise RuntimeError(f"addmm: mat1 must be a matrix, got {m1.ndim}-D tensor")
+    if m2.ndim != 2:
+        raise RuntimeError(f"addmm: mat2 must be a matrix, got {m2.ndim}-D tensor")
+    return _matmul_shape("addmm", m1._shape, m2._shape)
+
+
+def _addmv_shapes(m, v):
+    if m.ndim != 2 or v.ndim != 1:
+        raise RuntimeError(f"addmv: vector + matrix @ vector expected, got {m.ndim}-D matrix and {v.ndim}-D vector")
+    return _matmul_shape("addmv", m._shape, v._shape)
+
+
+def _baddbmm_shapes(b1, b2):
+    return _check_bmm_shapes("baddbmm", b1, b2)
+
+
+_ADD_FAMILY = dict(twin=kgemm.matmul_twin, kernel=kgemm.matmul, backward=_addmm_family_backward,
+                   save=_save_products)
+
+ADDMM = defop("addmm", meta=_addmm_family_meta("addmm", "addmm", _addmm_shapes), **_ADD_FAMILY,
+              doc="beta * input + alpha * (mat1 @ mat2); input broadcast to (M, N).")
+ADDMV = defop("addmv", meta=_addmm_family_meta("addmv", "addmv", _addmv_shapes), **_ADD_FAMILY,
+              doc="beta * input + alpha * (mat @ vec).")
+BADDBMM = defop("baddbmm", meta=_addmm_family_meta("baddbmm", "baddbmm", _baddbmm_shapes), **_ADD_FAMILY,
+                doc="beta * input + alpha * bmm(batch1, batch2).")
+
+
+# ----------------------------------------------------------------------------------------------
+# declaration: linear (the bias fused into the kernel's epilogue)
+# ----------------------------------------------------------------------------------------------
+
+
+def _weight_t(weight: Tensor):
+    """``weight.T`` as the kernel's ``b`` operand: a geometry over the same memory, no copy."""
+    if weight.ndim == 1:
+        return weight
+    (n, k), (sn, sk) = weight._shape, weight._stride
+    return Geometry(weight, (k, n), (sk, sn))
+
+
+def _linear_meta(inp, weight, bias=None, precision="highest"):
+    _require_tensor("linear", inp, "input")
+    _require_tensor("linear", weight, "weight")
+    if bias is not None:
+        _require_tensor("linear", bias, "bias")
+    if weight.ndim > 2:
+        raise RuntimeError(f"linear: weight must be 1-D or 2-D, got a {weight.ndim}-D tensor")
+    if inp.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are 0D and {weight.ndim}D")
+    wt_shape = tuple(reversed(weight._shape))
+    if inp._shape[-1] != wt_shape[0]:
+        rows = math.prod(inp._shape[:-1])
+        raise RuntimeError(f"linear: mat1 and mat2 shapes cannot be multiplied ({rows}x{inp._shape[-1]} and "
+                           f"{_dims(wt_shape)})")
+    shape = _matmul_shape("linear", inp._shape, wt_shape)
+    dts = [inp.dtype, weight.dtype] + ([bias.dtype] if bias is not None else [])
+    if any(d is not dts[0] for d in dts):
+        raise RuntimeError("linear: expected input, weight and bias to have the same dtype, but got "
+                           + ", ".join(d.name for d in dts))
+    _check_supported("linear", "addmm", inp)
+    geom = broadcast_geometry(bias, shape, "linear") if bias is not None else None
+    return Plan(args=[inp, _weight_t(weight), geom], outputs=[(shape, inp.dtype)], params={"precision": precision})
+
+
+def _linear_backward(ctx, g):
+    x, w = ctx.saved_tensors
+    gx = gw = gb = None
+    if ctx.needs_input_grad[0]:
+        # g (*, N) @ W (N, K); a 1-D weight: g (*) times w (K) as an outer product
+        gx = matmul(g, w) if w.ndim == 2 else matmul(g.unsqueeze(-1), w.unsqueeze(0))
+        gx = gx.reshape(x.shape)
+    if ctx.needs_input_grad[1]:
+        k, rows = x.shape[-1], math.prod(x.shape[:-1])  # explicit sizes: -1 is ambiguous for empty tensors
+        if w.ndim == 2:
+            gw = mm(g.reshape(rows, w.shape[0]).mT, x.reshape(rows, k))
+        else:
+            gw = matmul(g.reshape(rows), x.reshape(rows, k))
+    if len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2]:
+        gb = _reduce_to(g, ctx.inputs[2].shape)
+    return gx, gw, gb
+
+
+LINEAR = defop("linear", meta=_linear_meta, twin=kgemm.matmul_twin, kernel=kgemm.matmul, backward=_linear_backward,
+               save=lambda ctx, inputs, outputs, params: ctx.save_for_backward(inputs[0], inputs[1]),
+               doc="input @ weight.T + bias (bias added in the GEMM epilogue).")
+
+
+# ----------------------------------------------------------------------------------------------
+# public functions and Tensor methods
+# ----------------------------------------------------------------------------------------------
+
+
+def _product(op, name: str, a, b, out):
+    _require_tensor(name, a, "input")
+    _require_tensor(name, b, "other")
+    if out is not None:
+        _check_same_dtype(name, a, b)
+        _check_out(name, out, a.dtype, a, b)
+    return dispatch(op, a, b, out=out, precision=_precision)
+
+
+@tensor_method
+def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """Matrix product with PyTorch's rules: 1-D x 1-D is a dot product, a 1-D operand gets a
+    size-1 dim (prepended for the first, appended for the second) that the result drops, and
+    batch dims broadcast."""
+    return _product(MATMUL, "matmul", input, other, out)
+
+
+@tensor_method
+def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+    return _product(MM, "mm", input, mat2, out)
+
+
+@tensor_method
+def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+    return _product(BMM, "bmm", input, mat2, out)
+
+
+@tensor_method
+def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
+    return _product(MV, "mv", input, vec, out)
+
+
+@tensor_method
+def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
+    return _product(DOT, "dot", input, tensor, out)
+
+
+@tensor_method
+def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """``dot`` (real dtypes: nothing to conjugate)."""
+    return _product(VDOT, "vdot", input, other, out)
+
+
+def _matmul_operator(self: Tensor, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(self, other)
+
+
+def _rmatmul_operator(self: Tensor, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(other, self)
+
+
+# As in PyTorch there is no in-place ``@=``: ``a @= b`` rebinds ``a`` to a new tensor.
+Tensor.__matmul__ = _matmul_operator
+Tensor.__rmatmul__ = _rmatmul_operator
+
+
+def _add_family(op, name: str, input, m1, m2, beta, alpha, out, inplace=False):
+    for x, n in ((input, "input"), (m1, "mat1"), (m2, "mat2")):
+        _require_tensor(name, x, n)
+    if out is not None:
+        _check_same_dtype(name, input, m1, m2)
+        _check_out(name, out, m1.dtype, input, m1, m2)
+    return dispatch(op, input, m1, m2, out=out, inplace=inplace, beta=beta, alpha=alpha, precision=_precision)
+
+
+@tensor_method
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)``; with ``beta=0`` input is not read (NaN there is ignored)."""
+    return _add_family(ADDMM, "addmm", input, mat1, mat2, beta, alpha, out)
+
+
+@tensor_method
+def addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    return _add_family(ADDMM, "addmm", self, mat1, mat2, beta, alpha, None, inplace=True)
+
+
+@tensor_method
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    return _add_family(ADDMV, "addmv", input, mat, vec, beta, alpha, out)
+
+
+@tensor_method
+def addmv_(self: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
+    return _add_family(ADDMV, "addmv", self, mat, vec, beta, alpha, None, inplace=True)
+
+
+@tensor_method
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    return _add_family(BADDBMM, "baddbmm", input, batch1, batch2, beta, alpha, out)
+
+
+@tensor_method
+def baddbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    return _add_family(BADDBMM, "baddbmm", self, batch1, batch2, beta, alpha, None, inplace=True)
+
+
+@tensor_method
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``: one addmm over the (B * K) reduction."""
+    for x, n in ((input, "input"), (batch1, "batch1"), (batch2, "batch2")):
+        _require_tensor("addbmm", x, n)
+    B, M, N = _check_bmm_shapes("addbmm", batch1, batch2)
+    _check_same_dtype("addbmm", input, batch1, batch2)
+    if out is not None:
+        _check_out("addbmm", out, batch1.dtype, input, batch1, batch2)
+    K = batch1.shape[2]
+    # (B, M, K) -> (M, B*K) and (B, K, N) -> (B*K, N): the sum over b is part of the reduction.
+    m1 = batch1.permute(1, 0, 2).reshape(M, B * K)
+    m2 = batch2.reshape(B * K, N)
+    result = addmm(input, m1, m2, beta=beta, alpha=alpha)
+    return result if out is None else _write_out(result, out)
+
+
+@tensor_method
+def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    result = addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+    if tuple(result.shape) != tuple(self.shape):
+        raise RuntimeError(f"addbmm_: output with shape {list(self.shape)} doesn't match the broadcast shape "
+                           f"{list(result.shape)}")
+    return self.copy_(result)
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias`` (``torch.nn.functional.linear``), the bias added in the GEMM epilogue."""
+    return dispatch(LINEAR, input, weight, bias, precision=_precision)
+
+
+@tensor_method
+def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
+    """Outer product of two vectors: ``input[:, None] * vec2[None, :]`` (as PyTorch: promotes dtypes)."""
+    _require_tensor("outer", input, "input")
+    _require_tensor("outer", vec2, "vec2")
+    if input.ndim != 1 or vec2.ndim != 1:
+        which, t = ("self", input) if input.ndim != 1 else ("vec2", vec2)
+        raise RuntimeError(f"outer: Expected 1-D argument {which}, but got {t.ndim}-D")
+    from .. import mul
+
+    if out is not None:
+        return mul(input.unsqueeze(1), vec2, out=out)
+    return mul(input.unsqueeze(1), vec2)
+
+
+ger = tensor_method(outer, name="ger")
+
+
+# ----------------------------------------------------------------------------------------------
+# tensordot
+# ----------------------------------------------------------------------------------------------
+
+
+def _dim_list(x, ndim: int, which: str) -> list:
+    if isinstance(x, Tensor):
+        x = x.tolist()
+    if isinstance(x, int):
+        x = [x]
+    out = []
+    for d in x:
+        d = operator.index(d)
+        if not -ndim <= d < max(ndim, 1):
+            raise IndexError(f"tensordot: Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], "
+                             f"but got {d}) in {which}")
+        out.append(d % ndim if ndim else 0)
+    return out
+
+
+def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
+    """Sum of products over ``dims``: an int (the last ``dims`` of a with the first of b) or a pair
+    of dim lists. Computed as permute + reshape + one ``mm``."""
+    _require_tensor("tensordot", a, "a")
+    _require_tensor("tensordot", b, "b")
+    if isinstance(dims, Tensor) and dims.ndim == 0:
+        dims = int(dims.item())
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > a.ndim or dims > b.ndim:
+            raise RuntimeError(f"tensordot: dims={dims} exceeds the number of dimensions of a ({a.ndim}) or b "
+                               f"({b.ndim})")
+        da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        try:
+            xa, xb = dims
+        except (TypeError, ValueError):
+            raise TypeError("tensordot expects dims to be an int or a pair of dim lists, got "
+                            f"{dims!r}") from None
+        da, db = _dim_list(xa, a.ndim, "dims[0]"), _dim_list(xb, b.ndim, "dims[1]")
+    if len(da) != len(db):
+        raise RuntimeError(f"tensordot: both dimension lists should have same length, got {len(da)} and {len(db)}")
+    if len(set(da)) != len(da) or len(set(db)) != len(db):
+        raise RuntimeError(f"tensordot: repeated dims in {da} or {db}")
+    for x, y in zip(da, db):
+        if a.shape[x] != b.shape[y]:
+            raise RuntimeError(f"tensordot: contracted dimensions need to match, but first has size {a.shape[x]} in "
+                               f"dim {x} and second has size {b.shape[y]} in dim {y}")
+    _check_same_dtype("tensordot", a, b)
+    if out is not None:
+        _check_out("tensordot", out, a.dtype, a, b)
+    fa = [d for d in range(a.ndim) if d not in da]
+    fb = [d for d in range(b.ndim) if d not in db]
+    k = math.prod(a.shape[d] for d in da)
+    sa = [a.shape[d] for d in fa]
+    sb = [b.shape[d] for d in fb]
+    ma = a.permute(fa + da).reshape(math.prod(sa), k)
+    mb = b.permute(db + fb).reshape(k, math.prod(sb))
+    result = mm(ma, mb).reshape(sa + sb)
+    return result if out is None else _write_out(result, out)
+
+
+# ----------------------------------------------------------------------------------------------
+# einsum
+# ----------------------------------------------------------------------------------------------
+
+
+def _sublist_equation(args) -> tuple[str, list]:
+    """einsum(op0, sublist0, op1, sublist1, ..., [sublist_out]) -> (equation, operands)."""
+    def letters(sub):
+        s = ""
+        for x in sub:
+            if x is Ellipsis:
+                s += "..."
+            else:
+                i = operator.index(x)
+                if not 0 <= i < 52:
+                    raise ValueError(f"einsum(): subscript in subscript list is not within the valid range [0, 52), "
+                                     f"got {i}")
+                s += chr(ord("A") + i) if i < 26 else chr(ord("a") + i - 26)
+        return s
+
+    ops, subs = list(args[0::2]), list(args[1::2])
+    out_sub = None
+    if len(ops) > len(subs):  # odd count: the last entry is the output sublist
+        out_sub = ops.pop()
+    eq = ",".join(letters(s) for s in subs)
+    if out_sub is not None:
+        eq += "->" + letters(out_sub)
+    return eq, ops
+
+
+def _parse_term(term: str, op_index: int | None) -> tuple[list, bool]:
+    labels, ell, i = [], False, 0
+    while i < len(term):
+        c = term[i]
+        if c == ".":
+            if term[i:i + 3] != "..." or ell:
+                where = f"operand {op_index}" if op_index is not None else "the output"
+                raise ValueError(f"einsum(): found {'more than one' if ell else 'an invalid'} '.' for {where}; "
+                                 "an ellipsis is written '...' and may appear once")
+            labels.append(...)
+            ell = True
+            i += 3
+            continue
+        if not c.isalpha() or not c.isascii():
+            raise ValueError(f"einsum(): invalid subscript given at index {i} in the equation string, subscripts must "
+                             f"be in [a-zA-Z], got {c!r}")
+        labels.append(c)
+        i += 1
+    return labels, ell
+
+
+def einsum(*args) -> Tensor:
+    """Einstein summation (``torch.einsum``): ``einsum("ij,jk->ik", a, b)``, implicit output
+    (labels seen once, sorted), ``...`` broadcasting, repeated labels in one operand (its
+    diagonal), labels summed away. Two operands contract as permute + reshape + one batched
+    matmul; more operands contract pairwise, left to right. Also the sublist form
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
+    if not args:
+        raise TypeError("einsum(): must specify the equation string and at least one operand")
+    if isinstance(args[0], str):
+        equation, operands = args[0], list(args[1:])
+        if len(operands) == 1 and isinstance(operands[0], list | tuple):
+            operands = list(operands[0])
+    else:
+        equation, operands = _sublist_equation(args)
+    for i, t in enumerate(operands):
+        _require_tensor("einsum", t, f"operands[{i}]")
+    if not operands:
+        raise ValueError("einsum(): must provide at least one operand")
+    equation = equation.replace(" ", "")
+    lhs, arrow, rhs = equation.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        more = "more" if len(operands) > len(terms) else "fewer"
+        raise ValueError(f"einsum(): {more} operands were provided than specified in the equation "
+                         f"({len(operands)} operands, {len(terms)} subscript groups in {equation!r})")
+    dts = {t.dtype for t in operands}
+    if len(dts) > 1:
+        raise RuntimeError(f"einsum(): expected all operands to have the same dtype, but got "
+                           f"{sorted(d.name for d in dts)}")
+
+    # -- labels per operand, the ellipsis expanded into right-aligned labels ("...", k) ----------
+    parsed = [_parse_term(t, i) for i, t in enumerate(terms)]
+    ell_dims = 0
+    op_labels = []
+    for i, ((labels, ell), t) in enumerate(zip(parsed, operands)):
+        named = len(labels) - (1 if ell else 0)
+        if (not ell and named != t.ndim) or (ell and named > t.ndim):
+            raise ValueError(f"einsum(): the number of subscripts in the equation ({named}) does not match the number "
+                             f"of dimensions ({t.ndim}) for operand {i}{'' if ell else ' and no ellipsis was given'}")
+        ell_dims = max(ell_dims, t.ndim - named if ell else 0)
+    for (labels, ell), t in zip(parsed, operands):
+        n_ell = t.ndim - (len(labels) - (1 if ell else 0))
+        full = []
+        for lab in labels:
+            if lab is ...:
+                full.extend(("...", ell_dims - n_ell + k) for k in range(n_ell))
+            else:
+                full.append(lab)
+        op_labels.append(full)
+    ell_labels = [("...", k) for k in range(ell_dims)]
+
+    if arrow:
+        out_parsed, out_ell = _parse_term(rhs, None)
+        out_labels = []
+        for lab in out_parsed:
+            if lab is ...:
+                out_labels.extend(ell_labels)
+            else:
+                if lab in out_labels:
+                    raise ValueError(f"einsum(): output subscript {lab} appears more than once in the output")
+                if not any(lab in ls for ls in op_labels):
+                    raise ValueError(f"einsum(): output subscript {lab} does not appear in the equation for any input "
+                                     "operand")
+                out_labels.append(lab)
+    else:
+        counts: dict = {}
+        for ls in op_labels:
+            for lab in ls:
+                if isinstance(lab, str):
+                    counts[lab] = counts.get(lab, 0) + 1
+        out_labels = ell_labels + sorted(lab for lab, c in counts.items() if c == 1)
+
+    # -- per operand: repeated labels -> diagonal --------------------------------------------------
+    tensors = []
+    for i, (t, ls) in enumerate(zip(operands, op_labels)):
+        ls = list(ls)
+        while True:
+            dup = next((lab for j, lab in enumerate(ls) if lab in ls[j + 1:]), None)
+            if dup is None:
+                break
+            d1 = ls.index(dup)
+            d2 = ls.index(dup, d1 + 1)
+            if t.shape[d1] != t.shape[d2]:
+                raise RuntimeError(f"einsum(): subscript {dup} is repeated for operand {i} but the sizes don't match, "
+                                   f"{t.shape[d1]} != {t.shape[d2]}")
+            t = t.diagonal(0, d1, d2)  # the diagonal becomes the last dim
+            ls = [lab for j, lab in enumerate(ls) if j not in (d1, d2)] + [dup]
+        tensors.append((t, ls))
+
+    # -- sizes per label: equal, or 1 (broadcast) ---------------------------------------------------
+    sizes: dict = {}
+    for i, (t, ls) in enumerate(tensors):
+        for lab, n in zip(ls, t.shape):
+            cur = sizes.get(lab, 1)
+            if n != 1 and cur != 1 and n != cur:
+                name = "..." if isinstance(lab, tuple) else lab
+                raise RuntimeError(f"einsum(): operands do not broadcast: subscript {name} has size {n} for operand {i}"
+                                   f" but size {cur} for an earlier operand")
+            sizes[lab] = max(cur, n) if n and cur else 0
+    tensors = [(t.expand(*[sizes[lab] for lab in ls]) if any(n != sizes[lab] for lab, n in zip(ls, t.shape)) else t,
+                ls) for t, ls in tensors]
+
+    # -- contract left to right ----------------------------------------------------------------------
+    def sum_only(t, ls, keep):
+        """Sum away the labels nobody else needs."""
+        drop = [j for j, lab in enumerate(ls) if lab not in keep]
+        if drop:
+            t = t.sum(tuple(drop))
+            ls = [lab for j, lab in enumerate(ls) if j not in drop]
+        return t, ls
+
+    t, ls = tensors[0]
+    for i in range(1, len(tensors)):
+        u, lu = tensors[i]
+        later = set(out_labels)
+        for _, lo in tensors[i + 1:]:
+            later.update(lo)
+        t, ls = sum_only(t, ls, later | set(lu))
+        u, lu = sum_only(u, lu, later | set(ls))
+        t, ls = _contract(t, ls, u, lu, later)
+    t, ls = sum_only(t, ls, set(out_labels))
+    perm = [ls.index(lab) for lab in out_labels]
+    if perm != list(range(len(perm))):
+        t = t.permute(perm)
+    return t
+
+
+def _contract(a: Tensor, la: list, b: Tensor, lb: list, keep: set):
+    """Contract two operands over their shared labels that ``keep`` does not need: one batched matmul.
+
+    Labels in both and kept are batch dims; in both and not kept are summed (K); the rest are
+    a's rows (M) and b's columns (N). Returns the product and its labels: batch + M + N.
+    """
+    batch = [lab for lab in la if lab in lb and lab in keep]
+    summed = [lab for lab in la if lab in lb and lab not in keep]
+    rows = [lab for lab in la if lab not in lb]
+    cols = [lab for lab in lb if lab not in la]
+    size = {lab: n for lab, n in zip(la, a.shape)}
+    size.update({lab: n for lab, n in zip(lb, b.shape)})
+    bs = [size[lab] for lab in batch]
+    M = math.prod(size[lab] for lab in rows)
+    K = math.prod(size[lab] for lab in summed)
+    N = math.prod(size[lab] for lab in cols)
+    pa = a.permute([la.index(lab) for lab in batch + rows + summed]).reshape(bs + [M, K])
+    pb = b.permute([lb.index(lab) for lab in batch + summed + cols]).reshape(bs + [K, N])
+    out = matmul(pa, pb).reshape(bs + [size[lab] for lab in rows] + [size[lab] for lab in cols])
+    return out, batch + rows + cols
