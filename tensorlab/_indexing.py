@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from ._tensor import Tensor
 from ._views import select, slice_dim, unsqueeze
 
@@ -23,7 +25,7 @@ def _is_advanced(item) -> bool:
         return True
     if isinstance(item, Tensor):
         return item.ndim > 0 or item.dtype.name == "bool" or item.dtype.is_floating_point
-    return isinstance(item, list)
+    return isinstance(item, list | tuple | np.ndarray)
 
 
 def _normalize(index) -> tuple:

@@ -146,13 +146,16 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
     diff_pos = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
 
     def first_derivative(*args):
-        ins, gos = args[:n_in], args[n_in:]
-        outs = tuple(o for o in _outputs(func, ins) if o.requires_grad)
-        grads = autograd_grad(outs, [ins[i] for i in diff_pos], grad_outputs=gos[: len(outs)], create_graph=True,
-                              allow_unused=True)
         from .._factories import zeros_like
+        from .grad_mode import enable_grad
 
-        return tuple(g if g is not None else zeros_like(ins[i]) for g, i in zip(grads, diff_pos))
+        # numerical_jacobian evaluates this under no_grad; the first derivative needs a graph
+        with enable_grad():
+            ins, gos = args[:n_in], args[n_in:]
+            outs = tuple(o for o in _outputs(func, ins) if o.requires_grad)
+            grads = autograd_grad(outs, [ins[i] for i in diff_pos], grad_outputs=gos[: len(outs)],
+                                  create_graph=True, allow_unused=True)
+            return tuple(g if g is not None else zeros_like(ins[i]) for g, i in zip(grads, diff_pos))
 
     return gradcheck(first_derivative, (*inputs, *grad_outputs), eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception)

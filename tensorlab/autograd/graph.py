@@ -358,6 +358,11 @@ def attach_outputs(node: Node, outputs) -> None:
             o._requires_grad = True
             o.grad_fn = node
             o._output_nr = i
+    # Outputs saved for backward were saved before they got requires_grad above; mark the saved
+    # copies now, so unpacking reattaches them to this node (double backward through e.g. exp).
+    for s in node.ctx._saved or ():
+        if s is not None and s.is_output and s.output_nr < len(outputs):
+            s.tensor._requires_grad = outputs[s.output_nr]._requires_grad
 
 
 def record(op, inputs, outputs, params, inplace: bool = False) -> None:
@@ -616,6 +621,9 @@ def _prepare_grads(node: Node, buf: list) -> tuple:
     return tuple(grads)
 
 
+_LEAF_GRAD_STORAGES: weakref.WeakSet = weakref.WeakSet()  # storages that back some leaf's .grad
+
+
 def _accumulate_into_leaf(acc: AccumulateGrad, g, create_graph: bool) -> None:
     leaf = acc.variable
     g = _call_hooks(leaf._hooks, g)
@@ -624,7 +632,14 @@ def _accumulate_into_leaf(acc: AccumulateGrad, g, create_graph: bool) -> None:
         g = g.detach()
     if g._shape != leaf._shape:
         raise RuntimeError(f"gradient shape {list(g._shape)} does not match leaf shape {list(leaf._shape)}")
+    if leaf.grad is None and not create_graph and (not g.is_contiguous() or g._storage in _LEAF_GRAD_STORAGES):
+        # PyTorch's AccumulateGrad contract: each leaf's .grad is a dense tensor of its own. Backward
+        # rules return expanded (stride-0) views and hand one tensor to several inputs (add), so an
+        # in-place update of one .grad (clip_grad_norm_, an optimizer, p.grad.mul_) would change another.
+        g = g.clone()
     leaf.grad = g if leaf.grad is None else _add(leaf.grad, g)
+    if not create_graph:
+        _LEAF_GRAD_STORAGES.add(leaf.grad._storage)
     if acc._hooks:
         for hook in list(acc._hooks.values()):
             hook(leaf)

@@ -1,0 +1,608 @@
+"""Indexing family: the advanced-indexing semantics table (against NumPy with PyTorch's int rule),
+index assignment, errors, determinism of the accumulating scatters, and what validation costs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorlab as tl
+from tensorlab_kernels import runtime as rt
+from tensorlab_kernels.indexing.scatter import RUN_CHUNK
+from tests.helpers import to_numpy
+
+CUDA = pytest.mark.skipif(not tl.cuda.is_available(), reason="no cuda device (real or interpreted)")
+
+X = np.arange(4 * 5 * 6, dtype=np.float32).reshape(4, 5, 6)
+RNG = np.random.default_rng(7)
+MASK45 = np.asarray(RNG.random((4, 5)) < 0.5)
+MASK56 = np.asarray(RNG.random((5, 6)) < 0.4)
+MASK4 = np.array([True, False, True, True])
+
+
+# ----------------------------------------------------------------------------------------------
+# a reference with PyTorch's rule: ints (and None, bools) are applied first as basic indexing
+# ----------------------------------------------------------------------------------------------
+
+
+def _ref_index(a: np.ndarray, index) -> tuple:
+    """(basic, advanced): apply ``a[basic][advanced]`` in NumPy to get PyTorch's result."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    index = tuple(np.asarray(i) if isinstance(i, list | tuple) else i for i in index)
+    index = tuple(i.astype(np.int64) if isinstance(i, np.ndarray) and i.size == 0 else i for i in index)
+    if any(i is Ellipsis for i in index):
+        e = index.index(Ellipsis)
+        used = sum(i.ndim if isinstance(i, np.ndarray) and i.dtype == bool else
+                   0 if (i is None or isinstance(i, bool)) else 1 for i in index if i is not Ellipsis)
+        index = index[:e] + (slice(None),) * (a.ndim - used) + index[e + 1:]
+    basic, adv = [], []
+    for it in index:
+        if it is None:
+            basic.append(None)
+            adv.append(slice(None))
+        elif isinstance(it, bool):
+            basic.append(None)
+            adv.append(np.array([0] if it else [], dtype=np.int64))
+        elif isinstance(it, slice):
+            basic.append(it)
+            adv.append(slice(None))
+        elif isinstance(it, np.ndarray) and it.dtype == bool:
+            basic.extend([slice(None)] * it.ndim)
+            adv.extend(np.nonzero(it))
+        elif isinstance(it, np.ndarray):
+            basic.append(slice(None))
+            adv.append(np.asarray(it, dtype=np.int64))
+        else:
+            basic.append(int(it))
+    return tuple(basic), tuple(adv)
+
+
+def torch_like(a: np.ndarray, index) -> np.ndarray:
+    basic, adv = _ref_index(a, index)
+    y = a[basic]
+    return np.asarray(y[adv]).copy() if any(isinstance(i, np.ndarray) for i in adv) else y.copy()
+
+
+def _to_tl(index, device):
+    def conv(i):
+        if isinstance(i, np.ndarray):
+            return tl.tensor(i, device=device)
+        return i
+
+    return tuple(conv(i) for i in index) if isinstance(index, tuple) else conv(index)
+
+
+GETITEM_CASES = [
+    ("list", [0, 2]),
+    ("list-neg-dup", [-1, 0, -1]),
+    ("tensor-2d", np.array([[0, 1], [3, 3]])),
+    ("slice-then-index", (slice(None), [1, 3])),
+    ("ellipsis-index", (Ellipsis, [0, -1])),
+    ("none-then-index", (None, [1])),
+    ("index-then-none", ([1], None)),
+    ("adjacent", (slice(None), [0, 1], [2, 3])),
+    ("pair", ([0, 1], [2, 3])),
+    ("separated", ([0, 1], slice(None), [2, 3])),
+    ("separated-broadcast", (np.array([[0], [3]]), slice(1, 4), np.array([2, 5, 0]))),
+    ("int-and-index", (1, [0, 2])),
+    ("int-slice-index", (1, slice(None), [0, 2])),  # PyTorch: (5, 2); NumPy would give (2, 5)
+    ("index-int-index", ([0, 2], 3, [1, 5])),
+    ("strided-slice", (slice(None, None, 2), [4, 0])),
+    ("mask-full", X > 50),
+    ("mask-leading", MASK45),
+    ("mask-trailing", (slice(None), MASK56)),
+    ("mask-and-int", (MASK4, 2)),
+    ("mask-and-index", (MASK4, slice(None), np.array([1]))),
+    ("bool-true", True),
+    ("bool-false", False),
+    ("bool-true-then-index", (True, [1, 2])),
+    ("list-of-bools", [True, False, True, False]),
+    ("empty-list", []),
+    ("numpy-array", np.array([3, 1])),
+    ("int32", np.array([2, 0], dtype=np.int32)),
+    ("nested-tuple", ((0, 3),)),
+    ("3-indices", ([0, 3], [1, 4], [5, 0])),
+    ("3-indices-broadcast", (np.array([[0], [3]]), np.array([[1, 4]]), np.array([5]))),
+]
+
+
+@pytest.mark.parametrize("name,index", GETITEM_CASES, ids=[c[0] for c in GETITEM_CASES])
+def test_getitem_matches_numpy_with_pytorch_rule(device, name, index):
+    x = tl.tensor(X, device=device)
+    got = x[_to_tl(index, device)]
+    expected = torch_like(X, index)
+    assert got.shape == expected.shape, name
+    np.testing.assert_array_equal(to_numpy(got), expected)
+
+
+def test_getitem_int_rule_differs_from_numpy():
+    # the documented PyTorch/NumPy difference: ints are selects, so the index dims stay in place
+    x = tl.tensor(X)
+    assert tuple(x[1, :, [0, 2]].shape) == (5, 2)
+    assert X[1, :, [0, 2]].shape == (2, 5)
+
+
+def test_list_of_lists_is_a_tuple():
+    # PyTorch's legacy rule: a short list holding sequences is read as a tuple of indices
+    x = tl.tensor(X)
+    np.testing.assert_array_equal(to_numpy(x[[[0, 1], [2, 3]]]), X[[0, 1], [2, 3]])
+
+
+def test_getitem_strided_source_and_index(device):
+    x = tl.tensor(X, device=device).transpose(0, 2)  # (6, 5, 4), non-contiguous
+    idx = tl.tensor([5, 0, 9, 2, 7, 1], device=device)[::2]  # a strided index: [5, 9, 7]
+    with pytest.raises(IndexError, match="index 9 is out of bounds"):
+        x[idx]
+    idx = tl.tensor([5, 0, -1, 2, 3, 1], device=device)[::2]  # [5, -1, 3]
+    np.testing.assert_array_equal(to_numpy(x[idx, 1:, [0]]), X.transpose(2, 1, 0)[[5, -1, 3], 1:, [0]])
+
+
+def test_getitem_0d_and_empty(device):
+    z = tl.tensor(3.5, device=device)
+    assert z[True].tolist() == [3.5]
+    assert tuple(z[False].shape) == (0,)
+    assert tuple(z[None, tl.tensor(True, device=device)].shape) == (1, 1)
+    e = tl.zeros(3, 0, device=device)
+    assert tuple(e[[0, 2]].shape) == (2, 0)
+    assert tuple(tl.tensor(X, device=device)[tl.tensor([], dtype=tl.int64, device=device)].shape) == (0, 5, 6)
+
+
+def test_getitem_result_is_a_copy(device):
+    x = tl.tensor(X, device=device)
+    y = x[[0, 1]]
+    y.fill_(0)
+    assert x[0, 0, 1].item() == 1.0
+
+
+@CUDA
+def test_getitem_cpu_index_on_cuda_tensor():
+    x = tl.tensor(X, device="cuda")
+    np.testing.assert_array_equal(to_numpy(x[tl.tensor([3, 0])]), X[[3, 0]])
+    np.testing.assert_array_equal(to_numpy(x[tl.tensor(MASK45)]), X[MASK45])
+
+
+def test_uint8_index_is_a_deprecated_mask():
+    x = tl.tensor(X)
+    with pytest.warns(UserWarning, match="uint8"):
+        got = x[tl.tensor([1, 0, 0, 2], dtype=tl.uint8)]
+    np.testing.assert_array_equal(to_numpy(got), X[[0, 3]])
+
+
+# ----------------------------------------------------------------------------------------------
+# x[idx] = v
+# ----------------------------------------------------------------------------------------------
+
+SETITEM_CASES = [
+    ("list-scalar", [0, 2], 7.0),
+    ("rows-broadcast", [3, 1], np.arange(6, dtype=np.float32)),
+    ("slice-index", (slice(None), [1, 3]), np.float32(-1)),
+    ("separated", ([0, 1], slice(None), [2, 3]), np.arange(5, dtype=np.float32)[None, :] * np.ones((2, 1))),
+    ("int-slice-index", (1, slice(None), [0, 2]), np.arange(10, dtype=np.float32).reshape(5, 2)),
+    ("mask-scalar", X > 50, 0.0),
+    ("mask-values", X > 100, np.arange(int((X > 100).sum()), dtype=np.float32)),
+    ("mask-leading-rows", MASK45, np.arange(6, dtype=np.float32)),
+    ("mask-trailing-scalar", (slice(None), MASK56), 2.0),
+    ("slice-then-mask", (slice(1, 3), MASK56), 5.0),
+    ("leading-ones-value", [0, 1], np.ones((1, 2, 5, 6), np.float32)),
+    ("bool-true", True, 1.0),
+    ("3-indices", ([0, 3], [1, 4], [5, 0]), np.array([8.0, 9.0], np.float32)),
+]
+
+
+@pytest.mark.parametrize("name,index,value", SETITEM_CASES, ids=[c[0] for c in SETITEM_CASES])
+def test_setitem_matches_numpy(device, name, index, value):
+    x = tl.tensor(X, device=device)
+    v = tl.tensor(np.asarray(value, np.float32), device=device) if isinstance(value, np.ndarray) else value
+    x[_to_tl(index, device)] = v
+    expected = X.copy()
+    basic, adv = _ref_index(expected, index)
+    expected[basic][adv] = value
+    np.testing.assert_array_equal(to_numpy(x), expected)
+
+
+def test_setitem_duplicates_last_wins(device):
+    # index_put without accumulate: the last source (row-major order of the index) wins, every run
+    x = tl.zeros(5, device=device)
+    x[tl.tensor([1, 3, 1, 1, 3], device=device)] = tl.tensor([1.0, 2.0, 3.0, 4.0, 5.0], device=device)
+    assert x.tolist() == [0.0, 4.0, 0.0, 5.0, 0.0]
+    y = tl.zeros(3, 4, device=device)
+    y[[0, 0]] = tl.tensor([[1.0] * 4, [2.0] * 4], device=device)
+    assert y[0].tolist() == [2.0] * 4
+
+
+def test_setitem_iadd_with_duplicates_adds_once(device):
+    # x[idx] += v is getitem, +=, setitem: a duplicated index gets v once (PyTorch's semantics)
+    x = tl.zeros(4, device=device)
+    x[tl.tensor([0, 0, 2], device=device)] += 1
+    assert x.tolist() == [1.0, 0.0, 1.0, 0.0]
+    acc = tl.zeros(4, device=device).index_put_((tl.tensor([0, 0, 2], device=device),),
+                                                tl.ones(3, device=device), accumulate=True)
+    assert acc.tolist() == [2.0, 0.0, 1.0, 0.0]
+
+
+def test_setitem_casts_value_and_accepts_python_numbers(device):
+    x = tl.zeros(2, 3, dtype=tl.int32, device=device)
+    x[[1]] = tl.tensor([1.7, -2.2, 3.9], device=device)  # float values into int32: truncation
+    x[tl.tensor([[True, False, False], [False, False, False]], device=device)] = 9
+    assert x.tolist() == [[9, 0, 0], [1, -2, 3]]
+
+
+def test_setitem_shape_mismatch_raises_before_writing(device):
+    x = tl.tensor(X, device=device)
+    with pytest.raises(RuntimeError, match="shape mismatch"):
+        x[[0, 1]] = tl.ones(3, device=device)
+    np.testing.assert_array_equal(to_numpy(x), X)
+
+
+def test_setitem_records_autograd_on_the_base(device):
+    # out[:, idx] = h writes through a basic index: the write is recorded on ``out`` itself
+    h = tl.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], device=device, requires_grad=True)
+    out = tl.zeros(3, 4, device=device)
+    out[:, tl.tensor([3, 0], device=device)] = h
+    (out * tl.tensor([1.0, 2.0, 3.0, 4.0], device=device)).sum().backward()
+    assert h.grad.tolist() == [[4.0, 1.0]] * 3
+    x = tl.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    y = x * 1
+    y[tl.tensor([True, False, True], device=device)] = 0
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 0.0]
+
+
+def test_setitem_on_leaf_requiring_grad_raises(device):
+    x = tl.zeros(3, device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf"):
+        x[[0]] = 1.0
+
+
+def test_index_put_inplace_and_out_of_place(device):
+    x = tl.zeros(2, 3, device=device)
+    idx = (tl.tensor([1, 1], device=device), tl.tensor([0, 0], device=device))
+    y = tl.index_put(x, idx, tl.tensor([1.0, 2.0], device=device), accumulate=True)
+    assert x.tolist() == [[0.0] * 3] * 2 and y.tolist() == [[0.0] * 3, [3.0, 0.0, 0.0]]
+    r = x.index_put_((None, tl.tensor([2], device=device)), tl.tensor([5.0], device=device))
+    assert r is x and x.tolist() == [[0.0, 0.0, 5.0]] * 2
+    with pytest.raises(RuntimeError, match="dtypes match"):
+        x.index_put_(idx, tl.ones(2, dtype=tl.float64, device=device))
+    with pytest.raises(TypeError):
+        x.index_put_((0,), tl.ones(1, device=device))
+
+
+# ----------------------------------------------------------------------------------------------
+# errors
+# ----------------------------------------------------------------------------------------------
+
+
+def test_out_of_range_errors_name_op_index_and_size(device):
+    x = tl.zeros(5, 3, device=device)
+    idx = tl.tensor([0, 7], device=device)
+    with pytest.raises(IndexError, match=r"index_select\(\): index 7 is out of bounds for dimension 0 with size 5"):
+        x.index_select(0, idx)
+    with pytest.raises(IndexError, match="index 7 is out of bounds for dimension 0 with size 5"):
+        x[idx]
+    with pytest.raises(IndexError, match="index -6 is out of bounds for dimension 0 with size 5"):
+        x[tl.tensor([-6], device=device)]
+    g = tl.tensor([[0, 3]], device=device)
+    with pytest.raises(RuntimeError, match=r"gather\(\): index 3 is out of bounds for dimension 1 with size 3"):
+        x.gather(1, g)
+    with pytest.raises(IndexError):  # the same error is also an IndexError
+        x.scatter_add(1, g, tl.ones(1, 2, device=device))
+    with pytest.raises(IndexError, match="tried to access index 15"):
+        x.take(tl.tensor([15], device=device))
+    with pytest.raises(IndexError, match="index_fill"):
+        x.index_fill(1, tl.tensor([-4], device=device), 1.0)
+
+
+def test_negative_indices_follow_pytorch_per_op(device):
+    x = tl.tensor(np.arange(6.0, dtype=np.float32).reshape(2, 3), device=device)
+    neg = tl.tensor([-1], device=device)
+    assert x[neg].tolist() == [[3.0, 4.0, 5.0]]  # advanced indexing wraps
+    assert x.take(tl.tensor([-1], device=device)).tolist() == [5.0]  # take wraps
+    assert x.index_fill(1, neg, 0.0).tolist() == [[0.0, 1.0, 0.0], [3.0, 4.0, 0.0]]  # index_fill wraps
+    for fn in (lambda: x.index_select(0, neg), lambda: x.gather(0, tl.tensor([[-1, 0, 0]], device=device)),
+               lambda: x.index_add(0, neg, tl.ones(1, 3, device=device)),
+               lambda: x.index_copy(0, neg, tl.ones(1, 3, device=device)),
+               lambda: x.scatter(0, tl.tensor([[-1, 0, 0]], device=device), 1.0)):
+        with pytest.raises(IndexError, match="-1 is out of bounds"):
+            fn()
+
+
+def test_wrong_index_dtypes():
+    x = tl.zeros(4, 3)
+    with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool"):
+        x[tl.tensor([0.0, 1.0])]
+    with pytest.raises(IndexError, match="tensors used as indices"):
+        x[tl.tensor([0, 1], dtype=tl.int16)]
+    with pytest.raises(RuntimeError, match="int64"):
+        x.gather(0, tl.tensor([[0, 1, 2]], dtype=tl.int32))
+    with pytest.raises(IndexError, match="int32 or int64"):
+        x.index_select(0, tl.tensor([0], dtype=tl.int8))
+    with pytest.raises(IndexError, match="int64"):
+        x.index_copy(0, tl.tensor([0], dtype=tl.int32), tl.zeros(1, 3))
+    with pytest.raises(RuntimeError, match="int64"):
+        tl.take(x, tl.tensor([0], dtype=tl.int32))
+    with pytest.raises(RuntimeError, match="BoolTensor"):
+        x.masked_fill(tl.ones(4, 3, dtype=tl.uint8), 1.0)
+    with pytest.raises(RuntimeError, match="int64"):
+        tl.one_hot(tl.tensor([0, 1], dtype=tl.int32))
+    with pytest.raises(IndexError, match="only integers"):
+        x["a"]
+
+
+def test_shape_errors():
+    x = tl.zeros(4, 3)
+    with pytest.raises(IndexError, match="shape of the mask"):
+        x[tl.ones(3, dtype=tl.bool)]
+    with pytest.raises(IndexError, match="shape mismatch: indexing tensors could not be broadcast"):
+        x[tl.tensor([0, 1]), tl.tensor([0, 1, 2])]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[[0], [0], [0]]
+    with pytest.raises(RuntimeError, match="same number of dimensions"):
+        x.gather(0, tl.tensor([0]))
+    with pytest.raises(RuntimeError, match="smaller"):
+        x.gather(0, tl.zeros(1, 4, dtype=tl.int64))
+    with pytest.raises(RuntimeError, match="smaller size than src"):
+        x.scatter(0, tl.zeros(2, 3, dtype=tl.int64), tl.ones(1, 3))
+    with pytest.raises(RuntimeError, match="dtype"):
+        x.scatter_add(0, tl.zeros(1, 3, dtype=tl.int64), tl.ones(1, 3, dtype=tl.float64))
+    with pytest.raises(RuntimeError, match="Number of indices"):
+        x.index_add(0, tl.tensor([0, 1]), tl.ones(3, 3))
+    with pytest.raises(RuntimeError, match="slice shapes"):
+        x.index_add(0, tl.tensor([0]), tl.ones(1, 4))
+    with pytest.raises(IndexError, match="vector"):
+        x.index_select(0, tl.zeros(1, 1, dtype=tl.int64))
+    with pytest.raises(RuntimeError, match="0-dimensional value tensor"):
+        x.masked_fill(x > 0, tl.ones(2))
+    with pytest.raises(RuntimeError, match="source"):
+        x.masked_scatter(tl.ones(4, 3, dtype=tl.bool), tl.ones(5))
+    with pytest.raises(RuntimeError, match="reduce"):
+        x.scatter_reduce(0, tl.zeros(1, 3, dtype=tl.int64), tl.ones(1, 3), "max")
+
+
+def test_errors_leave_input_unchanged(device):
+    x = tl.ones(4, 3, device=device)
+    for fn in (lambda: x.index_add_(0, tl.tensor([0, 9], device=device), tl.ones(2, 3, device=device)),
+               lambda: x.scatter_(0, tl.tensor([[0, 4, 0]], device=device), tl.zeros(1, 3, device=device)),
+               lambda: x.masked_scatter_(tl.ones(4, 3, dtype=tl.bool, device=device), tl.zeros(2, device=device)),
+               lambda: x.__setitem__(tl.tensor([1, 5], device=device), 0.0)):
+        with pytest.raises((IndexError, RuntimeError)):
+            fn()
+    assert x.tolist() == [[1.0] * 3] * 4
+
+
+def test_one_hot_and_bincount_errors():
+    with pytest.raises(RuntimeError, match="non-negative"):
+        tl.one_hot(tl.tensor([-1, 0]))
+    with pytest.raises(RuntimeError, match="smaller than num_classes"):
+        tl.one_hot(tl.tensor([3]), 3)
+    with pytest.raises(RuntimeError, match="empty"):
+        tl.one_hot(tl.tensor([], dtype=tl.int64))
+    with pytest.raises(RuntimeError, match="non-negative"):
+        tl.bincount(tl.tensor([1, -1]))
+    with pytest.raises(RuntimeError, match="1-d"):
+        tl.bincount(tl.tensor([[1]]))
+    with pytest.raises(RuntimeError, match="weights"):
+        tl.bincount(tl.tensor([1, 2]), tl.ones(3))
+
+
+# ----------------------------------------------------------------------------------------------
+# determinism of the accumulating writes
+# ----------------------------------------------------------------------------------------------
+
+
+def _seq_add(base: np.ndarray, dest: np.ndarray, vals: np.ndarray, device: str = "cpu") -> np.ndarray:
+    """The documented order: sequential in source order (np.add.at) on cpu; on cuda the same for runs
+    of up to RUN_CHUNK duplicates, longer runs as sequential chunks whose partials are added in order."""
+    out = base.copy()
+    if device == "cpu":
+        np.add.at(out, dest, vals)  # sequential, in index order, in the array's dtype
+        return out
+    chunk = RUN_CHUNK
+    for d in np.unique(dest):
+        v = vals[dest == d]
+        acc = out[d].copy()
+        for x in v[:chunk]:
+            acc = acc + x
+        for k in range(chunk, len(v), chunk):
+            part = v[k].copy()
+            for x in v[k + 1:k + chunk]:
+                part = part + x
+            acc = acc + part
+        out[d] = acc
+    return out
+
+
+def test_scatter_add_many_duplicates_is_deterministic_and_sequential(device):
+    rng = np.random.default_rng(0)
+    n, m = 3000, 7
+    index = rng.integers(0, m, n)
+    src = (rng.standard_normal(n) * 1e3).astype(np.float32)
+    base = rng.standard_normal(m).astype(np.float32)
+    ti, ts, tb = (tl.tensor(a, device=device) for a in (index, src, base))
+    first = to_numpy(tb.scatter_add(0, ti, ts))
+    second = to_numpy(tb.scatter_add(0, ti, ts))
+    assert first.tobytes() == second.tobytes()  # bitwise equal across runs
+    np.testing.assert_array_equal(first, _seq_add(base, index, src, device))  # the documented order, exactly
+    # where every order gives the same answer (exact sums) it is PyTorch's result too
+    ints = rng.integers(-50, 50, n)
+    got = tl.zeros(m, dtype=tl.int64, device=device).scatter_add(0, ti, tl.tensor(ints, device=device))
+    np.testing.assert_array_equal(to_numpy(got), np.bincount(index, ints, m).astype(np.int64))
+
+
+def test_index_add_rows_deterministic(device):
+    # the embedding-backward shape: many token rows into few vocabulary rows, whole rows at once
+    rng = np.random.default_rng(1)
+    tokens, vocab, width = 300, 3, 17  # runs of ~100 > RUN_CHUNK in the interpreter: the chunked path
+    index = rng.integers(0, vocab, tokens)
+    src = rng.standard_normal((tokens, width)).astype(np.float32)
+    ti, ts = tl.tensor(index, device=device), tl.tensor(src, device=device)
+    runs = [to_numpy(tl.zeros(vocab, width, device=device).index_add(0, ti, ts)) for _ in range(2)]
+    assert runs[0].tobytes() == runs[1].tobytes()
+    np.testing.assert_array_equal(runs[0], _seq_add(np.zeros((vocab, width), np.float32), index, src, device))
+    # the same through index_put(accumulate=True) and through autograd (index_select backward)
+    acc = tl.zeros(vocab, width, device=device).index_put_((ti,), ts, accumulate=True)
+    np.testing.assert_array_equal(to_numpy(acc), runs[0])
+    w = tl.zeros(vocab, width, device=device, requires_grad=True)
+    (w.index_select(0, ti) * ts).sum().backward()
+    np.testing.assert_array_equal(to_numpy(w.grad), runs[0])
+
+
+def test_scatter_last_writer_wins_every_run(device):
+    rng = np.random.default_rng(2)
+    index = rng.integers(0, 5, (400, 3))
+    src = rng.standard_normal((400, 3)).astype(np.float32)
+    expected = np.zeros((5, 3), np.float32)
+    for i in range(400):  # the sequential loop
+        for j in range(3):
+            expected[index[i, j], j] = src[i, j]
+    for _ in range(2):
+        got = tl.zeros(5, 3, device=device).scatter(0, tl.tensor(index, device=device), tl.tensor(src, device=device))
+        np.testing.assert_array_equal(to_numpy(got), expected)
+
+
+def test_half_accumulates_in_float32(device):
+    # 2048 ones into one fp16 slot: sequential fp16 adds would stop at 2048 - 1 + ...; fp32 accumulation is exact
+    x = tl.zeros(1, dtype=tl.float16, device=device)
+    got = x.index_add(0, tl.zeros(4096, dtype=tl.int64, device=device), tl.ones(4096, dtype=tl.float16,
+                                                                                  device=device))
+    assert got.item() == 4096.0
+
+
+# ----------------------------------------------------------------------------------------------
+# in-place variants, aliases, misc
+# ----------------------------------------------------------------------------------------------
+
+
+def test_inplace_variants_return_self(device):
+    x = tl.zeros(3, 2, device=device)
+    idx = tl.tensor([[2, 0]], device=device)
+    assert x.scatter_(0, idx, tl.ones(1, 2, device=device)) is x
+    assert x.scatter_(0, idx, 5.0) is x
+    assert x.scatter_add_(0, idx, tl.ones(1, 2, device=device)) is x
+    assert x.scatter_reduce_(0, idx, tl.full((1, 2), 2.0, device=device), "prod") is x
+    assert x.tolist() == [[0.0, 12.0], [0.0, 0.0], [12.0, 0.0]]
+    assert x.index_add_(1, tl.tensor([1], device=device), tl.ones(3, 1, device=device), alpha=-2) is x
+    assert x.index_copy_(0, tl.tensor([1], device=device), tl.full((1, 2), 7.0, device=device)) is x
+    assert x.index_fill_(0, tl.tensor([0], device=device), -1.0) is x
+    assert x.masked_fill_(tl.tensor([True, False], device=device), 3.0) is x
+    assert x.masked_scatter_(tl.tensor([[False, True]] * 3, device=device), tl.tensor([9.0, 8.0, 6.0],
+                                                                                      device=device)) is x
+    assert x.tolist() == [[3.0, 9.0], [3.0, 8.0], [3.0, 6.0]]
+
+
+def test_inplace_source_aliasing_destination(device):
+    x = tl.tensor([1.0, 2.0, 3.0], device=device)
+    x.index_add_(0, tl.tensor([2, 1, 0], device=device), x)  # reads x as it was
+    assert x.tolist() == [4.0, 4.0, 4.0]
+    y = tl.tensor([1.0, 2.0, 3.0], device=device)
+    y[tl.tensor([2, 1, 0], device=device)] = y  # the value is the destination itself
+    assert y.tolist() == [3.0, 2.0, 1.0]
+
+
+def test_scatter_reduce_modes_and_legacy_reduce(device):
+    x = tl.tensor([1.0, 2.0, 3.0], device=device)
+    idx = tl.tensor([0, 0, 2, 2], device=device)
+    src = tl.tensor([4.0, -1.0, 10.0, 0.5], device=device)
+    assert x.scatter_reduce(0, idx, src, "sum").tolist() == [4.0, 2.0, 13.5]
+    assert x.scatter_reduce(0, idx, src, "mean", include_self=False).tolist() == [1.5, 2.0, 5.25]
+    assert x.scatter_reduce(0, idx, src, "amax").tolist() == [4.0, 2.0, 10.0]
+    assert x.scatter_reduce(0, idx, src, "amin", include_self=False).tolist() == [-1.0, 2.0, 0.5]
+    assert x.scatter_reduce(0, idx, src, "prod").tolist() == [-4.0, 2.0, 15.0]
+    assert x.scatter(0, idx, src, reduce="add").tolist() == [4.0, 2.0, 13.5]
+    assert x.scatter(0, idx, 2.0, reduce="multiply").tolist() == [4.0, 2.0, 12.0]
+    ints = tl.tensor([7, 0, -7], device=device)
+    got = ints.scatter_reduce(0, tl.tensor([0, 2], device=device), tl.tensor([0, 0], device=device), "mean")
+    assert got.tolist() == [3, 0, -4]  # floor division, as PyTorch
+    nan = x.scatter_reduce(0, idx, tl.tensor([float("nan"), 1.0, 1.0, 1.0], device=device), "amax")
+    assert np.isnan(nan[0].item())
+
+
+def test_nonzero_forms(device):
+    x = tl.tensor([[0.0, 1.5], [2.0, 0.0]], device=device)
+    assert x.nonzero().tolist() == [[0, 1], [1, 0]]
+    rows, cols = x.nonzero(as_tuple=True)
+    assert rows.tolist() == [0, 1] and cols.tolist() == [1, 0]
+    (only,) = tl.nonzero(tl.tensor(5, device=device), as_tuple=True)
+    assert only.tolist() == [0]
+    assert tuple(tl.nonzero(tl.tensor(0, device=device)).shape) == (0, 0)
+    assert tl.argwhere(x).tolist() == [[0, 1], [1, 0]]
+
+
+def test_one_hot_and_bincount_values(device):
+    t = tl.tensor([[1, 0], [3, 1]], device=device)
+    oh = tl.one_hot(t)
+    assert oh.dtype is tl.int64 and tuple(oh.shape) == (2, 2, 4)
+    np.testing.assert_array_equal(to_numpy(oh), np.eye(4, dtype=np.int64)[[[1, 0], [3, 1]]])
+    b = tl.bincount(tl.tensor([2, 2, 0], dtype=tl.uint8, device=device), minlength=5)
+    assert b.dtype is tl.int64 and b.tolist() == [1, 0, 2, 0, 0]
+    w = tl.bincount(tl.tensor([1, 1], device=device), tl.tensor([0.5, 0.25], dtype=tl.float16, device=device))
+    assert w.dtype is tl.float64 and w.tolist() == [0.0, 0.75]
+
+
+def test_masked_select_gradient_and_broadcast(device):
+    x = tl.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    mask = tl.tensor([[True, False, True], [False, False, True]], device=device)
+    y = x.masked_select(mask)
+    assert y.tolist() == [1.0, 3.0, 3.0]
+    (y * tl.tensor([1.0, 10.0, 100.0], device=device)).sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 110.0]
+
+
+def test_validation_copies_only_a_few_bytes_to_host(monkeypatch):
+    # a min/max reduction on the device, then one small copy: never the index tensor itself
+    if not tl.cuda.is_available():
+        pytest.skip("no cuda device (real or interpreted)")
+    sizes = []
+    real = rt.copy_device_to_host
+
+    def spy(dst, src, src_offset, non_blocking=False):
+        sizes.append(dst.nbytes)
+        return real(dst, src, src_offset, non_blocking)
+
+    x = tl.zeros(1000, 4, device="cuda")
+    index = tl.tensor(np.arange(1000)[::-1].copy(), device="cuda")
+    monkeypatch.setattr(rt, "copy_device_to_host", spy)
+    x.index_select(0, index)
+    x[index]
+    x.index_add_(0, index, tl.ones(1000, 4, device="cuda"))
+    assert sizes and max(sizes) <= 16
+
+
+def test_inplace_writes_into_strided_views(device):
+    # in-place ops write straight through the destination's strides (no contiguous copy)
+    base = np.arange(24, dtype=np.float32).reshape(4, 6)
+    rows = np.array([2, 0, 2])
+
+    def fresh():
+        return tl.tensor(base, device=device).t()  # (6, 4), strides (1, 6)
+
+    def check(t, expected):
+        np.testing.assert_array_equal(to_numpy(t), expected)
+
+    expected = base.T.copy()
+    np.add.at(expected, rows, np.ones((3, 4), np.float32))
+    check(fresh().index_add_(0, tl.tensor(rows, device=device), tl.ones(3, 4, device=device)), expected)
+    check(fresh().index_put_((tl.tensor(rows, device=device),), tl.ones(3, 4, device=device), accumulate=True),
+          expected)
+    expected = base.T.copy()
+    expected[:, [3, 1]] = -1
+    t = fresh()
+    t[:, [3, 1]] = -1.0
+    check(t, expected)
+    expected = base.T.copy()
+    idx = np.array([[1, 5, 0, 0]])
+    for j in range(4):
+        expected[idx[0, j], j] += 10.0
+    check(fresh().scatter_add_(0, tl.tensor(idx, device=device), tl.full((1, 4), 10.0, device=device)), expected)
+    expected = base.T.copy()
+    expected[expected > 12] = 0
+    t = fresh()
+    check(t.masked_fill_(t > 12, 0.0), expected)
+    expected = base.T.copy()
+    expected[:, [0]] = 7
+    check(fresh().index_fill_(1, tl.tensor([0], device=device), 7.0), expected)
+    expected = base.T.copy()
+    m = expected % 5 == 0
+    expected[m] = -np.arange(m.sum(), dtype=np.float32)
+    t = fresh()
+    check(t.masked_scatter_(tl.tensor(m, device=device), -tl.arange(24, device=device).float()), expected)
