@@ -114,6 +114,9 @@ def setitem(x: Tensor, index, value) -> None:
         return
     target = basic_getitem(x, expand_ellipsis(x, index))
     if isinstance(value, Tensor):
+        # As PyTorch: leading size-1 dims of the value are dropped (x[0] = t[None] works).
+        while value.ndim > target.ndim and value.shape[0] == 1:
+            value = value.squeeze(0)
         target.copy_(value)
     else:
         from ._factories import full
