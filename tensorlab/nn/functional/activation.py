@@ -1,5 +1,190 @@
-"""nn.functional: activation (issue 5)."""
+"""nn.functional activations, with ``torch.nn.functional``'s signatures.
+
+Most are the registered elementwise ops of ``tensorlab.ops.elementwise_unary`` (their public
+functions already take ``inplace=`` and map it to the in-place op), re-exported here. The rest
+are thin compositions of registered ops: ``celu``, ``prelu``, ``softmin``, ``logsigmoid``,
+``softsign``, ``tanhshrink``, ``threshold``, ``hardshrink``, ``softshrink``, ``glu``;
+``softmax``/``log_softmax`` take PyTorch's ``_stacklevel`` and ``dtype`` arguments.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import numbers
+
+from ..._tensor import Tensor
+from ...ops.elementwise_unary import (
+    elu,
+    elu_,
+    gelu,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    hardtanh_,
+    leaky_relu,
+    leaky_relu_,
+    mish,
+    relu,
+    relu6,
+    relu_,
+    selu,
+    selu_,
+    silu,
+    softplus,
+)
+from ...ops.reductions import log_softmax as _log_softmax
+from ...ops.reductions import softmax as _softmax
+
+
+def _need_tensor(op: str, x) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+
+
+def _write_back(op: str, input: Tensor, result: Tensor) -> Tensor:
+    """``inplace=True`` for a composed activation: copy the result into ``input`` (as PyTorch's
+    in-place kernels do, autograd then sees a copy_ into the input)."""
+    return input.copy_(result)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    _need_tensor("sigmoid", input)
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:
+    _need_tensor("tanh", input)
+    return input.tanh()
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``dim`` (``dtype``: convert the input first)."""
+    _need_tensor("softmax", input)
+    return _softmax(input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    _need_tensor("log_softmax", input)
+    return _log_softmax(input, dim, dtype)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """``softmax(-x)`` along ``dim``."""
+    _need_tensor("softmin", input)
+    return _softmax(-input, dim, dtype)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` = ``alpha * elu(x / alpha)``."""
+    _need_tensor("celu", input)
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: celu(): alpha must not be 0")
+    result = elu(input / alpha) * alpha if alpha != 1.0 else elu(input)
+    return _write_back("celu", input, result) if inplace else result
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return celu(input, alpha, inplace=True)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has 1 element or one per channel (dim 1)."""
+    from ... import where
+
+    _need_tensor("prelu", input)
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"prelu(): argument 'weight' (position 2) must be Tensor, not {type(weight).__name__}")
+    n = weight.numel()
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    if n == 1:
+        w = weight.reshape(())
+    else:
+        if input.ndim == 0:
+            raise RuntimeError("prelu: Not allow zero-dim input tensor.")
+        cdim = 1 if input.ndim >= 2 else 0  # the channel dim
+        if n != input._shape[cdim]:
+            raise RuntimeError(f"prelu: Mismatch of parameter numbers and input channel size. Found parameter "
+                               f"numbers = {n} and channel size = {input._shape[cdim]}.")
+        shape = [1] * input.ndim
+        shape[cdim] = n
+        w = weight.reshape(shape)
+    return where(input > 0, input, w * input)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x)) = -softplus(-x)`` (stable)."""
+    _need_tensor("logsigmoid", input)
+    return -softplus(-input)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``."""
+    _need_tensor("softsign", input)
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``."""
+    _need_tensor("tanhshrink", input)
+    return input - input.tanh()
+
+
+def _threshold(input: Tensor, threshold: float, value: float, inplace: bool) -> Tensor:
+    from ... import where
+
+    _need_tensor("threshold", input)
+    result = where(input > threshold, input, value)
+    return _write_back("threshold", input, result) if inplace else result
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > threshold``, else ``value``."""
+    return _threshold(input, threshold, value, inplace)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _threshold(input, threshold, value, True)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` where ``|x| > lambd``, else 0."""
+    from ... import where
+
+    _need_tensor("hardshrink", input)
+    return where(input.abs() > lambd, input, 0.0)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+    from ... import where
+
+    _need_tensor("softshrink", input)
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, 0.0))
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """``a * sigmoid(b)`` with ``a, b`` the two halves of ``input`` along ``dim``."""
+    _need_tensor("glu", input)
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if not isinstance(dim, numbers.Integral):
+        raise TypeError(f"glu(): dim must be an int, got {type(dim).__name__}")
+    d = dim % input.ndim if -input.ndim <= dim < input.ndim else None
+    if d is None:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], "
+                         f"but got {dim})")
+    size = input._shape[d]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
+    a, b = input.narrow(d, 0, size // 2), input.narrow(d, size // 2, size // 2)
+    return a * b.sigmoid()
+
+
+__all__ = [
+    "celu", "celu_", "elu", "elu_", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
+    "leaky_relu", "leaky_relu_", "log_softmax", "logsigmoid", "mish", "prelu", "relu", "relu6", "relu_", "selu",
+    "selu_", "sigmoid", "silu", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink",
+    "threshold", "threshold_",
+]

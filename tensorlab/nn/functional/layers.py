@@ -1,5 +1,501 @@
-"""nn.functional: layers (issue 5)."""
+"""nn.functional layers: ``linear``, ``bilinear``, dropouts, ``embedding``, ``embedding_bag``,
+``normalize``, ``pad``, ``one_hot``, ``cosine_similarity``, ``pairwise_distance``.
+
+Two registered ops live here:
+
+- ``dropout``: the fused Philox kernel of ``tensorlab_kernels.nn.dropout``. The mask is a pure
+  function of (seed, offset, element index), taken from the device's generator, so nothing is
+  stored: the backward runs the same op on the gradient with the same (seed, offset). That
+  backward is itself this op, so dropout is differentiable to any order.
+- ``embedding``: a row gather (the indexing family's gather kernel); its backward is
+  ``index_add`` of the gradient into zeros, with ``padding_idx`` rows masked out and, with
+  ``scale_grad_by_freq``, each row's gradient divided by its count in the batch.
+
+Everything else is a composition of registered ops (so it runs on their kernels and is
+differentiable): ``bilinear`` is one matmul and a reduction, ``pad`` is ``cat`` of fills
+(constant) or an ``index_select`` per padded dim with host-computed source positions
+(reflect, replicate, circular), ``embedding_bag`` gathers and ``index_add``s rows into bags.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+import numbers
+
+import numpy as np
+
+from tensorlab_kernels import random as krand
+from tensorlab_kernels.nn import dropout as kdrop
+from tensorlab_kernels.nn import embedding as kemb
+
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._registry import Plan, defop
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ...ops.indexing import one_hot
+from ...ops.matmul import linear
+
+# ----------------------------------------------------------------------------------------------
+# dropout op (fused Philox kernel)
+# ----------------------------------------------------------------------------------------------
+
+
+def _dropout_meta(x, *, seed: int, offset: int, threshold: int, scale: float) -> Plan:
+    return Plan(args=[x], outputs=[(x._shape, x.dtype)],
+                params={"seed": seed, "offset": offset, "threshold": threshold, "scale": scale})
+
+
+def _dropout_backward(ctx, g):
+    # The mask is regenerated from (seed, offset): the gradient goes through the same op.
+    return (dispatch(DROPOUT, g, **ctx.params),)
+
+
+DROPOUT = defop("dropout", twin=kdrop.dropout_twin, kernel=kdrop.dropout, meta=_dropout_meta,
+                backward=_dropout_backward, save=lambda ctx, inputs, outputs, params: None,
+                tags={"nn", "random", "inplace_safe"},
+                doc="x * keep / (1 - p) with keep drawn from Philox(seed, offset, index); no mask is stored.")
+
+
+def _check_p(p, name: str = "dropout") -> float:
+    if isinstance(p, bool) or not isinstance(p, numbers.Real):
+        raise TypeError(f"{name}(): p must be a number, got {type(p).__name__}")
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return float(p)
+
+
+def _check_floating(op: str, input: Tensor) -> None:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"{op}(): result type Float can't be cast to the desired output type {input.dtype} "
+                           "(dropout needs a floating point input)")
+
+
+def _dropout(input: Tensor, p: float, inplace: bool = False, generator=None) -> Tensor:
+    """Run the dropout op (always, even for p = 0): draws counters from the device's generator."""
+    from ..._random import _generator_for
+
+    g = _generator_for(input.device, generator, "dropout")
+    seed, offset = g._take(krand.counters_needed("bernoulli", input.numel()))
+    return dispatch(DROPOUT, input, inplace=inplace, seed=seed, offset=offset, threshold=kdrop.threshold_for(p),
+                    scale=kdrop.scale_for(p))
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only).
+
+    As PyTorch: with ``training=False``, ``p = 0`` or no elements the input itself is returned.
+    """
+    p = _check_p(p)
+    _check_floating("dropout", input)
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    return _dropout(input, p, inplace)
+
+
+_SELU_ALPHA_SCALE = 1.7580993408473766  # SELU's alpha * scale: the value alpha dropout drops to
+
+
+def _noise(input: Tensor, shape, p: float) -> Tensor:
+    from ..._factories import full
+    from ..._random import bernoulli
+
+    return bernoulli(full(tuple(shape), 1.0 - p, dtype=input.dtype, device=input.device))
+
+
+def _alpha_or_feature(op: str, input: Tensor, p: float, training: bool, inplace: bool, alpha: bool,
+                      feature: bool) -> Tensor:
+    """PyTorch's ``_dropout_impl``: alpha and/or feature (channel-wise) dropout, mask from bernoulli."""
+    p = _check_p(p)
+    _check_floating(op, input)
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    if feature and input.ndim < 2:
+        raise RuntimeError(f"{op}: Feature dropout requires at least 2 dimensions in the input")
+    if p == 1.0:
+        result = input * 0.0
+    else:
+        shape = (input._shape[0], input._shape[1]) + (1,) * (input.ndim - 2) if feature else input._shape
+        noise = _noise(input, shape, p)
+        if alpha:
+            a = 1.0 / math.sqrt((_SELU_ALPHA_SCALE ** 2 * p + 1) * (1 - p))
+            b = (noise - 1.0) * (_SELU_ALPHA_SCALE * a) + _SELU_ALPHA_SCALE * a * p
+            result = input * (noise * a) + b
+        else:
+            result = input * (noise / (1.0 - p))
+    return input.copy_(result) if inplace else result
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """Dropout for SELU networks: dropped elements become SELU's negative saturation value, and an
+    affine map keeps the mean and variance (PyTorch's formula)."""
+    return _alpha_or_feature("alpha_dropout", input, p, training, inplace, alpha=True, feature=False)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """Alpha dropout of whole channels (dim 1)."""
+    return _alpha_or_feature("feature_alpha_dropout", input, p, training, inplace, alpha=True, feature=True)
+
+
+def _feature_dropout(op: str, input: Tensor, p: float, training: bool, inplace: bool, spatial: int) -> Tensor:
+    lo, hi = spatial + 1, spatial + 2
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.ndim not in (lo, hi):
+        raise RuntimeError(f"{op}: Expected {lo}D or {hi}D input, but received a {input.ndim}D input. Note that "
+                           f"{op} exists to provide channel-wise dropout on inputs with {spatial} spatial "
+                           f"dimension{'s' if spatial > 1 else ''}, a channel dimension, and an optional batch "
+                           f"dimension (i.e. {lo}D or {hi}D inputs).")
+    if input.ndim == lo:  # unbatched: add the batch dim
+        out = _alpha_or_feature(op, input.unsqueeze(0), p, training, False, alpha=False, feature=True).squeeze(0)
+        return input.copy_(out) if inplace and out is not input else out
+    return _alpha_or_feature(op, input, p, training, inplace, alpha=False, feature=True)
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of (N, C, L) or (C, L) inputs with probability ``p``."""
+    return _feature_dropout("dropout1d", input, p, training, inplace, 1)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of (N, C, H, W) or (C, H, W) inputs with probability ``p``."""
+    return _feature_dropout("dropout2d", input, p, training, inplace, 2)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) inputs with probability ``p``."""
+    return _feature_dropout("dropout3d", input, p, training, inplace, 3)
+
+
+# ----------------------------------------------------------------------------------------------
+# embedding op
+# ----------------------------------------------------------------------------------------------
+
+
+def _embedding_meta(weight, indices, *, padding_idx=None, scale_grad_by_freq: bool = False) -> Plan:
+    return Plan(args=[weight, indices], outputs=[(indices._shape + (weight._shape[1],), weight.dtype)])
+
+
+def _embedding_backward(ctx, g):
+    from ... import bincount, index_add, where, zeros
+
+    (indices,) = ctx.saved_tensors
+    num, dim = ctx.inputs[0].shape
+    padding_idx, by_freq = ctx.params.get("padding_idx"), ctx.params.get("scale_grad_by_freq", False)
+    flat = indices.reshape(-1)
+    if flat.dtype is not D.int64:
+        flat = flat.to(D.int64)
+    g2 = g.reshape(-1, dim)
+    if by_freq:
+        counts = bincount(flat, minlength=num).index_select(0, flat).to(g.dtype)
+        g2 = g2 / counts.unsqueeze(1)
+    if padding_idx is not None:
+        g2 = where((flat != padding_idx).unsqueeze(1), g2, 0.0)
+    return index_add(zeros((num, dim), dtype=g.dtype, device=g.device), 0, flat, g2), None
+
+
+EMBEDDING = defop("embedding", twin=kemb.embedding_twin, kernel=kemb.embedding, meta=_embedding_meta,
+                  backward=_embedding_backward,
+                  save=lambda ctx, inputs, outputs, params: ctx.save_for_backward(inputs[1]),
+                  tags={"nn", "indexing"},
+                  doc="weight[indices]: a row gather; the backward index_adds the gradient (padding_idx rows "
+                      "masked, optionally scaled by 1/frequency).")
+
+
+def _index_range(indices: Tensor) -> tuple[int, int] | None:
+    from ...ops.indexing import index_minmax
+
+    return index_minmax(indices)
+
+
+def _check_embedding(op: str, input, weight, padding_idx):
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        raise TypeError(f"{op}(): input and weight must be Tensors")
+    if input.dtype not in (D.int64, D.int32):
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.dtype} instead (while checking arguments for {op})")
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if input.device != weight.device:
+        raise RuntimeError(f"{op}: Expected all tensors to be on the same device, but found at least two devices, "
+                           f"{weight.device} and {input.device}!")
+    num = weight._shape[0]
+    if padding_idx is not None:
+        padding_idx = int(padding_idx)
+        if padding_idx >= num or padding_idx < -num:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx %= num
+    return padding_idx
+
+
+def _renorm_(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:
+    """PyTorch's ``embedding_renorm_``: rows used by ``indices`` whose ``norm_type``-norm exceeds
+    ``max_norm`` are scaled to ``max_norm / (norm + 1e-7)`` of themselves, in place."""
+    from ... import tensor, where
+
+    rows = np.unique(indices.astype(np.int64))
+    if rows.size == 0:
+        return
+    with no_grad():
+        idx = tensor(rows, device=weight.device)
+        w = weight.detach()
+        selected = w.index_select(0, idx)
+        norms = selected.norm(p=norm_type, dim=1, keepdim=True)
+        scale = where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        w.index_copy_(0, idx, (selected * scale).to(w.dtype))
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` at the integer ``input``: shape ``input.shape + (embedding_dim,)``.
+
+    ``padding_idx``: that row gets no gradient. ``max_norm``: the rows used are first renormalised in
+    place (no grad) to norm at most ``max_norm``. ``scale_grad_by_freq``: each row's gradient is
+    divided by how often it occurs in ``input``.
+    """
+    padding_idx = _check_embedding("embedding", input, weight, padding_idx)
+    if sparse:
+        raise NotImplementedError("embedding(): sparse=True needs sparse gradients, which tensorlab does not have")
+    r = _index_range(input)
+    if r is not None and (r[0] < 0 or r[1] >= weight._shape[0]):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_(weight, input.detach().cpu().numpy(), float(max_norm), float(norm_type))
+    return dispatch(EMBEDDING, weight, input, padding_idx=padding_idx, scale_grad_by_freq=bool(scale_grad_by_freq))
+
+
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None,
+                  norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:
+    """Sums, means or maxima of bags of embeddings, without materialising the per-index rows per bag.
+
+    ``input`` 2-D: each row is a bag. ``input`` 1-D: bags start at ``offsets`` (and, with
+    ``include_last_offset``, the last offset is the end). Entries equal to ``padding_idx`` are left
+    out (and not counted by ``mean``); an empty bag gives zeros. The bag structure is computed on
+    the host from the indices and offsets (one small transfer for cuda tensors).
+    """
+    from ... import index_add, tensor, zeros
+
+    if not isinstance(input, Tensor):
+        raise TypeError(f"embedding_bag(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    padding_idx = _check_embedding("embedding_bag", input, weight, padding_idx)
+    if sparse:
+        raise NotImplementedError("embedding_bag(): sparse=True needs sparse gradients, which tensorlab does not have")
+    idx = input.detach().cpu().numpy().astype(np.int64)
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        starts = np.arange(0, idx.size, max(idx.shape[1], 1), dtype=np.int64) if idx.shape[1] else \
+            np.zeros(idx.shape[0], np.int64)
+        include_last_offset = False
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if not isinstance(offsets, Tensor) or offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        starts = offsets.detach().cpu().numpy().astype(np.int64)
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    idx = idx.reshape(-1)
+    n = idx.size
+    if starts.size and starts[0] != 0:
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                           f"position 0. However, got {starts[0]}")
+    if starts.size and starts[-1] > n:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of "
+                           f"{starts[-1]}")
+    if np.any(np.diff(starts) < 0):
+        raise RuntimeError(f"embedding_bag: offsets must be non-decreasing, got {starts.tolist()}")
+    if n and (idx.min() < 0 or idx.max() >= weight._shape[0]):
+        raise IndexError("index out of range in self")
+    if per_sample_weights is not None and tuple(per_sample_weights._shape) != (n,):
+        raise ValueError(f"embedding_bag: per_sample_weights must have the shape of input ({n} elements), got "
+                         f"{list(per_sample_weights._shape)}")
+    ends = starts[1:] if include_last_offset else np.append(starts[1:], n)
+    bags = len(ends)
+    starts = starts[:bags]
+    bag_of = np.repeat(np.arange(bags, dtype=np.int64), ends - starts)
+    keep = np.ones(n, bool) if padding_idx is None else idx != padding_idx
+    if max_norm is not None:
+        _renorm_(weight, idx[keep], float(max_norm), float(norm_type))
+    dim = weight._shape[1]
+    dev = weight.device
+    out = zeros((bags, dim), dtype=weight.dtype, device=dev)
+    positions = np.nonzero(keep)[0]
+    sel = tensor(idx[positions], device=dev)
+    rows = dispatch(EMBEDDING, weight, sel, padding_idx=None, scale_grad_by_freq=bool(scale_grad_by_freq))
+    if per_sample_weights is not None:
+        psw = per_sample_weights
+        if positions.size != n:
+            psw = psw.index_select(0, tensor(positions, device=dev))
+        rows = rows * psw.unsqueeze(1).to(rows.dtype)
+    target = tensor(bag_of[positions], device=dev)
+    if mode == "max":
+        return out.scatter_reduce(0, target.unsqueeze(1).expand(rows._shape), rows, "amax", include_self=False)
+    out = index_add(out, 0, target, rows)
+    if mode == "mean":
+        counts = np.bincount(bag_of[positions], minlength=bags).astype(np.float64)
+        out = out / tensor(np.maximum(counts, 1.0).reshape(-1, 1), dtype=out.dtype, device=dev)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# compositions
+# ----------------------------------------------------------------------------------------------
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]``."""
+    if weight.ndim != 3:
+        raise RuntimeError(f"bilinear(): weight must be three-dimensional, but got {weight.ndim}")
+    o, i1, i2 = weight._shape
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+    for d in range(input1.ndim - 1):
+        if input1._shape[d] != input2._shape[d]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: got "
+                               f"{input1._shape[d]} and {input2._shape[d]}")
+    if input1._shape[-1] != i1:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1._shape[-1]} but "
+                           f"expected {i1}")
+    if input2._shape[-1] != i2:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2._shape[-1]} but "
+                           f"expected {i2}")
+    if bias is not None and (bias.ndim != 1 or bias._shape[0] != o):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias._shape[-1]} but "
+                           f"expected {o}")
+    lead = input1._shape[:-1]
+    x1 = input1.reshape(-1, i1)
+    x2 = input2.reshape(-1, i2)
+    # (B, I1) @ (I1, O*I2): one GEMM, then the I2 contraction per output feature
+    t = x1.matmul(weight.permute(1, 0, 2).reshape(i1, o * i2)).reshape(-1, o, i2)
+    y = (t * x2.unsqueeze(1)).sum(dim=-1)
+    if bias is not None:
+        y = y + bias
+    return y.reshape(*lead, o)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
+    """``input / max(||input||_p, eps)`` along ``dim``."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is not None:
+        from ... import div
+
+        return div(input, denom, out=out)
+    return input / denom
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """``sum(x1 * x2) / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim`` (broadcasting): each
+    input is divided by its own norm first, as PyTorch, which keeps the result within [-1, 1]."""
+    from ... import broadcast_tensors
+
+    a, b = broadcast_tensors(x1, x2)
+    if not a.dtype.is_floating_point:
+        a, b = a.to(D.get_default_dtype()), b.to(D.get_default_dtype())
+    na = a.norm(2, dim, keepdim=True).clamp_min(eps)
+    nb = b.norm(2, dim, keepdim=True).clamp_min(eps)
+    return ((a / na) * (b / nb)).sum(dim=dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """``||x1 - x2 + eps||_p`` over the last dim (broadcasting)."""
+    ndim = max(x1.ndim, x2.ndim)
+    diff = x1 - x2 + eps
+    if ndim == 0:
+        return diff.abs() if not keepdim else diff.abs()
+    return diff.norm(p, ndim - 1, keepdim=keepdim)
+
+
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def _pad_indices(mode: str, size: int, left: int, right: int) -> np.ndarray:
+    """Source positions along one dim of the padded output (``left``/``right`` may be negative: crop)."""
+    o = np.arange(size + left + right, dtype=np.int64)
+    if mode == "circular":
+        lo = max(-left, 0)
+        kept = size - lo - max(-right, 0)  # circular pads wrap within the cropped extent, as PyTorch
+        return lo + (o - max(left, 0)) % kept
+    i = o - left
+    if mode == "reflect":
+        i = np.abs(i)
+        i = np.where(i >= size, 2 * (size - 1) - i, i)
+        return i
+    return np.clip(i, 0, size - 1)  # replicate
+
+
+def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
+    """Pad (or, with negative sizes, crop) the last ``len(pad) // 2`` dims; ``pad`` is PyTorch's order:
+    ``(last_left, last_right, second_last_left, second_last_right, ...)``."""
+    from ... import cat, full, tensor
+
+    if not isinstance(input, Tensor):
+        raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    pad = [int(v) for v in pad]
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    k = len(pad) // 2
+    if k > input.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.ndim}")
+    if mode not in _PAD_MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode != "constant":
+        if value is not None and value != 0:
+            raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+        if not ((k == 1 and input.ndim in (2, 3)) or (k == 2 and input.ndim in (3, 4))
+                or (k == 3 and input.ndim in (4, 5))):
+            raise NotImplementedError(
+                f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\nSupported combinations "
+                "for non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    x = input
+    for j in range(k):
+        d = input.ndim - 1 - j
+        left, right = pad[2 * j], pad[2 * j + 1]
+        size = x._shape[d]
+        if size + left + right < 0:
+            raise RuntimeError(f"pad: the padded size of dimension {d} would be negative: {size} + {left} + {right}")
+        if left == 0 and right == 0:
+            continue
+        if mode == "constant":
+            if left < 0 or right < 0:
+                start = max(-left, 0)
+                x = x.narrow(d, start, size - start - max(-right, 0))
+                left, right = max(left, 0), max(right, 0)
+            parts = []
+            for n in (left, right):
+                shape = list(x._shape)
+                shape[d] = n
+                parts.append(full(tuple(shape), 0.0 if value is None else value, dtype=x.dtype, device=x.device))
+            x = cat([parts[0], x, parts[1]], dim=d)
+            continue
+        if size == 0:
+            raise RuntimeError(f"pad: {mode} padding of an empty dimension {d} of input {list(input._shape)}")
+        if mode == "reflect" and (left >= size or right >= size):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                               f"but got: padding ({left}, {right}) at dimension {d} of input {list(input._shape)}")
+        if mode == "circular" and (left > size or right > size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        src = _pad_indices(mode, size, left, right)
+        x = x.index_select(d, tensor(src, device=x.device))
+    return x if x is not input else input.clone()
+
+
+__all__ = ["alpha_dropout", "bilinear", "cosine_similarity", "dropout", "dropout1d", "dropout2d", "dropout3d",
+           "embedding", "embedding_bag", "feature_alpha_dropout", "linear", "normalize", "one_hot", "pad",
+           "pairwise_distance"]

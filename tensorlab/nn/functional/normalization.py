@@ -1,5 +1,301 @@
-"""nn.functional: normalization (issue 5)."""
+"""nn.functional normalisations: ``layer_norm``, ``rms_norm``, ``group_norm``, ``batch_norm``.
+
+``layer_norm`` and ``rms_norm`` are registered ops on the fused Triton kernels of
+``tensorlab_kernels.nn.layer_norm`` (one pass per row, fp32 statistics, a deterministic
+two-stage reduction for the weight/bias gradients). Their backward rules call the fused
+backward ops; when the graph of the backward is itself being recorded (``create_graph=True``,
+for double backward) they instead compose the same formulas from registered ops (mean,
+rsqrt, mul, ...), which are differentiable, so ``gradgradcheck`` passes.
+
+``group_norm`` reshapes to (N, groups, -1) and runs the fused layer-norm op without affine,
+then applies the per-channel affine. ``batch_norm`` is a composition of registered ops
+(``var_mean`` over every dim but the channel dim, then the affine); the running statistics are
+updated in place under ``no_grad`` with PyTorch's formulas (momentum, unbiased variance).
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+import numbers
+
+import numpy as np
+
+from tensorlab_kernels.nn import layer_norm as kln
+
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._registry import Plan, defop
+from ..._tensor import Tensor
+from ...autograd.grad_mode import is_grad_enabled, no_grad
+
+# ----------------------------------------------------------------------------------------------
+# layer_norm / rms_norm ops
+# ----------------------------------------------------------------------------------------------
+
+
+def _acc_dtype(x: Tensor) -> D.dtype:
+    return D.float64 if x.dtype is D.float64 else D.float32
+
+
+def _n_rows(x: Tensor, norm_ndim: int) -> int:
+    return math.prod(x._shape[:x.ndim - norm_ndim])
+
+
+def _layer_norm_meta(x, weight, bias, *, norm_ndim: int, eps: float) -> Plan:
+    acc = _acc_dtype(x)
+    rows = (_n_rows(x, norm_ndim),)
+    return Plan(args=[x, weight, bias], outputs=[(x._shape, x.dtype), (rows, acc), (rows, acc)],
+                params={"norm_ndim": norm_ndim, "eps": eps}, single=False)
+
+
+def _rms_norm_meta(x, weight, *, norm_ndim: int, eps: float) -> Plan:
+    rows = (_n_rows(x, norm_ndim),)
+    return Plan(args=[x, weight], outputs=[(x._shape, x.dtype), (rows, _acc_dtype(x))],
+                params={"norm_ndim": norm_ndim, "eps": eps}, single=False)
+
+
+def _save_norm(ctx, inputs, outputs, params):
+    """Save x, weight and the statistics; the statistics are not differentiable outputs."""
+    ctx.save_for_backward(inputs[0], inputs[1], *outputs[1:])
+    ctx.mark_non_differentiable(*outputs[1:])
+    ctx.set_materialize_grads(False)
+
+
+def _lead_sum(t: Tensor, norm_ndim: int) -> Tensor:
+    lead = list(range(t.ndim - norm_ndim))
+    return t.sum(dim=lead) if lead else t
+
+
+def _composite_backward(gy, x, weight, norm_ndim: int, eps: float, rms: bool, needs: tuple) -> tuple:
+    """The backward formulas from registered (differentiable) ops, for double backward."""
+    dims = list(range(x.ndim - norm_ndim, x.ndim))
+    acc = _acc_dtype(x)
+    xf = x if x.dtype is acc else x.to(acc)
+    g = gy if gy.dtype is acc else gy.to(acc)
+    if rms:
+        rstd = ((xf * xf).mean(dim=dims, keepdim=True) + eps).rsqrt()
+        xhat = xf * rstd
+    else:
+        xc = xf - xf.mean(dim=dims, keepdim=True)
+        rstd = ((xc * xc).mean(dim=dims, keepdim=True) + eps).rsqrt()
+        xhat = xc * rstd
+    dx = dw = db = None
+    if needs[0]:
+        gw = g * (weight if weight.dtype is acc else weight.to(acc)) if weight is not None else g
+        d = gw - xhat * (gw * xhat).mean(dim=dims, keepdim=True)
+        if not rms:
+            d = d - gw.mean(dim=dims, keepdim=True)
+        dx = (d * rstd).to(x.dtype)
+    if len(needs) > 1 and needs[1]:
+        dw = _lead_sum(g * xhat, norm_ndim).to(weight.dtype)
+    if len(needs) > 2 and needs[2]:
+        db = _lead_sum(g, norm_ndim)
+    return dx, dw, db
+
+
+def _layer_norm_backward(ctx, gy, *_stats):
+    x, weight, mean, rstd = ctx.saved_tensors
+    p = ctx.params
+    needs = tuple(ctx.needs_input_grad)
+    if gy is None or not any(needs):
+        return None, None, None
+    if is_grad_enabled():  # create_graph=True: a differentiable backward
+        dx, dw, db = _composite_backward(gy, x, weight, p["norm_ndim"], p["eps"], False, needs)
+        if db is not None:
+            db = db.to(ctx.inputs[2].dtype)
+        return dx, dw, db
+    which = (needs[0], needs[1], needs[2])
+    outs = iter(dispatch(LAYER_NORM_BACKWARD, gy, x, weight, mean, rstd, norm_ndim=p["norm_ndim"], which=which))
+    return tuple(next(outs) if w else None for w in which)
+
+
+def _layer_norm_backward_meta(gy, x, weight, mean, rstd, *, norm_ndim: int, which: tuple) -> Plan:
+    outputs = [(x._shape, x.dtype)] if which[0] else []
+    if which[1]:
+        outputs.append((weight._shape, weight.dtype))
+    if which[2]:
+        outputs.append((x._shape[x.ndim - norm_ndim:], x.dtype if weight is None else weight.dtype))
+    return Plan(args=[gy, x, weight, mean, rstd], outputs=outputs, params={"norm_ndim": norm_ndim, "which": which},
+                single=False)
+
+
+def _rms_norm_backward(ctx, gy, *_stats):
+    x, weight, rstd = ctx.saved_tensors
+    p = ctx.params
+    needs = tuple(ctx.needs_input_grad)
+    if gy is None or not any(needs):
+        return None, None
+    if is_grad_enabled():
+        dx, dw, _ = _composite_backward(gy, x, weight, p["norm_ndim"], p["eps"], True, needs)
+        return dx, dw
+    which = (needs[0], needs[1])
+    outs = iter(dispatch(RMS_NORM_BACKWARD, gy, x, weight, rstd, norm_ndim=p["norm_ndim"], which=which))
+    return tuple(next(outs) if w else None for w in which)
+
+
+def _rms_norm_backward_meta(gy, x, weight, rstd, *, norm_ndim: int, which: tuple) -> Plan:
+    outputs = [(x._shape, x.dtype)] if which[0] else []
+    if which[1]:
+        outputs.append((weight._shape, weight.dtype))
+    return Plan(args=[gy, x, weight, rstd], outputs=outputs, params={"norm_ndim": norm_ndim, "which": which},
+                single=False)
+
+
+LAYER_NORM = defop("layer_norm", twin=kln.layer_norm_twin, kernel=kln.layer_norm, meta=_layer_norm_meta,
+                   backward=_layer_norm_backward, save=_save_norm, tags={"nn", "normalization"},
+                   doc="(x - mean) / sqrt(var + eps) * weight + bias over the trailing dims; also returns the "
+                       "per-row mean and rstd (fp32) it saves for the backward.")
+LAYER_NORM_BACKWARD = defop("layer_norm_backward", twin=kln.layer_norm_backward_twin, kernel=kln.layer_norm_backward,
+                            meta=_layer_norm_backward_meta, tags={"nn", "normalization"},
+                            doc="Fused LayerNorm backward: dx per row, dweight/dbias as deterministic two-stage "
+                                "sums. Not differentiable itself: layer_norm's backward composes registered ops "
+                                "instead when create_graph=True.")
+RMS_NORM = defop("rms_norm", twin=kln.rms_norm_twin, kernel=kln.rms_norm, meta=_rms_norm_meta,
+                 backward=_rms_norm_backward, save=_save_norm, tags={"nn", "normalization"},
+                 doc="x / sqrt(mean(x^2) + eps) * weight over the trailing dims; also returns the per-row rstd.")
+RMS_NORM_BACKWARD = defop("rms_norm_backward", twin=kln.rms_norm_backward_twin, kernel=kln.rms_norm_backward,
+                          meta=_rms_norm_backward_meta, tags={"nn", "normalization"},
+                          doc="Fused RMSNorm backward (dx, dweight); see layer_norm_backward.")
+
+
+# ----------------------------------------------------------------------------------------------
+# argument checks
+# ----------------------------------------------------------------------------------------------
+
+
+def _shape_tuple(normalized_shape) -> tuple:
+    if isinstance(normalized_shape, numbers.Integral):
+        return (int(normalized_shape),)
+    return tuple(int(s) for s in normalized_shape)
+
+
+def _check_norm_args(op: str, input, normalized_shape, weight, bias, star: str) -> tuple:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    shape = _shape_tuple(normalized_shape)
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           "element, but got normalized_shape = []")
+    k = len(shape)
+    if input.ndim < k or tuple(input._shape[input.ndim - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [{star}"
+                           f"{', '.join(str(s) for s in shape)}], but got input of size{list(input._shape)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is None:
+            continue
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(t).__name__}")
+        if tuple(t._shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(t._shape)} and normalized_shape = {list(shape)}")
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(f"{op}(): expected a floating point {name}, got {t.dtype}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"{op}(): not implemented for '{input.dtype}' (a floating point input is needed)")
+    return shape
+
+
+# ----------------------------------------------------------------------------------------------
+# public functions
+# ----------------------------------------------------------------------------------------------
+
+
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Layer normalisation over the trailing ``normalized_shape`` dims (biased variance)."""
+    shape = _check_norm_args("layer_norm", input, normalized_shape, weight, bias, "*, ")
+    return dispatch(LAYER_NORM, input, weight, bias, norm_ndim=len(shape), eps=float(eps))[0]
+
+
+def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """Root-mean-square normalisation over the trailing dims. ``eps=None`` is the machine epsilon of the
+    computation type (fp32, or fp64 for fp64 inputs), as PyTorch."""
+    shape = _check_norm_args("rms_norm", input, normalized_shape, weight, None, "*")
+    if eps is None:
+        eps = float(np.finfo(np.float64 if input.dtype is D.float64 else np.float32).eps)
+    return dispatch(RMS_NORM, input, weight, norm_ndim=len(shape), eps=float(eps))[0]
+
+
+def _channel_shape(input: Tensor) -> list:
+    return [1, input._shape[1]] + [1] * (input.ndim - 2)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalise each of ``num_groups`` channel groups per sample (channels are dim 1), then the
+    per-channel affine."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"group_norm(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    n, c = input._shape[0], input._shape[1]
+    if num_groups <= 0 or c % num_groups != 0:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input._shape)} and num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.ndim != 1 or t.numel() != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {list(t._shape)} and input of shape {list(input._shape)}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"group_norm(): not implemented for '{input.dtype}'")
+    grouped = input.reshape(n, num_groups, -1)
+    y = dispatch(LAYER_NORM, grouped, None, None, norm_ndim=1, eps=float(eps))[0].reshape(input._shape)
+    if weight is not None:
+        y = y * weight.reshape(_channel_shape(input))
+    if bias is not None:
+        y = y + bias.reshape(_channel_shape(input))
+    return y
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
+               bias: Tensor | None = None, training: bool = False, momentum: float = 0.1,
+               eps: float = 1e-5) -> Tensor:
+    """Batch normalisation over every dim but the channel dim (1).
+
+    Training: normalise with the batch statistics (biased variance) and, when given, update
+    ``running_mean = (1 - momentum) * running_mean + momentum * mean`` and ``running_var`` the same
+    way with the unbiased variance, in place. Evaluation: normalise with the running statistics.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"batch_norm(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm: expected at least 2D input (got {input.ndim}D input)")
+    c = input._shape[1]
+    count = input.numel() // c if c else 0
+    if training and count <= 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {list(input._shape)}")
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    if not training and (running_mean is None or running_var is None):
+        which = "running_mean" if running_mean is None else "running_var"
+        raise RuntimeError(f"{which} must be defined in evaluation mode")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"batch_norm(): not implemented for '{input.dtype}'")
+    cshape = _channel_shape(input)
+    acc = _acc_dtype(input)
+    xf = input if input.dtype is acc else input.to(acc)
+    if training:
+        dims = [0] + list(range(2, input.ndim))
+        var, mean = xf.var_mean(dim=dims, correction=0)
+        with no_grad():
+            if running_mean is not None:
+                m = mean.detach().to(running_mean.dtype)
+                running_mean.copy_(running_mean * (1.0 - momentum) + m * momentum)
+            if running_var is not None:
+                unbiased = var.detach() * (count / (count - 1))
+                running_var.copy_(running_var * (1.0 - momentum) + unbiased.to(running_var.dtype) * momentum)
+    else:
+        mean, var = running_mean.to(acc), running_var.to(acc)
+    scale = (var + eps).rsqrt()
+    if weight is not None:
+        scale = scale * weight.to(acc)
+    shift = -mean * scale
+    if bias is not None:
+        shift = shift + bias.to(acc)
+    y = xf * scale.reshape(cshape) + shift.reshape(cshape)
+    return y if y.dtype is input.dtype else y.to(input.dtype)
+
+
+__all__ = ["batch_norm", "group_norm", "layer_norm", "rms_norm"]
