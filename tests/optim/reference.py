@@ -1,0 +1,201 @@
+"""Independent numpy references of PyTorch's documented optimizer algorithms (float64).
+
+Written from the algorithm boxes of the ``torch.optim`` documentation, not from the kernels or their
+twins: each class keeps its own state and ``step(params, grads)`` updates a list of float64 arrays
+in place. ``state[i]`` uses PyTorch's state names so tests can compare them too.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+class Ref:
+    def __init__(self, n: int, **opts):
+        self.opts = opts
+        self.state = [dict() for _ in range(n)]
+
+    def step(self, params, grads):
+        for i, (p, g) in enumerate(zip(params, grads)):
+            if g is None:
+                continue
+            st = self.state[i]
+            st["step"] = st.get("step", 0) + 1
+            self.update(p, np.array(g, dtype=np.float64), st, st["step"])
+
+    def update(self, p, g, st, t):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class SGDRef(Ref):
+    """g += wd p; b = mu b + (1 - tau) g (b = g at t = 1); g = g + mu b (nesterov) or b; p -= lr g."""
+
+    def update(self, p, g, st, t):
+        o = self.opts
+        lr, mu, tau, wd = o.get("lr", 1e-3), o.get("momentum", 0), o.get("dampening", 0), o.get("weight_decay", 0)
+        if o.get("maximize"):
+            g = -g
+        if wd:
+            g = g + wd * p
+        if mu:
+            b = g.copy() if t == 1 else mu * st["momentum_buffer"] + (1 - tau) * g
+            st["momentum_buffer"] = b
+            g = g + mu * b if o.get("nesterov") else b
+        p -= lr * g
+
+
+class AdamRef(Ref):
+    """Adam / AdamW (decoupled): m, v moments, bias-corrected; amsgrad keeps the max of v."""
+
+    def update(self, p, g, st, t):
+        o = self.opts
+        lr, (b1, b2), eps, wd = o.get("lr", 1e-3), o.get("betas", (0.9, 0.999)), o.get("eps", 1e-8), o["weight_decay"]
+        if o.get("maximize"):
+            g = -g
+        if wd:
+            if o.get("decoupled"):
+                p *= 1 - lr * wd
+            else:
+                g = g + wd * p
+        m = b1 * st.get("exp_avg", 0.0) + (1 - b1) * g
+        v = b2 * st.get("exp_avg_sq", 0.0) + (1 - b2) * g * g
+        st["exp_avg"], st["exp_avg_sq"] = m, v
+        m_hat = m / (1 - b1**t)
+        if o.get("amsgrad"):
+            vmax = np.maximum(st.get("max_exp_avg_sq", 0.0), v)
+            st["max_exp_avg_sq"] = vmax
+            v_hat = vmax / (1 - b2**t)
+        else:
+            v_hat = v / (1 - b2**t)
+        p -= lr * m_hat / (np.sqrt(v_hat) + eps)
+
+
+class AdamaxRef(Ref):
+    """m = b1 m + (1 - b1) g; u = max(b2 u, |g| + eps); p -= lr / (1 - b1^t) m / u."""
+
+    def update(self, p, g, st, t):
+        o = self.opts
+        lr, (b1, b2), eps, wd = o.get("lr", 2e-3), o.get("betas", (0.9, 0.999)), o.get("eps", 1e-8), o["weight_decay"]
+        if o.get("maximize"):
+            g = -g
+        if wd:
+            g = g + wd * p
+        m = b1 * st.get("exp_avg", 0.0) + (1 - b1) * g
+        u = np.maximum(b2 * st.get("exp_inf", 0.0), np.abs(g) + eps)
+        st["exp_avg"], st["exp_inf"] = m, u
+        p -= lr / (1 - b1**t) * m / u
+
+
+class NAdamRef(Ref):
+    """Dozat's NAdam with PyTorch's momentum schedule mu_t = b1 (1 - 0.5 * 0.96^(t psi))."""
+
+    def update(self, p, g, st, t):
+        o = self.opts
+        lr, (b1, b2), eps, wd = o.get("lr", 2e-3), o.get("betas", (0.9, 0.999)), o.get("eps", 1e-8), o["weight_decay"]
+        psi = o.get("momentum_decay", 4e-3)
+        if o.get("maximize"):
+            g = -g
+        if wd:
+            if o.get("decoupled"):
+                p *= 1 - lr * wd
+            else:
+                g = g + wd * p
+
+        def mu(k):
+            return b1 * (1 - 0.5 * 0.96 ** (k * psi))
+
+        prod_t = math.prod(mu(k) for k in range(1, t + 1))
+        prod_next = prod_t * mu(t + 1)
+        m = b1 * st.get("exp_avg", 0.0) + (1 - b1) * g
+        v = b2 * st.get("exp_avg_sq", 0.0) + (1 - b2) * g * g
+        st["exp_avg"], st["exp_avg_sq"], st["mu_product"] = m, v, prod_t
+        m_hat = mu(t + 1) * m / (1 - prod_next) + (1 - mu(t)) * g / (1 - prod_t)
+        v_hat = v / (1 - b2**t)
+        p -= lr * m_hat / (np.sqrt(v_hat) + eps)
+
+
+class RAdamRef(Ref):
+    """Liu et al.'s rectified Adam: rectify when rho_t > 5, else an SGD-with-momentum step."""
+
+    def update(self, p, g, st, t):
+        o = self.opts
+        lr, (b1, b2), eps, wd = o.get("lr", 1e-3), o.get("betas", (0.9, 0.999)), o.get("eps", 1e-8), o["weight_decay"]
+        if o.get("maximize"):
+            g = -g
+        if wd:
+            if o.get("decoupled"):
+                p *= 1 - lr * wd
+            else:
+                g = g + wd * p
+        m = b1 * st.get("exp_avg", 0.0) + (1 - b1) * g
+        v = b2 * st.get("exp_avg_sq", 0.0) + (1 - b2) * g * g
+        st["exp_avg"], st["exp_avg_sq"] = m, v
+        m_hat = m / (1 - b1**t)
+        rho_inf = 2 / (1 - b2) - 1
+        rho_t = rho_inf - 2 * t * b2**t / (1 - b2**t)
+        if rho_t > 5:
+            lt = math.sqrt(1 - b2**t) / (np.sqrt(v) + eps)
+            rt = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+            p -= lr * m_hat * rt * lt
+        else:
+            p -= lr * m_hat
+
+
+class RMSpropRef(Ref):
+    """v = a v + (1 - a) g^2; centered subtracts the squared running mean; optional momentum buffer."""
+
+    def update(self, p, g, st, t):
+        o = self.opts
+        lr, a, eps, wd = o.get("lr", 1e-2), o.get("alpha", 0.99), o.get("eps", 1e-8), o.get("weight_decay", 0)
+        mu = o.get("momentum", 0)
+        if o.get("maximize"):
+            g = -g
+        if wd:
+            g = g + wd * p
+        v = a * st.get("square_avg", 0.0) + (1 - a) * g * g
+        st["square_avg"] = v
+        vt = v
+        if o.get("centered"):
+            ga = a * st.get("grad_avg", 0.0) + (1 - a) * g
+            st["grad_avg"] = ga
+            vt = v - ga * ga
+        if mu > 0:
+            b = mu * st.get("momentum_buffer", 0.0) + g / (np.sqrt(vt) + eps)
+            st["momentum_buffer"] = b
+            p -= lr * b
+        else:
+            p -= lr * g / (np.sqrt(vt) + eps)
+
+
+class AdagradRef(Ref):
+    """lr_t = lr / (1 + (t - 1) eta); s += g^2; p -= lr_t g / (sqrt(s) + eps)."""
+
+    def update(self, p, g, st, t):
+        o = self.opts
+        lr, eta, eps, wd = o.get("lr", 1e-2), o.get("lr_decay", 0), o.get("eps", 1e-10), o.get("weight_decay", 0)
+        if o.get("maximize"):
+            g = -g
+        if wd:
+            g = g + wd * p
+        s = st.get("sum", o.get("initial_accumulator_value", 0.0)) + g * g
+        st["sum"] = s
+        p -= lr / (1 + (t - 1) * eta) * g / (np.sqrt(s) + eps)
+
+
+class AdadeltaRef(Ref):
+    """v = r v + (1 - r) g^2; dx = sqrt(u + eps) / sqrt(v + eps) g; u = r u + (1 - r) dx^2; p -= lr dx."""
+
+    def update(self, p, g, st, t):
+        o = self.opts
+        lr, r, eps, wd = o.get("lr", 1.0), o.get("rho", 0.9), o.get("eps", 1e-6), o.get("weight_decay", 0)
+        if o.get("maximize"):
+            g = -g
+        if wd:
+            g = g + wd * p
+        v = r * st.get("square_avg", 0.0) + (1 - r) * g * g
+        dx = np.sqrt(st.get("acc_delta", 0.0) + eps) / np.sqrt(v + eps) * g
+        u = r * st.get("acc_delta", 0.0) + (1 - r) * dx * dx
+        st["square_avg"], st["acc_delta"] = v, u
+        p -= lr * dx
