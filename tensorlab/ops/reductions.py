@@ -1,5 +1,861 @@
-"""The reductions op family (see issue 3). Declarations, public functions and Tensor methods."""
+"""The reductions op family (issue 3): reductions, softmax and scans. Declarations, public functions, methods.
+
+Kernels and numpy twins live in ``tensorlab_kernels/reduction/``: ``reduce.py`` (sum, mean, prod,
+amax, amin, all, any, count_nonzero, norm, logsumexp), ``argreduce.py`` (max/min with indices,
+argmax, argmin), ``var.py`` (var, std, var_mean, std_mean), ``softmax.py`` (softmax, log_softmax
+and their backward), ``scan.py`` (cumsum, cumprod, cummax, cummin).
+
+PyTorch's rules, which this module implements on top of the kernels:
+
+- ``dim``: None (or ``[]`` for ``sum``/``mean``/...) reduces everything, an int or a list/tuple of
+  ints reduces those dims (negative dims wrap; a repeated dim is an error); ``keepdim`` keeps
+  them as size 1.
+- dtypes: ``sum``/``prod``/``cumsum``/``cumprod`` of integers or bools give int64; ``mean``,
+  ``var``, ``std``, ``norm``, ``softmax`` need a floating input (or a floating ``dtype=``);
+  ``logsumexp`` of integers gives the default float dtype; ``argmax``/``argmin``/indices give
+  int64; ``all``/``any`` give bool (uint8 for a uint8 input); ``count_nonzero`` gives int64.
+  ``dtype=`` converts the input before reducing.
+- empty inputs: ``sum`` 0, ``prod`` 1, ``mean``/``var`` nan, ``logsumexp`` -inf, ``all`` True,
+  ``any`` False; ``amax``/``max``/``argmax`` over an empty dim raise, naming the op.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import builtins
+import math
+import operator
+from collections import namedtuple
+
+from tensorlab_kernels.reduction import argreduce as kargreduce
+from tensorlab_kernels.reduction import reduce as kreduce
+from tensorlab_kernels.reduction import scan as kscan
+from tensorlab_kernels.reduction import softmax as ksoftmax
+from tensorlab_kernels.reduction import var as kvar
+
+from .. import _dtype as D
+from .._dispatch import dispatch
+from .._registry import Plan, defop
+from .._tensor import Tensor, norm_dim, tensor_method
+
+__all__ = [
+    "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std", "var_mean",
+    "std_mean", "norm", "logsumexp", "softmax", "log_softmax", "cumsum", "cumprod", "cummax", "cummin", "all",
+    "any", "count_nonzero", "sum_to_size",
+]
+
+_builtin_sum, _builtin_max, _builtin_min, _builtin_all, _builtin_any = (
+    builtins.sum, builtins.max, builtins.min, builtins.all, builtins.any)
+
+_TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+                "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
+
+
+def torch_name(dtype: D.dtype) -> str:
+    """The dtype as PyTorch's messages spell it (``Long``, ``Float``, ...)."""
+    return _TORCH_NAMES[dtype.name]
+
+
+# ----------------------------------------------------------------------------------------------
+# argument helpers
+# ----------------------------------------------------------------------------------------------
+
+
+def reduction_dims(input: Tensor, dim, op: str, empty_means_all: bool = True) -> tuple:
+    """``dim`` as a sorted tuple of non-negative dims; None (and ``[]`` when ``empty_means_all``)
+    means every dim. IndexError for a dim out of range, RuntimeError for a repeated one."""
+    n = input.ndim
+    if dim is None:
+        return tuple(range(n))
+    if isinstance(dim, list | tuple):
+        if len(dim) == 0:
+            return tuple(range(n)) if empty_means_all else ()
+        dims = [norm_dim(d, n, op) for d in dim]
+    else:
+        dims = [norm_dim(dim, n, op)]
+    if n == 0:
+        return ()
+    seen = set()
+    for d in dims:
+        if d in seen:
+            raise RuntimeError(f"{op}(): dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    return tuple(sorted(seen))
+
+
+def reduced_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
+    if keepdim:
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+def _opt_dtype(dtype, op: str):
+    return None if dtype is None else D.as_dtype(dtype, op)
+
+
+def _check_nonempty(input: Tensor, dims: tuple, op: str, dim_given: bool) -> None:
+    """amax/max/argmax have no identity: an empty reduction is an error (PyTorch's messages)."""
+    if input.numel() != 0:
+        return
+    if not dim_given:
+        raise RuntimeError(
+            f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with "
+            "the 'dim' argument."
+        )
+    for d in dims:
+        if input._shape[d] == 0:
+            raise RuntimeError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _restore_dims(g: Tensor, dims: tuple, keepdim: bool) -> Tensor:
+    """``g`` (a reduction's output or gradient) with the reduced dims back as size 1."""
+    if keepdim:
+        return g
+    for d in sorted(dims):
+        g = g.unsqueeze(d)
+    return g
+
+
+def _expand_back(g: Tensor, meta, dims: tuple, keepdim: bool) -> Tensor:
+    """The gradient of a sum: ``g`` broadcast back over the reduced dims, in the input's dtype."""
+    g = _restore_dims(g, dims, keepdim).expand(meta.shape)
+    return g if g.dtype is meta.dtype else g.to(meta.dtype)
+
+
+def _no_save(ctx, inputs, outputs, params):
+    return None
+
+
+def _save_output(ctx, inputs, outputs, params):
+    ctx.save_for_backward(outputs[0])
+
+
+def _save_input_output(ctx, inputs, outputs, params):
+    ctx.save_for_backward(inputs[0], outputs[0])
+
+
+def _tl():
+    import tensorlab
+
+    return tensorlab
+
+
+# ----------------------------------------------------------------------------------------------
+# the generic reductions (tensorlab_kernels.reduction.reduce)
+# ----------------------------------------------------------------------------------------------
+
+
+def _reduce_meta(kernel_op: str, out_dtype):
+    """meta for ``kernel_op``; ``out_dtype(x, dtype) -> (result dtype, compute dtype or None)``."""
+
+    def meta(x: Tensor, *, dim: tuple, keepdim: bool = False, dtype=None, p=None) -> Plan:
+        result, compute = out_dtype(x, dtype)
+        params = {"op": kernel_op, "dims": dim, "compute": None if compute is None else compute.np}
+        if p is not None:
+            params["p"] = p
+        return Plan(args=[x], outputs=[(reduced_shape(x._shape, dim, keepdim), result)], params=params)
+
+    return meta
+
+
+def _sum_dtype(x: Tensor, dtype):
+    if dtype is not None:
+        return dtype, dtype
+    return (x.dtype if x.dtype.is_floating_point else D.int64), None
+
+
+def _same_dtype(x: Tensor, dtype):
+    return x.dtype, None
+
+
+def _mean_dtype(x: Tensor, dtype, op: str = "mean"):
+    if dtype is not None:
+        if not dtype.is_floating_point:
+            raise RuntimeError(
+                f"{op}(): could not infer output dtype. Optional dtype must be either a floating point or complex "
+                f"dtype. Got: {torch_name(dtype)}"
+            )
+        return dtype, dtype
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{op}(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
+            f"Got: {torch_name(x.dtype)}"
+        )
+    return x.dtype, None
+
+
+def _bool_dtype(x: Tensor, dtype):
+    return (D.uint8 if x.dtype is D.uint8 else D.bool), None
+
+
+def _int64_dtype(x: Tensor, dtype):
+    return D.int64, None
+
+
+def _norm_dtype(x: Tensor, dtype):
+    if dtype is not None:
+        if not dtype.is_floating_point:
+            raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
+                               f"{torch_name(dtype)}")
+        return dtype, dtype
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {torch_name(x.dtype)}"
+        )
+    return x.dtype, None
+
+
+def _logsumexp_dtype(x: Tensor, dtype):
+    if x.dtype.is_floating_point:
+        return x.dtype, None
+    d = D.get_default_dtype()  # PyTorch promotes integer inputs to the default float dtype
+    return d, d
+
+
+def _sum_backward(ctx, g):
+    p = ctx.params
+    return (_expand_back(g, ctx.inputs[0], p["dim"], p["keepdim"]),)
+
+
+def _mean_backward(ctx, g):
+    p, meta = ctx.params, ctx.inputs[0]
+    n = math.prod(meta.shape[d] for d in p["dim"])
+    return (_expand_back(g / n, meta, p["dim"], p["keepdim"]),)
+
+
+def _prod_backward(ctx, g):
+    """d prod / d x_i = the product of the other elements. Without zeros that is ``prod / x_i``;
+    with zeros it is computed without dividing: exclusive products from the left times exclusive
+    products from the right (PyTorch's prod_safe_zeros_backward)."""
+    x, y = ctx.saved_tensors
+    p = ctx.params
+    dims, keepdim = p["dim"], p["keepdim"]
+    g = _restore_dims(g, dims, keepdim)
+    if not dims:  # a 0-d input: prod is the identity
+        return (g.to(x.dtype),)
+    xc = x if x.dtype is g.dtype else x.to(g.dtype)
+    if not bool((xc == 0).any()):
+        return ((g * (_restore_dims(y, dims, keepdim).to(g.dtype) / xc)).to(x.dtype),)
+    kept = [d for d in range(x.ndim) if d not in dims]
+    order = kept + list(dims)
+    xp = xc.permute(order)
+    flat = xp.reshape(*xp.shape[:len(kept)], -1)  # the reduced dims as one last dim
+    others = _scan(CUMPROD, flat, -1, exclusive=True) * _scan(CUMPROD, flat, -1, exclusive=True, reverse=True)
+    others = others.reshape(xp.shape).permute([order.index(d) for d in range(x.ndim)])
+    return ((g * others).to(x.dtype),)
+
+
+def _minmax_evenly_backward(ctx, g):
+    """amax/amin/max()/min(): the gradient is shared evenly among the elements equal to the result."""
+    x, y = ctx.saved_tensors
+    p = ctx.params
+    dims, keepdim = p["dim"], p["keepdim"]
+    y = _restore_dims(y, dims, keepdim)
+    mask = (x == y).to(g.dtype)
+    count = mask.sum(dim=list(dims), keepdim=True)
+    return ((mask * (_restore_dims(g, dims, keepdim) / count)).to(x.dtype),)
+
+
+def _norm_backward(ctx, g):
+    x, y = ctx.saved_tensors
+    p = ctx.params
+    dims, keepdim, order = p["dim"], p["keepdim"], p["p"]
+    tl = _tl()
+    g = _restore_dims(g, dims, keepdim)
+    y = _restore_dims(y, dims, keepdim)
+    xc = x if x.dtype is g.dtype else x.to(g.dtype)
+    zero = tl.zeros((), dtype=g.dtype, device=g.device)
+    if order == 0:
+        grad = tl.zeros_like(xc)
+    elif order == 1:
+        grad = xc.sign() * g
+    elif order == 2:
+        grad = tl.where(y == 0, zero, xc / y) * g
+    elif order in (math.inf, -math.inf):
+        mask = (xc.abs() == y).to(g.dtype)
+        grad = xc.sign() * mask * (g / mask.sum(dim=list(dims), keepdim=True))
+    else:
+        scaled = xc * xc.abs().pow(order - 2) if order >= 1 else tl.where(
+            xc == 0, zero, xc.sign() * xc.abs().pow(order - 1))
+        grad = scaled * tl.where(y == 0, zero, g / y.pow(order - 1))
+    return (grad.to(x.dtype),)
+
+
+def _logsumexp_backward(ctx, g):
+    x, y = ctx.saved_tensors
+    p = ctx.params
+    dims, keepdim = p["dim"], p["keepdim"]
+    xc = x if x.dtype is g.dtype else x.to(g.dtype)
+    return (((xc - _restore_dims(y, dims, keepdim)).exp() * _restore_dims(g, dims, keepdim)).to(x.dtype),)
+
+
+def _declare_reduce(name, kernel_op, out_dtype, backward=None, save=_no_save, doc=""):
+    return defop(name, twin=kreduce.reduce_twin, kernel=kreduce.reduce, meta=_reduce_meta(kernel_op, out_dtype),
+                 backward=backward, save=save if backward is not None else None, tags={"reduction"}, doc=doc)
+
+
+SUM = _declare_reduce("sum", "sum", _sum_dtype, _sum_backward, doc="Sum over dims (int/bool -> int64).")
+MEAN = _declare_reduce("mean", "mean", _mean_dtype, _mean_backward, doc="Mean over dims (floating only).")
+PROD = _declare_reduce("prod", "prod", _sum_dtype, _prod_backward, save=_save_input_output,
+                       doc="Product over dims (int/bool -> int64).")
+AMAX = _declare_reduce("amax", "amax", _same_dtype, _minmax_evenly_backward, save=_save_input_output,
+                       doc="Maximum over dims (NaN propagates); the gradient is shared among ties.")
+AMIN = _declare_reduce("amin", "amin", _same_dtype, _minmax_evenly_backward, save=_save_input_output,
+                       doc="Minimum over dims (NaN propagates); the gradient is shared among ties.")
+ALL = _declare_reduce("all", "all", _bool_dtype, doc="True where every element is non-zero.")
+ANY = _declare_reduce("any", "any", _bool_dtype, doc="True where some element is non-zero.")
+COUNT_NONZERO = _declare_reduce("count_nonzero", "count_nonzero", _int64_dtype, doc="Number of non-zeros (int64).")
+NORM = _declare_reduce("norm", "norm", _norm_dtype, _norm_backward, save=_save_input_output,
+                       doc="Vector p-norm over dims.")
+LOGSUMEXP = _declare_reduce("logsumexp", "logsumexp", _logsumexp_dtype, _logsumexp_backward,
+                            save=_save_input_output, doc="log(sum(exp(x))) over dims, computed stably.")
+
+
+@tensor_method
+def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:  # noqa: A001
+    """Sum over ``dim`` (all dims by default); integer and bool inputs sum to int64."""
+    dims = reduction_dims(input, dim, "sum")
+    return dispatch(SUM, input, dim=dims, keepdim=bool(keepdim), dtype=_opt_dtype(dtype, "sum"), out=out)
+
+
+@tensor_method
+def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    dims = reduction_dims(input, dim, "mean")
+    return dispatch(MEAN, input, dim=dims, keepdim=bool(keepdim), dtype=_opt_dtype(dtype, "mean"), out=out)
+
+
+@tensor_method
+def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    if isinstance(dim, list | tuple):
+        raise TypeError("prod(): argument 'dim' must be int, not " + type(dim).__name__)
+    dims = reduction_dims(input, dim, "prod")
+    return dispatch(PROD, input, dim=dims, keepdim=bool(keepdim), dtype=_opt_dtype(dtype, "prod"), out=out)
+
+
+@tensor_method
+def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
+    dims = reduction_dims(input, dim, "amax")
+    _check_nonempty(input, dims, "amax", dim_given=dim is not None and dim != () and dim != [])
+    return dispatch(AMAX, input, dim=dims, keepdim=bool(keepdim), out=out)
+
+
+@tensor_method
+def amin(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
+    dims = reduction_dims(input, dim, "amin")
+    _check_nonempty(input, dims, "amin", dim_given=dim is not None and dim != () and dim != [])
+    return dispatch(AMIN, input, dim=dims, keepdim=bool(keepdim), out=out)
+
+
+@tensor_method
+def all(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:  # noqa: A001
+    dims = reduction_dims(input, dim, "all")
+    return dispatch(ALL, input, dim=dims, keepdim=bool(keepdim), out=out)
+
+
+@tensor_method
+def any(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:  # noqa: A001
+    dims = reduction_dims(input, dim, "any")
+    return dispatch(ANY, input, dim=dims, keepdim=bool(keepdim), out=out)
+
+
+@tensor_method
+def count_nonzero(input: Tensor, dim=None) -> Tensor:
+    dims = reduction_dims(input, dim, "count_nonzero")
+    return dispatch(COUNT_NONZERO, input, dim=dims, keepdim=False)
+
+
+def _norm_order(p, dim, op: str):
+    """torch.norm's ``p`` as a number (``'fro'`` is the 2-norm over the given dims)."""
+    if isinstance(p, str):
+        if p == "fro":
+            if isinstance(dim, list | tuple) and len(dim) > 2:
+                raise RuntimeError(f"{op}(): 'fro' norm expects at most 2 dims, got {list(dim)}")
+            return 2.0
+        if p == "nuc":
+            raise NotImplementedError(f"{op}(): the nuclear norm ('nuc') needs an SVD, which tensorlab does not have")
+        if p in ("inf", "-inf"):
+            return float(p)
+        raise RuntimeError(f"{op}(): invalid norm type {p!r}")
+    if isinstance(p, bool) or not isinstance(p, int | float):
+        raise TypeError(f"{op}(): p must be a number or 'fro', got {type(p).__name__}")
+    return float(p)
+
+
+@tensor_method
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
+    """Vector p-norm over ``dim`` (all elements by default): p = 0, 1, 2, inf, -inf, 'fro', any float."""
+    order = _norm_order(p, dim, "norm")
+    dims = reduction_dims(input, dim, "norm")
+    if builtins.abs(order) == math.inf and input.numel() == 0 and (
+            not dims or _builtin_any(input._shape[d] == 0 for d in dims)):
+        raise RuntimeError(
+            "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation does not have "
+            "an identity"
+        )
+    return dispatch(NORM, input, dim=dims, keepdim=bool(keepdim), dtype=_opt_dtype(dtype, "norm"), p=order,
+                    out=out)
+
+
+@tensor_method
+def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
+    """``log(sum(exp(input)))`` over ``dim``, stably (an online maximum; all -inf gives -inf)."""
+    dims = reduction_dims(input, dim, "logsumexp")
+    return dispatch(LOGSUMEXP, input, dim=dims, keepdim=bool(keepdim), out=out)
+
+
+@tensor_method
+def sum_to_size(self: Tensor, *size) -> Tensor:
+    """Sum ``self`` down to ``size`` (which must broadcast to ``self``'s shape): leading dims are
+    summed away and dims where ``size`` is 1 are summed with keepdim. Returns ``self`` when the
+    shapes already match. Its gradient is ``expand`` (sum's backward)."""
+    if len(size) == 1 and isinstance(size[0], list | tuple):
+        size = tuple(size[0])
+    try:
+        size = tuple(operator.index(s) for s in size)
+    except TypeError:
+        raise TypeError(f"sum_to_size(): size must be a sequence of ints, got {size!r}") from None
+    shape = self._shape
+    lead = len(shape) - len(size)
+    if lead < 0 or _builtin_any(s != 1 and s != shape[lead + i] for i, s in enumerate(size)):
+        raise RuntimeError(f"sum_to_size: size {{{', '.join(map(str, size))}}} is not expandable to size "
+                           f"{{{', '.join(map(str, shape))}}}.")
+    if size == shape:
+        return self
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1)
+    if not dims:
+        return self.reshape(size)
+    out = dispatch(SUM, self, dim=dims, keepdim=True, dtype=None)
+    return out.reshape(size) if lead else out
+
+
+# ----------------------------------------------------------------------------------------------
+# max / min: full reduction, with dim (values, indices), or the binary form
+# ----------------------------------------------------------------------------------------------
+
+max_return = namedtuple("max", ["values", "indices"])
+min_return = namedtuple("min", ["values", "indices"])
+
+
+@tensor_method
+def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001
+    """``max(input)`` -> 0-d maximum; ``max(input, dim, keepdim)`` -> (values, indices);
+    ``max(input, other)`` -> elementwise ``maximum``."""
+    if isinstance(dim, Tensor):
+        return _tl().maximum(input, dim) if out is None else _tl().maximum(input, dim, out=out)
+    if dim is None:
+        if keepdim:
+            raise TypeError("max(): keepdim=True needs dim")
+        _check_nonempty(input, (), "max", dim_given=False)
+        return dispatch(AMAX, input, dim=tuple(range(input.ndim)), keepdim=False, out=out)
+    return _minmax_dim(MAX_DIM, max_return, input, dim, keepdim, out, "max")
+
+
+@tensor_method
+def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001
+    if isinstance(dim, Tensor):
+        return _tl().minimum(input, dim) if out is None else _tl().minimum(input, dim, out=out)
+    if dim is None:
+        if keepdim:
+            raise TypeError("min(): keepdim=True needs dim")
+        _check_nonempty(input, (), "min", dim_given=False)
+        return dispatch(AMIN, input, dim=tuple(range(input.ndim)), keepdim=False, out=out)
+    return _minmax_dim(MIN_DIM, min_return, input, dim, keepdim, out, "min")
+
+
+
+# ----------------------------------------------------------------------------------------------
+# max/min over a dim (values, indices), argmax, argmin (tensorlab_kernels.reduction.argreduce)
+# ----------------------------------------------------------------------------------------------
+
+
+def _max_dim_meta(x: Tensor, *, dim: int, keepdim: bool = False, is_max: bool = True) -> Plan:
+    shape = reduced_shape(x._shape, (dim,) if x.ndim else (), keepdim)
+    return Plan(args=[x], outputs=[(shape, x.dtype), (shape, D.int64)], params={"dim": dim, "is_max": is_max},
+                single=False)
+
+
+def _max_dim_backward(ctx, g, g_indices=None):
+    """The gradient goes to the selected element (PyTorch routes it to the index, no sharing)."""
+    (indices,) = ctx.saved_tensors
+    meta, p = ctx.inputs[0], ctx.params
+    if len(meta.shape) == 0:
+        return (g.to(meta.dtype),)
+    dim = p["dim"]
+    tl = _tl()
+    g = _restore_dims(g, (dim,), p["keepdim"])
+    indices = _restore_dims(indices, (dim,), p["keepdim"])
+    size = meta.shape[dim]
+    positions = tl.arange(size, device=g.device).reshape([size if d == dim else 1 for d in range(len(meta.shape))])
+    hit = positions == indices
+    zero = tl.zeros((), dtype=g.dtype, device=g.device)
+    return (tl.where(hit, g, zero).expand(meta.shape).to(meta.dtype),)
+
+
+def _save_indices(ctx, inputs, outputs, params):
+    ctx.save_for_backward(outputs[1])
+
+
+_ARG_DOC = "over one dim: (values, indices); the first index among ties, NaN propagates"
+MAX_DIM = defop("max_dim", twin=kargreduce.max_min_dim_twin, kernel=kargreduce.max_min_dim, meta=_max_dim_meta,
+                backward=_max_dim_backward, save=_save_indices, tags={"reduction"}, doc="max " + _ARG_DOC)
+MIN_DIM = defop("min_dim", twin=kargreduce.max_min_dim_twin, kernel=kargreduce.max_min_dim, meta=_max_dim_meta,
+                backward=_max_dim_backward, save=_save_indices, tags={"reduction"}, doc="min " + _ARG_DOC)
+
+
+def _arg_meta(x: Tensor, *, dim: tuple, keepdim: bool = False, is_max: bool = True) -> Plan:
+    return Plan(args=[x], outputs=[(reduced_shape(x._shape, dim, keepdim), D.int64)],
+                params={"dims": dim, "is_max": is_max})
+
+
+ARGMAX = defop("argmax", twin=kargreduce.arg_max_min_twin, kernel=kargreduce.arg_max_min, meta=_arg_meta,
+               tags={"reduction"}, doc="Index of the maximum (first among ties; NaN counts as the maximum).")
+ARGMIN = defop("argmin", twin=kargreduce.arg_max_min_twin, kernel=kargreduce.arg_max_min, meta=_arg_meta,
+               tags={"reduction"}, doc="Index of the minimum (first among ties; NaN counts as the minimum).")
+
+
+def _minmax_dim(op, result_type, input: Tensor, dim, keepdim: bool, out, name: str):
+    if isinstance(dim, list | tuple):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    d = norm_dim(dim, input.ndim, name)
+    _check_nonempty(input, (d,) if input.ndim else (), name, dim_given=True)
+    values, indices = dispatch(op, input, dim=d, keepdim=bool(keepdim), is_max=op is MAX_DIM,
+                               out=tuple(out) if out is not None else None)
+    return result_type(values, indices)
+
+
+def _argmaxmin(op, input: Tensor, dim, keepdim: bool, out, name: str) -> Tensor:
+    if dim is None:  # the index into the flattened input (keepdim: every dim kept as size 1)
+        _check_nonempty(input, (), name, dim_given=False)
+        return dispatch(op, input, dim=tuple(range(input.ndim)), keepdim=bool(keepdim), is_max=op is ARGMAX,
+                        out=out)
+    if isinstance(dim, list | tuple):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    d = norm_dim(dim, input.ndim, name)
+    dims = (d,) if input.ndim else ()
+    _check_nonempty(input, dims, name, dim_given=True)
+    return dispatch(op, input, dim=dims, keepdim=bool(keepdim), is_max=op is ARGMAX, out=out)
+
+
+@tensor_method
+def argmax(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
+    """Index (int64) of the maximum over ``dim``; ``dim=None`` gives the index into the flattened input."""
+    return _argmaxmin(ARGMAX, input, dim, keepdim, out, "argmax")
+
+
+@tensor_method
+def argmin(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
+    return _argmaxmin(ARGMIN, input, dim, keepdim, out, "argmin")
+
+
+# ----------------------------------------------------------------------------------------------
+# var, std, var_mean, std_mean (tensorlab_kernels.reduction.var)
+# ----------------------------------------------------------------------------------------------
+
+
+def _var_meta(x: Tensor, *, dim: tuple, keepdim: bool = False, correction: float = 1.0, std: bool = False,
+              with_mean: bool = False) -> Plan:
+    shape = reduced_shape(x._shape, dim, keepdim)
+    outputs = [(shape, x.dtype)] * (2 if with_mean else 1)
+    return Plan(args=[x], outputs=outputs, params={"dims": dim, "correction": correction, "std": std},
+                single=not with_mean)
+
+
+def _var_backward(ctx, g, g_mean=None):
+    """var: ``g * 2 (x - mean) / (N - correction)``; std: ``g (x - mean) / ((N - correction) std)``
+    (0 where std is 0, as PyTorch); plus the mean's gradient ``g_mean / N`` for var_mean/std_mean."""
+    x, result = ctx.saved_tensors
+    p = ctx.params
+    dims, keepdim = p["dim"], p["keepdim"]
+    n = math.prod(x._shape[d] for d in dims)
+    divisor = _builtin_max(0.0, n - p["correction"])
+    tl = _tl()
+    xc = x if x.dtype is g.dtype else x.to(g.dtype)
+    g = _restore_dims(g, dims, keepdim)
+    if p["std"]:
+        r = _restore_dims(result, dims, keepdim)
+        zero = tl.zeros((), dtype=g.dtype, device=g.device)
+        scale = tl.where(r == 0, zero, g / r) / divisor
+    else:
+        scale = g * (2.0 / divisor) if divisor else g / divisor
+    grad = (xc - xc.mean(dim=list(dims), keepdim=True)) * scale
+    if g_mean is not None and p.get("with_mean"):
+        grad = grad + _restore_dims(g_mean, dims, keepdim) / n
+    return (grad.expand(x._shape).to(x.dtype),)
+
+
+VAR = defop("var", twin=kvar.var_only_twin, kernel=kvar.var_only, meta=_var_meta, backward=_var_backward,
+            save=_save_input_output, tags={"reduction"}, doc="Variance (Welford/Chan, one pass).")
+STD = defop("std", twin=kvar.var_only_twin, kernel=kvar.var_only, meta=_var_meta, backward=_var_backward,
+            save=_save_input_output, tags={"reduction"}, doc="Standard deviation.")
+VAR_MEAN = defop("var_mean", twin=kvar.var_mean_twin, kernel=kvar.var_mean, meta=_var_meta,
+                 backward=_var_backward, save=_save_input_output, tags={"reduction"}, doc="(var, mean) in one pass.")
+STD_MEAN = defop("std_mean", twin=kvar.var_mean_twin, kernel=kvar.var_mean, meta=_var_meta,
+                 backward=_var_backward, save=_save_input_output, tags={"reduction"}, doc="(std, mean) in one pass.")
+
+
+def _var_args(input: Tensor, dim, unbiased, keepdim, correction, name: str):
+    if isinstance(dim, bool):  # the legacy var(input, unbiased) form
+        if unbiased is not None:
+            raise TypeError(f"{name}(): got multiple values for argument 'unbiased'")
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise RuntimeError(f"{name}(): Cannot specify both unbiased and correction")
+    if correction is None:
+        correction = 1.0 if unbiased is None or unbiased else 0.0
+    elif isinstance(correction, bool) or not isinstance(correction, int | float):
+        raise TypeError(f"{name}(): correction must be a number, got {type(correction).__name__}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"{name}(): std and var only support floating point and complex dtypes (got "
+                           f"{torch_name(input.dtype)})")
+    dims = reduction_dims(input, dim, name)
+    n = math.prod(input._shape[d] for d in dims)
+    if n - correction <= 0:
+        import warnings
+
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                      f"factor (input numel divided by output numel) (N = {n}, correction = {correction})",
+                      stacklevel=3)
+    return dims, bool(keepdim), float(correction)
+
+
+@tensor_method
+def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None) -> Tensor:
+    """Variance over ``dim`` with divisor ``N - correction`` (default 1; ``unbiased=False`` means 0)."""
+    dims, keepdim, c = _var_args(input, dim, unbiased, keepdim, correction, "var")
+    return dispatch(VAR, input, dim=dims, keepdim=keepdim, correction=c, std=False, out=out)
+
+
+@tensor_method
+def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None) -> Tensor:
+    dims, keepdim, c = _var_args(input, dim, unbiased, keepdim, correction, "std")
+    return dispatch(STD, input, dim=dims, keepdim=keepdim, correction=c, std=True, out=out)
+
+
+@tensor_method
+def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None) -> tuple:
+    """``(var, mean)`` from one pass over the input."""
+    dims, keepdim, c = _var_args(input, dim, unbiased, keepdim, correction, "var_mean")
+    return dispatch(VAR_MEAN, input, dim=dims, keepdim=keepdim, correction=c, std=False, with_mean=True,
+                    out=tuple(out) if out is not None else None)
+
+
+@tensor_method
+def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None) -> tuple:
+    dims, keepdim, c = _var_args(input, dim, unbiased, keepdim, correction, "std_mean")
+    return dispatch(STD_MEAN, input, dim=dims, keepdim=keepdim, correction=c, std=True, with_mean=True,
+                    out=tuple(out) if out is not None else None)
+
+
+# ----------------------------------------------------------------------------------------------
+# softmax, log_softmax (tensorlab_kernels.reduction.softmax)
+# ----------------------------------------------------------------------------------------------
+
+
+def _softmax_meta(x: Tensor, *, dim: int, dtype=None, log: bool = False) -> Plan:
+    name = "log_softmax" if log else "softmax"
+    target = dtype if dtype is not None else x.dtype
+    if not target.is_floating_point:
+        raise RuntimeError(f"{name}(): \"{name}\" not implemented for '{torch_name(target)}' (softmax needs a "
+                           "floating point input or a floating dtype=)")
+    return Plan(args=[x], outputs=[(x._shape, target)],
+                params={"dim": dim, "log": log, "compute": None if dtype is None else dtype.np})
+
+
+def _softmax_backward(ctx, g):
+    (y,) = ctx.saved_tensors
+    meta, p = ctx.inputs[0], ctx.params
+    gin = dispatch(SOFTMAX_BACKWARD, g, y, dim=p["dim"], log=p["log"])
+    return (gin if gin.dtype is meta.dtype else gin.to(meta.dtype),)
+
+
+SOFTMAX = defop("softmax", twin=ksoftmax.softmax_twin, kernel=ksoftmax.softmax, meta=_softmax_meta,
+                backward=_softmax_backward, save=_save_output, tags={"reduction"},
+                doc="exp(x - max) / sum(exp(x - max)) over one dim (one read, one write when a row fits).")
+LOG_SOFTMAX = defop("log_softmax", twin=ksoftmax.softmax_twin, kernel=ksoftmax.softmax, meta=_softmax_meta,
+                    backward=_softmax_backward, save=_save_output, tags={"reduction"},
+                    doc="x - max - log(sum(exp(x - max))) over one dim.")
+
+
+def _softmax_backward_meta(g: Tensor, y: Tensor, *, dim: int, log: bool = False) -> Plan:
+    if g._shape != y._shape:
+        raise RuntimeError(f"_softmax_backward_data: grad shape {list(g._shape)} != output shape {list(y._shape)}")
+    return Plan(args=[g, y], outputs=[(g._shape, g.dtype)], params={"dim": dim, "log": log})
+
+
+def _softmax_backward_backward(ctx, h):
+    """Double backward. softmax: gin = y (g - s), s = sum(g y): d/dg is the same op applied to h,
+    d/dy = h (g - s) - g sum(h y). log_softmax: gin = g - exp(y) sum(g): d/dg = h - sum(h exp(y)),
+    d/dy = -h exp(y) sum(g)."""
+    g, y = ctx.saved_tensors
+    p = ctx.params
+    dim = p["dim"] if g.ndim else None
+    kw = {"dim": dim, "keepdim": True} if dim is not None else {}
+    dg = dy = None
+    if p["log"]:
+        ey = y.exp()
+        if ctx.needs_input_grad[0]:
+            dg = h - (h * ey).sum(**kw)
+        if ctx.needs_input_grad[1]:
+            dy = -(h * ey) * g.sum(**kw)
+    else:
+        if ctx.needs_input_grad[0]:
+            dg = dispatch(SOFTMAX_BACKWARD, h, y, dim=p["dim"], log=False)
+        if ctx.needs_input_grad[1]:
+            dy = h * (g - (g * y).sum(**kw)) - g * (h * y).sum(**kw)
+    return dg, dy
+
+
+SOFTMAX_BACKWARD = defop("_softmax_backward_data", twin=ksoftmax.softmax_backward_twin,
+                         kernel=ksoftmax.softmax_backward, meta=_softmax_backward_meta,
+                         backward=_softmax_backward_backward, tags={"reduction"},
+                         doc="softmax's input gradient from its output y and gradient g: y (g - sum(g y)); "
+                             "log_softmax's: g - exp(y) sum(g).")
+
+
+def _softmax_dim(input: Tensor, dim, name: str) -> int:
+    if dim is None:  # PyTorch's legacy implicit choice, with its warning
+        import warnings
+
+        warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                      "as an argument.", stacklevel=3)
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    return norm_dim(dim, input.ndim, name)
+
+
+@tensor_method
+def softmax(input: Tensor, dim=None, dtype=None, *, _stacklevel: int = 3) -> Tensor:
+    """``exp(x) / sum(exp(x))`` over ``dim``, stably; ``dtype`` converts the input first."""
+    d = _softmax_dim(input, dim, "softmax")
+    return dispatch(SOFTMAX, input, dim=d, dtype=_opt_dtype(dtype, "softmax"), log=False)
+
+
+@tensor_method
+def log_softmax(input: Tensor, dim=None, dtype=None, *, _stacklevel: int = 3) -> Tensor:
+    d = _softmax_dim(input, dim, "log_softmax")
+    return dispatch(LOG_SOFTMAX, input, dim=d, dtype=_opt_dtype(dtype, "log_softmax"), log=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# cumsum, cumprod, cummax, cummin (tensorlab_kernels.reduction.scan)
+# ----------------------------------------------------------------------------------------------
+
+
+def _scan_meta(kernel_op: str):
+    def meta(x: Tensor, *, dim: int, dtype=None, exclusive: bool = False, reverse: bool = False) -> Plan:
+        if dtype is not None:
+            result, compute = dtype, dtype.np
+        else:
+            result, compute = (x.dtype if x.dtype.is_floating_point else D.int64), None
+        return Plan(args=[None, x], outputs=[(x._shape, result)],
+                    params={"op": kernel_op, "dim": dim, "compute": compute, "exclusive": exclusive,
+                            "reverse": reverse})
+
+    return meta
+
+
+def _cumsum_backward(ctx, g):
+    meta, p = ctx.inputs[0], ctx.params
+    grad = _scan(CUMSUM, g, p["dim"], exclusive=p["exclusive"], reverse=not p["reverse"])
+    return (grad.to(meta.dtype),)
+
+
+def _cumprod_backward(ctx, g):
+    """d y_j / d x_k = prod_{i <= j, i != k} x_i for k <= j. Where x has no zero:
+    ``reverse_cumsum(g * y) / x``. Otherwise the first zero of each row (in scan order) gets
+    ``reverse_cumsum(g * cumprod(x with that zero set to 1))``, later zeros get 0, and the other
+    elements keep the division formula (their terms from the zero on are 0)."""
+    x, y = ctx.saved_tensors
+    p = ctx.params
+    dim, rev = p["dim"], p["reverse"]
+    if p["exclusive"]:
+        raise NotImplementedError("backward of the exclusive cumprod (the double backward of prod when the input "
+                                  "has zeros) is not implemented")
+    tl = _tl()
+    xc = x if x.dtype is g.dtype else x.to(g.dtype)
+    yc = y if y.dtype is g.dtype else y.to(g.dtype)
+    a = _scan(CUMSUM, g * yc, dim, reverse=not rev)
+    is_zero = xc == 0
+    if not bool(is_zero.any()):
+        return ((a / xc).to(x.dtype),)
+    zero = tl.zeros((), dtype=g.dtype, device=g.device)
+    one = tl.ones((), dtype=g.dtype, device=g.device)
+    first = is_zero & (_scan(CUMSUM, is_zero, dim, reverse=rev) == 1)
+    y1 = _scan(CUMPROD, tl.where(first, one, xc), dim, reverse=rev)
+    at_first = _scan(CUMSUM, g * y1, dim, reverse=not rev)
+    safe_x = tl.where(is_zero, one, xc)
+    grad = tl.where(first, at_first, tl.where(is_zero, zero, a / safe_x))
+    return (grad.to(x.dtype),)
+
+
+def _cummax_meta(x: Tensor, *, dim: int) -> Plan:
+    return Plan(args=[x], outputs=[(x._shape, x.dtype), (x._shape, D.int64)], params={"dim": dim}, single=False)
+
+
+def _cummax_backward(ctx, g, g_indices=None):
+    """Each output takes its value from one input element (its index): scatter-add the gradient there."""
+    (indices,) = ctx.saved_tensors
+    meta = ctx.inputs[0]
+    if len(meta.shape) == 0:
+        return (g.to(meta.dtype),)
+    tl = _tl()
+    base = tl.zeros(meta.shape, dtype=g.dtype, device=g.device)
+    return (base.scatter_add(ctx.params["dim"], indices, g).to(meta.dtype),)
+
+
+def _scan_impl(is_max: bool):
+    def kernel(values, indices, x, *, dim):
+        kscan.scan(values, indices, x, op="cummax" if is_max else "cummin", dim=dim)
+
+    def twin(values, indices, x, *, dim):
+        kscan.scan_twin(values, indices, x, op="cummax" if is_max else "cummin", dim=dim)
+
+    return kernel, twin
+
+
+CUMSUM = defop("cumsum", twin=kscan.scan_twin, kernel=kscan.scan, meta=_scan_meta("cumsum"),
+               backward=_cumsum_backward, save=_no_save, tags={"reduction"},
+               doc="Cumulative sum (integers/bools -> int64; fp16/bf16 accumulate in fp32).")
+CUMPROD = defop("cumprod", twin=kscan.scan_twin, kernel=kscan.scan, meta=_scan_meta("cumprod"),
+                backward=_cumprod_backward, save=_save_input_output, tags={"reduction"},
+                doc="Cumulative product (integers/bools -> int64).")
+_cummax_kernel, _cummax_twin = _scan_impl(True)
+_cummin_kernel, _cummin_twin = _scan_impl(False)
+CUMMAX = defop("cummax", twin=_cummax_twin, kernel=_cummax_kernel, meta=_cummax_meta, backward=_cummax_backward,
+               save=_save_indices, tags={"reduction"},
+               doc="Running maximum and its index (the last among ties; NaN propagates).")
+CUMMIN = defop("cummin", twin=_cummin_twin, kernel=_cummin_kernel, meta=_cummax_meta, backward=_cummax_backward,
+               save=_save_indices, tags={"reduction"},
+               doc="Running minimum and its index (the last among ties; NaN propagates).")
+
+
+def _scan(op, x: Tensor, dim: int, exclusive: bool = False, reverse: bool = False, dtype=None, out=None) -> Tensor:
+    """Dispatch a cumsum/cumprod with the internal variants the backward rules use."""
+    return dispatch(op, x, dim=norm_dim(dim, x.ndim, op.name), dtype=dtype, exclusive=exclusive, reverse=reverse,
+                    out=out)
+
+
+@tensor_method
+def cumsum(input: Tensor, dim, *, dtype=None, out=None) -> Tensor:
+    """Cumulative sum along ``dim``; integer and bool inputs give int64 unless ``dtype`` says otherwise."""
+    return _scan(CUMSUM, input, dim, dtype=_opt_dtype(dtype, "cumsum"), out=out)
+
+
+@tensor_method
+def cumprod(input: Tensor, dim, *, dtype=None, out=None) -> Tensor:
+    return _scan(CUMPROD, input, dim, dtype=_opt_dtype(dtype, "cumprod"), out=out)
+
+
+cummax_return = namedtuple("cummax", ["values", "indices"])
+cummin_return = namedtuple("cummin", ["values", "indices"])
+
+
+@tensor_method
+def cummax(input: Tensor, dim: int, *, out=None):
+    """(values, indices): the running maximum along ``dim`` and where it was found."""
+    d = norm_dim(dim, input.ndim, "cummax")
+    return cummax_return(*dispatch(CUMMAX, input, dim=d, out=tuple(out) if out is not None else None))
+
+
+@tensor_method
+def cummin(input: Tensor, dim: int, *, out=None):
+    d = norm_dim(dim, input.ndim, "cummin")
+    return cummin_return(*dispatch(CUMMIN, input, dim=d, out=tuple(out) if out is not None else None))

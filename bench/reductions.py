@@ -1,0 +1,166 @@
+"""Reductions benchmark: memory-bound reductions, softmax and scans against the copy bandwidth and torch.
+
+Cases (>= 64 MB of input each, fp32 and bf16):
+
+- ``sum-all``        the full reduction of a flat tensor (one row, split into segments + a second pass)
+- ``sum-last``       ``x.sum(-1)`` of (rows, 1024): layer-norm-shaped, one row per program
+- ``var_mean-last``  ``var_mean(x, -1)`` of (rows, 1024): layer norm's statistics in one pass
+- ``sum-dim0``       ``x.sum(0)`` of (4096, cols): reducing the outer dim (coalesced along the kept dim)
+- ``softmax-last``   ``softmax(x, -1)`` of (rows, 4096): one read and one write, the row in registers
+- ``softmax-long``   ``softmax(x, -1)`` of (rows, 32768): the looped online softmax (two reads, one write)
+- ``cumsum-last``    ``cumsum(x, -1)`` of (rows, 4096)
+
+Reported per case: median time, effective GB/s (bytes read + bytes written, counted once) and the
+fraction of the measured device-to-device copy bandwidth (read + write) on the same device; on cuda,
+the same numbers for torch measured in its own process (``bench/torch_reductions.py``; tensorlab
+never imports torch). Targets on H100/H200: softmax and full reductions >= 85% of copy bandwidth.
+
+    python bench/reductions.py                      # cuda when a real GPU is present
+    python bench/reductions.py --device cpu --quick # smoke test: the numpy twins
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root: tensorlab
+
+import harness  # noqa: E402  (bench/harness.py, beside this script)
+import numpy as np  # noqa: E402
+
+MB = 1 << 20
+
+
+def cases(quick: bool, dtypes: list[str]) -> list[dict]:
+    """(name, shape, dtype) with >= 64 MB of input (quick: ~1 MB)."""
+    target = (1 * MB) if quick else (64 * MB)
+    out = []
+    for dt in dtypes:
+        isz = 2 if dt in ("bfloat16", "float16") else 8 if dt == "float64" else 4
+        n = target // isz
+
+        def rows(cols, n=n):
+            return max(1, n // cols)
+
+        out += [
+            {"name": "sum-all", "op": "sum_all", "shape": [n], "dtype": dt},
+            {"name": "sum-last", "op": "sum_last", "shape": [rows(1024), 1024], "dtype": dt},
+            {"name": "var_mean-last", "op": "var_mean_last", "shape": [rows(1024), 1024], "dtype": dt},
+            {"name": "sum-dim0", "op": "sum_dim0", "shape": [4096 if not quick else 256, rows(4096 if not quick
+                                                                                            else 256)],
+             "dtype": dt},
+            {"name": "softmax-last", "op": "softmax_last", "shape": [rows(4096), 4096], "dtype": dt},
+            {"name": "softmax-long", "op": "softmax_last", "shape": [rows(32768), 32768], "dtype": dt},
+            {"name": "cumsum-last", "op": "cumsum_last", "shape": [rows(4096), 4096], "dtype": dt},
+        ]
+    return out
+
+
+def out_elements(case: dict) -> int:
+    shape = case["shape"]
+    return {
+        "sum_all": 1,
+        "sum_last": math.prod(shape[:-1]),
+        "var_mean_last": 2 * math.prod(shape[:-1]),
+        "sum_dim0": math.prod(shape[1:]),
+        "softmax_last": math.prod(shape),
+        "cumsum_last": math.prod(shape),
+    }[case["op"]]
+
+
+def make_fn(tl, case: dict, x):
+    op = case["op"]
+    if op == "sum_all":
+        return lambda: tl.sum(x)
+    if op == "sum_last":
+        return lambda: tl.sum(x, -1)
+    if op == "var_mean_last":
+        return lambda: tl.var_mean(x, -1)
+    if op == "sum_dim0":
+        return lambda: tl.sum(x, 0)
+    if op == "softmax_last":
+        return lambda: tl.softmax(x, -1)
+    if op == "cumsum_last":
+        return lambda: tl.cumsum(x, -1)
+    raise ValueError(op)
+
+
+def spot_check(tl, case: dict, x) -> None:
+    """A cheap correctness check of the timed call against numpy (float64) before timing it."""
+    host = x.float().cpu().numpy().astype(np.float64)
+    op = case["op"]
+    got = make_fn(tl, case, x)()
+    if op == "var_mean_last":
+        got = got[0]
+        ref = host.var(-1, ddof=1)
+    else:
+        ref = {"sum_all": lambda: host.sum(), "sum_last": lambda: host.sum(-1), "sum_dim0": lambda: host.sum(0),
+               "softmax_last": lambda: _softmax(host), "cumsum_last": lambda: host.cumsum(-1)}[op]()
+    got = got.float().cpu().numpy().astype(np.float64)
+    scale = max(float(np.abs(ref).max()), 1e-30)
+    tol = 2e-2 if case["dtype"] in ("bfloat16", "float16") else 1e-3
+    err = float(np.abs(got - ref).max()) / scale
+    if not err <= tol:
+        raise SystemExit(f"wrong result for {case['name']} {case['shape']} {case['dtype']}: relative error {err:.3g}")
+
+
+def _softmax(a):
+    e = np.exp(a - a.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def main() -> None:
+    p = harness.common_args(__doc__.splitlines()[0])
+    p.add_argument("--dtypes", default="float32,bfloat16", help="comma-separated dtypes (default float32,bfloat16)")
+    args = p.parse_args()
+    dev = harness.pick_device(args)
+
+    import tensorlab as tl
+
+    repeats = 3 if args.quick else args.repeats
+    dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
+    todo = cases(args.quick, dtypes)
+    copy_bw = harness.copy_bandwidth(dev, nbytes=(8 * MB if args.quick else 256 * MB), repeats=repeats)
+    print(f"copy bandwidth (read + write): {copy_bw / 1e9:.1f} GB/s", file=sys.stderr)
+
+    reference = None
+    if dev.startswith("cuda") and not args.no_torch:
+        reference = harness.run_torch_reference("torch_reductions.py", {"cases": todo, "repeats": repeats})
+        if reference is None:
+            print("torch is not installed: no comparator", file=sys.stderr)
+        elif "error" in reference:
+            print(f"torch comparator failed: {reference['error']}", file=sys.stderr)
+            reference = None
+
+    rows = []
+    for i, case in enumerate(todo):
+        dtype = getattr(tl, case["dtype"])
+        tl.manual_seed(i)
+        x = tl.randn(*case["shape"], dtype=dtype, device=dev)
+        spot_check(tl, case, x)
+        seconds = harness.time_fn(make_fn(tl, case, x), dev, repeats)
+        nbytes = (x.numel() + out_elements(case)) * x.element_size()
+        row = {"case": case["name"], "shape": "x".join(map(str, case["shape"])), "dtype": case["dtype"],
+               "MB": x.numel() * x.element_size() / MB, "ms": seconds * 1e3, "GB/s": nbytes / seconds / 1e9,
+               "copy_fraction": nbytes / seconds / copy_bw}
+        if reference is not None:
+            ref_s = reference["results"][i]["seconds"]
+            row["torch_GB/s"] = nbytes / ref_s / 1e9
+            row["torch_copy_fraction"] = nbytes / ref_s / copy_bw
+            row["ratio_to_torch"] = ref_s / seconds
+        rows.append(row)
+        print(f"{case['name']:14s} {row['shape']:>12s} {case['dtype']}: {row['GB/s']:.1f} GB/s "
+              f"({row['copy_fraction']:.0%} of copy)", file=sys.stderr)
+
+    harness.print_table(rows)
+    meta = {"quick": args.quick, "repeats": repeats, "copy_bandwidth_GBps": copy_bw / 1e9}
+    if reference is not None:
+        meta["torch"] = reference.get("torch")
+    path = harness.write_results("reductions", dev, rows, meta=meta, out=args.out)
+    print(f"results: {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,369 @@
+"""The generic row reduction: sum, mean, prod, amax, amin, all, any, count_nonzero, norm, logsumexp.
+
+One kernel, specialised at compile time by three choices:
+
+``PRE``      what each element becomes before combining: itself, ``|x|``, ``x*x``, ``|x|**p``
+             or ``x != 0``;
+``COMBINE``  how elements combine: sum, product, max, min (both NaN-propagating, as PyTorch's),
+             or log-sum-exp;
+``POST``     what the row's result becomes: itself, ``/ count`` (mean), ``sqrt``, ``** (1/p)``.
+
+The input is read as rows x columns through its strides (``common.row_layout``; no copies).
+Each program owns ``BLOCK_M`` rows and walks their columns in ``BLOCK_N``-wide tiles, keeping
+one accumulator per tile lane (``[BLOCK_M, BLOCK_N]``) and folding the lanes once at the end:
+sequential adds per lane, a tree across lanes, the same order every run (deterministic).
+Floating inputs accumulate in fp32 (fp16/bf16/fp32) or fp64; integers and bools in int64.
+
+Log-sum-exp keeps a running row maximum ``m`` and ``s = sum(exp(x - m))``, rescaling ``s``
+when ``m`` grows (the online-softmax recurrence), so ``exp`` never overflows; an infinite
+maximum is replaced by 0 as the shift (PyTorch's rule: all ``-inf`` gives ``-inf``, a ``+inf``
+gives ``+inf``).
+
+Too few rows to fill the device (a full reduction is one row): each row is split into
+segments, a first launch writes one partial per (row, segment) in the accumulation dtype and
+a second launch of the same kernel combines the partials and applies ``POST``. No atomics.
+
+Layout of this file: kernel, launcher, numpy twin.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import runtime as rt
+from .._triton import tl, triton
+from ..fill import float64_bits
+from ..launch import cdiv, needs_int64
+from . import common
+from .common import (
+    RowLayout,
+    cast_to,
+    dim_offsets,
+    float_acc,
+    host_cast,
+    is_float,
+    launch_kernel,
+    max_nan,
+    max_rows,
+    min_nan,
+    min_rows,
+    prod_rows,
+    row_layout,
+    split_config,
+    sqrt_rn,
+    tile_config,
+    tl_dtype,
+)
+
+PRE_NONE, PRE_ABS, PRE_SQUARE, PRE_ABS_POW, PRE_NONZERO = range(5)
+COMBINE_SUM, COMBINE_PROD, COMBINE_MAX, COMBINE_MIN, COMBINE_LSE = range(5)
+POST_NONE, POST_DIV_COUNT, POST_SQRT, POST_ROOT = range(4)
+
+# ----------------------------------------------------------------------------------------------
+# Kernel
+# ----------------------------------------------------------------------------------------------
+
+
+@triton.jit
+def _pre(x, p, PRE: tl.constexpr, ACC: tl.constexpr):
+    if PRE == 4:  # x != 0 (all, any, count_nonzero, the 0-"norm")
+        y = (x != 0).to(ACC)
+    else:
+        y = x.to(ACC)
+        if PRE == 1:
+            y = tl.abs(y)
+        elif PRE == 2:
+            y = y * y
+        elif PRE == 3:  # |x| ** p; |x| = 0 gives exp2(-inf) = 0 for p > 0 and inf for p < 0, as pow does
+            y = tl.exp2(p * tl.log2(tl.abs(y)))
+    return y
+
+
+@triton.jit
+def _finite_or_zero(m):
+    # the shift used by log-sum-exp: an infinite (or empty-row) maximum shifts by 0
+    return tl.where(tl.abs(m) == float("inf"), 0.0, m)
+
+
+@triton.jit
+def _reduce_kernel(
+    out_ptr, in_ptr,  # output (or partials), input
+    n_rows, n_cols, seg_len, count, p_bits: tl.int64,  # rows, columns, columns per segment, mean's count, p
+    ks1, ks2, ks3, ks4, ks5,  # kept (row) sizes, right-aligned: 5 is innermost
+    is0, is1, is2, is3, is4, is5,  # input strides of the kept dims
+    os0, os1, os2, os3, os4, os5,  # output strides of the kept dims
+    rs1, rs2, rs3, rs4, rs5,  # reduced (column) sizes
+    rt0, rt1, rt2, rt3, rt4, rt5,  # input strides of the reduced dims
+    out_row_stride,  # output offset of row r is r * out_row_stride when OUT_LINEAR
+    PRE: tl.constexpr, COMBINE: tl.constexpr, POST: tl.constexpr, IDENT: tl.constexpr,
+    CONVERT: tl.constexpr, COMPUTE: tl.constexpr,  # cast the input to COMPUTE first (the dtype= argument)
+    ACC: tl.constexpr,  # accumulation dtype
+    KEPT_NDIM: tl.constexpr, RED_NDIM: tl.constexpr, OUT_LINEAR: tl.constexpr, INT64: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):
+    pid_m = tl.program_id(0)
+    seg = tl.program_id(1)  # which segment of the row (0 unless the rows are split)
+    if INT64:
+        rows = pid_m.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
+        seg = seg.to(tl.int64)
+    else:
+        rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    row_mask = rows < n_rows
+    row_off = dim_offsets(rows, ks1, ks2, ks3, ks4, ks5, is0, is1, is2, is3, is4, is5, KEPT_NDIM)
+    col_lo = seg * seg_len
+    col_hi = tl.minimum(col_lo + seg_len, n_cols)
+    # p travels as the bits of an fp64 (exact on the GPU and in the interpreter alike)
+    p = tl.cast(p_bits, tl.int64).to(tl.float64, bitcast=True).to(ACC)
+
+    if COMBINE == 4:
+        # log-sum-exp: per row, running maximum m and s = sum(exp(x - shift(m)))
+        m = tl.full([BLOCK_M], float("-inf"), ACC)
+        s = tl.zeros([BLOCK_M], ACC)
+        for start in range(col_lo, col_hi, BLOCK_N):
+            cols = start + tl.arange(0, BLOCK_N)
+            col_off = dim_offsets(cols, rs1, rs2, rs3, rs4, rs5, rt0, rt1, rt2, rt3, rt4, rt5, RED_NDIM)
+            mask = row_mask[:, None] & (cols < col_hi)[None, :]
+            x = tl.load(in_ptr + row_off[:, None] + col_off[None, :], mask=mask, other=0)
+            if CONVERT:
+                x = cast_to(x, COMPUTE)
+            x = tl.where(mask, x.to(ACC), float("-inf"))
+            # a NaN the GPU's max may skip still reaches s through exp(NaN - shift)
+            m_new = tl.maximum(m, tl.max(x, axis=1))
+            shift = _finite_or_zero(m_new)
+            # rescale s to the new shift; nothing seen yet (m = -inf, s = 0) must stay 0, not 0 * inf
+            scale = tl.where(m == float("-inf"), 0.0, tl.exp(_finite_or_zero(m) - shift))
+            s = s * scale + tl.sum(tl.exp(x - shift[:, None]), axis=1)
+            m = m_new
+        r = _finite_or_zero(m) + tl.log(s)
+    else:
+        acc = tl.full([BLOCK_M, BLOCK_N], IDENT, ACC)
+        for start in range(col_lo, col_hi, BLOCK_N):
+            cols = start + tl.arange(0, BLOCK_N)
+            col_off = dim_offsets(cols, rs1, rs2, rs3, rs4, rs5, rt0, rt1, rt2, rt3, rt4, rt5, RED_NDIM)
+            mask = row_mask[:, None] & (cols < col_hi)[None, :]
+            x = tl.load(in_ptr + row_off[:, None] + col_off[None, :], mask=mask, other=0)
+            if CONVERT:
+                x = cast_to(x, COMPUTE)
+            x = tl.where(mask, _pre(x, p, PRE, ACC), IDENT)
+            if COMBINE == 0:
+                acc = acc + x
+            elif COMBINE == 1:
+                acc = acc * x
+            elif COMBINE == 2:
+                acc = max_nan(acc, x)
+            else:
+                acc = min_nan(acc, x)
+        # fold the lanes with built-in reductions (tree-shaped on the GPU, vectorised in the interpreter)
+        if COMBINE == 0:
+            r = tl.sum(acc, axis=1)
+        elif COMBINE == 1:
+            r = prod_rows(acc, BLOCK_M, BLOCK_N)
+        elif COMBINE == 2:
+            r = max_rows(acc)
+        else:
+            r = min_rows(acc)
+
+    if POST == 1:
+        r = r / count  # mean; an empty row gives 0 / 0 = nan, as PyTorch
+    elif POST == 2:
+        r = sqrt_rn(r)
+    elif POST == 3:
+        r = tl.exp2(tl.log2(r) / p)
+
+    if OUT_LINEAR:
+        out_off = rows * out_row_stride
+    else:
+        out_off = dim_offsets(rows, ks1, ks2, ks3, ks4, ks5, os0, os1, os2, os3, os4, os5, KEPT_NDIM)
+    tl.store(out_ptr + out_off + seg, cast_to(r, out_ptr.dtype.element_ty), mask=row_mask)
+
+
+# ----------------------------------------------------------------------------------------------
+# Launcher
+# ----------------------------------------------------------------------------------------------
+
+OPS = ("sum", "mean", "prod", "amax", "amin", "all", "any", "count_nonzero", "norm", "logsumexp")
+
+# op -> (PRE, COMBINE, POST); norm depends on p (see _spec)
+_FIXED = {
+    "sum": (PRE_NONE, COMBINE_SUM, POST_NONE),
+    "mean": (PRE_NONE, COMBINE_SUM, POST_DIV_COUNT),
+    "prod": (PRE_NONE, COMBINE_PROD, POST_NONE),
+    "amax": (PRE_NONE, COMBINE_MAX, POST_NONE),
+    "amin": (PRE_NONE, COMBINE_MIN, POST_NONE),
+    "all": (PRE_NONZERO, COMBINE_MIN, POST_NONE),
+    "any": (PRE_NONZERO, COMBINE_MAX, POST_NONE),
+    "count_nonzero": (PRE_NONZERO, COMBINE_SUM, POST_NONE),
+    "logsumexp": (PRE_NONE, COMBINE_LSE, POST_NONE),
+}
+
+
+def _spec(op: str, p: float, compute: np.dtype):
+    """(PRE, COMBINE, POST, accumulation dtype) of ``op`` on elements of dtype ``compute``."""
+    if op == "norm":
+        if p == 0:
+            pre, comb, post = PRE_NONZERO, COMBINE_SUM, POST_NONE
+        elif p == 1:
+            pre, comb, post = PRE_ABS, COMBINE_SUM, POST_NONE
+        elif p == 2:
+            pre, comb, post = PRE_SQUARE, COMBINE_SUM, POST_SQRT
+        elif p == math.inf:
+            pre, comb, post = PRE_ABS, COMBINE_MAX, POST_NONE
+        elif p == -math.inf:
+            pre, comb, post = PRE_ABS, COMBINE_MIN, POST_NONE
+        else:
+            pre, comb, post = PRE_ABS_POW, COMBINE_SUM, POST_ROOT
+        return pre, comb, post, float_acc(compute)
+    if op not in _FIXED:
+        raise ValueError(f"reduce: unknown op {op!r}; expected one of {OPS}")
+    pre, comb, post = _FIXED[op]
+    if op in ("all", "any"):
+        acc = np.dtype(np.int32)
+    elif op == "count_nonzero":
+        acc = np.dtype(np.int64)
+    elif is_float(compute):
+        acc = float_acc(compute)
+    elif op in ("mean", "logsumexp"):
+        raise ValueError(f"reduce: {op} needs a floating input (got {compute})")
+    else:
+        acc = np.dtype(np.int64)
+    return pre, comb, post, acc
+
+
+def _identity(pre: int, combine: int, acc: np.dtype):
+    if pre == PRE_NONZERO and combine in (COMBINE_MAX, COMBINE_MIN):
+        return 0 if combine == COMBINE_MAX else 1  # any / all of 0-1 values: False / True when empty
+    if combine == COMBINE_SUM:
+        return 0
+    if combine == COMBINE_PROD:
+        return 1
+    floating = acc.kind == "f"
+    if combine == COMBINE_MAX:
+        return float("-inf") if floating else int(np.iinfo(acc).min)
+    if combine == COMBINE_MIN:
+        return float("inf") if floating else int(np.iinfo(acc).max)
+    return 0  # log-sum-exp masks with -inf itself
+
+
+def _launch(out, inp, lay: RowLayout, *, pre, combine, post, acc, compute, count, p, segments, seg_len, cfg,
+            pre_ident):
+    linear = lay.linear_stride(1)
+    k, r = lay.kept_sizes, lay.red_sizes
+    launch_kernel(
+        _reduce_kernel, (cdiv(lay.n_rows, cfg["BLOCK_M"]), segments),
+        out, inp, lay.n_rows, lay.n_cols, seg_len, count, float64_bits(p),
+        *k[1:], *lay.kept_strides[0], *lay.kept_strides[1], *r[1:], *lay.red_strides[0],
+        linear or 0,
+        PRE=pre, COMBINE=combine, POST=post, IDENT=_identity(pre_ident, combine, acc),
+        CONVERT=compute is not None, COMPUTE=tl_dtype(compute if compute is not None else acc),
+        ACC=tl_dtype(acc), KEPT_NDIM=lay.kept_ndim, RED_NDIM=lay.red_ndim, OUT_LINEAR=linear is not None,
+        INT64=needs_int64(out, inp), **cfg,
+    )
+
+
+def reduce(out, inp, *, op: str, dims, compute=None, p: float = 2.0, segments: int | None = None) -> None:
+    """``out`` = ``op`` of ``inp`` over ``dims`` (DeviceArrays).
+
+    ``out`` has the kept dims (with or without size-1 reduced dims: keepdim is ``out.ndim ==
+    inp.ndim``); ``compute``: convert elements to this numpy dtype first (PyTorch's ``dtype=``),
+    None to keep the input's; ``p`` for ``norm``; ``segments`` forces a split of each row into
+    that many segments (tests), None lets the heuristic decide.
+    """
+    if out.numel == 0:
+        return
+    dims = tuple(sorted(set(dims)))
+    compute = None if compute is None or np.dtype(compute) == inp.dtype else np.dtype(compute)
+    pre, combine, post, acc = _spec(op, p, compute if compute is not None else inp.dtype)
+    n_cols = math.prod(inp.shape[d] for d in dims)
+
+    keepdim = out.ndim == inp.ndim
+    out_strides, j = [], 0
+    for d in range(inp.ndim):
+        if d in dims:
+            out_strides.append(0)
+            j += keepdim
+        else:
+            out_strides.append(out.strides[j])
+            j += 1
+    lay = row_layout(inp.shape, dims, [inp.strides, out_strides], [inp.strides], sort_reduced=True)
+    if lay is None:
+        # more than six non-mergeable dims in a group: one explicit copy to (rows, cols), then reduce
+        src, _ = common.permuted_copy(inp, dims)
+        tmp = rt.empty((src.shape[0],), out.dtype, out.device)
+        reduce(tmp, src, op=op, dims=(1,), compute=compute, p=p, segments=segments)
+        from ..copy import strided_copy
+
+        strided_copy(out, tmp.view(out.shape, rt.contiguous_strides(out.shape)))
+        return
+
+    cfg = tile_config(lay.n_rows, lay.n_cols, lay.kept_strides[0][-1], lay.red_strides[0][-1], inp.itemsize)
+    force = segments if segments is not None else common.FORCE_SEGMENTS
+    nseg, seg_len = split_config(lay.n_rows, lay.n_cols, cfg["BLOCK_M"], cfg["BLOCK_N"], out.device, force)
+    common_args = dict(combine=combine, acc=acc, count=n_cols, p=p, pre_ident=pre)  # stage 2 keeps stage 1's identity
+    if nseg == 1:
+        _launch(out, inp, lay, pre=pre, post=post, compute=compute, segments=1, seg_len=max(n_cols, 1), cfg=cfg,
+                **common_args)
+        return
+
+    # two passes: partials[row, segment] in the accumulation dtype, then one launch combines them
+    partial = rt.empty((lay.n_rows, nseg), acc, out.device)
+    pstrides = tuple(st * nseg for st in rt.contiguous_strides(lay.kept_shape))
+    stage1 = RowLayout(lay.kept_shape, [lay.kept_real[0], pstrides], lay.red_shape, [lay.red_real[0]])
+    _launch(partial, inp, stage1, pre=pre, post=POST_NONE, compute=compute, segments=nseg, seg_len=seg_len,
+            cfg=cfg, **common_args)
+    stage2 = RowLayout(lay.kept_shape, [pstrides, lay.kept_real[1]], (nseg,), [(1,)])
+    cfg2 = tile_config(stage2.n_rows, nseg, nseg, 1, acc.itemsize)
+    _launch(out, partial, stage2, pre=PRE_NONE, post=post, compute=None, segments=1, seg_len=nseg, cfg=cfg2,
+            **common_args)
+
+
+# ----------------------------------------------------------------------------------------------
+# Numpy twin
+# ----------------------------------------------------------------------------------------------
+
+
+def reduce_twin(out, inp, *, op: str, dims, compute=None, p: float = 2.0, segments: int | None = None) -> None:
+    """The reference: numpy with the same accumulation dtypes (fp32 for fp16/bf16, int64 for integers)."""
+    dims = tuple(sorted(set(dims)))
+    x = host_cast(inp, compute) if compute is not None else inp
+    _, _, _, acc = _spec(op, p, x.dtype)
+    n = math.prod(inp.shape[d] for d in dims)
+    kw = {"axis": dims, "keepdims": True}
+    with np.errstate(all="ignore"):
+        if op in ("all", "any", "count_nonzero"):
+            nz = x != 0
+            r = nz.all(**kw) if op == "all" else nz.any(**kw) if op == "any" else nz.sum(dtype=np.int64, **kw)
+        else:
+            a = x.astype(acc)
+            if op in ("sum", "mean"):
+                r = a.sum(**kw)
+                if op == "mean":
+                    r = r / acc.type(n)
+            elif op == "prod":
+                r = a.prod(**kw)
+            elif op == "amax":
+                r = a.max(**kw)
+            elif op == "amin":
+                r = a.min(**kw)
+            elif op == "logsumexp":
+                if n == 0:
+                    r = np.full(np.sum(a, **kw).shape, -np.inf, acc)
+                else:
+                    m = a.max(**kw)
+                    shift = np.where(np.isinf(m), acc.type(0), m)
+                    r = shift + np.log(np.exp(a - shift).sum(**kw))
+            else:  # norm
+                if p == 0:
+                    r = (a != 0).sum(dtype=acc, **kw)
+                elif p == math.inf:
+                    r = np.abs(a).max(**kw)
+                elif p == -math.inf:
+                    r = np.abs(a).min(**kw)
+                elif p == 1:
+                    r = np.abs(a).sum(**kw)
+                elif p == 2:
+                    r = np.sqrt((a * a).sum(**kw))
+                else:
+                    r = (np.abs(a) ** acc.type(p)).sum(**kw) ** acc.type(1.0 / p)
+    out[...] = host_cast(np.asarray(r), out.dtype).reshape(out.shape)

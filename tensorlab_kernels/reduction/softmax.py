@@ -1,0 +1,273 @@
+"""Softmax and log-softmax over one dim, and their backward.
+
+Rows x columns as everywhere in this package: the softmax dim is the column, every other dim
+a row (strided reads and writes, no copies; the dim need not be the last one).
+
+Forward. When a row fits in registers (``ONE_TILE``: the whole row is one tile), one program
+loads its rows once, takes the row maximum ``m``, ``e = exp(x - m)``, ``s = sum(e)`` and writes
+``e / s`` (or ``x - m - log(s)``): one read and one write of the data, which is what makes
+softmax memory-bound at copy speed. Longer rows use the online-softmax recurrence (Milakov &
+Gimelshein): a first pass keeps a running maximum and rescales the running sum when the
+maximum grows, a second pass writes the result: two reads, one write. fp16/bf16 compute in
+fp32, fp64 in fp64.
+
+Special values, as PyTorch: a row of all ``-inf`` has no finite maximum; shifting by 0 instead
+gives ``0 / 0 = nan`` (softmax) and ``-inf - -inf = nan`` (log-softmax), PyTorch's results. A
+``+inf`` or NaN makes the row NaN.
+
+Backward (``_softmax_backward_data`` in PyTorch's terms), from the forward's output ``y`` and the
+incoming gradient ``g``: softmax ``y * (g - sum(g * y))``, log-softmax ``g - exp(y) * sum(g)``;
+the same one-tile / two-pass structure.
+
+Layout of this file: kernels, launchers, numpy twins.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._triton import tl, triton
+from ..launch import INTERPRET, cdiv, needs_int64
+from .common import cast_to, dim_offsets, float_acc, host_cast, launch_kernel, next_pow2, row_layout, tl_dtype
+
+# ----------------------------------------------------------------------------------------------
+# Kernels
+# ----------------------------------------------------------------------------------------------
+
+
+@triton.jit
+def _shift(m):
+    # an all -inf row (or an empty one) has no finite maximum: shift by 0 instead
+    return tl.where(m == float("-inf"), 0.0, m)
+
+
+@triton.jit
+def _softmax_kernel(
+    out_ptr, in_ptr,
+    n_rows, n_cols,
+    ks1, ks2, ks3, ks4, ks5,  # row (kept) sizes, dim 5 innermost
+    is0, is1, is2, is3, is4, is5,  # input strides of the row dims
+    os0, os1, os2, os3, os4, os5,  # output strides of the row dims
+    in_col_stride, out_col_stride,  # strides of the softmax dim
+    LOG: tl.constexpr, CONVERT: tl.constexpr, COMPUTE: tl.constexpr, ACC: tl.constexpr,
+    KEPT_NDIM: tl.constexpr, ONE_TILE: tl.constexpr, INT64: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):
+    pid = tl.program_id(0)
+    if INT64:
+        rows = pid.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
+    else:
+        rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
+    row_mask = rows < n_rows
+    in_row = dim_offsets(rows, ks1, ks2, ks3, ks4, ks5, is0, is1, is2, is3, is4, is5, KEPT_NDIM)
+    out_row = dim_offsets(rows, ks1, ks2, ks3, ks4, ks5, os0, os1, os2, os3, os4, os5, KEPT_NDIM)
+    out_ty = out_ptr.dtype.element_ty
+
+    if ONE_TILE:
+        cols = tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols < n_cols)[None, :]
+        x = tl.load(in_ptr + in_row[:, None] + cols[None, :] * in_col_stride, mask=mask, other=0)
+        if CONVERT:
+            x = cast_to(x, COMPUTE)
+        x = tl.where(mask, x.to(ACC), float("-inf"))
+        shift = _shift(tl.max(x, axis=1))
+        e = tl.exp(x - shift[:, None])
+        s = tl.sum(e, axis=1)
+        if LOG:
+            y = (x - shift[:, None]) - tl.log(s)[:, None]  # x - shift first: exact, no cancellation
+        else:
+            y = e / s[:, None]
+        tl.store(out_ptr + out_row[:, None] + cols[None, :] * out_col_stride, cast_to(y, out_ty), mask=mask)
+    else:
+        # pass 1: running maximum m and s = sum(exp(x - shift(m))), rescaled when m grows
+        m = tl.full([BLOCK_M], float("-inf"), ACC)
+        s = tl.zeros([BLOCK_M], ACC)
+        for start in range(0, n_cols, BLOCK_N):
+            cols = start + tl.arange(0, BLOCK_N)
+            mask = row_mask[:, None] & (cols < n_cols)[None, :]
+            x = tl.load(in_ptr + in_row[:, None] + cols[None, :] * in_col_stride, mask=mask, other=0)
+            if CONVERT:
+                x = cast_to(x, COMPUTE)
+            x = tl.where(mask, x.to(ACC), float("-inf"))
+            m_new = tl.maximum(m, tl.max(x, axis=1))
+            # rescale s to the new shift; nothing seen yet (m = -inf, s = 0) must stay 0, not 0 * inf
+            scale = tl.where(m == float("-inf"), 0.0, tl.exp(_shift(m) - _shift(m_new)))
+            s = s * scale + tl.sum(tl.exp(x - _shift(m_new)[:, None]), axis=1)
+            m = m_new
+        shift = _shift(m)
+        log_s = tl.log(s)
+        # pass 2: normalise and write
+        for start in range(0, n_cols, BLOCK_N):
+            cols = start + tl.arange(0, BLOCK_N)
+            mask = row_mask[:, None] & (cols < n_cols)[None, :]
+            x = tl.load(in_ptr + in_row[:, None] + cols[None, :] * in_col_stride, mask=mask, other=0)
+            if CONVERT:
+                x = cast_to(x, COMPUTE)
+            x = x.to(ACC)
+            if LOG:
+                y = (x - shift[:, None]) - log_s[:, None]
+            else:
+                y = tl.exp(x - shift[:, None]) / s[:, None]
+            tl.store(out_ptr + out_row[:, None] + cols[None, :] * out_col_stride, cast_to(y, out_ty), mask=mask)
+
+
+@triton.jit
+def _softmax_backward_kernel(
+    gin_ptr, g_ptr, y_ptr,  # output: input gradient; incoming gradient; the forward's output
+    n_rows, n_cols,
+    ks1, ks2, ks3, ks4, ks5,  # row sizes
+    gs0, gs1, gs2, gs3, gs4, gs5,  # strides of g's row dims
+    ys0, ys1, ys2, ys3, ys4, ys5,  # strides of y's row dims
+    os0, os1, os2, os3, os4, os5,  # strides of the output's row dims
+    g_col_stride, y_col_stride, out_col_stride,
+    LOG: tl.constexpr, ACC: tl.constexpr, KEPT_NDIM: tl.constexpr, ONE_TILE: tl.constexpr, INT64: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):
+    pid = tl.program_id(0)
+    if INT64:
+        rows = pid.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
+    else:
+        rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
+    row_mask = rows < n_rows
+    g_row = dim_offsets(rows, ks1, ks2, ks3, ks4, ks5, gs0, gs1, gs2, gs3, gs4, gs5, KEPT_NDIM)
+    y_row = dim_offsets(rows, ks1, ks2, ks3, ks4, ks5, ys0, ys1, ys2, ys3, ys4, ys5, KEPT_NDIM)
+    out_row = dim_offsets(rows, ks1, ks2, ks3, ks4, ks5, os0, os1, os2, os3, os4, os5, KEPT_NDIM)
+    out_ty = gin_ptr.dtype.element_ty
+
+    if ONE_TILE:
+        cols = tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols < n_cols)[None, :]
+        g = tl.load(g_ptr + g_row[:, None] + cols[None, :] * g_col_stride, mask=mask, other=0).to(ACC)
+        y = tl.load(y_ptr + y_row[:, None] + cols[None, :] * y_col_stride, mask=mask, other=0).to(ACC)
+        if LOG:
+            gin = g - tl.exp(y) * tl.sum(g, axis=1)[:, None]
+        else:
+            gin = y * (g - tl.sum(g * y, axis=1)[:, None])
+        tl.store(gin_ptr + out_row[:, None] + cols[None, :] * out_col_stride, cast_to(gin, out_ty), mask=mask)
+    else:
+        acc = tl.zeros([BLOCK_M, BLOCK_N], ACC)
+        for start in range(0, n_cols, BLOCK_N):
+            cols = start + tl.arange(0, BLOCK_N)
+            mask = row_mask[:, None] & (cols < n_cols)[None, :]
+            g = tl.load(g_ptr + g_row[:, None] + cols[None, :] * g_col_stride, mask=mask, other=0).to(ACC)
+            if LOG:
+                acc += g
+            else:
+                y = tl.load(y_ptr + y_row[:, None] + cols[None, :] * y_col_stride, mask=mask, other=0).to(ACC)
+                acc += g * y
+        s = tl.sum(acc, axis=1)[:, None]
+        for start in range(0, n_cols, BLOCK_N):
+            cols = start + tl.arange(0, BLOCK_N)
+            mask = row_mask[:, None] & (cols < n_cols)[None, :]
+            g = tl.load(g_ptr + g_row[:, None] + cols[None, :] * g_col_stride, mask=mask, other=0).to(ACC)
+            y = tl.load(y_ptr + y_row[:, None] + cols[None, :] * y_col_stride, mask=mask, other=0).to(ACC)
+            if LOG:
+                gin = g - tl.exp(y) * s
+            else:
+                gin = y * (g - s)
+            tl.store(gin_ptr + out_row[:, None] + cols[None, :] * out_col_stride, cast_to(gin, out_ty), mask=mask)
+
+
+# ----------------------------------------------------------------------------------------------
+# Launchers
+# ----------------------------------------------------------------------------------------------
+
+MAX_ONE_TILE = 65536 if INTERPRET else 16384  # elements of a row tile kept in registers
+
+
+def pick_config(n_rows: int, n_cols: int, row_stride: int, col_stride: int) -> dict:
+    """One tile per row when it fits (several short rows per program); else a looped tile."""
+    rows_contiguous = row_stride == 1 and col_stride != 1 and n_rows > 1
+    min_m = min(next_pow2(n_rows), 16) if rows_contiguous else 1  # >= 16 rows wide for coalesced loads
+    block_n = next_pow2(max(n_cols, 1))
+    one_tile = block_n * min_m <= MAX_ONE_TILE
+    if one_tile:
+        target = MAX_ONE_TILE if INTERPRET else 4096  # elements per program for short rows
+        block_m = max(min_m, min(next_pow2(n_rows), max(1, target // block_n)))
+    elif rows_contiguous:
+        block_m, block_n = min(next_pow2(n_rows), 64), 64
+    else:
+        block_m, block_n = 1, (MAX_ONE_TILE if INTERPRET else 4096)
+    tile = block_m * block_n
+    num_warps = 4 if tile <= 2048 else 8 if tile <= 8192 else 16
+    return {"BLOCK_M": block_m, "BLOCK_N": block_n, "ONE_TILE": one_tile, "num_warps": num_warps}
+
+
+def _layout(shape, dim, *strides):
+    if len(shape) == 0:  # a 0-d tensor: one row of one column
+        return row_layout((1,), (0,), [(0,)] * len(strides), [(1,)] * len(strides)), [1] * len(strides)
+    lay = row_layout(shape, (dim,), [tuple(s) for s in strides], [tuple(s) for s in strides])
+    return lay, [s[dim] for s in strides]
+
+
+def softmax(out, inp, *, dim: int, log: bool = False, compute=None) -> None:
+    """``out`` = softmax (``log``: log-softmax) of ``inp`` over ``dim``; ``compute``: convert the
+    input to this floating dtype first (PyTorch's ``dtype=``)."""
+    if out.numel == 0:
+        return
+    compute = None if compute is None or np.dtype(compute) == inp.dtype else np.dtype(compute)
+    acc = float_acc(compute if compute is not None else inp.dtype)
+    lay, col_strides = _layout(inp.shape, dim, inp.strides, out.strides)
+    if lay is None:
+        raise NotImplementedError(f"softmax: a view with more than six non-mergeable dims besides dim {dim}")
+    cfg = pick_config(lay.n_rows, lay.n_cols, lay.kept_strides[0][-1], col_strides[0])
+    launch_kernel(
+        _softmax_kernel, (cdiv(lay.n_rows, cfg["BLOCK_M"]),),
+        out, inp, lay.n_rows, lay.n_cols, *lay.kept_sizes[1:], *lay.kept_strides[0], *lay.kept_strides[1],
+        *col_strides,
+        LOG=log, CONVERT=compute is not None, COMPUTE=tl_dtype(compute if compute is not None else acc),
+        ACC=tl_dtype(acc), KEPT_NDIM=lay.kept_ndim, INT64=needs_int64(out, inp), **cfg,
+    )
+
+
+def softmax_backward(grad_input, grad, output, *, dim: int, log: bool = False) -> None:
+    """``grad_input`` from the incoming ``grad`` and the forward's ``output`` (all one shape)."""
+    if grad_input.numel == 0:
+        return
+    acc = float_acc(grad_input.dtype)
+    lay, col_strides = _layout(grad.shape, dim, grad.strides, output.strides, grad_input.strides)
+    if lay is None:
+        raise NotImplementedError(f"softmax backward: a view with more than six non-mergeable dims besides dim {dim}")
+    cfg = pick_config(lay.n_rows, lay.n_cols, lay.kept_strides[0][-1], col_strides[0])
+    launch_kernel(
+        _softmax_backward_kernel, (cdiv(lay.n_rows, cfg["BLOCK_M"]),),
+        grad_input, grad, output, lay.n_rows, lay.n_cols, *lay.kept_sizes[1:], *lay.kept_strides[0],
+        *lay.kept_strides[1], *lay.kept_strides[2], *col_strides,
+        LOG=log, ACC=tl_dtype(acc), KEPT_NDIM=lay.kept_ndim, INT64=needs_int64(grad_input, grad, output), **cfg,
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Numpy twins
+# ----------------------------------------------------------------------------------------------
+
+
+def softmax_twin(out, inp, *, dim: int, log: bool = False, compute=None) -> None:
+    x = host_cast(inp, compute) if compute is not None else inp
+    acc = float_acc(x.dtype)
+    x = x.astype(acc)
+    with np.errstate(all="ignore"):
+        if x.ndim == 0:
+            m = x
+            shift = np.where(m == -np.inf, acc.type(0), m)
+            e = np.exp(x - shift)
+            s = e
+        else:
+            m = x.max(axis=dim, keepdims=True) if x.shape[dim] else np.zeros_like(x.sum(axis=dim, keepdims=True))
+            shift = np.where(m == -np.inf, acc.type(0), m)
+            e = np.exp(x - shift)
+            s = e.sum(axis=dim, keepdims=True)
+        y = (x - shift) - np.log(s) if log else e / s
+    out[...] = host_cast(np.asarray(y), out.dtype)
+
+
+def softmax_backward_twin(grad_input, grad, output, *, dim: int, log: bool = False) -> None:
+    acc = float_acc(grad_input.dtype)
+    g, y = grad.astype(acc), output.astype(acc)
+    axis = dim if g.ndim else None
+    with np.errstate(all="ignore"):
+        if log:
+            gin = g - np.exp(y) * g.sum(axis=axis, keepdims=True)
+        else:
+            gin = y * (g - (g * y).sum(axis=axis, keepdims=True))
+    grad_input[...] = host_cast(np.asarray(gin), grad_input.dtype)

@@ -1,0 +1,616 @@
+"""Specific tests of the reductions family: dtype rules, empty inputs, errors, hard numerics, index
+semantics, result types, the split (two-pass) path, strided layouts, out=, and gradient rules.
+
+The generic op x dtype x device coverage lives in tests/opinfo/reductions.py.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import tensorlab as tl
+from tensorlab_kernels.reduction import common as kcommon
+from tests.helpers import assert_close, to_numpy
+
+
+def T(values, device="cpu", dtype=None):
+    return tl.tensor(np.asarray(values), device=device, dtype=dtype)
+
+
+def quiet(fn, *args, **kwargs):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+# ----------------------------------------------------------------------------------------------
+# dtype rules
+# ----------------------------------------------------------------------------------------------
+
+
+def test_integer_and_bool_sums_are_int64(device):
+    x = T(np.array([[1, 2], [3, 4]], np.int32), device)
+    assert x.sum().dtype is tl.int64 and x.sum().item() == 10
+    assert x.prod(1).dtype is tl.int64 and x.prod(1).tolist() == [2, 12]
+    b = T(np.array([True, False, True]), device)
+    assert b.sum().dtype is tl.int64 and b.sum().item() == 2
+    assert b.prod().dtype is tl.int64 and b.prod().item() == 0
+    assert x.cumsum(0).dtype is tl.int64 and b.cumsum(0).tolist() == [1, 1, 2]
+    assert x.sum(dtype=tl.float16).dtype is tl.float16
+    assert x.cumsum(1, dtype=tl.int8).dtype is tl.int8
+
+
+def test_sum_dtype_converts_before_reducing(device):
+    x = T(np.array([1.7, 2.9, -0.5], np.float32), device)
+    assert x.sum(dtype=tl.int32).item() == 1 + 2 + 0  # truncated first, as PyTorch
+    h = T(np.full(8, 60000.0, np.float16), device)
+    assert math.isinf(h.sum().item())  # fp16 result overflows
+    assert h.sum(dtype=tl.float32).item() == 480000.0
+
+
+def test_mean_of_integers_raises(device):
+    x = T(np.arange(4), device)
+    with pytest.raises(RuntimeError, match=r"mean\(\): could not infer output dtype.*Long"):
+        x.mean()
+    with pytest.raises(RuntimeError, match="Optional dtype must be either a floating point"):
+        x.mean(dtype=tl.int32)
+    m = x.mean(dtype=tl.float32)
+    assert m.dtype is tl.float32 and m.item() == 1.5
+
+
+def test_other_dtype_rules(device):
+    i = T(np.array([[3, 1, 2]], np.int16), device)
+    assert i.argmax().dtype is tl.int64 and i.argmax().item() == 0
+    assert i.amax().dtype is tl.int16
+    v, idx = i.max(1)
+    assert v.dtype is tl.int16 and idx.dtype is tl.int64
+    assert i.all().dtype is tl.bool and i.any(1).dtype is tl.bool
+    u = T(np.array([0, 7], np.uint8), device)
+    assert u.all().dtype is tl.uint8 and u.all().item() == 0 and u.any().item() == 1  # PyTorch keeps uint8
+    assert i.count_nonzero().dtype is tl.int64
+    lse = tl.logsumexp(i, 1)
+    assert lse.dtype is tl.float32  # integers promote to the default float dtype
+    np.testing.assert_allclose(to_numpy(lse), [np.log(np.exp([3, 1, 2]).sum())], rtol=1e-6)
+    with pytest.raises(RuntimeError, match="std and var only support floating point"):
+        i.var()
+    with pytest.raises(RuntimeError, match="not implemented for 'Short'"):
+        i.softmax(1)
+    s = i.softmax(1, dtype=tl.float64)
+    assert s.dtype is tl.float64
+    with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor as input. Got Short"):
+        i.norm()
+    h = T(np.array([1.0, 2.0], np.float16), device)
+    assert h.softmax(0, dtype=tl.float32).dtype is tl.float32
+    assert h.norm(dtype=tl.float64).dtype is tl.float64
+
+
+# ----------------------------------------------------------------------------------------------
+# empty inputs
+# ----------------------------------------------------------------------------------------------
+
+
+def test_empty_reductions(device):
+    e = tl.zeros((0,), device=device)
+    assert e.sum().item() == 0.0 and e.prod().item() == 1.0
+    assert math.isnan(e.mean().item())
+    assert math.isnan(quiet(e.var).item()) and math.isnan(quiet(e.std).item())
+    v, m = quiet(tl.var_mean, e)
+    assert math.isnan(v.item()) and math.isnan(m.item())
+    assert tl.logsumexp(e, 0).item() == -math.inf
+    assert e.all().item() is True and e.any().item() is False
+    assert e.count_nonzero().item() == 0
+    assert e.norm().item() == 0.0 and e.norm(1).item() == 0.0
+    assert e.cumsum(0).shape == (0,) and e.softmax(0).shape == (0,)
+    rows = tl.zeros((0, 4), device=device)
+    assert rows.amax(1).shape == (0,) and rows.max(1).values.shape == (0,)
+    assert rows.sum(0).tolist() == [0.0] * 4
+    assert rows.argmax(1).shape == (0,)
+
+
+def test_empty_max_errors_name_the_op(device):
+    e = tl.zeros((0, 3), device=device)
+    with pytest.raises(RuntimeError, match=r"amax\(\): Expected reduction dim to be specified"):
+        e.amax()
+    with pytest.raises(RuntimeError, match=r"amin\(\): Expected reduction dim 0 to have non-zero size\."):
+        e.amin(0)
+    with pytest.raises(RuntimeError, match=r"max\(\): Expected reduction dim 0 to have non-zero size\."):
+        e.max(0)
+    with pytest.raises(RuntimeError, match=r"max\(\): Expected reduction dim to be specified"):
+        e.max()
+    with pytest.raises(RuntimeError, match=r"argmax\(\): Expected reduction dim to be specified"):
+        e.argmax()
+    with pytest.raises(RuntimeError, match=r"argmin\(\): Expected reduction dim 0 to have non-zero size"):
+        e.argmin(0)
+    with pytest.raises(RuntimeError, match="cannot compute the inf norm on an empty tensor"):
+        e.norm(float("inf"))
+
+
+# ----------------------------------------------------------------------------------------------
+# argument errors
+# ----------------------------------------------------------------------------------------------
+
+
+def test_argument_errors():
+    x = tl.ones(2, 3)
+    with pytest.raises(IndexError, match=r"sum\(\): Dimension out of range"):
+        x.sum(2)
+    with pytest.raises(IndexError):
+        x.softmax(-3)
+    with pytest.raises(RuntimeError, match="dim 1 appears multiple times"):
+        x.sum((1, -1))
+    with pytest.raises(RuntimeError, match="Cannot specify both unbiased and correction"):
+        x.var(1, unbiased=True, correction=0)
+    with pytest.raises(TypeError):
+        x.prod((0, 1))
+    with pytest.raises(TypeError):
+        x.max((0, 1))
+    with pytest.raises(RuntimeError, match="is not expandable to size"):
+        x.sum_to_size(2, 2)
+    with pytest.raises(RuntimeError, match="is not expandable to size"):
+        x.sum_to_size(1, 1, 3)
+    with pytest.raises(NotImplementedError, match="nuclear"):
+        x.norm("nuc")
+    with pytest.warns(UserWarning, match="Implicit dimension choice"):
+        x.softmax()
+    with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
+        tl.ones(1).var()
+
+
+def test_sum_empty_dim_list_means_all_and_zero_d_dims():
+    x = tl.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert x.sum([]).item() == 10.0
+    assert x.sum(dim=()).item() == 10.0
+    s = tl.tensor(5.0)
+    assert s.sum(0).item() == 5.0 and s.sum(-1, keepdim=True).shape == ()
+    v, i = s.max(0)
+    assert v.item() == 5.0 and i.item() == 0
+    assert s.softmax(0).item() == 1.0 and s.cumsum(0).item() == 5.0
+
+
+# ----------------------------------------------------------------------------------------------
+# numerics
+# ----------------------------------------------------------------------------------------------
+
+
+def test_softmax_hard_inputs(device):
+    x = T(np.array([[1000.0, 1000.0 + 1e-3], [-1000.0, 1000.0], [-np.inf, -np.inf], [-np.inf, 0.0]], np.float32),
+          device)
+    s = quiet(tl.softmax, x, 1)
+    got = to_numpy(s)
+    e = np.exp(np.float64(np.float32(1000.0 + 1e-3)) - 1000.0)  # the fp32 input's actual difference
+    np.testing.assert_allclose(got[0], [1 / (1 + e), e / (1 + e)], rtol=1e-5)
+    np.testing.assert_array_equal(got[1], [0.0, 1.0])
+    assert np.isnan(got[2]).all()  # PyTorch: a row of -inf is nan
+    np.testing.assert_array_equal(got[3], [0.0, 1.0])
+    ls = to_numpy(quiet(tl.log_softmax, x, 1))
+    np.testing.assert_allclose(ls[0], np.log([1 / (1 + e), e / (1 + e)]), rtol=1e-5)
+    np.testing.assert_array_equal(ls[1], [-2000.0, 0.0])
+    assert np.isnan(ls[2]).all()
+    assert ls[3][0] == -np.inf and ls[3][1] == 0.0
+    inf_row = quiet(tl.softmax, T(np.array([np.inf, 1.0], np.float32), device), 0)
+    assert np.isnan(to_numpy(inf_row)).all()
+
+
+def test_logsumexp_special_values(device):
+    x = T(np.array([[-np.inf, -np.inf], [np.inf, 1.0], [1000.0, 1000.0], [-1000.0, -1000.0], [np.nan, 1.0]],
+                   np.float32), device)
+    got = to_numpy(quiet(tl.logsumexp, x, 1))
+    assert got[0] == -np.inf and got[1] == np.inf
+    np.testing.assert_allclose(got[2:4], [1000 + np.log(2), -1000 + np.log(2)], rtol=1e-6)
+    assert np.isnan(got[4])
+
+
+def test_fp16_sum_accumulates_in_fp32(device):
+    # 0.1 in fp16 is 0.0999755859375; fp16 accumulation would stall at 256 (ulp 0.25 > 2 * 0.1)
+    h = tl.full((10000,), 0.1, dtype=tl.float16, device=device)
+    assert h.sum().item() == 1000.0  # 999.7558... rounded once to fp16
+    np.testing.assert_allclose(h.mean().item(), 0.0999755859375, rtol=1e-3)
+    np.testing.assert_allclose(to_numpy(h.reshape(100, 100).sum(0)), np.full(100, 10.0), rtol=1e-3)
+    np.testing.assert_allclose(to_numpy(h.cumsum(0))[-1], 1000.0, rtol=1e-3)
+    b = tl.full((4096,), 1.0, dtype=tl.bfloat16, device=device)
+    assert b.sum().item() == 4096.0  # bf16 accumulation would stall at 256
+
+
+def test_variance_is_stable_with_a_large_offset(device):
+    rng = np.random.default_rng(0)
+    base = 1e4 + rng.standard_normal(4096)
+    x = T(base.astype(np.float32), device)
+    exact = np.var(base.astype(np.float32).astype(np.float64), ddof=1)
+    np.testing.assert_allclose(x.var().item(), exact, rtol=1e-3)  # sum(x^2) - n mean^2 would lose everything
+    np.testing.assert_allclose(x.reshape(4, 1024).std(1).tolist(),
+                               np.std(base.astype(np.float32).astype(np.float64).reshape(4, 1024), 1, ddof=1),
+                               rtol=1e-3)
+
+
+def test_var_correction_forms(device):
+    x = T(np.array([[1.0, 2.0, 4.0], [0.0, 0.0, 3.0]]), device)
+    a = to_numpy(x)
+    np.testing.assert_allclose(to_numpy(x.var(1)), a.var(1, ddof=1))
+    np.testing.assert_allclose(to_numpy(x.var(1, False)), a.var(1))  # legacy positional unbiased
+    np.testing.assert_allclose(to_numpy(x.var(False)), a.var())  # var(input, unbiased)
+    np.testing.assert_allclose(to_numpy(x.std(1, correction=0.5)), np.sqrt(((a - a.mean(1, keepdims=True)) ** 2)
+                                                                            .sum(1) / 2.5))
+    assert math.isnan(quiet(tl.var, T(np.array([3.0]), device)).item())  # N - 1 = 0: nan, as PyTorch
+
+
+def test_norm_orders(device):
+    a = np.array([[3.0, -4.0, 0.0], [1.0, 2.0, -2.0]])
+    x = T(a, device)
+    assert x.norm().item() == pytest.approx(np.sqrt((a ** 2).sum()))
+    np.testing.assert_allclose(to_numpy(x.norm(0, 1)), [2.0, 3.0])
+    np.testing.assert_allclose(to_numpy(x.norm(float("inf"), 1)), [4.0, 2.0])
+    np.testing.assert_allclose(to_numpy(x.norm(-float("inf"), 1)), [0.0, 1.0])
+    np.testing.assert_allclose(to_numpy(x.norm(3, 1)), (np.abs(a) ** 3).sum(1) ** (1 / 3), rtol=1e-12)
+    np.testing.assert_allclose(to_numpy(x.norm(-1, 1)), [0.0, 1 / (1 + 0.5 + 0.5)], rtol=1e-12)  # 0 ** -1 = inf
+
+
+# ----------------------------------------------------------------------------------------------
+# index semantics and result types
+# ----------------------------------------------------------------------------------------------
+
+
+def test_ties_and_nan_indices(device):
+    x = T(np.array([[1.0, 5.0, 5.0, -1.0], [np.nan, 2.0, np.nan, 9.0], [-np.inf, -np.inf, -np.inf, -np.inf]]),
+          device)
+    assert x.argmax(1).tolist() == [1, 0, 0]
+    assert x.argmin(1).tolist() == [3, 0, 0]
+    r = x.max(1)
+    assert r.indices.tolist() == [1, 0, 0]
+    np.testing.assert_array_equal(to_numpy(r.values), [5.0, np.nan, -np.inf])
+    assert x.argmax().item() == 4  # the first NaN of the flattened input
+    assert to_numpy(x.amax(1))[1] != to_numpy(x.amax(1))[1]  # NaN propagates
+
+
+def test_cummax_cummin_indices(device):
+    x = T(np.array([1.0, 3.0, 3.0, 2.0, 5.0, 5.0]), device)
+    v, i = tl.cummax(x, 0)
+    assert v.tolist() == [1, 3, 3, 3, 5, 5] and i.tolist() == [0, 1, 2, 2, 4, 5]  # the last of equal values
+    v, i = tl.cummin(T(np.array([4.0, 2.0, 2.0, 3.0, 1.0]), device), 0)
+    assert v.tolist() == [4, 2, 2, 2, 1] and i.tolist() == [0, 1, 2, 2, 4]
+    v, i = tl.cummax(T(np.array([1.0, np.nan, 2.0, np.nan, 0.0]), device), 0)
+    assert np.isnan(to_numpy(v)[1:]).all() and i.tolist() == [0, 1, 1, 3, 3]  # the latest NaN
+    b = T(np.array([[False, True, False, True]]), device)
+    v, i = b.cummax(1)
+    assert v.tolist() == [[False, True, True, True]] and i.tolist() == [[0, 1, 1, 3]]
+
+
+def test_namedtuple_results(device):
+    x = T(np.array([[1.0, 4.0], [3.0, 2.0]]), device)
+    for fn, name in ((tl.max, "max"), (tl.min, "min"), (tl.cummax, "cummax"), (tl.cummin, "cummin")):
+        r = fn(x, 1)
+        assert isinstance(r, tuple) and type(r).__name__ == name
+        assert r._fields == ("values", "indices")
+        values, indices = r
+        assert values is r.values and indices is r.indices
+    assert tl.max(x, 1, keepdim=True).values.shape == (2, 1)
+    v, m = tl.var_mean(x, 1)
+    assert v.shape == (2,) and m.tolist() == [2.5, 2.5]
+
+
+def test_max_binary_form_delegates_to_maximum(device):
+    a, b = T(np.array([1.0, 5.0]), device), T(np.array([3.0, 2.0]), device)
+    assert tl.max(a, b).tolist() == [3.0, 5.0] and a.min(b).tolist() == [1.0, 2.0]
+
+
+def test_argmax_keepdim_without_dim(device):
+    x = T(np.arange(24.0).reshape(2, 3, 4), device)
+    r = x.argmax(keepdim=True)
+    assert r.shape == (1, 1, 1) and r.item() == 23
+
+
+# ----------------------------------------------------------------------------------------------
+# kernel paths: split rows (two passes), strided layouts, > 6 dims, out=
+# ----------------------------------------------------------------------------------------------
+
+_CUDA = pytest.mark.skipif(not tl.cuda.is_available(), reason="no cuda device (real or interpreted)")
+
+
+@_CUDA
+@pytest.mark.parametrize("segments", [3, 7])
+def test_split_rows_two_passes(monkeypatch, segments):
+    monkeypatch.setattr(kcommon, "FORCE_SEGMENTS", segments)
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((3, 1001)).astype(np.float32)
+    a[1, 500] = 9.0
+    a[2, 17] = a[2, 900] = 9.5  # a tie across segments: the first index wins
+    x = T(a, "cuda")
+    a64 = a.astype(np.float64)
+    np.testing.assert_allclose(to_numpy(x.sum(1)), a64.sum(1), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(to_numpy(x.mean()), a64.mean(), rtol=1e-4, atol=1e-6)
+    np.testing.assert_array_equal(to_numpy(x.amax(1)), a.max(1))
+    np.testing.assert_allclose(to_numpy(tl.logsumexp(x, 1)), np.log(np.exp(a64).sum(1)), rtol=1e-5)
+    np.testing.assert_allclose(to_numpy(x.norm(3, 1)), (np.abs(a64) ** 3).sum(1) ** (1 / 3), rtol=1e-5)
+    np.testing.assert_allclose(to_numpy(x.var(1)), a64.var(1, ddof=1), rtol=1e-5)
+    v, m = tl.std_mean(x)
+    np.testing.assert_allclose([v.item(), m.item()], [a64.std(ddof=1), a64.mean()], rtol=1e-4, atol=1e-6)
+    assert x.argmax(1).tolist() == [int(a[0].argmax()), 500, 17]
+    assert x.argmax().item() == int(a.argmax())
+    r = x.min(1)
+    assert r.indices.tolist() == a.argmin(1).tolist()
+    b = T(a > 0, "cuda")
+    assert b.all(1).tolist() == [False] * 3 and b.any().item() is True
+    assert b.count_nonzero(1).tolist() == (a > 0).sum(1).tolist()
+    assert T(np.zeros((2, 1001), np.uint8), "cuda").any(1).tolist() == [0, 0]
+
+
+@_CUDA
+@pytest.mark.parametrize("transpose", [False, True])
+def test_rows_walked_in_several_tiles(monkeypatch, transpose):
+    """The GPU walks long rows tile by tile (carries, running maxima, Chan merges); the interpreter's
+    big tiles would hide a bug there, so cap the tile at 64 elements."""
+    from tensorlab_kernels.reduction import softmax as ksoftmax
+
+    monkeypatch.setattr(kcommon, "TILE_BUDGET", 64)
+    monkeypatch.setattr(ksoftmax, "MAX_ONE_TILE", 64)
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((4, 300))
+    a[0, :150] = -np.inf  # the first tiles of a row see only -inf
+    a[1] = -1000.0 + rng.standard_normal(300) * 1e-3  # exp(x) underflows: the online shift must handle it
+    a[2, 100:] += 20.0  # the maximum grows in a later tile: the running sum is rescaled
+    a[3, 7] = a[3, 250] = 50.0  # a tie in different tiles: argmax takes the first
+    ref = a.T if transpose else a
+    x = T(a.astype(np.float32), "cuda")
+    x = x.t() if transpose else x
+    dim = 0 if transpose else 1
+    r32 = ref.astype(np.float32).astype(np.float64)
+    finite = np.where(np.isinf(r32), 0.0, r32)
+    np.testing.assert_allclose(to_numpy(x.sum(dim)), r32.sum(dim), rtol=1e-5)
+    np.testing.assert_allclose(to_numpy(tl.logsumexp(x, dim)), np.log(np.exp(r32 - r32.max(dim, keepdims=True))
+                                                                      .sum(dim)) + r32.max(dim), rtol=1e-6)
+    np.testing.assert_array_equal(to_numpy(x.amax(dim)), ref.astype(np.float32).max(dim))
+    assert x.argmax(dim).tolist() == r32.argmax(dim).tolist()
+    fin = T(finite.astype(np.float32), "cuda")
+    np.testing.assert_allclose(to_numpy(fin.var(dim)), finite.var(dim, ddof=1), rtol=1e-4)
+    np.testing.assert_allclose(to_numpy(fin.norm(3, dim)), (np.abs(finite) ** 3).sum(dim) ** (1 / 3), rtol=1e-5)
+    np.testing.assert_allclose(to_numpy((fin * 0.01).exp().prod(dim)), np.exp((finite * 0.01).sum(dim)), rtol=1e-4)
+    e = np.exp(r32 - r32.max(dim, keepdims=True))
+    np.testing.assert_allclose(to_numpy(x.softmax(dim)), e / e.sum(dim, keepdims=True), rtol=1e-5, atol=1e-8)
+    ls = to_numpy(x.log_softmax(dim))
+    expected = (r32 - r32.max(dim, keepdims=True)) - np.log(e.sum(dim, keepdims=True))
+    np.testing.assert_allclose(np.where(np.isinf(expected), 0, ls), np.where(np.isinf(expected), 0, expected),
+                               rtol=1e-5, atol=1e-4)
+    assert (np.isinf(ls) == np.isinf(expected)).all()
+    np.testing.assert_allclose(to_numpy(fin.cumsum(dim)), np.cumsum(finite.astype(np.float32), dim), rtol=1e-4,
+                               atol=1e-4)
+    v, i = fin.cummax(dim)
+    np.testing.assert_array_equal(to_numpy(v), np.maximum.accumulate(finite.astype(np.float32), dim))
+    w = rng.standard_normal(ref.shape)
+    xs = fin.detach().requires_grad_()
+    (xs.softmax(dim) * T(w.astype(np.float32), "cuda")).sum().backward()
+    sm = np.exp(finite - finite.max(dim, keepdims=True))
+    sm /= sm.sum(dim, keepdims=True)
+    np.testing.assert_allclose(to_numpy(xs.grad), sm * (w - (w * sm).sum(dim, keepdims=True)), rtol=1e-4, atol=1e-6)
+
+
+@_CUDA
+def test_strided_layouts_read_through_strides():
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((4, 6, 10)).astype(np.float32)
+    base = T(a, "cuda")
+    views = {
+        "transposed": (base.transpose(0, 2), np.swapaxes(a, 0, 2)),
+        "permuted": (base.permute(1, 2, 0), np.transpose(a, (1, 2, 0))),
+        "stepped": (base[:, ::2, 1::3], a[:, ::2, 1::3]),
+        "expanded": (base[:, :1, :].expand(4, 5, 10), np.broadcast_to(a[:, :1, :], (4, 5, 10))),
+    }
+    for name, (v, ref) in views.items():
+        assert not v.is_contiguous(), name
+        r64 = ref.astype(np.float64)
+        for dim in (0, 1, 2, (0, 2), None):
+            ax = dim
+            np.testing.assert_allclose(to_numpy(v.sum(dim)), r64.sum(axis=ax), rtol=1e-5, atol=1e-5,
+                                       err_msg=f"{name} {dim}")
+            np.testing.assert_allclose(to_numpy(v.var(dim)), r64.var(axis=ax, ddof=1), rtol=1e-4, atol=1e-6)
+        for dim in (0, 1, 2):
+            e = np.exp(r64 - r64.max(dim, keepdims=True))
+            np.testing.assert_allclose(to_numpy(v.softmax(dim)), e / e.sum(dim, keepdims=True), rtol=1e-5,
+                                       atol=1e-7, err_msg=f"{name} softmax {dim}")
+            np.testing.assert_allclose(to_numpy(v.cumsum(dim)), r64.cumsum(dim), rtol=1e-5, atol=1e-5)
+            assert v.argmax(dim).tolist() == ref.argmax(dim).tolist(), name
+        assert v.argmax().item() == int(ref.argmax())
+
+
+@pytest.mark.parametrize("device_name", ["cpu", pytest.param("cuda", marks=_CUDA)])
+def test_more_than_six_unmergeable_dims(device_name):
+    # 8 dims of size 2, every other dim reduced, and a permutation so no strides merge: the
+    # launchers copy once to (rows, cols) rather than refuse
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((2,) * 8).astype(np.float32)
+    order = (1, 0, 3, 2, 5, 4, 7, 6)
+    x = T(a, device_name).permute(order)
+    ref = np.transpose(a, order).astype(np.float64)
+    dims = (0, 2, 4, 6)
+    np.testing.assert_allclose(to_numpy(x.sum(dims)), ref.sum(dims), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(to_numpy(x.var(dims)), ref.var(dims, ddof=1), rtol=1e-4, atol=1e-6)
+    kept = x.amax((1, 3, 5, 7), keepdim=True)
+    np.testing.assert_array_equal(to_numpy(kept), np.transpose(a, order).max((1, 3, 5, 7), keepdims=True))
+
+
+def test_out_arguments(device):
+    x = T(np.array([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]], np.float32), device)
+    out = tl.empty(2, device=device)
+    r = tl.sum(x, 1, out=out)
+    assert r is out and out.tolist() == [8.0, 10.0]
+    v, i = tl.empty(3, device=device), tl.empty(3, dtype=tl.int64, device=device)
+    res = tl.max(x, 0, out=(v, i))
+    assert res.values is v and v.tolist() == [7.0, 5.0, 3.0] and i.tolist() == [1, 0, 1]
+    c = tl.empty((2, 3), dtype=tl.float64, device=device)
+    tl.cumsum(x, 1, out=c)
+    assert c.tolist() == [[1.0, 6.0, 8.0], [7.0, 7.0, 10.0]]
+    strided = tl.zeros((2, 2), device=device)[:, 0]
+    tl.amax(x, 1, out=strided)
+    assert strided.tolist() == [5.0, 7.0]
+
+
+@_CUDA
+def test_deterministic_results():
+    rng = np.random.default_rng(4)
+    x = T(rng.standard_normal(50000).astype(np.float32), "cuda")
+    first = x.sum().item()
+    assert all(x.sum().item() == first for _ in range(3))
+
+
+# ----------------------------------------------------------------------------------------------
+# gradients
+# ----------------------------------------------------------------------------------------------
+
+
+def test_amax_gradient_is_shared_among_ties(device):
+    x = T(np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 1.0]]), device).requires_grad_()
+    x.amax(1).sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.5, 0.5], [1.0, 0.0, 0.0]]
+    x.grad = None
+    x.max().backward()
+    assert x.grad.tolist() == [[0.0, 0.5, 0.5], [0.0, 0.0, 0.0]]
+
+
+def test_max_dim_gradient_goes_to_the_index(device):
+    x = T(np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 1.0]]), device).requires_grad_()
+    v, _ = x.max(1)
+    (v * T(np.array([2.0, 5.0]), device)).sum().backward()
+    assert x.grad.tolist() == [[0.0, 2.0, 0.0], [5.0, 0.0, 0.0]]
+
+
+@pytest.mark.parametrize("values", [[2.0, 0.0, 3.0, 4.0], [0.0, 5.0, 0.0, 2.0], [1.5, -2.0, 3.0, 0.5]])
+def test_prod_and_cumprod_gradients_with_zeros(values):
+    x = tl.tensor(np.array(values).reshape(2, 2), dtype=tl.float64, requires_grad=True)
+    assert tl.autograd.gradcheck(lambda t: t.prod(), (x,))
+    assert tl.autograd.gradcheck(lambda t: t.prod(1), (x,))
+    flat = tl.tensor(np.array(values), dtype=tl.float64, requires_grad=True)
+    assert tl.autograd.gradcheck(lambda t: t.cumprod(0), (flat,))
+    x.grad = None
+    x.prod().backward()
+    a = np.array(values).reshape(2, 2)
+    expected = [[np.prod(np.delete(a.ravel(), k)) for k in (2 * r, 2 * r + 1)] for r in range(2)]
+    np.testing.assert_allclose(to_numpy(x.grad), expected)
+
+
+def test_softmax_double_backward():
+    rng = np.random.default_rng(5)
+    for fn in (lambda t: tl.softmax(t, 1), lambda t: tl.log_softmax(t, 1)):
+        x = tl.tensor(rng.standard_normal((2, 4)), dtype=tl.float64, requires_grad=True)
+        w = tl.tensor(rng.standard_normal((2, 4)), dtype=tl.float64)
+
+        def grad_of(t, fn=fn, w=w):
+            with tl.enable_grad():  # gradcheck's finite differences run under no_grad
+                (g,) = tl.autograd.grad((fn(t) * w).sum(), [t], create_graph=True)
+            return g
+
+        assert tl.autograd.gradcheck(grad_of, (x,))
+
+
+def test_prod_double_backward():
+    x = tl.tensor(np.array([1.5, -2.0, 3.0, 0.5]), dtype=tl.float64, requires_grad=True)
+
+    def grad_of(t):
+        with tl.enable_grad():
+            return tl.autograd.grad(t.prod(), [t], create_graph=True)[0]
+
+    assert tl.autograd.gradcheck(grad_of, (x,))
+
+
+def test_var_mean_and_std_gradients():
+    rng = np.random.default_rng(6)
+    x = tl.tensor(rng.standard_normal((3, 5)), dtype=tl.float64, requires_grad=True)
+    assert tl.autograd.gradcheck(lambda t: tl.var_mean(t, 1, correction=0), (x,))
+    assert tl.autograd.gradcheck(lambda t: tl.std_mean(t, (0, 1)), (x,))
+    const = tl.full((4,), 2.0, dtype=tl.float64, requires_grad=True)
+    const.std().backward()
+    assert const.grad.tolist() == [0.0] * 4  # std = 0: PyTorch masks the gradient to 0
+
+
+def test_sum_to_size_gradient_is_expand(device):
+    x = T(np.ones((2, 3)), device).requires_grad_()
+    y = x.sum_to_size(1, 3)
+    y.backward(T(np.array([[1.0, 2.0, 3.0]]), device))
+    assert x.grad.tolist() == [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
+    assert x.sum_to_size(2, 3) is x
+
+
+def test_cuda_softmax_backward_kernel_matches_cpu():
+    if not tl.cuda.is_available():
+        pytest.skip("no cuda device")
+    rng = np.random.default_rng(7)
+    a, w = rng.standard_normal((3, 33)), rng.standard_normal((3, 33))
+    grads = {}
+    for dev in ("cpu", "cuda"):
+        for log in (False, True):
+            x = tl.tensor(a.astype(np.float32), device=dev, requires_grad=True)
+            y = tl.log_softmax(x, 1) if log else tl.softmax(x, 1)
+            (y * tl.tensor(w.astype(np.float32), device=dev)).sum().backward()
+            grads[dev, log] = to_numpy(x.grad)
+    for log in (False, True):
+        assert_close(tl.tensor(grads["cuda", log]), grads["cpu", log], rtol=1e-5, atol=1e-6)
+
+
+# ----------------------------------------------------------------------------------------------
+# the kernels compile for a real GPU (sm_90) with this Triton, without needing one
+# ----------------------------------------------------------------------------------------------
+
+_COMPILE_SCRIPT = r'''
+import os, sys
+os.environ.pop("TRITON_INTERPRET", None)
+import triton, triton.language as tl
+from triton.compiler import ASTSource
+from triton.backends.compiler import GPUTarget
+from tensorlab_kernels.reduction import argreduce as A, reduce as R, scan as C, softmax as S, var as V
+
+def build(kernel, ptrs, consts, ints64=()):
+    names = kernel.arg_names
+    sig = {n: "constexpr" if n in consts else "*" + ptrs[n] if n in ptrs else "i64" if n in ints64 else "i32"
+           for n in names}
+    src = ASTSource(kernel, sig, constexprs={(names.index(k),): v for k, v in consts.items()})
+    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4})
+
+f32, i64 = tl.float32, tl.int64
+rb = dict(CONVERT=True, COMPUTE=tl.bfloat16, KEPT_NDIM=3, RED_NDIM=2, OUT_LINEAR=False, INT64=True, BLOCK_M=4,
+          BLOCK_N=64)
+for pre, comb, post, ident in ((0, 0, 1, 0), (3, 0, 3, 0), (0, 2, 0, float("-inf")), (4, 3, 0, 1), (0, 4, 0, 0)):
+    build(R._reduce_kernel, {"out_ptr": "fp16", "in_ptr": "fp64"},
+          dict(rb, PRE=pre, COMBINE=comb, POST=post, IDENT=ident, ACC=f32), ints64=("p_bits",))
+build(R._reduce_kernel, {"out_ptr": "i1", "in_ptr": "i8"},
+      dict(rb, CONVERT=False, PRE=0, COMBINE=1, POST=0, IDENT=1, ACC=i64))
+for stage2 in (False, True):
+    build(A._argreduce_kernel, {"val_ptr": "bf16", "idx_ptr": "i64", "in_ptr": "fp32", "in_idx_ptr": "i64"},
+          dict(IS_MAX=stage2, HAS_VALUES=True, HAS_IN_IDX=stage2, ACC=f32, KEPT_NDIM=2, RED_NDIM=1, INT64=True,
+               BLOCK_M=4, BLOCK_N=64))
+    build(V._var_kernel, {"var_ptr": "fp16", "mean_ptr": "fp16", "in_ptr": "fp32", "in_m2_ptr": "fp32"},
+          dict(PARTIALS=stage2, FINAL=True, STD=True, HAS_MEAN=True, ACC=tl.float64, KEPT_NDIM=1, RED_NDIM=2,
+               INT64=False, BLOCK_M=4, BLOCK_N=64), ints64=("divisor_bits",))
+    build(S._softmax_kernel, {"out_ptr": "bf16", "in_ptr": "fp64"},
+          dict(LOG=stage2, CONVERT=True, COMPUTE=tl.float32, ACC=f32, KEPT_NDIM=2, ONE_TILE=stage2, INT64=False,
+               BLOCK_M=2, BLOCK_N=128))
+    build(S._softmax_backward_kernel, {"gin_ptr": "fp16", "g_ptr": "fp16", "y_ptr": "fp16"},
+          dict(LOG=stage2, ACC=f32, KEPT_NDIM=1, ONE_TILE=not stage2, INT64=True, BLOCK_M=2, BLOCK_N=128))
+for op, ident, acc, t in ((0, 0, f32, "fp16"), (1, 1, i64, "i32"), (2, float("-inf"), f32, "fp32"),
+                          (3, 2**63 - 1, i64, "i1")):
+    build(C._scan_kernel, {"out_ptr": t if op >= 2 else ("fp32" if op == 0 else "i64"), "idx_ptr": "i64",
+                           "in_ptr": t},
+          dict(OP=op, IDENT=ident, EXCLUSIVE=op == 1, CONVERT=False, COMPUTE=f32, ACC=acc, KEPT_NDIM=2,
+               INT64=False, BLOCK_M=4, BLOCK_N=64))
+print("compiled")
+'''
+
+
+@pytest.mark.slow
+def test_kernels_compile_for_sm90():
+    """The interpreter runs the kernels' Python; this compiles them through Triton's real pipeline
+    (TTIR -> TTGIR -> LLVM -> PTX -> cubin for sm_90), which needs no GPU and catches what the
+    interpreter accepts but the compiler does not."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    ptxas = Path(__import__("triton").__file__).parent / "backends" / "nvidia" / "bin" / "ptxas"
+    if not ptxas.exists():
+        pytest.skip("this Triton has no bundled ptxas")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-c", _COMPILE_SCRIPT], capture_output=True, text=True, env=env,
+                          cwd=root, timeout=900)
+    assert proc.returncode == 0 and "compiled" in proc.stdout, proc.stderr[-4000:]
