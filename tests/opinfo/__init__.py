@@ -13,7 +13,7 @@ from .core import OpInfo, SampleInput  # noqa: F401
 
 OP_DB: list[OpInfo] = [*_copies]
 
-for _family in ("elementwise", "reductions", "matmul", "indexing", "shape_ops", "sorting", "nn"):
+for _family in ("elementwise", "reductions", "matmul", "indexing", "shape_ops", "sorting", "nn", "nn_losses"):
     try:
         _mod = __import__(f"{__name__}.{_family}", fromlist=["OPS"])
     except ModuleNotFoundError as exc:  # a family not written yet

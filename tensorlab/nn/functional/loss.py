@@ -1,5 +1,684 @@
-"""nn.functional: loss (issue 5)."""
+"""nn.functional losses, with PyTorch's signatures, shape rules, reductions and errors.
+
+``cross_entropy`` with class indices is one registered op on the fused Triton kernel of
+``tensorlab_kernels.nn.cross_entropy``: per row, the logsumexp (online), the target's logit,
+the class weight, ``ignore_index`` and label smoothing in one pass; it returns the per-row
+losses, the per-row target weights (``w_t``, 0 for ignored rows), the logsumexp it saves, and
+one flag per program for out-of-range targets (read back once: the IndexError PyTorch raises).
+The reduction happens outside the kernel, on those rows, with the deterministic reduction
+kernels: 'sum' is ``sum(l_i)``, 'mean' is ``sum(l_i) / sum(w_t)`` (PyTorch's weighted mean; the
+label-smoothing term is divided by the same sum, as PyTorch does). Its backward is another
+registered op (``cross_entropy_loss_backward``, the fused backward kernel: the softmax is
+recomputed from the saved logsumexp, ``dx = g * ((1-eps) w_t (p - onehot) + eps/C (W p - w))``).
+When the backward itself is being recorded (``create_graph=True``) the same formula is composed
+from registered ops instead, so double backward works.
+
+Every other loss is a composition of registered ops (elementwise, reductions, gather), so it runs
+on their kernels and is differentiable to any order. ``binary_cross_entropy`` is a custom
+autograd Function whose backward is PyTorch's formula ``(x - y) / max(x (1 - x), 1e-12)``
+(the composition would differ from PyTorch where the log is clamped at -100).
+
+Reductions: ``'none' | 'mean' | 'sum'`` (``kl_div`` also ``'batchmean'``); the deprecated
+``size_average``/``reduce`` arguments are honoured with PyTorch's warning.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+import warnings
+
+from tensorlab_kernels.nn import cross_entropy as kce
+
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._registry import Plan, defop
+from ..._tensor import Tensor
+from ...autograd.function import Function
+from ...autograd.grad_mode import is_grad_enabled, no_grad
+
+# ----------------------------------------------------------------------------------------------
+# reductions and argument checks shared by the losses
+# ----------------------------------------------------------------------------------------------
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _legacy_reduction(size_average, reduce) -> str:
+    """PyTorch's ``_Reduction.legacy_get_string`` (with its deprecation warning)."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                  stacklevel=3)
+    return ret
+
+
+def _reduction(size_average, reduce, reduction: str) -> str:
+    if size_average is not None or reduce is not None:
+        return _legacy_reduction(size_average, reduce)
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                      stacklevel=3)
+        return "mean"
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _need_tensor(op: str, **named) -> None:
+    for name, t in named.items():
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(t).__name__}")
+
+
+def _need_floating(op: str, name: str, t: Tensor) -> None:
+    if not t.dtype.is_floating_point:
+        raise RuntimeError(f"{op}: expected a floating point {name}, got {t.dtype.name}")
+
+
+def _no_grad_arg(op: str, name: str, t) -> None:
+    """PyTorch does not differentiate class weights: an argument that requires grad is refused."""
+    if t is not None and t.requires_grad and is_grad_enabled():
+        raise RuntimeError(f"{op}: The function '{op}' is not differentiable with respect to argument '{name}'. "
+                           "This input cannot have requires_grad True.")
+
+
+def _warn_size(input: Tensor, target: Tensor) -> None:
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.",
+            stacklevel=3,
+        )
+
+
+def _broadcast(op: str, *tensors: Tensor) -> tuple:
+    from ...ops.shape_ops import broadcast_tensors
+
+    try:
+        return broadcast_tensors(*tensors)
+    except RuntimeError as exc:
+        shapes = " and ".join(str(list(t.shape)) for t in tensors)
+        raise RuntimeError(f"{op}: the shapes {shapes} cannot be broadcast together ({exc})") from None
+
+
+def _weighted(op: str, loss: Tensor, input: Tensor, weight: Tensor | None, reduction: str, mean_by_weight: bool):
+    """The optional per-element ``weight`` of mse/l1/huber (same size as the input)."""
+    if weight is None:
+        return _reduce(loss, reduction)
+    _need_tensor(op, weight=weight)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError(f"{op}: Weights and input must have the same size (weight {list(weight.shape)}, "
+                         f"input {list(input.shape)}).")
+    loss = loss * weight
+    if reduction == "mean" and mean_by_weight:
+        return loss.sum() / weight.sum()
+    return _reduce(loss, reduction)
+
+
+# ----------------------------------------------------------------------------------------------
+# regression losses
+# ----------------------------------------------------------------------------------------------
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
+    """``(input - target)^2``; with ``weight``, 'mean' is ``sum(w * l) / sum(w)`` (PyTorch's)."""
+    _need_tensor("mse_loss", input=input, target=target)
+    _warn_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    a, b = _broadcast("mse_loss", input, target)
+    return _weighted("mse_loss", (a - b).square(), input, weight, reduction, mean_by_weight=True)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+            weight: Tensor | None = None) -> Tensor:
+    """``|input - target|``; with ``weight``, 'mean' is ``sum(w * l) / sum(w)``."""
+    _need_tensor("l1_loss", input=input, target=target)
+    _warn_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    a, b = _broadcast("l1_loss", input, target)
+    return _weighted("l1_loss", (a - b).abs(), input, weight, reduction, mean_by_weight=True)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``beta == 0``: L1)."""
+    _need_tensor("smooth_l1_loss", input=input, target=target)
+    _warn_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError(f"smooth_l1_loss does not support negative values for beta (got beta={beta}).")
+    a, b = _broadcast("smooth_l1_loss", input, target)
+    d = (a - b).abs()
+    if beta == 0:
+        return _reduce(d, reduction)
+    from ...ops.elementwise_binary import where
+
+    loss = where(d < beta, d.square() * (0.5 / beta), d - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``; with ``weight``, 'mean'
+    is the plain mean of ``w * l`` (PyTorch's rule for huber, unlike mse/l1)."""
+    _need_tensor("huber_loss", input=input, target=target)
+    _warn_size(input, target)
+    reduction = _reduction(None, None, reduction)
+    if delta <= 0:
+        raise RuntimeError(f"huber_loss does not support non-positive values for delta (got delta={delta}).")
+    from ...ops.elementwise_binary import where
+
+    a, b = _broadcast("huber_loss", input, target)
+    d = (a - b).abs()
+    loss = where(d < delta, d.square() * 0.5, (d - 0.5 * delta) * delta)
+    return _weighted("huber_loss", loss, input, weight, reduction, mean_by_weight=False)
+
+
+# ----------------------------------------------------------------------------------------------
+# cross_entropy / nll_loss
+# ----------------------------------------------------------------------------------------------
+
+
+def _acc(x: Tensor) -> D.dtype:
+    return D.float64 if x.dtype is D.float64 else D.float32
+
+
+def _class_dim(x: Tensor) -> int:
+    return 0 if x.ndim == 1 else 1
+
+
+def _ce_meta(x, target, weight, *, class_dim: int, ignore_index: int, label_smoothing: float) -> Plan:
+    acc = _acc(x)
+    shape = target._shape
+    n_status = kce.status_size(target.numel(), x._shape[class_dim])
+    return Plan(args=[x, target, weight], outputs=[(shape, acc), (shape, acc), (shape, acc), ((n_status,), D.int32)],
+                params={"class_dim": class_dim, "ignore_index": ignore_index, "label_smoothing": label_smoothing},
+                single=False)
+
+
+def _ce_save(ctx, inputs, outputs, params):
+    x, target, weight = inputs
+    ctx.save_for_backward(x, target, weight, outputs[2])
+    ctx.mark_non_differentiable(outputs[1], outputs[2], outputs[3])
+    ctx.set_materialize_grads(False)
+
+
+def _ce_backward(ctx, g_loss, *_unused):
+    x, target, weight, lse = ctx.saved_tensors
+    if g_loss is None or not ctx.needs_input_grad[0]:
+        return None, None, None
+    p = ctx.params
+    if is_grad_enabled():  # create_graph=True: a differentiable composition
+        dx = _ce_composite_backward(g_loss, x, target, weight, **p)
+    else:
+        dx = dispatch(CROSS_ENTROPY_BACKWARD, g_loss, x, target, weight, lse, **p)
+    return dx, None, None
+
+
+def _ce_backward_meta(g, x, target, weight, lse, *, class_dim: int, ignore_index: int,
+                      label_smoothing: float) -> Plan:
+    return Plan(args=[g, x, target, weight, lse], outputs=[(x._shape, x.dtype)],
+                params={"class_dim": class_dim, "ignore_index": ignore_index, "label_smoothing": label_smoothing})
+
+
+def _at_class_dim(v: Tensor, x: Tensor, class_dim: int) -> Tensor:
+    """A (C,) vector shaped to broadcast along ``x``'s class dim."""
+    shape = [1] * x.ndim
+    shape[class_dim] = v.shape[0]
+    return v.reshape(shape)
+
+
+def _ce_composite_backward(g, x, target, weight, *, class_dim: int, ignore_index: int, label_smoothing: float):
+    """The fused backward's formula from registered ops (differentiable, for double backward)."""
+    from ..._factories import arange
+    from ...ops.elementwise_binary import where
+
+    acc = _acc(x)
+    n_classes = x.shape[class_dim]
+    xf = x if x.dtype is acc else x.to(acc)
+    p = xf.softmax(class_dim)
+    valid = target != ignore_index
+    t_safe = where(valid, target.to(D.int64), 0)
+    classes = _at_class_dim(arange(n_classes, device=x.device), x, class_dim)
+    onehot = (t_safe.unsqueeze(class_dim) == classes).to(acc)
+    w_t = weight.to(acc).take(t_safe) if weight is not None else valid.to(acc)
+    w_t = where(valid, w_t, 0.0)
+    gv = where(valid, g, 0.0)
+    dx = (gv * w_t * (1.0 - label_smoothing)).unsqueeze(class_dim) * (p - onehot)
+    if label_smoothing != 0:
+        if weight is not None:
+            w = _at_class_dim(weight.to(acc), x, class_dim)
+            w_all = weight.to(acc).sum()
+        else:
+            w, w_all = 1.0, float(n_classes)
+        dx = dx + (gv * (label_smoothing / n_classes)).unsqueeze(class_dim) * (p * w_all - w)
+    return dx.to(x.dtype)
+
+
+CROSS_ENTROPY = defop(
+    "cross_entropy_loss", twin=kce.cross_entropy_forward_twin, kernel=kce.cross_entropy_forward, meta=_ce_meta,
+    backward=_ce_backward, save=_ce_save, tags={"nn", "loss"},
+    doc="Fused softmax cross-entropy with class indices: per-row loss (weights, ignore_index, label smoothing), "
+        "per-row target weight (the 'mean' divisor), logsumexp (saved for the backward) and per-program "
+        "out-of-range-target flags. fp32 math for fp16/bf16 logits.")
+CROSS_ENTROPY_BACKWARD = defop(
+    "cross_entropy_loss_backward", twin=kce.cross_entropy_backward_twin, kernel=kce.cross_entropy_backward,
+    meta=_ce_backward_meta, tags={"nn", "loss"},
+    doc="Fused cross-entropy backward: the softmax recomputed from the saved logsumexp, minus the (smoothed, "
+        "weighted) one-hot, times the incoming per-row gradient. Not differentiable itself: cross_entropy's "
+        "backward composes registered ops instead when create_graph=True.")
+
+
+def _check_class_target_shape(op: str, input: Tensor, target: Tensor) -> None:
+    if input.ndim == 1:
+        if target.ndim != 0:
+            raise RuntimeError(f"{op}: for a 1-D input of {input.shape[0]} classes the target must be 0-D (a class "
+                               f"index), got target of shape {list(target.shape)}")
+        return
+    if input.ndim == 2:
+        if target.ndim != 1:
+            raise RuntimeError(f"{op}: 0D or 1D target tensor expected, multi-target not supported (input "
+                               f"{list(input.shape)}, target {list(target.shape)})")
+        if target.shape[0] != input.shape[0]:
+            raise ValueError(f"{op}: Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                             f"({target.shape[0]}).")
+        return
+    expected = [input.shape[0], *input.shape[2:]]
+    if list(target.shape) != expected:
+        raise RuntimeError(f"{op}: Expected target size {expected}, got {list(target.shape)} (input "
+                           f"{list(input.shape)})")
+
+
+def _check_weight(op: str, weight, n_classes: int, input: Tensor) -> None:
+    if weight is None:
+        return
+    _need_tensor(op, weight=weight)
+    _no_grad_arg(op, "weight", weight)
+    if weight.ndim != 1 or weight.shape[0] != n_classes:
+        raise RuntimeError(f"{op}: weight tensor should be defined either for all {n_classes} classes or no classes "
+                           f"but got weight tensor of shape: {list(weight.shape)}")
+    if weight.device != input.device:
+        raise RuntimeError(f"{op}: Expected all tensors to be on the same device, but found at least two devices, "
+                           f"{input.device} and {weight.device}!")
+
+
+def _check_target_range(op: str, target: Tensor, n_classes: int, ignore_index: int, status: Tensor | None = None):
+    """IndexError naming the first class index outside [0, C) that is not ``ignore_index``.
+
+    With ``status`` (the fused cross-entropy's per-program flags) only those flags are read back;
+    otherwise, on cuda, two small reductions (min, max) tell whether the host scan is needed. Either
+    way a cuda call synchronises once (PyTorch's cuda kernels assert on the device instead)."""
+    if target.numel() == 0:
+        return
+    import numpy as np
+
+    if status is not None:
+        if not np.asarray(status.cpu().numpy()).any():
+            return
+    elif target.device.type == "cuda":
+        from ...ops.shape_ops import stack
+
+        lo, hi = stack([target.amin(), target.amax()]).tolist()
+        if lo >= 0 and hi < n_classes:
+            return
+    t = np.asarray(target.cpu().numpy()).astype(np.int64)
+    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+    if bad.any():
+        value = int(t[bad].reshape(-1)[0])
+        raise IndexError(f"{op}: Target {value} is out of bounds: expected a class index in [0, {n_classes}) "
+                         f"(or ignore_index={ignore_index}) for an input with {n_classes} classes.")
+
+
+def _check_index_target(op: str, input: Tensor, target: Tensor) -> None:
+    if target.dtype not in (D.int64, D.uint8):
+        raise RuntimeError(f"{op}: expected target dtype to be Long or Byte, but got {target.dtype.name}")
+    _check_class_target_shape(op, input, target)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Softmax cross-entropy of logits ``input`` — (C), (N, C) or (N, C, d1, ...) — against class
+    indices (int64/uint8: (), (N) or (N, d1, ...)) or class probabilities (floating, input's shape)."""
+    _need_tensor("cross_entropy", input=input, target=target)
+    reduction = _reduction(size_average, reduce, reduction)
+    label_smoothing = float(label_smoothing)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if input.ndim == 0:
+        raise RuntimeError("cross_entropy: input must have at least one dimension (the classes), got a 0-D tensor")
+    _need_floating("cross_entropy", "input (logits)", input)
+    cd = _class_dim(input)
+    n_classes = input.shape[cd]
+    _check_weight("cross_entropy", weight, n_classes, input)
+    if target.dtype.is_floating_point:
+        return _cross_entropy_probabilities(input, target, weight, ignore_index, reduction, label_smoothing, cd)
+    _check_index_target("cross_entropy", input, target)
+    loss, w_t, _, status = dispatch(CROSS_ENTROPY, input, target, weight, class_dim=cd,
+                                    ignore_index=int(ignore_index), label_smoothing=label_smoothing)
+    _check_target_range("cross_entropy", target, n_classes, ignore_index, status)
+    if reduction == "sum":
+        loss = loss.sum()
+    elif reduction == "mean":
+        loss = loss.sum() / w_t.sum()  # sum(w_t * l_t) / sum(w_t), ignored rows excluded from both
+    return loss if loss.dtype is input.dtype else loss.to(input.dtype)
+
+
+def _cross_entropy_probabilities(input, target, weight, ignore_index, reduction, label_smoothing, cd):
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"cross_entropy: with class probabilities the target must have the input's shape: input "
+                           f"{list(input.shape)}, target {list(target.shape)}")
+    if ignore_index != -100:
+        raise RuntimeError("cross_entropy: ignore_index is not supported for floating point target")
+    n_classes = input.shape[cd]
+    logp = input.log_softmax(cd)
+    if label_smoothing > 0:
+        target = target * (1.0 - label_smoothing) + label_smoothing / n_classes
+    prod = logp * target
+    if weight is not None:
+        prod = prod * _at_class_dim(weight, input, cd)
+    return _reduce(-prod.sum(cd), reduction)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+    """``-w_t * input[t]`` per row of log-probabilities ``input`` ((C), (N, C) or (N, C, d1, ...));
+    ignored rows are 0; 'mean' is ``sum(w_t * l) / sum(w_t)``."""
+    from ...ops.elementwise_binary import where
+
+    _need_tensor("nll_loss", input=input, target=target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if input.ndim == 0:
+        raise RuntimeError("nll_loss: input must have at least one dimension (the classes), got a 0-D tensor")
+    cd = _class_dim(input)
+    n_classes = input.shape[cd]
+    _check_weight("nll_loss", weight, n_classes, input)
+    _check_index_target("nll_loss", input, target)
+    _check_target_range("nll_loss", target, n_classes, ignore_index)
+    valid = target != ignore_index
+    t_safe = where(valid, target.to(D.int64), 0)
+    picked = input.gather(cd, t_safe.unsqueeze(cd)).squeeze(cd)
+    if weight is not None:
+        w_t = where(valid, weight.take(t_safe), 0.0).to(input.dtype)
+    else:
+        w_t = valid.to(input.dtype)
+    loss = -(picked * w_t)
+    if reduction == "mean":
+        return loss.sum() / w_t.sum()
+    return _reduce(loss, reduction)
+
+
+# ----------------------------------------------------------------------------------------------
+# binary cross-entropy
+# ----------------------------------------------------------------------------------------------
+
+
+class _BinaryCrossEntropy(Function):
+    """Elementwise ``-w (y log x + (1 - y) log(1 - x))`` with both logs clamped at -100; the
+    gradients are PyTorch's: ``dx = w (x - y) / max(x (1 - x), 1e-12)``,
+    ``dy = w (log(1 - x) - log x)`` (clamped logs)."""
+
+    @staticmethod
+    def forward(ctx, x, y, w):
+        ctx.save_for_backward(x, y, w)
+        log_x = x.log().clamp_min(-100.0)
+        log_1mx = (-x).log1p().clamp_min(-100.0)
+        loss = -(y * log_x + (1 - y) * log_1mx)
+        return loss * w if w is not None else loss
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y, w = ctx.saved_tensors
+        gx = gy = None
+        gw = g * w if w is not None else g
+        if ctx.needs_input_grad[0]:
+            gx = gw * (x - y) / (x * (1 - x)).clamp_min(1e-12)
+        if ctx.needs_input_grad[1]:
+            gy = gw * ((-x).log1p().clamp_min(-100.0) - x.log().clamp_min(-100.0))
+        return gx, gy, None
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                         reduce=None, reduction: str = "mean") -> Tensor:
+    """Binary cross-entropy of probabilities ``input`` (in [0, 1], checked) and ``target`` (same size);
+    ``weight`` broadcasts to the target."""
+    _need_tensor("binary_cross_entropy", input=input, target=target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"binary_cross_entropy: Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the same size.")
+    _need_floating("binary_cross_entropy", "input", input)
+    if weight is not None:
+        _need_tensor("binary_cross_entropy", weight=weight)
+        _no_grad_arg("binary_cross_entropy", "weight", weight)
+        from ..._broadcast import broadcast_shapes
+
+        try:
+            shape = broadcast_shapes(tuple(target.shape), tuple(weight.shape))
+        except (RuntimeError, ValueError):
+            raise RuntimeError(f"binary_cross_entropy: weight of shape {list(weight.shape)} does not broadcast to "
+                               f"the target's shape {list(target.shape)}") from None
+        if tuple(shape) != tuple(target.shape):
+            raise RuntimeError(f"binary_cross_entropy: weight of shape {list(weight.shape)} does not broadcast to "
+                               f"the target's shape {list(target.shape)}")
+        weight = weight.expand(*shape)
+    if input.numel() and bool((~((input >= 0) & (input <= 1))).any()):
+        raise RuntimeError("binary_cross_entropy: all elements of input should be between 0 and 1")
+    loss = _BinaryCrossEntropy.apply(input, target, weight)
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average=None, reduce=None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """``(1 - y) x + lw * softplus(-x)`` with ``lw = 1 + (pos_weight - 1) y``, computed stably as
+    ``m + log(exp(-m) + exp(-x - m))``, ``m = max(-x, 0)`` (PyTorch's formula)."""
+    _need_tensor("binary_cross_entropy_with_logits", input=input, target=target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"binary_cross_entropy_with_logits: Target size ({target.shape}) must be the same as input "
+                         f"size ({input.shape})")
+    _need_floating("binary_cross_entropy_with_logits", "input", input)
+    for name, t in (("weight", weight), ("pos_weight", pos_weight)):
+        if t is not None:
+            _need_tensor("binary_cross_entropy_with_logits", **{name: t})
+            _no_grad_arg("binary_cross_entropy_with_logits", name, t)
+    max_val = (-input).clamp_min(0)
+    softplus_neg = ((-max_val).exp() + (-input - max_val).exp()).log() + max_val
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1) * target + 1
+        loss = (1 - target) * input + log_weight * softplus_neg
+    else:
+        loss = (1 - target) * input + softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+# ----------------------------------------------------------------------------------------------
+# kl_div, poisson_nll_loss, gaussian_nll_loss
+# ----------------------------------------------------------------------------------------------
+
+
+def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+           log_target: bool = False) -> Tensor:
+    """Pointwise ``target * (log(target) - input)`` (``xlogy``: 0 where target is 0), or with
+    ``log_target`` ``exp(target) * (target - input)``; 'batchmean' divides the sum by ``input.size(0)``."""
+    from ...ops.elementwise_binary import where
+
+    _need_tensor("kl_div", input=input, target=target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the support size."
+                "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                stacklevel=2,
+            )
+        if reduction not in (*_REDUCTIONS, "batchmean"):
+            raise ValueError(f"{reduction} is not a valid value for reduction")
+    a, b = _broadcast("kl_div", input, target)
+    if log_target:
+        loss = b.exp() * (b - a)
+    else:
+        zero = b == 0
+        xlogy = where(zero, 0.0, b * where(zero, 1.0, b).log())  # the inner where keeps 0 * log(0) out of grads
+        loss = xlogy - b * a
+    if reduction == "batchmean":
+        total = loss.sum()
+        return total / input.shape[0] if input.ndim != 0 else total
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False, size_average=None,
+                     eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
+    """``exp(input) - target * input`` (``log_input``) or ``input - target * log(input + eps)``; with
+    ``full`` the Stirling term ``t log t - t + 0.5 log(2 pi t)`` is added where ``target > 1``."""
+    from ...ops.elementwise_binary import where
+
+    _need_tensor("poisson_nll_loss", input=input, target=target)
+    reduction = _reduction(size_average, reduce, reduction)
+    a, b = _broadcast("poisson_nll_loss", input, target)
+    if log_input:
+        loss = a.exp() - b * a
+    else:
+        loss = a - b * (a + eps).log()
+    if full:
+        big = b > 1
+        ts = where(big, b, 1.0)  # a safe target where the term is masked out (no log(0) in the graph)
+        stirling = ts * ts.log() - ts + (ts * (2 * math.pi)).log() * 0.5
+        loss = loss + where(big, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Tensor:
+    """``0.5 (log(max(var, eps)) + (input - target)^2 / max(var, eps))`` (+ ``0.5 log(2 pi)`` with ``full``).
+
+    ``var``: a tensor of the input's size (heteroscedastic), one dim short of it, or broadcastable
+    with exactly one mismatched size-1 dim (homoscedastic), or a non-negative number. The clamp is
+    done without grad, as PyTorch does: the gradient flows to ``var`` as if unclamped."""
+    from ..._factories import ones_like
+
+    _need_tensor("gaussian_nll_loss", input=input, target=target)
+    if isinstance(var, int | float) and not isinstance(var, bool):
+        if var < 0:
+            raise ValueError("gaussian_nll_loss: var has negative entry/entries")
+        var = ones_like(input) * float(var)
+    else:
+        _need_tensor("gaussian_nll_loss", var=var)
+        if var.numel() and bool((var < 0).any()):
+            raise ValueError("gaussian_nll_loss: var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif input.ndim == var.ndim and sum(y for x, y in zip(input.shape, var.shape) if x != y) == 1:
+            pass
+        else:
+            raise ValueError(f"gaussian_nll_loss: var is of incorrect size: var {list(var.shape)} for input "
+                             f"{list(input.shape)}")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not valid")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = (var.log() + (input - target).square() / var) * 0.5
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+# ----------------------------------------------------------------------------------------------
+# embedding / ranking losses
+# ----------------------------------------------------------------------------------------------
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
+                          reduce=None, reduction: str = "mean") -> Tensor:
+    """``1 - cos(x1, x2)`` where ``target == 1``, ``max(0, cos - margin)`` where ``target == -1``, with
+    ``cos = sum(x1 x2) / sqrt((sum(x1^2) + 1e-12) (sum(x2^2) + 1e-12))`` (PyTorch's EPSILON)."""
+    from ...ops.elementwise_binary import where
+
+    _need_tensor("cosine_embedding_loss", input1=input1, input2=input2, target=target)
+    reduction = _reduction(size_average, reduce, reduction)
+    targ_dim = target.ndim
+    if targ_dim not in (0, 1):
+        raise RuntimeError(f"cosine_embedding_loss: 0D or 1D target tensor expected, multi-target not supported "
+                           f"(got target of shape {list(target.shape)})")
+    if targ_dim == 1 and not (input1.ndim == 2 and input2.ndim == 2):
+        raise RuntimeError(f"cosine_embedding_loss: 1D target tensor expects 2D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    if targ_dim == 0 and not (input1.ndim == 1 and input2.ndim == 1):
+        raise RuntimeError(f"cosine_embedding_loss: 0D target tensor expects 1D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    eps = 1e-12
+    prod_sum = (input1 * input2).sum(targ_dim)
+    mag1 = (input1 * input1).sum(targ_dim) + eps
+    mag2 = (input2 * input2).sum(targ_dim) + eps
+    cos = prod_sum / (mag1 * mag2).sqrt()
+    pos = 1 - cos
+    neg = (cos - margin).clamp_min(0)
+    loss = where(target == 1, pos, 0.0) + where(target == -1, neg, 0.0)
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
+                        reduce=None, reduction: str = "mean") -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)``."""
+    _need_tensor("margin_ranking_loss", input1=input1, input2=input2, target=target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if input1.ndim != input2.ndim or input1.ndim != target.ndim:
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
+    loss = (-target * (input1 - input2) + margin).clamp_min(0)
+    return _reduce(loss, reduction)
+
+
+def _pairwise_distance(x1: Tensor, x2: Tensor, p: float, eps: float) -> Tensor:
+    """``||x1 - x2 + eps||_p`` over the last dim (PyTorch's ``pairwise_distance``)."""
+    diff = x1 - x2 + eps
+    if diff.ndim == 0:
+        return diff.abs()
+    return diff.norm(p, diff.ndim - 1)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
+                        reduction: str = "mean") -> Tensor:
+    """``max(0, margin + d(a, p) - d(a, n))`` with ``d`` the pairwise p-norm distance; with ``swap``
+    ``d(a, n)`` becomes ``min(d(a, n), d(p, n))``."""
+    from ...ops.elementwise_binary import minimum
+
+    _need_tensor("triplet_margin_loss", anchor=anchor, positive=positive, negative=negative)
+    reduction = _reduction(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_loss: margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(f"triplet_margin_loss: The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, "
+                           f"and negative {negative.ndim}D inputs")
+    d_pos = _pairwise_distance(anchor, positive, p, eps)
+    d_neg = _pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = minimum(d_neg, _pairwise_distance(positive, negative, p, eps))
+    loss = (d_pos - d_neg + margin).clamp_min(0)
+    return _reduce(loss, reduction)
+
+
+__all__ = [
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy",
+    "gaussian_nll_loss", "huber_loss", "kl_div", "l1_loss", "margin_ranking_loss", "mse_loss", "nll_loss",
+    "poisson_nll_loss", "smooth_l1_loss", "triplet_margin_loss",
+]

@@ -1,0 +1,483 @@
+"""Attention (issue 5): ``scaled_dot_product_attention`` (the fused kernel and the composed paths) and
+``nn.MultiheadAttention``, against numpy computations written here from PyTorch's definitions.
+
+SDPA: forward and gradients against a numpy ``softmax(q k^T * scale + mask) v`` and its analytic
+backward, finite differences (float64, cpu), cuda (real or interpreted) against cpu; causal masks
+(upper-left aligned, L < S and L > S), boolean and float masks that broadcast, fully masked rows,
+grouped-query heads, head dims 16..128 and non powers of two, half precision, dropout, errors.
+MultiheadAttention: a numpy reimplementation of PyTorch's algorithm with the same weights, every
+option; parameter names, ``state_dict`` keys and initialisation as PyTorch's.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tensorlab as tl
+import tensorlab.nn as nn
+import tensorlab.nn.functional as F
+from tests.helpers import to_numpy
+from tests.opinfo.nn_losses import sdpa_reference
+
+CUDA = tl.cuda.is_available()
+needs_cuda = pytest.mark.skipif(not CUDA, reason="no cuda device (real or interpreted)")
+DEVICES = ["cpu"] + (["cuda"] if CUDA else [])
+RNG = np.random.default_rng(11222026)
+
+
+def T(a, device="cpu", dtype=None, grad=False):
+    t = tl.tensor(np.asarray(a), device=device, dtype=dtype)
+    return t.requires_grad_(True) if grad else t
+
+
+def rand(*shape):
+    return RNG.standard_normal(shape)
+
+
+def sdpa_grads_reference(q, k, v, g, mask=None, is_causal=False, scale=None):
+    """d(sum(out * g)) / d(q, k, v) of the numpy reference, by the analytic softmax backward."""
+    q, k, v, g = (np.asarray(a, dtype=np.float64) for a in (q, k, v, g))
+    L, S = q.shape[-2], k.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    s = q @ np.swapaxes(k, -1, -2) * scale
+    keep = np.ones(s.shape, bool)
+    if is_causal:
+        keep &= np.tril(np.ones((L, S), bool))
+    if mask is not None:
+        if mask.dtype == np.bool_:
+            keep &= mask
+        else:
+            s = s + mask
+    s = np.where(keep, s, -np.inf)
+    with np.errstate(all="ignore"):
+        m = s.max(-1, keepdims=True, initial=-np.inf)
+        e = np.exp(s - np.where(np.isfinite(m), m, 0))
+        p = np.nan_to_num(e / e.sum(-1, keepdims=True))
+    dv = np.swapaxes(p, -1, -2) @ g
+    dp = g @ np.swapaxes(v, -1, -2)
+    ds = p * (dp - (dp * p).sum(-1, keepdims=True))
+    return ds @ k * scale, np.swapaxes(ds, -1, -2) @ q * scale, dv, ds
+
+
+def run_sdpa(device, dtype, q, k, v, mask=None, grad_out=None, **kwargs):
+    """Output and (with ``grad_out``) the input gradients, as numpy float64."""
+    args = [T(a, device, dtype, grad=grad_out is not None) for a in (q, k, v)]
+    m = None
+    if mask is not None:
+        m = T(mask, device, tl.bool if mask.dtype == np.bool_ else dtype)
+    out = F.scaled_dot_product_attention(*args, attn_mask=m, **kwargs)
+    assert out.dtype is dtype and out.device.type == device
+    res = [to_numpy(out.float() if dtype.itemsize == 2 else out).astype(np.float64)]
+    if grad_out is not None:
+        out.backward(T(grad_out, device, dtype))
+        res += [to_numpy(a.grad.float() if dtype.itemsize == 2 else a.grad).astype(np.float64) for a in args]
+    return res
+
+
+CASES = {
+    # name: (q shape, k shape, v shape, kwargs, mask)
+    "plain": ((2, 3, 5, 16), (2, 3, 7, 16), (2, 3, 7, 16), {}, None),
+    "causal-L<S": ((1, 2, 5, 16), (1, 2, 9, 16), (1, 2, 9, 8), {"is_causal": True}, None),
+    "causal-L>S": ((2, 11, 32), (2, 4, 32), (2, 4, 32), {"is_causal": True}, None),
+    "bool-mask": ((2, 2, 6, 16), (2, 2, 5, 16), (2, 2, 5, 16), {}, RNG.random((6, 5)) < 0.6),
+    "float-mask-bcast": ((2, 2, 6, 16), (2, 2, 5, 16), (2, 2, 5, 24), {"scale": 0.2}, RNG.standard_normal((2, 1, 5))),
+    "causal+mask": ((1, 1, 7, 16), (1, 1, 7, 16), (1, 1, 7, 16), {"is_causal": True}, RNG.random((7, 7)) < 0.7),
+    "2d-E40": ((6, 40), (9, 40), (9, 24), {}, None),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(CASES))
+def test_sdpa_forward_and_backward_match_reference(device, case):
+    qs, ks, vs, kwargs, mask = CASES[case]
+    q, k, v = rand(*qs), rand(*ks), rand(*vs)
+    if mask is not None and mask.dtype == np.bool_:
+        mask = mask.copy()
+        mask[:, 0] = True  # no fully masked row here (those have their own test)
+    expected = sdpa_reference(q, k, v, mask, **kwargs)
+    g = rand(*expected.shape)
+    dq, dk, dv, _ = sdpa_grads_reference(q, k, v, g, mask, kwargs.get("is_causal", False), kwargs.get("scale"))
+    for dtype, tol in ((tl.float32, 2e-5), (tl.float64, 1e-12)):
+        if device == "cuda" and dtype is tl.float64 and case not in ("plain", "causal-L>S"):
+            continue  # the fp64 kernel path once is enough in the interpreter
+        out, gq, gk, gv = run_sdpa(device, dtype, q, k, v, mask, grad_out=g, **kwargs)
+        np.testing.assert_allclose(out, expected, rtol=tol, atol=tol)
+        np.testing.assert_allclose(gq, dq, rtol=tol * 10, atol=tol * 10)
+        np.testing.assert_allclose(gk, dk, rtol=tol * 10, atol=tol * 10)
+        np.testing.assert_allclose(gv, dv, rtol=tol * 10, atol=tol * 10)
+
+
+def test_sdpa_gradcheck_and_double_backward():
+    q, k, v = rand(1, 2, 4, 8), rand(1, 2, 6, 8), rand(1, 2, 6, 4)
+    mask = RNG.standard_normal((4, 6))
+    for kwargs in ({}, {"is_causal": True}, {"attn_mask": T(mask)}, {"attn_mask": T(mask > -0.5)}):
+        args = [T(a, grad=True) for a in (q, k, v)]
+        assert tl.autograd.gradcheck(lambda a, b, c, kw=kwargs: F.scaled_dot_product_attention(a, b, c, **kw), args,
+                                     eps=1e-6, atol=1e-6, rtol=1e-4)
+    args = [T(a[:, :1, :3], grad=True) for a in (q, k, v)]
+    assert tl.autograd.gradgradcheck(lambda a, b, c: F.scaled_dot_product_attention(a, b, c, is_causal=True), args)
+
+
+def test_sdpa_uses_the_fused_op():
+    q = T(rand(2, 5, 16), grad=True)
+    out = F.scaled_dot_product_attention(q, q, q)
+    assert out.grad_fn.name() == "ScaledDotProductAttentionBackward0"
+    assert "scaled_dot_product_attention" in [op.name for op in tl.registered_ops("attention")]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_sdpa_fully_masked_rows_are_zero(device):
+    """PyTorch's safe softmax: a query with every key masked gets zeros and zero gradients (no NaN)."""
+    q, k, v = rand(1, 4, 16), rand(1, 6, 16), rand(1, 6, 16)
+    bmask = RNG.random((4, 6)) < 0.7
+    bmask[:, 0] = True
+    bmask[2] = False
+    fmask = np.where(bmask, 0.0, -np.inf)
+    g = rand(1, 4, 16)
+    for mask in (bmask, fmask):
+        out, gq, gk, gv = run_sdpa(device, tl.float32, q, k, v, mask, grad_out=g)
+        assert np.all(out[0, 2] == 0) and np.all(gq[0, 2] == 0)
+        assert np.isfinite(gk).all() and np.isfinite(gv).all()
+        np.testing.assert_allclose(out, sdpa_reference(q, k, v, bmask), rtol=2e-5, atol=2e-5)
+        dq, dk, dv, _ = sdpa_grads_reference(q, k, v, g, bmask)
+        np.testing.assert_allclose(gk, dk, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_sdpa_causal_is_upper_left_tril(device):
+    """is_causal equals an explicit tril(ones(L, S)) boolean mask, for L > S and L < S."""
+    for L, S in ((7, 3), (3, 7)):
+        q, k, v = rand(L, 16), rand(S, 16), rand(S, 16)
+        a = run_sdpa(device, tl.float32, q, k, v, is_causal=True)[0]
+        b = run_sdpa(device, tl.float32, q, k, v, np.tril(np.ones((L, S), bool)))[0]
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+        # the first query sees only the first key: its output is v[0]
+        np.testing.assert_allclose(a[0], v[0], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_sdpa_gqa_and_batch_broadcast(device):
+    q, k, v = rand(2, 6, 5, 16), rand(2, 2, 7, 16), rand(2, 2, 7, 16)
+    g = rand(2, 6, 5, 16)
+    out, gq, gk, gv = run_sdpa(device, tl.float32, q, k, v, grad_out=g, enable_gqa=True)
+    kr, vr = np.repeat(k, 3, axis=1), np.repeat(v, 3, axis=1)
+    np.testing.assert_allclose(out, sdpa_reference(q, kr, vr), rtol=2e-5, atol=2e-5)
+    dq, dk, dv, _ = sdpa_grads_reference(q, kr, vr, g)
+    np.testing.assert_allclose(gk, dk.reshape(2, 2, 3, 7, 16).sum(2), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gv, dv.reshape(2, 2, 3, 7, 16).sum(2), rtol=1e-4, atol=1e-4)
+    # a query shared by a batch of keys (stride-0 broadcast): q's gradient sums over the batch
+    q1 = rand(1, 2, 5, 16)
+    out, gq, _, _ = run_sdpa(device, tl.float32, q1, k, v, grad_out=g[:, :2])
+    np.testing.assert_allclose(out, sdpa_reference(np.broadcast_to(q1, (2, 2, 5, 16)), k, v), rtol=2e-5, atol=2e-5)
+    dq, _, _, _ = sdpa_grads_reference(np.broadcast_to(q1, (2, 2, 5, 16)), k, v, g[:, :2])
+    np.testing.assert_allclose(gq, dq.sum(0, keepdims=True), rtol=1e-4, atol=1e-4)
+
+
+@needs_cuda
+@pytest.mark.parametrize("head_dim", [16, 32, 64, 128])
+def test_sdpa_cuda_head_dims_half(head_dim):
+    q, k, v = rand(1, 2, 9, head_dim), rand(1, 2, 13, head_dim), rand(1, 2, 13, head_dim)
+    g = rand(1, 2, 9, head_dim)
+    dq, dk, dv, _ = sdpa_grads_reference(q, k, v, g, is_causal=True)
+    for dtype, tol in ((tl.float16, 4e-3), (tl.bfloat16, 3e-2)):
+        qh, kh, vh, gh = (a.astype(dtype.np).astype(np.float64) for a in (q, k, v, g))
+        out, gq, gk, gv = run_sdpa("cuda", dtype, qh, kh, vh, grad_out=gh, is_causal=True)
+        np.testing.assert_allclose(out, sdpa_reference(qh, kh, vh, is_causal=True), rtol=tol, atol=tol)
+        for got, ref in ((gq, dq), (gk, dk), (gv, dv)):
+            np.testing.assert_allclose(got, ref, rtol=5 * tol, atol=5 * tol)
+
+
+@needs_cuda
+def test_sdpa_cuda_noncontiguous_inputs():
+    """(N, L, H, E) tensors transposed to (N, H, L, E): read through their strides, no copies."""
+    q, k, v = rand(2, 5, 2, 16), rand(2, 7, 2, 16), rand(2, 7, 2, 16)
+    res = {}
+    for dev in ("cpu", "cuda"):
+        args = [T(a, dev, tl.float32, grad=True) for a in (q, k, v)]
+        views = [a.transpose(1, 2) for a in args]
+        assert not views[0].is_contiguous()
+        out = F.scaled_dot_product_attention(*views, is_causal=True)
+        out.backward(T(np.ones(out.shape, np.float32), dev))
+        res[dev] = [to_numpy(out)] + [to_numpy(a.grad) for a in args]
+    for c, g in zip(res["cpu"], res["cuda"]):
+        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_sdpa_float_mask_gradient(device):
+    """A float mask that requires grad gets d(loss)/d(mask) = ds, summed over its broadcast dims."""
+    q, k, v = rand(2, 4, 16), rand(2, 6, 16), rand(2, 6, 16)
+    mask = rand(4, 6)
+    g = rand(2, 4, 16)
+    m = T(mask, device, tl.float32, grad=True)
+    args = [T(a, device, tl.float32, grad=True) for a in (q, k, v)]
+    out = F.scaled_dot_product_attention(*args, attn_mask=m)
+    out.backward(T(g, device, tl.float32))
+    dq, dk, dv, ds = sdpa_grads_reference(q, k, v, g, mask)
+    np.testing.assert_allclose(to_numpy(m.grad), ds.sum(0), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(to_numpy(args[0].grad), dq, rtol=1e-4, atol=1e-4)
+
+
+def test_sdpa_dropout():
+    q, k, v = (T(rand(2, 6, 16)) for _ in range(3))
+    assert np.all(to_numpy(F.scaled_dot_product_attention(q, k, v, dropout_p=1.0)) == 0)
+    # dropout acts on the attention weights: the same draw as F.dropout on softmax(q k^T / sqrt(E))
+    tl.manual_seed(5)
+    got = F.scaled_dot_product_attention(q, k, v, dropout_p=0.4)
+    tl.manual_seed(5)
+    weights = (q.matmul(k.transpose(-2, -1)) / 4.0).softmax(-1)
+    expected = F.dropout(weights, 0.4).matmul(v)
+    np.testing.assert_allclose(to_numpy(got), to_numpy(expected), rtol=1e-10, atol=1e-12)
+    tl.manual_seed(6)
+    assert not np.allclose(to_numpy(F.scaled_dot_product_attention(q, k, v, dropout_p=0.4)), to_numpy(got))
+
+
+def test_sdpa_empty_sequences():
+    for dev in DEVICES:
+        out = F.scaled_dot_product_attention(T(rand(0, 16), dev), T(rand(3, 16), dev), T(rand(3, 8), dev))
+        assert tuple(out.shape) == (0, 8)
+        q = T(rand(4, 16), dev, grad=True)
+        out = F.scaled_dot_product_attention(q, T(rand(0, 16), dev), T(rand(0, 8), dev))
+        assert tuple(out.shape) == (4, 8) and np.all(to_numpy(out) == 0)
+        out.backward(T(np.ones((4, 8)), dev))
+        assert np.all(to_numpy(q.grad) == 0)
+
+
+def test_sdpa_errors():
+    q, k, v = T(rand(2, 3, 16)), T(rand(2, 5, 16)), T(rand(2, 5, 8))
+    with pytest.raises(RuntimeError, match="at least 2 dimensional"):
+        F.scaled_dot_product_attention(T(rand(16)), T(rand(16)), T(rand(16)))
+    with pytest.raises(RuntimeError, match="same dtype"):
+        F.scaled_dot_product_attention(q, k.float(), v)
+    with pytest.raises(RuntimeError, match="E=16 must match key's"):
+        F.scaled_dot_product_attention(q, T(rand(2, 5, 8)), v)
+    with pytest.raises(RuntimeError, match="same sequence length"):
+        F.scaled_dot_product_attention(q, k, T(rand(2, 4, 8)))
+    with pytest.raises(RuntimeError, match="attn_mask dtype to be bool or float"):
+        F.scaled_dot_product_attention(q, k, v, attn_mask=T(np.zeros((3, 5), np.int64)))
+    with pytest.raises(RuntimeError, match=r"attn_mask of shape \[4, 5\] does not broadcast"):
+        F.scaled_dot_product_attention(q, k, v, attn_mask=T(np.zeros((4, 5), bool)))
+    with pytest.raises(RuntimeError, match="must match the size"):
+        F.scaled_dot_product_attention(T(rand(3, 2, 3, 16)), T(rand(2, 2, 5, 16)), T(rand(2, 2, 5, 16)))
+    with pytest.raises(RuntimeError, match="must divide the number of heads"):
+        F.scaled_dot_product_attention(T(rand(1, 4, 3, 16)), T(rand(1, 3, 5, 16)), T(rand(1, 3, 5, 16)),
+                                       enable_gqa=True)
+    with pytest.raises(ValueError, match="dropout probability"):
+        F.scaled_dot_product_attention(q, k, v, dropout_p=1.5)
+    with pytest.raises(TypeError, match="argument 'key' must be Tensor"):
+        F.scaled_dot_product_attention(q, None, v)
+
+
+# ----------------------------------------------------------------------------------------------
+# MultiheadAttention
+# ----------------------------------------------------------------------------------------------
+
+
+def mha_reference(query, key, value, w, num_heads, key_padding_mask=None, attn_mask=None, need_weights=True,
+                  average=True, batch_first=False, add_zero_attn=False):
+    """PyTorch's MultiheadAttention forward in numpy; ``w`` holds the module's parameters by name."""
+    unbatched = query.ndim == 2
+    if unbatched:
+        query, key, value = query[:, None], key[:, None], value[:, None]
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask[None]
+    elif batch_first:
+        query, key, value = (np.swapaxes(a, 0, 1) for a in (query, key, value))
+    L, N, E = query.shape
+    hd = E // num_heads
+    if "in_proj_weight" in w:
+        wq, wk, wv = np.split(w["in_proj_weight"], 3)
+    else:
+        wq, wk, wv = w["q_proj_weight"], w["k_proj_weight"], w["v_proj_weight"]
+    bq, bk, bv = np.split(w["in_proj_bias"], 3) if "in_proj_bias" in w else (0, 0, 0)
+    q, k, v = query @ wq.T + bq, key @ wk.T + bk, value @ wv.T + bv
+
+    def as_float(mask):
+        if mask is None or mask.dtype != np.bool_:
+            return mask
+        return np.where(mask, -np.inf, 0.0)
+
+    am, kpm = as_float(attn_mask), as_float(key_padding_mask)
+    if "bias_k" in w:
+        k = np.concatenate([k, np.tile(w["bias_k"], (1, N, 1))])
+        v = np.concatenate([v, np.tile(w["bias_v"], (1, N, 1))])
+        am = None if am is None else np.pad(am, [(0, 0)] * (am.ndim - 1) + [(0, 1)])
+        kpm = None if kpm is None else np.pad(kpm, [(0, 0), (0, 1)])
+    q = q.reshape(L, N * num_heads, hd).transpose(1, 0, 2)
+    k = k.reshape(k.shape[0], N * num_heads, hd).transpose(1, 0, 2)
+    v = v.reshape(v.shape[0], N * num_heads, hd).transpose(1, 0, 2)
+    if add_zero_attn:
+        k = np.concatenate([k, np.zeros((N * num_heads, 1, hd))], 1)
+        v = np.concatenate([v, np.zeros((N * num_heads, 1, hd))], 1)
+        am = None if am is None else np.pad(am, [(0, 0)] * (am.ndim - 1) + [(0, 1)])
+        kpm = None if kpm is None else np.pad(kpm, [(0, 0), (0, 1)])
+    S = k.shape[1]
+    bias = np.zeros((N * num_heads, L, S))
+    if am is not None:
+        bias = bias + am
+    if kpm is not None:
+        bias = bias + np.repeat(kpm, num_heads, axis=0)[:, None, :]
+    s = q @ k.transpose(0, 2, 1) / math.sqrt(hd) + bias
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    o = (p @ v).transpose(1, 0, 2).reshape(L, N, E) @ w["out_proj.weight"].T
+    if "out_proj.bias" in w:
+        o = o + w["out_proj.bias"]
+    weights = p.reshape(N, num_heads, L, S)
+    if average:
+        weights = weights.mean(1)
+    if unbatched:
+        return o[:, 0], weights[0]
+    if batch_first:
+        o = o.swapaxes(0, 1)
+    return o, (weights if need_weights else None)
+
+
+def _params(module):
+    return {name: to_numpy(t).astype(np.float64) for name, t in module.state_dict().items()}
+
+
+def _randomize(module):
+    """Random values in every parameter (PyTorch zero-initialises the biases)."""
+    with tl.no_grad():
+        for p in module.parameters():
+            p.copy_(T(RNG.standard_normal(tuple(p.shape)) * 0.4, p.device.type, p.dtype))
+    return module
+
+
+MHA_CASES = {
+    "weights-avg": (dict(), dict()),
+    "weights-per-head-batch-first": (dict(batch_first=True), dict(average_attn_weights=False)),
+    "fused-kpm-attn-mask": (dict(), dict(need_weights=False, key_padding_mask="kpm", attn_mask="float2d")),
+    "bool-3d-mask": (dict(batch_first=True), dict(attn_mask="bool3d")),
+    "bias-kv-zero-attn": (dict(add_bias_kv=True, add_zero_attn=True), dict(key_padding_mask="kpm",
+                                                                           attn_mask="float2d")),
+    "kdim-vdim-no-bias": (dict(kdim=6, vdim=10, bias=False), dict(need_weights=False)),
+}
+
+
+@pytest.mark.filterwarnings("ignore:Support for mismatched key_padding_mask")  # bool kpm with a float mask
+@pytest.mark.parametrize("case", list(MHA_CASES))
+def test_mha_matches_reference(case):
+    E, H, L, S, N = 16, 4, 5, 7, 3
+    ctor, fwd = MHA_CASES[case]
+    m = _randomize(nn.MultiheadAttention(E, H, dtype=tl.float64, **ctor))
+    kd, vd = ctor.get("kdim", E), ctor.get("vdim", E)
+    bf = ctor.get("batch_first", False)
+    q = rand(N, L, E) if bf else rand(L, N, E)
+    k = rand(N, S, kd) if bf else rand(S, N, kd)
+    v = rand(N, S, vd) if bf else rand(S, N, vd)
+    kpm = RNG.random((N, S)) < 0.3
+    kpm[:, 0] = False  # every query keeps at least one key
+    masks = {"kpm": kpm, "float2d": rand(L, S), "bool3d": RNG.random((N * H, L, S)) < 0.3}
+    fwd = {name: masks[val] if isinstance(val, str) else val for name, val in fwd.items()}
+    if "bool3d" in MHA_CASES[case][1].values():
+        fwd["attn_mask"][:, :, 0] = False
+    out, weights = m(T(q), T(k), T(v), **{n: (T(a) if isinstance(a, np.ndarray) else a) for n, a in fwd.items()})
+    ref_out, ref_w = mha_reference(q, k, v, _params(m), H, fwd.get("key_padding_mask"), fwd.get("attn_mask"),
+                                   fwd.get("need_weights", True), fwd.get("average_attn_weights", True), bf,
+                                   ctor.get("add_zero_attn", False))
+    np.testing.assert_allclose(to_numpy(out), ref_out, rtol=1e-10, atol=1e-12)
+    if ref_w is None:
+        assert weights is None
+    else:
+        np.testing.assert_allclose(to_numpy(weights), ref_w, rtol=1e-10, atol=1e-12)
+
+
+def test_mha_unbatched_and_causal_hint():
+    E, H, L = 8, 2, 6
+    m = _randomize(nn.MultiheadAttention(E, H, dtype=tl.float64))
+    x = rand(L, E)
+    out, w = m(T(x), T(x), T(x))
+    ref_out, ref_w = mha_reference(x, x, x, _params(m), H)
+    np.testing.assert_allclose(to_numpy(out), ref_out, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(to_numpy(w), ref_w, rtol=1e-10, atol=1e-12)
+    # is_causal with its mask and need_weights=False: the fused kernel's causal path
+    causal = np.triu(np.full((L, L), -np.inf), 1)
+    xb = rand(L, 2, E)
+    out, w = m(T(xb), T(xb), T(xb), attn_mask=T(causal), is_causal=True, need_weights=False)
+    assert w is None
+    np.testing.assert_allclose(to_numpy(out), mha_reference(xb, xb, xb, _params(m), H, attn_mask=causal)[0],
+                               rtol=1e-10, atol=1e-12)
+
+
+def test_mha_parameters_and_initialisation():
+    m = nn.MultiheadAttention(32, 4)
+    assert sorted(m.state_dict().keys()) == ["in_proj_bias", "in_proj_weight", "out_proj.bias", "out_proj.weight"]
+    assert tuple(m.in_proj_weight.shape) == (96, 32) and tuple(m.in_proj_bias.shape) == (96,)
+    assert m.q_proj_weight is None and m.bias_k is None and m.head_dim == 8
+    # PyTorch: xavier_uniform_ on in_proj_weight (fan_in 32, fan_out 96), zeros on both biases
+    bound = math.sqrt(6.0 / (32 + 96))
+    w = to_numpy(m.in_proj_weight)
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.9 * bound
+    assert abs(w.std() - bound / math.sqrt(3)) < 0.1 * bound
+    assert np.all(to_numpy(m.in_proj_bias) == 0) and np.all(to_numpy(m.out_proj.bias) == 0)
+    assert np.abs(to_numpy(m.out_proj.weight)).max() <= 1 / math.sqrt(32)  # Linear's init
+    m2 = nn.MultiheadAttention(16, 2, bias=False, add_bias_kv=True, kdim=6, vdim=10)
+    assert sorted(m2.state_dict().keys()) == ["bias_k", "bias_v", "k_proj_weight", "out_proj.weight",
+                                              "q_proj_weight", "v_proj_weight"]
+    assert tuple(m2.k_proj_weight.shape) == (16, 6) and tuple(m2.v_proj_weight.shape) == (16, 10)
+    assert m2.in_proj_weight is None and m2.in_proj_bias is None and m2.out_proj.bias is None
+    assert len(list(m2.parameters())) == 6
+
+
+def test_mha_dropout_train_vs_eval():
+    m = _randomize(nn.MultiheadAttention(8, 2, dropout=0.5, dtype=tl.float64))
+    x = T(rand(4, 2, 8))
+    m.eval()
+    a, _ = m(x, x, x, need_weights=False)
+    np.testing.assert_allclose(to_numpy(a), mha_reference(*(to_numpy(x),) * 3, _params(m), 2)[0], rtol=1e-10)
+    m.train()
+    b, _ = m(x, x, x, need_weights=False)
+    assert not np.allclose(to_numpy(a), to_numpy(b))
+
+
+def test_mha_gradients():
+    m = _randomize(nn.MultiheadAttention(8, 2, dtype=tl.float64))
+    x, y = rand(3, 2, 8), rand(4, 2, 8)
+
+    def fn(q, kv):
+        return m(q, kv, kv, need_weights=False)[0]
+
+    assert tl.autograd.gradcheck(fn, [T(x, grad=True), T(y, grad=True)], eps=1e-6, atol=1e-6, rtol=1e-4)
+
+
+@needs_cuda
+def test_mha_cuda_vs_cpu():
+    m_cpu = _randomize(nn.MultiheadAttention(16, 2, batch_first=True))
+    m_cuda = nn.MultiheadAttention(16, 2, batch_first=True).cuda()
+    m_cuda.load_state_dict(m_cpu.state_dict())
+    x = rand(2, 5, 16).astype(np.float32)
+    kpm = np.zeros((2, 5), bool)
+    kpm[1, 3:] = True
+    res = {}
+    for dev, m in (("cpu", m_cpu), ("cuda", m_cuda)):
+        xt = T(x, dev, grad=True)
+        for need_weights in (False, True):
+            out, _ = m(xt, xt, xt, key_padding_mask=T(kpm, dev), need_weights=need_weights)
+            out.backward(T(np.ones(out.shape, np.float32), dev))
+        res[dev] = [to_numpy(out), to_numpy(xt.grad), to_numpy(m.in_proj_weight.grad)]
+    for c, g in zip(res["cpu"], res["cuda"]):
+        np.testing.assert_allclose(g, c, rtol=1e-4, atol=1e-5)
+
+
+def test_mha_errors():
+    with pytest.raises(AssertionError, match="embed_dim must be divisible by num_heads"):
+        nn.MultiheadAttention(10, 3)
+    with pytest.raises(ValueError, match="must be greater than 0"):
+        nn.MultiheadAttention(0, 2)
+    m = nn.MultiheadAttention(8, 2)
+    x = T(rand(3, 2, 8).astype(np.float32))
+    with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
+        m(x, x, x, is_causal=True)
+    with pytest.raises(RuntimeError, match=r"The shape of the 2D attn_mask is \(2, 3\), but should be \(3, 3\)"):
+        m(x, x, x, attn_mask=T(np.zeros((2, 3), np.float32)))
+    with pytest.raises(AssertionError, match="expected `key` and `value` to be 3-D"):
+        m(x, T(rand(3, 8).astype(np.float32)), x)
+    with pytest.raises(RuntimeError, match="embedding size 8"):
+        m(T(rand(3, 2, 6).astype(np.float32)), x, x)
+    with pytest.raises(AssertionError, match="only bool and floating types of key_padding_mask"):
+        m(x, x, x, key_padding_mask=T(np.zeros((2, 3), np.int64)))
