@@ -1,0 +1,864 @@
+"""Binary and ternary elementwise ops: declarations, backward rules, public functions and methods.
+
+Every binary op runs on ``tensorlab_kernels.elementwise.binary`` (one generic strided kernel, the op
+a compile-time constant) and every ternary op on ``...ternary``. Either operand of a binary op may
+be a Python scalar; reflected forms (``2 - t``, ``2 ** t``) dispatch with the tensor first and
+``reverse=True``, so the kernel still computes ``scalar - t``.
+
+Dtypes (PyTorch's): the common dtype is :func:`tensorlab.result_type` of the operands (scalars
+weak); true division, ``atan2``, ``hypot`` and ``copysign`` of integers give the default float
+dtype; comparisons and logical ops give bool; bitwise ops and shifts need integers (or bool).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tensorlab_kernels.elementwise import binary as kb
+from tensorlab_kernels.elementwise import ternary as kt
+
+from .. import _dtype as D
+from .._dispatch import dispatch
+from .._registry import Plan, defop
+from .._tensor import Tensor, tensor_method
+from ..autograd.graph import TensorMeta
+from . import elementwise_common as E
+
+# ----------------------------------------------------------------------------------------------
+# dtype rules
+# ----------------------------------------------------------------------------------------------
+
+_ARITH = "arith"  # result: the common dtype
+_FLOAT = "float"  # result: floating (integers -> default float dtype)
+_BOOL = "bool"  # result: bool (comparisons, logical ops)
+_BITWISE = "bitwise"  # integers or bool only
+_SHIFT = "shift"  # integers only
+
+_NO_BOOL = {"remainder", "fmod", "div_trunc", "div_floor", "pow"}
+
+
+def _common_dtype(op: str, a, b) -> D.dtype:
+    # fast paths for the common cases (same dtypes; a float tensor with a number; an int tensor with an int)
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    if ta and tb:
+        if a.dtype is b.dtype:
+            return a.dtype
+    elif ta or tb:
+        t, s = (a, b) if ta else (b, a)
+        if (type(s) is float and t.dtype.is_floating_point) or (type(s) is int and t.dtype is not D.bool):
+            return t.dtype
+    try:
+        return D.result_type(a, b)
+    except TypeError:
+        raise TypeError(f"{op}(): unsupported operand types {type(a).__name__} and {type(b).__name__}") from None
+
+
+def _binary_types(op: str, kind: str, kop: str, a, b) -> tuple[D.dtype, str]:
+    """(result dtype, compute type) for ``kop`` on operands ``a`` and ``b``."""
+    common = _common_dtype(op, a, b)
+    if kind == _ARITH:
+        if common is D.bool and kop in _NO_BOOL:
+            raise E.not_implemented_for(op, common)
+        return common, E.ct(common)
+    if kind == _FLOAT:
+        if common is D.bool and kop in _NO_BOOL:
+            raise E.not_implemented_for(op, common)
+        out = E.float_result(common)
+        return out, E.ct(out)
+    if kind == _BOOL:
+        return D.bool, E.ct(common)
+    if common.is_floating_point or (kind == _SHIFT and common is D.bool):
+        raise E.not_implemented_for(op, common)
+    return common, E.ct(common)
+
+
+def _check_alpha(op: str, result: D.dtype, alpha, name: str = "alpha") -> None:
+    """PyTorch's alpha_check: a bool alpha only for bool results, no float alpha for integer results."""
+    if isinstance(alpha, bool | np.bool_) and result is not D.bool:
+        raise RuntimeError(f"{op}(): Boolean {name} only supported for Boolean results.")
+    if not result.is_floating_point and isinstance(alpha, float | np.floating):
+        raise RuntimeError(f"{op}(): For integral input tensors, argument {name} must not be a floating point number.")
+
+
+def _check_sub_bool(op: str, a, b) -> None:
+    da, db = E.scalar_dtype(a), E.scalar_dtype(b)
+    if da is D.bool and db is D.bool:
+        raise RuntimeError(f"{op}(): Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if da is D.bool or db is D.bool:
+        raise RuntimeError(f"{op}(): Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _binary_meta(name: str, kind: str):
+    """meta for the binary op ``name``: params ``reverse`` (scalar first), ``alpha``, ``rounding_mode``."""
+
+    def meta(a, b, *, reverse: bool = False, alpha=1, rounding_mode=None) -> Plan:
+        x, y = (b, a) if reverse else (a, b)
+        kop = name
+        if name == "div" and rounding_mode is not None:
+            kop = {"trunc": "div_trunc", "floor": "div_floor"}[rounding_mode]
+        out_dtype, compute = _binary_types(name, kind if kop == name else _ARITH, kop, x, y)
+        if name in ("add", "sub"):
+            _check_alpha(name, out_dtype, alpha)
+            if name == "sub":
+                _check_sub_bool(name, x, y)
+        if kop == "pow" and out_dtype in D.INTEGRAL and E.is_scalar(y) and not isinstance(y, bool) and y < 0:
+            raise RuntimeError("pow(): Integers to negative integer powers are not allowed.")
+        shape = E.broadcast_shape(name, x, y)
+        return Plan(args=E.impl_args(name, shape, (x, y)), outputs=[(shape, out_dtype)],
+                    params={"op": kop, "ct": compute, "alpha": alpha})
+
+    return meta
+
+
+# ----------------------------------------------------------------------------------------------
+# backward rules (written in the math order x op y; ``reverse`` swaps back)
+# ----------------------------------------------------------------------------------------------
+
+
+def _operands(ctx):
+    """(x, y, needs_x, needs_y): tensors (saved) or scalars, in the math order."""
+    saved = ctx.saved_tensors
+    vals = [saved[i] if isinstance(ctx.inputs[i], TensorMeta) else ctx.inputs[i] for i in range(2)]
+    needs = list(ctx.needs_input_grad[:2])
+    if ctx.params.get("reverse"):
+        vals.reverse()
+        needs.reverse()
+    return vals[0], vals[1], needs[0], needs[1]
+
+
+def _finish(ctx, gx, gy):
+    """Gradients in positional order, reduced to each input's shape and dtype."""
+    if ctx.params.get("reverse"):
+        gx, gy = gy, gx
+    out = []
+    for g, meta, need in zip((gx, gy), ctx.inputs[:2], ctx.needs_input_grad[:2]):
+        out.append(E.reduce_grad(g, meta) if need and isinstance(meta, TensorMeta) else None)
+    return tuple(out)
+
+
+def _needs(ctx):
+    needs = list(ctx.needs_input_grad[:2])
+    return tuple(reversed(needs)) if ctx.params.get("reverse") else tuple(needs)
+
+
+def _add_backward(ctx, g):
+    nx, ny = _needs(ctx)
+    alpha = ctx.params.get("alpha", 1)
+    return _finish(ctx, g if nx else None, (g if alpha == 1 else g * alpha) if ny else None)
+
+
+def _sub_backward(ctx, g):
+    nx, ny = _needs(ctx)
+    alpha = ctx.params.get("alpha", 1)
+    return _finish(ctx, g if nx else None, (-g if alpha == 1 else g * (-alpha)) if ny else None)
+
+
+def _mul_backward(ctx, g):
+    x, y, nx, ny = _operands(ctx)
+    return _finish(ctx, g * y if nx else None, g * x if ny else None)
+
+
+def _zeros(g):
+    from .._factories import zeros_like
+
+    return zeros_like(g)
+
+
+def _div_backward(ctx, g):
+    x, y, nx, ny = _operands(ctx)
+    if ctx.params.get("rounding_mode") is not None:  # piecewise constant: zero gradient, as PyTorch
+        return _finish(ctx, _zeros(g) if nx else None, _zeros(g) if ny else None)
+    gx = g / y if nx else None
+    gy = -g * x / (y * y) if ny else None
+    return _finish(ctx, gx, gy)
+
+
+def _rounded_div(x, y, mode):
+    """``div(x, y, rounding_mode=mode)`` where ``x`` may be a Python scalar."""
+    if isinstance(x, Tensor):
+        return div(x, y, rounding_mode=mode)
+    return _binary(DIV, "div", y, x, reverse=True, rounding_mode=mode)
+
+
+def _remainder_backward(ctx, g):
+    x, y, nx, ny = _operands(ctx)
+    return _finish(ctx, g if nx else None, -g * _rounded_div(x, y, "floor") if ny else None)
+
+
+def _fmod_backward(ctx, g):
+    x, y, nx, ny = _operands(ctx)
+    return _finish(ctx, g if nx else None, -g * _rounded_div(x, y, "trunc") if ny else None)
+
+
+def _pow_backward(ctx, g):
+    saved = ctx.saved_tensors
+    out = saved[2]
+    x, y, nx, ny = _operands(ctx)
+    gx = gy = None
+    if nx:  # y * x**(y - 1), and 0 where y == 0 (PyTorch's pow_backward_self)
+        if isinstance(y, Tensor):
+            gx = where(y == 0, 0.0, g * y * pow(x, y - 1))
+        else:
+            gx = _zeros(g) if y == 0 else g * y * pow(x, y - 1)
+    if ny:  # out * log(x), and 0 where x == 0 and y >= 0 (pow_backward_exponent); y is a tensor here
+        if isinstance(x, Tensor):
+            from .elementwise_unary import log
+
+            gy = where((x == 0) & (y >= 0), 0.0, g * out * log(x))
+        else:
+            logx = math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
+            gy = g * out * logx if x != 0 else where(y >= 0, 0.0, g * out * logx)
+    return _finish(ctx, gx, gy)
+
+
+def _maxmin_backward(greater: bool):
+    def backward(ctx, g):
+        x, y, nx, ny = _operands(ctx)
+        win_x = (x > y) if greater else (x < y)
+        tie = x == y
+        half = g / 2
+        gx = where(win_x, g, where(tie, half, 0.0)) if nx else None
+        gy = where(win_x | tie, where(tie, half, 0.0), g) if ny else None
+        return _finish(ctx, gx, gy)
+
+    return backward
+
+
+def _fmaxmin_backward(greater: bool):
+    def backward(ctx, g):
+        x, y, nx, ny = _operands(ctx)
+        # PyTorch: self gets the gradient where it is chosen (ties included), other elsewhere
+        chosen_x = ((x >= y) if greater else (x <= y)) | isnan(y)
+        gx = where(chosen_x, g, 0.0) if nx else None
+        gy = where(chosen_x, 0.0, g) if ny else None
+        return _finish(ctx, gx, gy)
+
+    return backward
+
+
+def _clamp_min_backward(ctx, g):
+    x, y, nx, ny = _operands(ctx)
+    return _finish(ctx, where(x >= y, g, 0.0) if nx else None, where(x < y, g, 0.0) if ny else None)
+
+
+def _clamp_max_backward(ctx, g):
+    x, y, nx, ny = _operands(ctx)
+    return _finish(ctx, where(x <= y, g, 0.0) if nx else None, where(x > y, g, 0.0) if ny else None)
+
+
+def _atan2_backward(ctx, g):
+    x, y, nx, ny = _operands(ctx)
+    denom = x * x + y * y
+    return _finish(ctx, g * y / denom if nx else None, -g * x / denom if ny else None)
+
+
+def _hypot_backward(ctx, g):
+    saved = ctx.saved_tensors
+    out = saved[2]
+    x, y, nx, ny = _operands(ctx)
+    return _finish(ctx, g * x / out if nx else None, g * y / out if ny else None)
+
+
+def _copysign_backward(ctx, g):
+    saved = ctx.saved_tensors
+    out = saved[2]
+    x, y, nx, ny = _operands(ctx)
+    gx = where(x == 0, 0.0, g * (out / x)) if nx else None
+    gy = _zeros(g) if ny else None
+    return _finish(ctx, gx, gy)
+
+
+# ----------------------------------------------------------------------------------------------
+# declarations
+# ----------------------------------------------------------------------------------------------
+
+
+def _declare(name, kind, backward=None, save=E.save_inputs, doc=""):
+    return defop(name, twin=kb.binary_twin, kernel=kb.binary, meta=_binary_meta(name, kind), backward=backward,
+                 save=save if backward is not None else None, tags=E.TAGS, doc=doc)
+
+
+ADD = _declare("add", _ARITH, _add_backward, E.save_nothing, "input + alpha * other")
+SUB = _declare("sub", _ARITH, _sub_backward, E.save_nothing, "input - alpha * other")
+MUL = _declare("mul", _ARITH, _mul_backward, doc="input * other")
+DIV = _declare("div", _FLOAT, _div_backward, doc="input / other; rounding_mode None, 'trunc' or 'floor'")
+REMAINDER = _declare("remainder", _ARITH, _remainder_backward, doc="Python's %: the sign of the divisor")
+FMOD = _declare("fmod", _ARITH, _fmod_backward, doc="C's fmod: the sign of the dividend")
+POW = _declare("pow", _ARITH, _pow_backward, E.save_inputs_and_output, "input ** exponent")
+MAXIMUM = _declare("maximum", _ARITH, _maxmin_backward(True), doc="elementwise max; nan propagates")
+MINIMUM = _declare("minimum", _ARITH, _maxmin_backward(False), doc="elementwise min; nan propagates")
+FMAX = _declare("fmax", _ARITH, _fmaxmin_backward(True), doc="elementwise max; nan ignored")
+FMIN = _declare("fmin", _ARITH, _fmaxmin_backward(False), doc="elementwise min; nan ignored")
+ATAN2 = _declare("atan2", _FLOAT, _atan2_backward, doc="atan(input / other) in the right quadrant")
+HYPOT = _declare("hypot", _FLOAT, _hypot_backward, E.save_inputs_and_output, doc="sqrt(input**2 + other**2)")
+COPYSIGN = _declare("copysign", _FLOAT, _copysign_backward, E.save_inputs_and_output,
+                    doc="|input| with the sign of other")
+CLAMP_MIN = _declare("clamp_min", _ARITH, _clamp_min_backward, doc="max(input, min); nan propagates")
+CLAMP_MAX = _declare("clamp_max", _ARITH, _clamp_max_backward, doc="min(input, max); nan propagates")
+EQ = _declare("eq", _BOOL, doc="input == other")
+NE = _declare("ne", _BOOL, doc="input != other")
+LT = _declare("lt", _BOOL, doc="input < other")
+LE = _declare("le", _BOOL, doc="input <= other")
+GT = _declare("gt", _BOOL, doc="input > other")
+GE = _declare("ge", _BOOL, doc="input >= other")
+LOGICAL_AND = _declare("logical_and", _BOOL, doc="(input != 0) and (other != 0)")
+LOGICAL_OR = _declare("logical_or", _BOOL, doc="(input != 0) or (other != 0)")
+LOGICAL_XOR = _declare("logical_xor", _BOOL, doc="(input != 0) xor (other != 0)")
+BITWISE_AND = _declare("bitwise_and", _BITWISE, doc="input & other (integers, bool)")
+BITWISE_OR = _declare("bitwise_or", _BITWISE, doc="input | other (integers, bool)")
+BITWISE_XOR = _declare("bitwise_xor", _BITWISE, doc="input ^ other (integers, bool)")
+LEFT_SHIFT = _declare("left_shift", _SHIFT, doc="input << other (integers)")
+RIGHT_SHIFT = _declare("right_shift", _SHIFT, doc="input >> other (integers; arithmetic for signed)")
+
+# ----------------------------------------------------------------------------------------------
+# in-place and out= plumbing
+# ----------------------------------------------------------------------------------------------
+
+
+def _grad_on() -> bool:
+    from ..autograd.grad_mode import is_grad_enabled
+
+    return is_grad_enabled()
+
+
+def _binary(op, name: str, input, other, out=None, reverse: bool = False, **params):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    other = E.as_operand(name, other)
+    E.check_out(name, out)
+    return dispatch(op, input, other, out=out, reverse=reverse, **params)
+
+
+def _binary_(op, name: str, self: Tensor, other, needs_self: str | None = "other", **params):
+    """In place: ``self = op(self, other)``. When the backward needs the old ``self`` (for the
+    gradient of ``other`` with ``needs_self="other"``, of either with ``"any"``), compute out of place
+    from a clone of ``self`` and copy the result in, as PyTorch saves a clone of ``self``."""
+    other = E.as_operand(name + "_", other)
+    E.check_writable(name + "_", self)
+    other_grad = isinstance(other, Tensor) and other._requires_grad
+    if needs_self and _grad_on() and (other_grad or (needs_self == "any" and self._requires_grad)):
+        result = dispatch(op, self.clone(), other, **params)
+        if result._shape != self._shape:
+            raise RuntimeError(f"{name}_: output with shape {list(self._shape)} doesn't match the broadcast shape "
+                               f"{list(result._shape)}")
+        if not D.can_cast(result.dtype, self.dtype):
+            raise RuntimeError(f"{name}_: result type {result.dtype.name} can't be cast to the desired output type "
+                               f"{self.dtype.name}")
+        return self.copy_(result)
+    return dispatch(op, self, other, inplace=True, **params)
+
+
+# ----------------------------------------------------------------------------------------------
+# public functions and methods
+# ----------------------------------------------------------------------------------------------
+
+
+@tensor_method
+def add(input, other, *, alpha=1, out=None):
+    """``input + alpha * other`` (either may broadcast; ``other`` may be a number)."""
+    return _binary(ADD, "add", input, other, out=out, alpha=alpha)
+
+
+@tensor_method
+def add_(self, other, *, alpha=1):
+    return _binary_(ADD, "add", self, other, needs_self=None, alpha=alpha)
+
+
+@tensor_method
+def sub(input, other, *, alpha=1, out=None):
+    """``input - alpha * other``."""
+    return _binary(SUB, "sub", input, other, out=out, alpha=alpha)
+
+
+@tensor_method
+def sub_(self, other, *, alpha=1):
+    return _binary_(SUB, "sub", self, other, needs_self=None, alpha=alpha)
+
+
+subtract, subtract_ = sub, sub_
+tensor_method(subtract, name="subtract")
+tensor_method(subtract_, name="subtract_")
+
+
+@tensor_method
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input`` (PyTorch's ``rsub``; what ``2 - t`` computes)."""
+    if isinstance(other, Tensor):
+        return _binary(SUB, "rsub", other, input, alpha=alpha)
+    if alpha != 1:
+        return _binary(SUB, "rsub", input * alpha, other, reverse=True)
+    return _binary(SUB, "rsub", input, other, reverse=True)
+
+
+@tensor_method
+def mul(input, other, *, out=None):
+    """``input * other``."""
+    return _binary(MUL, "mul", input, other, out=out)
+
+
+@tensor_method
+def mul_(self, other):
+    return _binary_(MUL, "mul", self, other)
+
+
+multiply, multiply_ = mul, mul_
+tensor_method(multiply, name="multiply")
+tensor_method(multiply_, name="multiply_")
+
+
+def _rounding(op: str, rounding_mode):
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise RuntimeError(f"{op}(): expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+    return rounding_mode
+
+
+@tensor_method
+def div(input, other, *, rounding_mode=None, out=None):
+    """``input / other``: true division (integers give floats), or rounded: 'trunc' / 'floor'."""
+    return _binary(DIV, "div", input, other, out=out, rounding_mode=_rounding("div", rounding_mode))
+
+
+@tensor_method
+def div_(self, other, *, rounding_mode=None):
+    return _binary_(DIV, "div", self, other, rounding_mode=_rounding("div_", rounding_mode))
+
+
+divide, divide_ = div, div_
+tensor_method(divide, name="divide")
+tensor_method(divide_, name="divide_")
+
+
+@tensor_method
+def true_divide(input, other, *, out=None):
+    return _binary(DIV, "true_divide", input, other, out=out, rounding_mode=None)
+
+
+@tensor_method
+def true_divide_(self, other):
+    return _binary_(DIV, "true_divide", self, other, rounding_mode=None)
+
+
+@tensor_method
+def floor_divide(input, other, *, out=None):
+    """Division rounded toward negative infinity (Python's ``//``)."""
+    return _binary(DIV, "floor_divide", input, other, out=out, rounding_mode="floor")
+
+
+@tensor_method
+def floor_divide_(self, other):
+    return _binary_(DIV, "floor_divide", self, other, rounding_mode="floor")
+
+
+@tensor_method
+def remainder(input, other, *, out=None):
+    """Python's ``%``: the result has the sign of ``other``. ``input`` may be a number."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        return _binary(REMAINDER, "remainder", other, E.as_operand("remainder", input, "input"), out=out,
+                       reverse=True)
+    return _binary(REMAINDER, "remainder", input, other, out=out)
+
+
+@tensor_method
+def remainder_(self, other):
+    return _binary_(REMAINDER, "remainder", self, other)
+
+
+@tensor_method
+def fmod(input, other, *, out=None):
+    """C's ``fmod``: the result has the sign of ``input``."""
+    return _binary(FMOD, "fmod", input, other, out=out)
+
+
+@tensor_method
+def fmod_(self, other):
+    return _binary_(FMOD, "fmod", self, other)
+
+
+@tensor_method
+def pow(input, exponent, *, out=None):  # noqa: A001
+    """``input ** exponent``; either may be a number (``pow(2, t)``)."""
+    if not isinstance(input, Tensor) and isinstance(exponent, Tensor):
+        return _binary(POW, "pow", exponent, E.as_operand("pow", input, "self"), out=out, reverse=True)
+    return _binary(POW, "pow", input, exponent, out=out)
+
+
+@tensor_method
+def pow_(self, exponent):
+    return _binary_(POW, "pow", self, exponent, needs_self="any")
+
+
+def _tensor_pair(name: str, input, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    return input, other
+
+
+@tensor_method
+def maximum(input, other, *, out=None):
+    """Elementwise maximum; nan propagates."""
+    return _binary(MAXIMUM, "maximum", *_tensor_pair("maximum", input, other), out=out)
+
+
+@tensor_method
+def minimum(input, other, *, out=None):
+    """Elementwise minimum; nan propagates."""
+    return _binary(MINIMUM, "minimum", *_tensor_pair("minimum", input, other), out=out)
+
+
+@tensor_method
+def fmax(input, other, *, out=None):
+    """Elementwise maximum ignoring nan (nan only where both are nan)."""
+    return _binary(FMAX, "fmax", *_tensor_pair("fmax", input, other), out=out)
+
+
+@tensor_method
+def fmin(input, other, *, out=None):
+    """Elementwise minimum ignoring nan."""
+    return _binary(FMIN, "fmin", *_tensor_pair("fmin", input, other), out=out)
+
+
+@tensor_method
+def atan2(input, other, *, out=None):
+    """``atan(input / other)`` in the quadrant of (other, input)."""
+    return _binary(ATAN2, "atan2", *_tensor_pair("atan2", input, other), out=out)
+
+
+@tensor_method
+def atan2_(self, other):
+    return _binary_(ATAN2, "atan2", self, other, needs_self="any")
+
+
+arctan2 = atan2
+tensor_method(arctan2, name="arctan2")
+
+
+@tensor_method
+def hypot(input, other, *, out=None):
+    return _binary(HYPOT, "hypot", *_tensor_pair("hypot", input, other), out=out)
+
+
+@tensor_method
+def hypot_(self, other):
+    return _binary_(HYPOT, "hypot", self, other, needs_self="any")
+
+
+@tensor_method
+def copysign(input, other, *, out=None):
+    """``|input|`` with the sign of ``other`` (a tensor or a number)."""
+    return _binary(COPYSIGN, "copysign", input, other, out=out)
+
+
+@tensor_method
+def copysign_(self, other):
+    return _binary_(COPYSIGN, "copysign", self, other, needs_self="any")
+
+
+def _comparison(op, name):
+    def fn(input, other, *, out=None):
+        return _binary(op, name, input, other, out=out)
+
+    def fn_(self, other):
+        return _binary_(op, name, self, other, needs_self=None)
+
+    fn.__name__, fn_.__name__ = name, name + "_"
+    fn.__doc__ = f"``{op.doc}`` elementwise, as a bool tensor."
+    tensor_method(fn, name=name)
+    tensor_method(fn_, name=name + "_")
+    return fn, fn_
+
+
+eq, eq_ = _comparison(EQ, "eq")
+ne, ne_ = _comparison(NE, "ne")
+lt, lt_ = _comparison(LT, "lt")
+le, le_ = _comparison(LE, "le")
+gt, gt_ = _comparison(GT, "gt")
+ge, ge_ = _comparison(GE, "ge")
+not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
+for _alias, _fn in (("not_equal", ne), ("less", lt), ("less_equal", le), ("greater", gt), ("greater_equal", ge)):
+    tensor_method(_fn, name=_alias)
+logical_and, logical_and_ = _comparison(LOGICAL_AND, "logical_and")
+logical_or, logical_or_ = _comparison(LOGICAL_OR, "logical_or")
+logical_xor, logical_xor_ = _comparison(LOGICAL_XOR, "logical_xor")
+bitwise_and, bitwise_and_ = _comparison(BITWISE_AND, "bitwise_and")
+bitwise_or, bitwise_or_ = _comparison(BITWISE_OR, "bitwise_or")
+bitwise_xor, bitwise_xor_ = _comparison(BITWISE_XOR, "bitwise_xor")
+bitwise_left_shift, bitwise_left_shift_ = _comparison(LEFT_SHIFT, "bitwise_left_shift")
+bitwise_right_shift, bitwise_right_shift_ = _comparison(RIGHT_SHIFT, "bitwise_right_shift")
+for _f in (logical_and, logical_or, logical_xor, bitwise_and, bitwise_or, bitwise_xor):
+    _f.__doc__ = f"``{_f.__name__}`` elementwise."
+
+
+@tensor_method
+def equal(input, other) -> bool:
+    """True when both tensors have the same shape and elements (PyTorch's ``equal``)."""
+    if input._shape != other._shape:
+        return False
+    return bool(eq(input, other).all())
+
+
+# ----------------------------------------------------------------------------------------------
+# ternary ops: where, clamp, lerp, addcmul, addcdiv
+# ----------------------------------------------------------------------------------------------
+
+
+def _where_meta(cond, a, b) -> Plan:
+    if cond.dtype is not D.bool:
+        raise RuntimeError(f"where(): expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{E.torch_name(cond.dtype)}")
+    out_dtype = D.result_type(a, b)
+    shape = E.broadcast_shape("where", cond, a, b)
+    return Plan(args=E.impl_args("where", shape, (cond, a, b)), outputs=[(shape, out_dtype)],
+                params={"op": "where", "ct": E.ct(out_dtype)})
+
+
+def _where_backward(ctx, g):
+    (cond,) = ctx.saved_tensors
+    ga = E.reduce_grad(where(cond, g, 0.0), ctx.inputs[1]) if ctx.needs_input_grad[1] else None
+    gb = E.reduce_grad(where(cond, 0.0, g), ctx.inputs[2]) if ctx.needs_input_grad[2] else None
+    return None, ga, gb
+
+
+WHERE = defop("where", twin=kt.ternary_twin, kernel=kt.ternary, meta=_where_meta, backward=_where_backward,
+              save=lambda ctx, inputs, outputs, params: ctx.save_for_backward(inputs[0]), tags=E.TAGS,
+              doc="condition ? input : other")
+
+
+def where(condition, input=None, other=None, *, out=None):
+    """``input`` where ``condition`` is True, else ``other`` (either may be a number)."""
+    if input is None and other is None:
+        import tensorlab
+
+        if not hasattr(tensorlab, "nonzero"):
+            raise NotImplementedError("where(condition) is nonzero(condition, as_tuple=True); nonzero is not available")
+        return tensorlab.nonzero(condition, as_tuple=True)
+    if not isinstance(condition, Tensor):
+        raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}")
+    if input is None or other is None:
+        raise TypeError("where(): expected both input and other (or neither)")
+    E.check_out("where", out)
+    return dispatch(WHERE, condition, E.as_operand("where", input, "input"), E.as_operand("where", other), out=out)
+
+
+def _tensor_where(self, condition, other):
+    """``self.where(condition, y)`` is ``where(condition, self, y)``."""
+    return where(condition, self, other)
+
+
+tensor_method(_tensor_where, name="where")
+
+
+def _clamp_meta(x, lo, hi) -> Plan:
+    out_dtype = D.result_type(x, lo, hi)
+    shape = E.broadcast_shape("clamp", x, lo, hi)
+    return Plan(args=E.impl_args("clamp", shape, (x, lo, hi)), outputs=[(shape, out_dtype)],
+                params={"op": "clamp", "ct": E.ct(out_dtype)})
+
+
+def _clamp_backward(ctx, g):
+    x, lo, hi = (s if isinstance(m, TensorMeta) else m for s, m in zip(ctx.saved_tensors, ctx.inputs))
+    n = ctx.needs_input_grad
+    gx = E.reduce_grad(where((x >= lo) & (x <= hi), g, 0.0), ctx.inputs[0]) if n[0] else None
+    glo = E.reduce_grad(where((x < lo) & (lo <= hi), g, 0.0), ctx.inputs[1]) if n[1] else None
+    ghi = E.reduce_grad(where((x > hi) | (hi < lo), g, 0.0), ctx.inputs[2]) if n[2] else None
+    return gx, glo, ghi
+
+
+CLAMP = defop("clamp", twin=kt.ternary_twin, kernel=kt.ternary, meta=_clamp_meta, backward=_clamp_backward,
+              save=E.save_inputs, tags=E.TAGS, doc="min(max(input, min), max); nan propagates")
+
+
+def _clamp_args(op: str, min, max):
+    if min is None and max is None:
+        raise RuntimeError(f"{op}(): At least one of 'min' or 'max' must not be None")
+    lo = None if min is None else E.as_operand(op, min, "min")
+    hi = None if max is None else E.as_operand(op, max, "max")
+    return lo, hi
+
+
+@tensor_method
+def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
+    """Clamp to [min, max] (tensors or numbers; either may be None, not both)."""
+    lo, hi = _clamp_args("clamp", min, max)
+    E.check_out("clamp", out)
+    if hi is None:
+        return dispatch(CLAMP_MIN, input, lo, out=out)
+    if lo is None:
+        return dispatch(CLAMP_MAX, input, hi, out=out)
+    return dispatch(CLAMP, input, lo, hi, out=out)
+
+
+@tensor_method
+def clamp_(self, min=None, max=None):  # noqa: A002
+    lo, hi = _clamp_args("clamp_", min, max)
+    E.check_writable("clamp_", self)
+    if hi is None:
+        return _binary_(CLAMP_MIN, "clamp_min", self, lo, needs_self="any")
+    if lo is None:
+        return _binary_(CLAMP_MAX, "clamp_max", self, hi, needs_self="any")
+    if _grad_on() and any(isinstance(t, Tensor) and t._requires_grad for t in (self, lo, hi)):
+        return self.copy_(dispatch(CLAMP, self.clone(), lo, hi))
+    return dispatch(CLAMP, self, lo, hi, inplace=True)
+
+
+clip, clip_ = clamp, clamp_
+tensor_method(clip, name="clip")
+tensor_method(clip_, name="clip_")
+
+
+@tensor_method
+def clamp_min(input, min, *, out=None):  # noqa: A002
+    return _binary(CLAMP_MIN, "clamp_min", input, min, out=out)
+
+
+@tensor_method
+def clamp_min_(self, min):  # noqa: A002
+    return _binary_(CLAMP_MIN, "clamp_min", self, min, needs_self="any")
+
+
+@tensor_method
+def clamp_max(input, max, *, out=None):  # noqa: A002
+    return _binary(CLAMP_MAX, "clamp_max", input, max, out=out)
+
+
+@tensor_method
+def clamp_max_(self, max):  # noqa: A002
+    return _binary_(CLAMP_MAX, "clamp_max", self, max, needs_self="any")
+
+
+def _lerp_meta(start, end, weight) -> Plan:
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype is not start.dtype:
+            raise RuntimeError(f"lerp(): expected dtype {start.dtype.name} for `{name}` but got dtype {t.dtype.name}")
+    if not start.dtype.is_floating_point:
+        raise E.not_implemented_for("lerp", start.dtype)
+    shape = E.broadcast_shape("lerp", start, end, weight)
+    return Plan(args=E.impl_args("lerp", shape, (start, end, weight)), outputs=[(shape, start.dtype)],
+                params={"op": "lerp", "ct": E.ct(start.dtype)})
+
+
+def _lerp_backward(ctx, g):
+    start, end, w = (s if isinstance(m, TensorMeta) else m for s, m in zip(ctx.saved_tensors, ctx.inputs))
+    n = ctx.needs_input_grad
+    gs = E.reduce_grad(g * (1 - w) if isinstance(w, Tensor) else g * (1.0 - w), ctx.inputs[0]) if n[0] else None
+    ge_ = E.reduce_grad(g * w, ctx.inputs[1]) if n[1] else None
+    gw = E.reduce_grad(g * (end - start), ctx.inputs[2]) if n[2] else None
+    return gs, ge_, gw
+
+
+LERP = defop("lerp", twin=kt.ternary_twin, kernel=kt.ternary, meta=_lerp_meta, backward=_lerp_backward,
+             save=E.save_inputs, tags=E.TAGS, doc="start + weight * (end - start)")
+
+
+@tensor_method
+def lerp(input, end, weight, *, out=None):
+    """``input + weight * (end - input)`` (``weight`` a number or a tensor)."""
+    E.check_out("lerp", out)
+    return dispatch(LERP, input, end, E.as_operand("lerp", weight, "weight"), out=out)
+
+
+@tensor_method
+def lerp_(self, end, weight):
+    E.check_writable("lerp_", self)
+    w = E.as_operand("lerp_", weight, "weight")
+    if _grad_on() and (end._requires_grad or (isinstance(w, Tensor) and w._requires_grad)):
+        return self.copy_(dispatch(LERP, self.clone(), end, w))
+    return dispatch(LERP, self, end, w, inplace=True)
+
+
+def _addc_meta(name: str):
+    def meta(x, t1, t2, *, value=1) -> Plan:
+        out_dtype = D.result_type(x, t1, t2)
+        if name == "addcdiv" and not D.promote_types(t1.dtype, t2.dtype).is_floating_point:
+            raise RuntimeError(
+                "addcdiv(): Integer division with addcdiv is no longer supported, and in a future release addcdiv "
+                "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+                "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs "
+                "and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just "
+                "the latter implementation: (input + value * tensor1 / tensor2), for all dtypes."
+            )
+        _check_alpha(name, out_dtype, value, "value")
+        shape = E.broadcast_shape(name, x, t1, t2)
+        return Plan(args=E.impl_args(name, shape, (x, t1, t2)), outputs=[(shape, out_dtype)],
+                    params={"op": name, "ct": E.ct(out_dtype), "value": value})
+
+    return meta
+
+
+def _addcmul_backward(ctx, g):
+    _, t1, t2 = ctx.saved_tensors
+    v = ctx.params.get("value", 1)
+    n = ctx.needs_input_grad
+    gx = E.reduce_grad(g, ctx.inputs[0]) if n[0] else None
+    g1 = E.reduce_grad(g * t2 * v, ctx.inputs[1]) if n[1] else None
+    g2 = E.reduce_grad(g * t1 * v, ctx.inputs[2]) if n[2] else None
+    return gx, g1, g2
+
+
+def _addcdiv_backward(ctx, g):
+    _, t1, t2 = ctx.saved_tensors
+    v = ctx.params.get("value", 1)
+    n = ctx.needs_input_grad
+    gx = E.reduce_grad(g, ctx.inputs[0]) if n[0] else None
+    g1 = E.reduce_grad(g * v / t2, ctx.inputs[1]) if n[1] else None
+    g2 = E.reduce_grad(-g * v * t1 / (t2 * t2), ctx.inputs[2]) if n[2] else None
+    return gx, g1, g2
+
+
+ADDCMUL = defop("addcmul", twin=kt.ternary_twin, kernel=kt.ternary, meta=_addc_meta("addcmul"),
+                backward=_addcmul_backward, save=E.save_inputs, tags=E.TAGS, doc="input + value * t1 * t2")
+ADDCDIV = defop("addcdiv", twin=kt.ternary_twin, kernel=kt.ternary, meta=_addc_meta("addcdiv"),
+                backward=_addcdiv_backward, save=E.save_inputs, tags=E.TAGS, doc="input + value * t1 / t2")
+
+
+def _addc(op, name, input, tensor1, tensor2, value, out=None, inplace=False):
+    for i, t in enumerate((input, tensor1, tensor2)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): argument {i + 1} must be Tensor, not {type(t).__name__}")
+    value = E.as_operand(name, value, "value")
+    E.check_out(name, out)
+    if inplace:
+        E.check_writable(name + "_", input)
+        if _grad_on() and (tensor1._requires_grad or tensor2._requires_grad):
+            return input.copy_(dispatch(op, input.clone(), tensor1, tensor2, value=value))
+        return dispatch(op, input, tensor1, tensor2, value=value, inplace=True)
+    return dispatch(op, input, tensor1, tensor2, value=value, out=out)
+
+
+@tensor_method
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    return _addc(ADDCMUL, "addcmul", input, tensor1, tensor2, value, out)
+
+
+@tensor_method
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    return _addc(ADDCMUL, "addcmul", self, tensor1, tensor2, value, inplace=True)
+
+
+@tensor_method
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    return _addc(ADDCDIV, "addcdiv", input, tensor1, tensor2, value, out)
+
+
+@tensor_method
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    return _addc(ADDCDIV, "addcdiv", self, tensor1, tensor2, value, inplace=True)
+
+
+def isnan(input):  # the unary module defines the real one; imported lazily to avoid a cycle
+    from .elementwise_unary import isnan as _isnan
+
+    return _isnan(input)
+
+
+__all__ = [
+    "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "remainder",
+    "fmod", "pow", "maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "hypot", "copysign", "eq", "ne", "lt",
+    "le", "gt", "ge", "not_equal", "less", "less_equal", "greater", "greater_equal", "equal", "logical_and",
+    "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+    "bitwise_right_shift", "where", "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv",
+]

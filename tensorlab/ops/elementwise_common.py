@@ -1,0 +1,143 @@
+"""What the elementwise declarations share: scalars, broadcasting, compute types, errors, gradients.
+
+PyTorch's rules implemented here:
+
+- Python scalars (``bool``, ``int``, ``float``, numpy scalars) are *weak* operands: they take part
+  in :func:`tensorlab.result_type` only by category (``int32 tensor + 2.5`` is float32,
+  ``float16 tensor * 3.0`` stays float16). They reach the kernels as arguments, never as tensors.
+- Inputs broadcast without copies (:func:`broadcast_geometry`: stride 0 on broadcast dims).
+- The compute type is the result's ``opmath``: float16/bfloat16 compute in float32.
+- Gradients of broadcast inputs are summed back to the input's shape and cast to its dtype.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from tensorlab_kernels.elementwise.common import opmath
+
+from .. import _dtype as D
+from .._broadcast import broadcast_geometry, broadcast_shapes
+from .._tensor import Tensor
+
+TAGS = frozenset({"elementwise", "inplace_safe"})
+
+_TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+                "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
+
+
+def torch_name(dtype: D.dtype) -> str:
+    """The dtype as PyTorch's messages spell it (``Long``, ``Float``, ...)."""
+    return _TORCH_NAMES[dtype.name]
+
+
+def not_implemented_for(op: str, dtype: D.dtype) -> RuntimeError:
+    """PyTorch's error for an op without a kernel for a dtype (``"silu" not implemented for 'Long'``)."""
+    return RuntimeError(f'{op}(): "{op}" not implemented for \'{torch_name(dtype)}\'')
+
+
+def ct(dtype: D.dtype) -> str:
+    """The compute type (by name) of a result dtype: float16/bfloat16 compute in float32."""
+    return opmath(dtype.name)
+
+
+def float_result(dtype: D.dtype) -> D.dtype:
+    """Integer and bool inputs of a floating op give the default floating dtype (``exp(int)`` is float32)."""
+    return dtype if dtype.is_floating_point else D.get_default_dtype()
+
+
+_INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
+
+
+def as_operand(op: str, x, name: str = "other"):
+    """A Tensor stays a Tensor; a number becomes a plain Python scalar (TypeError for anything else)."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, bool | np.bool_):
+        return bool(x)
+    if isinstance(x, numbers.Integral):
+        v = int(x)
+        if not _INT64_MIN <= v <= _UINT64_MAX:
+            raise RuntimeError(f"{op}(): Overflow when unpacking long: {name} = {v} does not fit in 64 bits")
+        return v
+    if isinstance(x, numbers.Real):
+        return float(x)
+    raise TypeError(f"{op}(): argument '{name}' must be Tensor or Number, not {type(x).__name__}")
+
+
+def is_scalar(x) -> bool:
+    return not isinstance(x, Tensor)
+
+
+def scalar_dtype(x) -> D.dtype:
+    """The dtype category a Python scalar stands for (bool, int64 or the default float)."""
+    return x.dtype if isinstance(x, Tensor) else D._scalar_dtype(x)
+
+
+def broadcast_shape(op: str, *operands) -> tuple:
+    """The broadcast shape of the tensor operands (scalars have none); RuntimeError naming the op and sizes."""
+    shapes = [x._shape for x in operands if isinstance(x, Tensor)]
+    first = shapes[0]
+    if all(s == first for s in shapes):
+        return first
+    try:
+        return broadcast_shapes(*shapes)
+    except RuntimeError as exc:
+        raise RuntimeError(f"{op}(): {exc}") from None
+
+
+def impl_args(op: str, shape: tuple, operands) -> list:
+    """Plan arguments: tensors of the output's shape as they are, others read broadcast (stride 0),
+    scalars as Python values."""
+    args = []
+    for x in operands:
+        if isinstance(x, Tensor) and x._shape != shape:
+            x = broadcast_geometry(x, shape, op)
+        args.append(x)
+    return args
+
+
+def check_writable(op: str, dst: Tensor) -> None:
+    """An in-place or out= destination must not have overlapping elements (an expanded tensor)."""
+    for n, s in zip(dst._shape, dst._stride):
+        if s == 0 and n > 1:
+            raise RuntimeError(
+                f"{op}: unsupported operation: more than one element of the written-to tensor refers to a single "
+                "memory location. Please clone() the tensor before performing the operation."
+            )
+
+
+def reduce_grad(g, meta):
+    """``g`` summed to the input's shape (undoing broadcasting) and cast to its dtype."""
+    if g is None:
+        return None
+    if g._shape != tuple(meta.shape):
+        g = g.sum_to_size(meta.shape)
+    if g.dtype is not meta.dtype:
+        g = g.to(meta.dtype)
+    return g
+
+
+def save_inputs(ctx, inputs, outputs, params):
+    ctx.save_for_backward(*[x if isinstance(x, Tensor) else None for x in inputs])
+
+
+def save_output(ctx, inputs, outputs, params):
+    ctx.save_for_backward(outputs[0])
+
+
+def save_inputs_and_output(ctx, inputs, outputs, params):
+    ctx.save_for_backward(*[x if isinstance(x, Tensor) else None for x in inputs], outputs[0])
+
+
+def save_nothing(ctx, inputs, outputs, params):
+    return None
+
+
+def check_out(op: str, out) -> None:
+    if out is not None:
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        check_writable(op, out)

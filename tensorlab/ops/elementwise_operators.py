@@ -1,0 +1,108 @@
+"""Python's operators on Tensor, mapped to the elementwise ops as PyTorch maps them.
+
+``a + b`` is ``add``, ``2 - t`` is ``rsub`` (the kernel computes ``2 - t`` directly), ``t += x``
+is ``add_`` (in place: the version counter moves and ``t`` keeps its identity), ``-t`` is
+``neg``, ``abs(t)`` is ``abs``, ``~t`` is ``bitwise_not``, comparisons return bool tensors, ``&
+| ^ << >>`` are the bitwise ops. An operand that is neither a Tensor nor a number gives
+``NotImplemented`` (so Python raises its usual TypeError, and ``t == None`` is False). ``@`` is
+the matmul family's. ``__hash__`` stays identity-based although ``__eq__`` is elementwise.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import elementwise_binary as B
+from . import elementwise_unary as U
+
+
+def _ok(other) -> bool:
+    return isinstance(other, Tensor | numbers.Number | np.bool_)
+
+
+def _forward(fn):
+    def op(self, other):
+        if not _ok(other):
+            return NotImplemented
+        return fn(self, other)
+
+    return op
+
+
+def _commuted(fn):
+    """``other op self`` for a commutative op: ``fn(self, other)`` (``2 + t`` is ``add(t, 2)``)."""
+
+    def op(self, other):
+        if not _ok(other):
+            return NotImplemented
+        return fn(self, other)
+
+    return op
+
+
+def _rsub(self, other):
+    return B.rsub(self, other) if _ok(other) else NotImplemented
+
+
+def _rtruediv(self, other):
+    # PyTorch: other * reciprocal(self); here one kernel computes other / self
+    return B._binary(B.DIV, "div", self, other, reverse=True) if _ok(other) else NotImplemented
+
+
+def _rfloordiv(self, other):
+    return B._binary(B.DIV, "floor_divide", self, other, reverse=True, rounding_mode="floor") if _ok(other) \
+        else NotImplemented
+
+
+def _rmod(self, other):
+    return B._binary(B.REMAINDER, "remainder", self, other, reverse=True) if _ok(other) else NotImplemented
+
+
+def _rpow(self, other):
+    return B._binary(B.POW, "pow", self, other, reverse=True) if _ok(other) else NotImplemented
+
+
+def _rshift_reflected(op, name):
+    def fn(self, other):
+        return B._binary(op, name, self, other, reverse=True) if _ok(other) else NotImplemented
+
+    return fn
+
+
+def _eq(self, other):
+    return B.eq(self, other) if _ok(other) else NotImplemented
+
+
+def _ne(self, other):
+    return B.ne(self, other) if _ok(other) else NotImplemented
+
+
+_OPERATORS = {
+    "__add__": _forward(B.add), "__radd__": _commuted(B.add), "__iadd__": _forward(B.add_),
+    "__sub__": _forward(B.sub), "__rsub__": _rsub, "__isub__": _forward(B.sub_),
+    "__mul__": _forward(B.mul), "__rmul__": _commuted(B.mul), "__imul__": _forward(B.mul_),
+    "__truediv__": _forward(B.div), "__rtruediv__": _rtruediv, "__itruediv__": _forward(B.div_),
+    "__floordiv__": _forward(B.floor_divide), "__rfloordiv__": _rfloordiv, "__ifloordiv__": _forward(B.floor_divide_),
+    "__mod__": _forward(B.remainder), "__rmod__": _rmod, "__imod__": _forward(B.remainder_),
+    "__pow__": _forward(B.pow), "__rpow__": _rpow, "__ipow__": _forward(B.pow_),
+    "__and__": _forward(B.bitwise_and), "__rand__": _commuted(B.bitwise_and), "__iand__": _forward(B.bitwise_and_),
+    "__or__": _forward(B.bitwise_or), "__ror__": _commuted(B.bitwise_or), "__ior__": _forward(B.bitwise_or_),
+    "__xor__": _forward(B.bitwise_xor), "__rxor__": _commuted(B.bitwise_xor), "__ixor__": _forward(B.bitwise_xor_),
+    "__lshift__": _forward(B.bitwise_left_shift), "__rlshift__": _rshift_reflected(B.LEFT_SHIFT, "bitwise_left_shift"),
+    "__ilshift__": _forward(B.bitwise_left_shift_),
+    "__rshift__": _forward(B.bitwise_right_shift),
+    "__rrshift__": _rshift_reflected(B.RIGHT_SHIFT, "bitwise_right_shift"),
+    "__irshift__": _forward(B.bitwise_right_shift_),
+    "__eq__": _eq, "__ne__": _ne, "__lt__": _forward(B.lt), "__le__": _forward(B.le), "__gt__": _forward(B.gt),
+    "__ge__": _forward(B.ge),
+    "__neg__": lambda self: U.neg(self), "__pos__": lambda self: U.positive(self),
+    "__abs__": lambda self: U.abs(self), "__invert__": lambda self: U.bitwise_not(self),
+}
+
+for _name, _fn in _OPERATORS.items():
+    setattr(Tensor, _name, _fn)
+# numpy scalars on the left (np.float64(2) * t) defer to Tensor's reflected operators
+Tensor.__array_priority__ = 1000

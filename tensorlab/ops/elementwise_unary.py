@@ -1,0 +1,724 @@
+"""Unary elementwise ops and activations: declarations, backward rules, public functions and methods.
+
+All run on ``tensorlab_kernels.elementwise.unary`` (one generic strided kernel, the op a
+compile-time constant). Dtype rules (PyTorch's):
+
+- floating math (``exp``, ``sin``, ``sigmoid``, ...) of integer or bool inputs gives the default
+  float dtype;
+- ``neg``, ``abs``, ``sign``, ``square``, rounding, ``relu``/``hardtanh`` keep the dtype (rounding an
+  integer is a copy); ``neg``/``abs`` of bool are errors, as in PyTorch;
+- the nn activations (``gelu``, ``silu``, ``elu``, ...) and ``frac`` need a floating input;
+- predicates (``isnan``, ``logical_not``, ...) give bool; ``bitwise_not`` needs integers or bool.
+
+The activations are plain functions with ``torch.nn.functional``'s signatures (``inplace=``), so
+``tensorlab.nn.functional`` can re-export them unchanged.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from tensorlab_kernels.elementwise import unary as ku
+
+from .. import _dtype as D
+from .._dispatch import dispatch
+from .._registry import Plan, defop
+from .._tensor import Tensor, tensor_method
+from . import elementwise_common as E
+from .elementwise_binary import where
+
+_FLOAT = "float"  # integer/bool input -> default float
+_SAME = "same"  # dtype kept
+_SAME_NO_BOOL = "same_no_bool"  # dtype kept, bool is an error
+_FLOAT_ONLY = "float_only"  # floating input only
+_BOOL = "bool"  # bool result
+_BITS = "bits"  # integer or bool input only
+_SQUARE = "square"  # dtype kept; bool -> int64 (PyTorch's square is pow(x, 2))
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2.0
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT1_2 = math.sqrt(0.5)
+_GELU_BETA = math.sqrt(2.0 / math.pi)
+_GELU_KAPPA = 0.044715
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _result(name: str, kind: str, dtype: D.dtype) -> tuple[D.dtype, str]:
+    """(result dtype, compute type) of the unary op ``name`` on an input of ``dtype``."""
+    if kind == _FLOAT:
+        out = E.float_result(dtype)
+        return out, E.ct(out)
+    if kind == _BOOL:
+        return D.bool, E.ct(dtype)
+    if kind == _SQUARE and dtype is D.bool:
+        return D.int64, "int64"
+    if kind == _FLOAT_ONLY and not dtype.is_floating_point:
+        raise E.not_implemented_for(name, dtype)
+    if kind == _SAME_NO_BOOL and dtype is D.bool:
+        if name == "neg":
+            raise RuntimeError("neg(): Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                               "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        raise E.not_implemented_for(name, dtype)
+    if kind == _BITS and dtype.is_floating_point:
+        raise E.not_implemented_for(name, dtype)
+    return dtype, E.ct(dtype)
+
+
+def _unary_meta(name: str, kind: str, kernel_args):
+    """meta: ``kernel_args(x, **params) -> (kernel op, kernel params)`` picks the kernel's op."""
+
+    def meta(x, **params) -> Plan:
+        out, compute = _result(name, kind, x.dtype)
+        kop, kparams = kernel_args(x, **params)
+        return Plan(args=[x], outputs=[(x._shape, out)], params={"op": kop, "ct": compute, "params": kparams})
+
+    return meta
+
+
+def _plain(name):
+    def kernel_args(x):
+        return name, ()
+
+    return kernel_args
+
+
+def _save_input(ctx, inputs, outputs, params):
+    ctx.save_for_backward(inputs[0])
+
+
+def _save_output(ctx, inputs, outputs, params):
+    ctx.save_for_backward(outputs[0])
+
+
+def _save_input_unless_inplace(ctx, inputs, outputs, params):
+    """Save (input, output); in place the old input is gone, so (None, output)."""
+    x, y = inputs[0], outputs[0]
+    ctx.save_for_backward(None if x._storage is y._storage else x, y)
+
+
+_REGISTRY: dict[str, tuple] = {}  # public name -> (OpDef, needs the old input in backward)
+
+
+def _declare(name, kind, backward=None, save=_save_input, kernel_args=None, needs_input=True, doc=""):
+    op = defop(name, twin=ku.unary_twin, kernel=ku.unary, meta=_unary_meta(name, kind, kernel_args or _plain(name)),
+               backward=backward, save=save if backward is not None else None, tags=E.TAGS, doc=doc)
+    _REGISTRY[name] = (op, needs_input and backward is not None)
+    return op
+
+
+def _zeros_backward(ctx, g):
+    from .._factories import zeros_like
+
+    return (zeros_like(g),)
+
+
+def _grad_on() -> bool:
+    from ..autograd.grad_mode import is_grad_enabled
+
+    return is_grad_enabled()
+
+
+def _run(name: str, input, out=None, **params):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    E.check_out(name, out)
+    return dispatch(_REGISTRY[name][0], input, out=out, **params)
+
+
+def _run_(name: str, self, **params):
+    """In place. When the backward needs the old input, compute out of place from a clone and copy
+    the result in (PyTorch saves a clone of ``self`` for such ops)."""
+    op, needs_input = _REGISTRY[name]
+    E.check_writable(name + "_", self)
+    if needs_input and self._requires_grad and _grad_on():
+        result = dispatch(op, self.clone(), **params)
+        if not D.can_cast(result.dtype, self.dtype):
+            raise RuntimeError(f"{name}_: result type {result.dtype.name} can't be cast to the desired output type "
+                               f"{self.dtype.name}")
+        return self.copy_(result)
+    return dispatch(op, self, inplace=True, **params)
+
+
+# ----------------------------------------------------------------------------------------------
+# backward rules (x: the saved input, y: the saved output, g: the output's gradient)
+# ----------------------------------------------------------------------------------------------
+
+
+def _x(ctx):
+    return ctx.saved_tensors[0]
+
+
+def _neg_backward(ctx, g):
+    return (-g,)
+
+
+def _abs_backward(ctx, g):
+    return (g * sign(_x(ctx)),)
+
+
+def _exp_backward(ctx, g):
+    return (g * ctx.saved_tensors[0],)
+
+
+def _exp2_backward(ctx, g):
+    return (g * ctx.saved_tensors[0] * _LN2,)
+
+
+def _expm1_backward(ctx, g):
+    return (g * (ctx.saved_tensors[0] + 1),)
+
+
+def _log_backward(ctx, g):
+    return (g / _x(ctx),)
+
+
+def _log2_backward(ctx, g):
+    return (g / (_x(ctx) * _LN2),)
+
+
+def _log10_backward(ctx, g):
+    return (g / (_x(ctx) * _LN10),)
+
+
+def _log1p_backward(ctx, g):
+    return (g / (_x(ctx) + 1),)
+
+
+def _sqrt_backward(ctx, g):
+    return (g / (ctx.saved_tensors[0] * 2),)
+
+
+def _rsqrt_backward(ctx, g):
+    y = ctx.saved_tensors[0]
+    return (g * (y * y * y) * -0.5,)
+
+
+def _square_backward(ctx, g):
+    return (g * _x(ctx) * 2,)
+
+
+def _reciprocal_backward(ctx, g):
+    y = ctx.saved_tensors[0]
+    return (-g * (y * y),)
+
+
+def _sin_backward(ctx, g):
+    return (g * cos(_x(ctx)),)
+
+
+def _cos_backward(ctx, g):
+    return (-g * sin(_x(ctx)),)
+
+
+def _tan_backward(ctx, g):
+    y = ctx.saved_tensors[0]
+    return (g * (y * y + 1),)
+
+
+def _asin_backward(ctx, g):
+    x = _x(ctx)
+    return (g * rsqrt(1 - x * x),)
+
+
+def _acos_backward(ctx, g):
+    x = _x(ctx)
+    return (-g * rsqrt(1 - x * x),)
+
+
+def _atan_backward(ctx, g):
+    x = _x(ctx)
+    return (g / (x * x + 1),)
+
+
+def _sinh_backward(ctx, g):
+    return (g * cosh(_x(ctx)),)
+
+
+def _cosh_backward(ctx, g):
+    return (g * sinh(_x(ctx)),)
+
+
+def _tanh_backward(ctx, g):
+    y = ctx.saved_tensors[0]
+    return (g * (1 - y * y),)
+
+
+def _sigmoid_backward(ctx, g):
+    y = ctx.saved_tensors[0]
+    return (g * y * (1 - y),)
+
+
+def _logit_backward(ctx, g):
+    x = _x(ctx)
+    grad = g / (x * (1 - x))
+    eps = ctx.params.get("eps")
+    if eps is not None and eps >= 0:
+        grad = where((x < eps) | (x > 1 - eps), 0.0, grad)
+    return (grad,)
+
+
+def _erf_backward(ctx, g):
+    x = _x(ctx)
+    return (g * exp(-(x * x)) * _TWO_OVER_SQRT_PI,)
+
+
+def _erfinv_backward(ctx, g):
+    y = ctx.saved_tensors[0]
+    return (g * exp(y * y) * _SQRT_PI_OVER_2,)
+
+
+def _frac_backward(ctx, g):
+    return (g,)
+
+
+def _relu_backward(ctx, g):
+    y = ctx.saved_tensors[0]
+    return (where(y > 0, g, 0.0),)
+
+
+def _hardtanh_backward(ctx, g):
+    y = ctx.saved_tensors[0]
+    lo, hi = ctx.params.get("min_val", -1.0), ctx.params.get("max_val", 1.0)
+    return (where((y > lo) & (y < hi), g, 0.0),)
+
+
+def _leaky_relu_backward(ctx, g):
+    x, y = ctx.saved_tensors
+    slope = ctx.params.get("negative_slope", 0.01)
+    if slope >= 0:  # the output has the input's sign (so the in-place form works)
+        return (where(y > 0, g, g * slope),)
+    if x is None:
+        raise RuntimeError("leaky_relu_: In-place leakyReLu backward calculation is triggered with a negative slope "
+                           "which is not supported. This is caused by calling in-place forward function with a "
+                           "negative slope, please call out-of-place version instead.")
+    return (where(x > 0, g, g * slope),)
+
+
+def _elu_backward(ctx, g):
+    x, y = ctx.saved_tensors
+    alpha = ctx.params.get("alpha", 1.0)
+    if alpha >= 0:  # for x <= 0: d/dx alpha * (e^x - 1) = y + alpha
+        return (where(y > 0, g, g * (y + alpha)),)
+    if x is None:
+        raise RuntimeError("elu_: In-place elu backward calculation is triggered with a negative alpha, which is not "
+                           "supported; call the out-of-place version instead.")
+    return (where(x > 0, g, g * exp(x) * alpha),)
+
+
+def _selu_backward(ctx, g):
+    y = ctx.saved_tensors[0]
+    return (where(y > 0, g * _SELU_SCALE, g * (y + _SELU_SCALE * _SELU_ALPHA)),)
+
+
+def _gelu_backward(ctx, g):
+    x = _x(ctx)
+    if ctx.params.get("approximate", "none") == "tanh":
+        x_sq = x * x
+        inner = (x + x_sq * x * _GELU_KAPPA) * _GELU_BETA
+        t = tanh(inner)
+        left_derivative = (t + 1) * 0.5
+        right_derivative = x * 0.5 * (1 - t * t) * _GELU_BETA * (x_sq * (3 * _GELU_KAPPA) + 1)
+        return (g * (left_derivative + right_derivative),)
+    cdf = (erf(x * _SQRT1_2) + 1) * 0.5
+    pdf = exp(x * x * -0.5) * _INV_SQRT_2PI
+    return (g * (cdf + x * pdf),)
+
+
+def _silu_backward(ctx, g):
+    x = _x(ctx)
+    s = sigmoid(x)
+    return (g * s * (x * (1 - s) + 1),)
+
+
+def _mish_backward(ctx, g):
+    x = _x(ctx)
+    t = tanh(softplus(x))
+    return (g * (t + x * sigmoid(x) * (1 - t * t)),)
+
+
+def _softplus_backward(ctx, g):
+    x = _x(ctx)
+    beta, threshold = ctx.params.get("beta", 1.0), ctx.params.get("threshold", 20.0)
+    z = x * beta
+    return (where(z > threshold, g, g * sigmoid(z)),)
+
+
+def _hardsigmoid_backward(ctx, g):
+    x = _x(ctx)
+    return (where((x > -3.0) & (x < 3.0), g / 6.0, 0.0),)
+
+
+def _hardswish_backward(ctx, g):
+    x = _x(ctx)
+    return (where(x < -3.0, 0.0, where(x <= 3.0, g * (x / 3.0 + 0.5), g)),)
+
+
+def _nan_to_num_backward(ctx, g):
+    return (where(isfinite(_x(ctx)), g, 0.0),)
+
+
+# ----------------------------------------------------------------------------------------------
+# declarations
+# ----------------------------------------------------------------------------------------------
+
+NEG = _declare("neg", _SAME_NO_BOOL, _neg_backward, E.save_nothing, needs_input=False, doc="-input")
+ABS = _declare("abs", _SAME_NO_BOOL, _abs_backward, doc="|input|")
+SIGN = _declare("sign", _SAME, _zeros_backward, E.save_nothing, needs_input=False, doc="-1, 0 or 1 (0 for nan)")
+EXP = _declare("exp", _FLOAT, _exp_backward, _save_output, needs_input=False, doc="e ** input")
+EXP2 = _declare("exp2", _FLOAT, _exp2_backward, _save_output, needs_input=False, doc="2 ** input")
+EXPM1 = _declare("expm1", _FLOAT, _expm1_backward, _save_output, needs_input=False, doc="e ** input - 1")
+LOG = _declare("log", _FLOAT, _log_backward, doc="natural logarithm")
+LOG2 = _declare("log2", _FLOAT, _log2_backward, doc="base-2 logarithm")
+LOG10 = _declare("log10", _FLOAT, _log10_backward, doc="base-10 logarithm")
+LOG1P = _declare("log1p", _FLOAT, _log1p_backward, doc="log(1 + input), accurate near 0")
+SQRT = _declare("sqrt", _FLOAT, _sqrt_backward, _save_output, needs_input=False, doc="square root")
+RSQRT = _declare("rsqrt", _FLOAT, _rsqrt_backward, _save_output, needs_input=False, doc="1 / sqrt(input)")
+SQUARE = _declare("square", _SQUARE, _square_backward, doc="input * input")
+RECIPROCAL = _declare("reciprocal", _FLOAT, _reciprocal_backward, _save_output, needs_input=False, doc="1 / input")
+SIN = _declare("sin", _FLOAT, _sin_backward)
+COS = _declare("cos", _FLOAT, _cos_backward)
+TAN = _declare("tan", _FLOAT, _tan_backward, _save_output, needs_input=False)
+ASIN = _declare("asin", _FLOAT, _asin_backward)
+ACOS = _declare("acos", _FLOAT, _acos_backward)
+ATAN = _declare("atan", _FLOAT, _atan_backward)
+SINH = _declare("sinh", _FLOAT, _sinh_backward)
+COSH = _declare("cosh", _FLOAT, _cosh_backward)
+TANH = _declare("tanh", _FLOAT, _tanh_backward, _save_output, needs_input=False)
+SIGMOID = _declare("sigmoid", _FLOAT, _sigmoid_backward, _save_output, needs_input=False, doc="1 / (1 + e ** -input)")
+
+
+def _logit_args(x, eps=None):
+    if eps is None:
+        return "logit", ()
+    return "logit_eps", (float(eps), 1.0 - float(eps))
+
+
+LOGIT = _declare("logit", _FLOAT, _logit_backward, kernel_args=_logit_args, doc="log(p / (1 - p)), clamped by eps")
+ERF = _declare("erf", _FLOAT, _erf_backward)
+ERFINV = _declare("erfinv", _FLOAT, _erfinv_backward, _save_output, needs_input=False)
+FLOOR = _declare("floor", _SAME_NO_BOOL, _zeros_backward, E.save_nothing, needs_input=False)
+CEIL = _declare("ceil", _SAME_NO_BOOL, _zeros_backward, E.save_nothing, needs_input=False)
+TRUNC = _declare("trunc", _SAME_NO_BOOL, _zeros_backward, E.save_nothing, needs_input=False)
+
+
+def _round_args(x, decimals=0):
+    if decimals == 0:
+        return "round", ()
+    if not x.dtype.is_floating_point:
+        raise E.not_implemented_for("round", x.dtype)  # PyTorch has no integer round with decimals
+    return "round_decimals", (10.0 ** builtins.abs(int(decimals)), 1 if decimals < 0 else 0)
+
+
+ROUND = _declare("round", _SAME_NO_BOOL, _zeros_backward, E.save_nothing, kernel_args=_round_args, needs_input=False,
+                 doc="round half to even (with decimals: scaled by 10**decimals)")
+FRAC = _declare("frac", _FLOAT_ONLY, _frac_backward, E.save_nothing, needs_input=False, doc="input - trunc(input)")
+RELU = _declare("relu", _SAME_NO_BOOL, _relu_backward, _save_output, needs_input=False, doc="max(input, 0)")
+
+
+def _hardtanh_args(x, min_val=-1.0, max_val=1.0):
+    if not x.dtype.is_floating_point and not (isinstance(min_val, int) and isinstance(max_val, int)):
+        raise RuntimeError(f"hardtanh(): result type Float can't be cast to the desired output type "
+                           f"{E.torch_name(x.dtype)}")
+    return "hardtanh", (min_val, max_val)
+
+
+HARDTANH = _declare("hardtanh", _SAME_NO_BOOL, _hardtanh_backward, _save_output, kernel_args=_hardtanh_args,
+                    needs_input=False, doc="clamp(input, min_val, max_val)")
+LEAKY_RELU = _declare("leaky_relu", _FLOAT_ONLY, _leaky_relu_backward, _save_input_unless_inplace,
+                      kernel_args=lambda x, negative_slope=0.01: ("leaky_relu", (negative_slope,)),
+                      needs_input=False, doc="input if input > 0 else negative_slope * input")
+ELU = _declare("elu", _FLOAT_ONLY, _elu_backward, _save_input_unless_inplace,
+               kernel_args=lambda x, alpha=1.0: ("elu", (alpha,)), needs_input=False,
+               doc="input if input > 0 else alpha * (e ** input - 1)")
+SELU = _declare("selu", _FLOAT_ONLY, _selu_backward, _save_output, needs_input=False,
+                doc="scale * elu(input, alpha) with the self-normalising constants")
+GELU = _declare("gelu", _FLOAT_ONLY, _gelu_backward,
+                kernel_args=lambda x, approximate="none": ("gelu" if approximate == "none" else "gelu_tanh", ()),
+                doc="input * Phi(input) (approximate='tanh': the tanh approximation)")
+SILU = _declare("silu", _FLOAT_ONLY, _silu_backward, doc="input * sigmoid(input)")
+MISH = _declare("mish", _FLOAT_ONLY, _mish_backward, doc="input * tanh(softplus(input))")
+SOFTPLUS = _declare("softplus", _FLOAT_ONLY, _softplus_backward,
+                    kernel_args=lambda x, beta=1.0, threshold=20.0: ("softplus", (beta, threshold)),
+                    doc="log(1 + e ** (beta * input)) / beta (linear above threshold)")
+HARDSIGMOID = _declare("hardsigmoid", _FLOAT_ONLY, _hardsigmoid_backward, doc="relu6(input + 3) / 6")
+HARDSWISH = _declare("hardswish", _FLOAT_ONLY, _hardswish_backward, doc="input * relu6(input + 3) / 6")
+LOGICAL_NOT = _declare("logical_not", _BOOL, doc="input == 0")
+BITWISE_NOT = _declare("bitwise_not", _BITS, doc="~input (integers; logical not for bool)")
+ISNAN = _declare("isnan", _BOOL)
+ISINF = _declare("isinf", _BOOL)
+ISPOSINF = _declare("isposinf", _BOOL)
+ISNEGINF = _declare("isneginf", _BOOL)
+ISFINITE = _declare("isfinite", _BOOL)
+SIGNBIT = _declare("signbit", _BOOL)
+
+
+def _finfo(dtype: D.dtype):
+    if dtype is D.bfloat16:
+        import ml_dtypes
+
+        return ml_dtypes.finfo(ml_dtypes.bfloat16)
+    return np.finfo(dtype.np)
+
+
+def _nan_to_num_args(x, nan=0.0, posinf=None, neginf=None):
+    if not x.dtype.is_floating_point:
+        return "nan_to_num", (0, 0, 0)
+    info = _finfo(x.dtype)
+    posinf = float(info.max) if posinf is None else float(posinf)
+    neginf = float(info.min) if neginf is None else float(neginf)
+    return "nan_to_num", (0.0 if nan is None else float(nan), posinf, neginf)
+
+
+NAN_TO_NUM = _declare("nan_to_num", _SAME, _nan_to_num_backward, kernel_args=_nan_to_num_args,
+                      doc="nan, +inf and -inf replaced by finite values")
+
+# ----------------------------------------------------------------------------------------------
+# public functions and methods
+# ----------------------------------------------------------------------------------------------
+
+_SIMPLE = ["neg", "abs", "sign", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "square",
+           "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "erf",
+           "erfinv", "floor", "ceil", "trunc", "frac", "logical_not", "bitwise_not"]
+_PREDICATES = ["isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit"]
+
+
+def _make_simple(name: str):
+    def fn(input, *, out=None):
+        return _run(name, input, out=out)
+
+    def fn_(self):
+        return _run_(name, self)
+
+    op = _REGISTRY[name][0]
+    fn.__name__, fn_.__name__ = name, name + "_"
+    fn.__doc__ = f"``{name}`` elementwise{': ' + op.doc if op.doc else ''}."
+    fn_.__doc__ = f"``{name}`` in place."
+    tensor_method(fn, name=name)
+    tensor_method(fn_, name=name + "_")
+    return fn, fn_
+
+
+neg, neg_ = _make_simple("neg")
+abs, abs_ = _make_simple("abs")
+sign, sign_ = _make_simple("sign")
+exp, exp_ = _make_simple("exp")
+exp2, exp2_ = _make_simple("exp2")
+expm1, expm1_ = _make_simple("expm1")
+log, log_ = _make_simple("log")
+log2, log2_ = _make_simple("log2")
+log10, log10_ = _make_simple("log10")
+log1p, log1p_ = _make_simple("log1p")
+sqrt, sqrt_ = _make_simple("sqrt")
+rsqrt, rsqrt_ = _make_simple("rsqrt")
+square, square_ = _make_simple("square")
+reciprocal, reciprocal_ = _make_simple("reciprocal")
+sin, sin_ = _make_simple("sin")
+cos, cos_ = _make_simple("cos")
+tan, tan_ = _make_simple("tan")
+asin, asin_ = _make_simple("asin")
+acos, acos_ = _make_simple("acos")
+atan, atan_ = _make_simple("atan")
+sinh, sinh_ = _make_simple("sinh")
+cosh, cosh_ = _make_simple("cosh")
+tanh, tanh_ = _make_simple("tanh")
+sigmoid, sigmoid_ = _make_simple("sigmoid")
+erf, erf_ = _make_simple("erf")
+erfinv, erfinv_ = _make_simple("erfinv")
+floor, floor_ = _make_simple("floor")
+ceil, ceil_ = _make_simple("ceil")
+trunc, trunc_ = _make_simple("trunc")
+frac, frac_ = _make_simple("frac")
+logical_not, logical_not_ = _make_simple("logical_not")
+bitwise_not, bitwise_not_ = _make_simple("bitwise_not")
+
+
+def _make_predicate(name: str):
+    def fn(input):
+        return _run(name, input)
+
+    fn.__name__ = name
+    fn.__doc__ = f"``{name}`` elementwise, as a bool tensor."
+    tensor_method(fn, name=name)
+    return fn
+
+
+isnan = _make_predicate("isnan")
+isinf = _make_predicate("isinf")
+isposinf = _make_predicate("isposinf")
+isneginf = _make_predicate("isneginf")
+isfinite = _make_predicate("isfinite")
+signbit = _make_predicate("signbit")
+
+# aliases (PyTorch's names)
+negative, negative_, absolute, absolute_ = neg, neg_, abs, abs_
+arcsin, arcsin_, arccos, arccos_, arctan, arctan_ = asin, asin_, acos, acos_, atan, atan_
+fix, fix_ = trunc, trunc_
+for _alias, _fn in (("negative", neg), ("negative_", neg_), ("absolute", abs), ("absolute_", abs_),
+                    ("arcsin", asin), ("arcsin_", asin_), ("arccos", acos), ("arccos_", acos_),
+                    ("arctan", atan), ("arctan_", atan_), ("fix", trunc), ("fix_", trunc_)):
+    tensor_method(_fn, name=_alias)
+
+
+@tensor_method
+def positive(input):
+    """``input`` itself (PyTorch's ``positive``; ``+t``)."""
+    if input.dtype is D.bool:
+        raise TypeError("positive(): The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+@tensor_method
+def logit(input, eps=None, *, out=None):
+    """``log(input / (1 - input))``; with ``eps``, input is first clamped to [eps, 1 - eps]."""
+    return _run("logit", input, out=out, eps=eps)
+
+
+@tensor_method
+def logit_(self, eps=None):
+    return _run_("logit", self, eps=eps)
+
+
+@tensor_method
+def round(input, *, decimals=0, out=None):  # noqa: A001
+    """Round half to even; ``decimals`` rounds to that many decimal places (negative: tens, ...)."""
+    return _run("round", input, out=out, decimals=int(decimals))
+
+
+@tensor_method
+def round_(self, *, decimals=0):
+    return _run_("round", self, decimals=int(decimals))
+
+
+@tensor_method
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    """nan -> ``nan``, +inf -> ``posinf`` (default: the dtype's max), -inf -> ``neginf`` (its lowest)."""
+    return _run("nan_to_num", input, out=out, nan=nan, posinf=posinf, neginf=neginf)
+
+
+@tensor_method
+def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    return _run_("nan_to_num", self, nan=nan, posinf=posinf, neginf=neginf)
+
+
+# -- activations (torch.nn.functional signatures) ------------------------------------------------
+
+
+def _activation(name: str, input, inplace: bool, **params):
+    return _run_(name, input, **params) if inplace else _run(name, input, **params)
+
+
+@tensor_method
+def relu(input, inplace: bool = False):
+    """``max(input, 0)`` (nan stays nan)."""
+    return _activation("relu", input, inplace)
+
+
+@tensor_method
+def relu_(self):
+    return _run_("relu", self)
+
+
+@tensor_method
+def relu6(input, inplace: bool = False):
+    """``min(max(input, 0), 6)``."""
+    return _activation("hardtanh", input, inplace, min_val=0, max_val=6) if not input.dtype.is_floating_point \
+        else _activation("hardtanh", input, inplace, min_val=0.0, max_val=6.0)
+
+
+@tensor_method
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace: bool = False):
+    """``clamp(input, min_val, max_val)``."""
+    if min_val > max_val:
+        raise ValueError("hardtanh(): min_val cannot be greater than max_val")
+    return _activation("hardtanh", input, inplace, min_val=min_val, max_val=max_val)
+
+
+@tensor_method
+def hardtanh_(self, min_val=-1.0, max_val=1.0):
+    return hardtanh(self, min_val, max_val, inplace=True)
+
+
+@tensor_method
+def leaky_relu(input, negative_slope=0.01, inplace: bool = False):
+    """``input`` where positive, ``negative_slope * input`` elsewhere."""
+    return _activation("leaky_relu", input, inplace, negative_slope=float(negative_slope))
+
+
+@tensor_method
+def leaky_relu_(self, negative_slope=0.01):
+    return leaky_relu(self, negative_slope, inplace=True)
+
+
+@tensor_method
+def elu(input, alpha=1.0, inplace: bool = False):
+    """``input`` where positive, ``alpha * (exp(input) - 1)`` elsewhere."""
+    return _activation("elu", input, inplace, alpha=float(alpha))
+
+
+@tensor_method
+def elu_(self, alpha=1.0):
+    return elu(self, alpha, inplace=True)
+
+
+@tensor_method
+def selu(input, inplace: bool = False):
+    """``scale * elu(input, alpha)`` with alpha = 1.6732632..., scale = 1.0507009...."""
+    return _activation("selu", input, inplace)
+
+
+@tensor_method
+def selu_(self):
+    return _run_("selu", self)
+
+
+@tensor_method
+def gelu(input, approximate: str = "none"):
+    """``input * Phi(input)`` (Phi: the normal cdf); ``approximate='tanh'`` uses the tanh formula."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"gelu(): approximate argument must be either none or tanh, got {approximate!r}")
+    return _run("gelu", input, approximate=approximate)
+
+
+@tensor_method
+def silu(input, inplace: bool = False):
+    """``input * sigmoid(input)`` (swish)."""
+    return _activation("silu", input, inplace)
+
+
+@tensor_method
+def mish(input, inplace: bool = False):
+    """``input * tanh(softplus(input))``."""
+    return _activation("mish", input, inplace)
+
+
+@tensor_method
+def softplus(input, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta * input)) / beta``; linear where ``beta * input > threshold``."""
+    return _run("softplus", input, beta=float(beta), threshold=float(threshold))
+
+
+@tensor_method
+def hardsigmoid(input, inplace: bool = False):
+    """``relu6(input + 3) / 6``."""
+    return _activation("hardsigmoid", input, inplace)
+
+
+@tensor_method
+def hardswish(input, inplace: bool = False):
+    """``input * relu6(input + 3) / 6``."""
+    return _activation("hardswish", input, inplace)
+
+
+__all__ = [
+    *_SIMPLE, *[n + "_" for n in _SIMPLE if n not in ("logical_not", "bitwise_not")], *_PREDICATES,
+    "negative", "absolute", "arcsin", "arccos", "arctan", "fix", "positive", "logit", "round", "nan_to_num",
+    "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_",
+    "gelu", "silu", "mish", "softplus", "hardsigmoid", "hardswish",
+]

@@ -1,0 +1,54 @@
+"""``erfinv`` in numpy (numpy has none, and tensorlab does not depend on scipy).
+
+Giles' single-precision approximation ("Approximating the erfinv function", GPU Computing Gems,
+2011) as the starting point, then Newton steps on ``erf`` (``erfc`` for |y| > 0.5, where
+``1 - |y|`` is exact) to full double precision. Used by the cpu twin and, in Triton's
+interpreter, to evaluate libdevice's ``erfinv``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+_erfc = np.vectorize(math.erfc, otypes=[np.float64])
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+            -0.00417768164, 0.246640727, 1.50140941)
+_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+         0.00943887047, 1.00167406, 2.83297682)
+
+
+def _horner(coeffs, w):
+    p = np.full_like(w, coeffs[0])
+    for c in coeffs[1:]:
+        p = c + p * w
+    return p
+
+
+def erfinv_np(y: np.ndarray) -> np.ndarray:
+    """erfinv elementwise; the result has ``y``'s dtype (computed in float64)."""
+    y = np.asarray(y)
+    out_dtype = y.dtype if y.dtype.kind == "f" else np.dtype(np.float64)
+    y64 = y.astype(np.float64)
+    with np.errstate(all="ignore"):
+        a = np.abs(y64)
+        inside = a < 1
+        ai = np.where(inside, a, 0.0)
+        w = -np.log((1.0 - ai) * (1.0 + ai))
+        central = _horner(_CENTRAL, w - 2.5)
+        tail = _horner(_TAIL, np.sqrt(w) - 3.0)
+        x = np.where(w < 5.0, central, tail) * ai
+        big = ai > 0.5
+        one_minus = 1.0 - ai  # exact for ai in [0.5, 1]
+        for _ in range(3):
+            deriv = _TWO_OVER_SQRT_PI * np.exp(-x * x)
+            resid = np.where(big, one_minus - _erfc(x), _erf(x) - ai)
+            step = np.where(deriv > 0, resid / np.where(deriv > 0, deriv, 1.0), 0.0)
+            x = x - step
+        x = np.where(inside, x, np.where(a == 1, np.inf, np.nan))
+        x = np.copysign(x, y64)
+    return x.astype(out_dtype)

@@ -1,0 +1,329 @@
+"""Binary elementwise ops: one generic strided kernel, the op chosen at compile time.
+
+``_binary_kernel`` computes ``out = op(a, b)`` where each of ``a`` and ``b`` is a strided tensor
+(broadcast dims have stride 0, nothing is materialised), a fully broadcast tensor (loaded once)
+or a Python scalar passed as a kernel argument (``common`` explains the modes and the compute
+type). Arithmetic follows PyTorch: fp16/bf16 compute in fp32; integer ops stay in their integer
+type with PyTorch's semantics (``//`` and ``%`` floor like Python, ``pow`` by squaring, shifts by
+more than the width give 0 or the sign); ``add``/``sub`` take ``alpha``; division is IEEE
+(libdevice's ``div_rn``: Triton's fp32 ``/`` is an approximation).
+
+Layout of this file: op codes, the Triton kernel, the launcher, the numpy twin.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._triton import tl, triton
+from . import common as C
+from .libdevice import libdevice as ld
+from .unary import fdiv
+
+OPS = [
+    "add", "sub", "mul", "div", "div_trunc", "div_floor", "remainder", "fmod", "pow", "maximum", "minimum",
+    "fmax", "fmin", "atan2", "hypot", "copysign", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
+    "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
+    "clamp_min", "clamp_max",
+]
+CODES = {name: i for i, name in enumerate(OPS)}
+
+ADD: tl.constexpr = tl.constexpr(0)
+SUB: tl.constexpr = tl.constexpr(1)
+MUL: tl.constexpr = tl.constexpr(2)
+DIV: tl.constexpr = tl.constexpr(3)
+DIV_TRUNC: tl.constexpr = tl.constexpr(4)
+DIV_FLOOR: tl.constexpr = tl.constexpr(5)
+REMAINDER: tl.constexpr = tl.constexpr(6)
+FMOD: tl.constexpr = tl.constexpr(7)
+POW: tl.constexpr = tl.constexpr(8)
+MAXIMUM: tl.constexpr = tl.constexpr(9)
+MINIMUM: tl.constexpr = tl.constexpr(10)
+FMAX: tl.constexpr = tl.constexpr(11)
+FMIN: tl.constexpr = tl.constexpr(12)
+ATAN2: tl.constexpr = tl.constexpr(13)
+HYPOT: tl.constexpr = tl.constexpr(14)
+COPYSIGN: tl.constexpr = tl.constexpr(15)
+EQ: tl.constexpr = tl.constexpr(16)
+NE: tl.constexpr = tl.constexpr(17)
+LT: tl.constexpr = tl.constexpr(18)
+LE: tl.constexpr = tl.constexpr(19)
+GT: tl.constexpr = tl.constexpr(20)
+GE: tl.constexpr = tl.constexpr(21)
+LOGICAL_AND: tl.constexpr = tl.constexpr(22)
+LOGICAL_OR: tl.constexpr = tl.constexpr(23)
+LOGICAL_XOR: tl.constexpr = tl.constexpr(24)
+BITWISE_AND: tl.constexpr = tl.constexpr(25)
+BITWISE_OR: tl.constexpr = tl.constexpr(26)
+BITWISE_XOR: tl.constexpr = tl.constexpr(27)
+LEFT_SHIFT: tl.constexpr = tl.constexpr(28)
+RIGHT_SHIFT: tl.constexpr = tl.constexpr(29)
+CLAMP_MIN: tl.constexpr = tl.constexpr(30)
+CLAMP_MAX: tl.constexpr = tl.constexpr(31)
+assert len(OPS) == 32 and CODES["clamp_max"] == 31
+
+# ----------------------------------------------------------------------------------------------
+# Kernel
+# ----------------------------------------------------------------------------------------------
+
+
+@triton.jit
+def _floor_div_float(a, b):
+    """Python's (and PyTorch's) floor division of floats: exact where floor(a / b) is not."""
+    mod = ld.fmod(a, b)
+    div = fdiv(a - mod, b)
+    div = tl.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1.0, div)
+    floordiv = ld.floor(div)
+    floordiv = tl.where(div - floordiv > 0.5, floordiv + 1.0, floordiv)
+    floordiv = tl.where(div == 0, ld.copysign(div * 0.0, fdiv(a, b)), floordiv)
+    return tl.where(b == 0, fdiv(a, b), floordiv)
+
+
+@triton.jit
+def _int_pow(a, b, NBITS: tl.constexpr):
+    """a ** b for integers by squaring (wrapping like C); negative exponents as PyTorch: 1, -1 or 0."""
+    result = a * 0 + 1
+    base = a
+    e = b
+    for _ in range(NBITS):
+        result = tl.where((e & 1) != 0, result * base, result)
+        base = base * base
+        e = e >> 1
+    zero = a * 0
+    neg = tl.where(a == 1, zero + 1, tl.where(a == -1, tl.where((b & 1) != 0, zero - 1, zero + 1), zero))
+    return tl.where(b < 0, neg, result)
+
+
+@triton.jit
+def _binary_op(a, b, alpha, OP: tl.constexpr, IS_FLOAT: tl.constexpr, NBITS: tl.constexpr):
+    """``OP`` on ``a`` and ``b`` (in the compute type); ``alpha`` scales ``b`` for add/sub."""
+    if OP == ADD:
+        y = a + alpha * b
+    elif OP == SUB:
+        y = a - alpha * b
+    elif OP == MUL:
+        y = a * b
+    elif OP == DIV:
+        y = fdiv(a, b)
+    elif OP == DIV_TRUNC:
+        if IS_FLOAT:
+            y = ld.trunc(fdiv(a, b))
+        else:
+            y = a // b  # Triton's integer division truncates, like C
+    elif OP == DIV_FLOOR:
+        if IS_FLOAT:
+            y = _floor_div_float(a, b)
+        else:
+            q = a // b
+            r = a % b
+            y = tl.where((r != 0) & ((r < 0) != (b < 0)), q - 1, q)
+    elif OP == REMAINDER:  # the sign of the divisor, as Python's %
+        if IS_FLOAT:
+            r = ld.fmod(a, b)
+        else:
+            r = a % b  # Triton's integer % takes the sign of the dividend, like C
+        y = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+    elif OP == FMOD:
+        if IS_FLOAT:
+            y = ld.fmod(a, b)
+        else:
+            y = a % b
+    elif OP == POW:
+        if IS_FLOAT:
+            y = ld.pow(a, b)
+        else:
+            y = _int_pow(a, b, NBITS)
+    elif OP == MAXIMUM:  # nan propagates
+        y = tl.where((a > b) | (a != a), a, b)
+    elif OP == MINIMUM:
+        y = tl.where((a < b) | (a != a), a, b)
+    elif OP == FMAX:  # nan ignored
+        y = tl.where((a > b) | (b != b), a, b)
+    elif OP == FMIN:
+        y = tl.where((a < b) | (b != b), a, b)
+    elif OP == ATAN2:
+        y = ld.atan2(a, b)
+    elif OP == HYPOT:
+        y = ld.hypot(a, b)
+    elif OP == COPYSIGN:
+        y = ld.copysign(a, b)
+    elif OP == EQ:
+        y = a == b
+    elif OP == NE:
+        y = a != b
+    elif OP == LT:
+        y = a < b
+    elif OP == LE:
+        y = a <= b
+    elif OP == GT:
+        y = a > b
+    elif OP == GE:
+        y = a >= b
+    elif OP == LOGICAL_AND:
+        y = (a != 0) & (b != 0)
+    elif OP == LOGICAL_OR:
+        y = (a != 0) | (b != 0)
+    elif OP == LOGICAL_XOR:
+        y = (a != 0) ^ (b != 0)
+    elif OP == BITWISE_AND:
+        y = a & b
+    elif OP == BITWISE_OR:
+        y = a | b
+    elif OP == BITWISE_XOR:
+        y = a ^ b
+    elif OP == LEFT_SHIFT:  # PyTorch: a shift by a negative amount or >= the width gives 0
+        out_of_range = (b < 0) | (b >= NBITS)
+        y = tl.where(out_of_range, a * 0, a << tl.where(out_of_range, b * 0, b))
+    elif OP == RIGHT_SHIFT:  # ... and here a >> (width - 1)
+        s = tl.where((b < 0) | (b >= NBITS), b * 0 + (NBITS - 1), b)
+        y = a >> s
+    elif OP == CLAMP_MIN:  # nan in either propagates, as PyTorch's clamp
+        y = tl.where(a < b, b, a)
+        y = tl.where(b != b, b, y)
+    else:  # CLAMP_MAX
+        y = tl.where(a > b, b, a)
+        y = tl.where(b != b, b, y)
+    return y
+
+
+@triton.jit
+def _binary_kernel(
+    out_ptr, a_ptr, b_ptr,  # pointers (advanced to this launch's first element; unused for scalar operands)
+    a_bits, b_bits, alpha_bits,  # scalar operands and alpha: int64 (float64 bits when computing in floats)
+    n,  # number of elements
+    size1, size2, size3, size4, size5,  # sizes, right-aligned (dim 5 innermost)
+    os0, os1, os2, os3, os4, os5,  # output strides (elements)
+    as0, as1, as2, as3, as4, as5,  # a strides (0 on broadcast dims)
+    bs0, bs1, bs2, bs3, bs4, bs5,  # b strides
+    OP: tl.constexpr,  # which op (an index into OPS)
+    CT: tl.constexpr,  # compute type code (common.CT_CODES)
+    NBITS: tl.constexpr,  # bit width of an integer compute type (pow, shifts)
+    NDIM: tl.constexpr,  # how many of the six dims are real
+    OUT_MODE: tl.constexpr, A_MODE: tl.constexpr, B_MODE: tl.constexpr,  # operand modes (common)
+    INT64: tl.constexpr,  # offsets need 64 bits
+    BLOCK: tl.constexpr,
+):
+    idx, mask = C.block_indices(n, INT64, BLOCK)
+    a = C.load_operand(a_ptr, a_bits, idx, mask, size1, size2, size3, size4, size5, as0, as1, as2, as3, as4, as5,
+                       NDIM, A_MODE, CT)
+    b = C.load_operand(b_ptr, b_bits, idx, mask, size1, size2, size3, size4, size5, bs0, bs1, bs2, bs3, bs4, bs5,
+                       NDIM, B_MODE, CT)
+    alpha = C.scalar_value(alpha_bits, CT)
+    y = _binary_op(a, b, alpha, OP, CT <= 1, NBITS)
+    C.store_result(out_ptr, y, idx, mask, size1, size2, size3, size4, size5, os0, os1, os2, os3, os4, os5,
+                   NDIM, OUT_MODE)
+
+
+# ----------------------------------------------------------------------------------------------
+# Launcher
+# ----------------------------------------------------------------------------------------------
+
+CONFIGS = C.CONFIGS
+_NBITS = {"int8": 8, "uint8": 8, "bool": 8, "int16": 16, "int32": 32, "int64": 64, "float32": 32, "float64": 64}
+
+
+def binary(out, a, b, *, op: str, ct: str, alpha=1) -> None:
+    """``out = op(a, b)``: DeviceArrays of ``out``'s shape (may broadcast) or Python scalars."""
+    if op not in CODES:
+        raise NotImplementedError(f"binary elementwise op {op!r} has no kernel")
+    for x in (a, b):
+        if C.is_array(x) and x.shape != out.shape:
+            raise ValueError(f"binary {op}: shapes differ: out {out.shape} vs input {x.shape}")
+    if out.numel == 0:
+        return
+    C.launch_elementwise(_binary_kernel, out, (a, b), (C.scalar_bits(alpha, ct),), ("A_MODE", "B_MODE"), ct, True,
+                         OP=CODES[op], CT=C.CT_CODES[ct], NBITS=_NBITS[ct])
+
+
+# ----------------------------------------------------------------------------------------------
+# Numpy twin
+# ----------------------------------------------------------------------------------------------
+
+
+def _np_trunc_div_int(a, b):
+    q = np.floor_divide(a, b)
+    r = a - q * b
+    return np.where((r != 0) & ((a < 0) != (b < 0)), q + 1, q)
+
+
+def _np_int_pow(a, b):
+    a, b = np.broadcast_arrays(a, b)
+    result = np.ones_like(a)
+    base = a.copy()
+    e = b.copy()
+    for _ in range(a.dtype.itemsize * 8):
+        result = np.where((e & 1) != 0, result * base, result)
+        base = base * base
+        e = e >> 1
+    one, zero = np.ones_like(a), np.zeros_like(a)
+    neg = np.where(a == 1, one, np.where(a == -1, np.where((b & 1) != 0, -one, one), zero))
+    return np.where(b < 0, neg, result)
+
+
+def _np_binary(op: str, a, b, alpha, is_float: bool, nbits: int):
+    if op == "add":
+        return a + alpha * b
+    if op == "sub":
+        return a - alpha * b
+    if op == "mul":
+        return a * b
+    if op == "div":
+        return a / b
+    if op == "div_trunc":
+        return np.trunc(a / b) if is_float else _np_trunc_div_int(a, b)
+    if op == "div_floor":
+        return np.floor_divide(a, b)  # numpy uses Python's algorithm, for floats and ints
+    if op == "remainder":
+        r = np.fmod(a, b)
+        return np.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+    if op == "fmod":
+        return np.fmod(a, b)
+    if op == "pow":
+        return np.power(a, b) if is_float else _np_int_pow(a, b)
+    if op == "maximum":
+        return np.where((a > b) | (a != a), a, b)
+    if op == "minimum":
+        return np.where((a < b) | (a != a), a, b)
+    if op == "fmax":
+        return np.fmax(a, b)
+    if op == "fmin":
+        return np.fmin(a, b)
+    if op in ("atan2", "hypot", "copysign"):
+        return getattr(np, {"atan2": "arctan2"}.get(op, op))(a, b)
+    comparisons = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+                   "ge": np.greater_equal, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
+                   "bitwise_xor": np.bitwise_xor}
+    if op in comparisons:
+        return comparisons[op](a, b)
+    if op.startswith("logical_"):
+        return getattr(np, op)(a != 0, b != 0)
+    if op == "left_shift":
+        bad = (b < 0) | (b >= nbits)
+        return np.where(bad, np.zeros_like(a), np.left_shift(a, np.where(bad, 0, b).astype(a.dtype)))
+    if op == "right_shift":
+        return np.right_shift(a, np.where((b < 0) | (b >= nbits), nbits - 1, b).astype(a.dtype))
+    if op == "clamp_min":
+        return np.where(b != b, b, np.where(a < b, b, a))
+    if op == "clamp_max":
+        return np.where(b != b, b, np.where(a > b, b, a))
+    raise NotImplementedError(f"binary elementwise op {op!r} has no numpy twin")
+
+
+_DIRECT = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "eq": np.equal,
+           "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal}
+
+
+def binary_twin(out: np.ndarray, a, b, *, op: str, ct: str, alpha=1) -> None:
+    """The reference: the same op in numpy, in the same compute type, written with the same conversion."""
+    ac, bc = C.np_operand(a, ct), C.np_operand(b, ct)
+    fn = _DIRECT.get(op)
+    if fn is not None and (alpha == 1 or op not in ("add", "sub")) and ct != "bool":
+        res_dtype = np.dtype(bool) if op in ("eq", "ne", "lt", "le", "gt", "ge") else C.np_ct(ct)
+        if out.dtype == res_dtype:  # the common case: numpy writes the output directly, no temporary
+            with np.errstate(all="ignore"):
+                fn(ac, bc, out=out)
+            return
+    al = C.np_operand(alpha, ct)
+    with np.errstate(all="ignore"):
+        y = _np_binary(op, ac, bc, al, C.is_floating_ct(ct), _NBITS[ct])
+    C.np_store(out, y)

@@ -1,0 +1,249 @@
+"""What the unary, binary and ternary elementwise kernels share, on the device and on the host.
+
+Compute types. A kernel computes in one type, ``CT`` (a ``tl.constexpr`` code), chosen on the host
+from the op's common dtype as PyTorch's ``opmath``: float16/bfloat16 compute in float32 (there is
+no bf16 arithmetic in the interpreter, and PyTorch does the same), float32/float64 in themselves,
+integers in themselves, and bool in int8 (Triton's int1 arithmetic wraps, PyTorch's bool
+arithmetic saturates: ``True + True`` is ``True``). Stores convert to the output's dtype (to bool
+that is ``!= 0``).
+
+Operands. Each operand of a kernel arrives in one of four modes (a ``tl.constexpr``):
+``STRIDED`` (read through its strides, which may be 0 for broadcast dims), ``CONTIGUOUS`` (the
+element offset is the linear index), ``SPLAT`` (every stride 0: one element, loaded once) and
+``SCALAR`` (a Python number passed as a kernel argument, never a tensor). Scalars travel as one
+int64 argument: the IEEE bits of the float64 value when the compute type is floating (exact on a
+GPU, where Triton would type a float argument fp32, and in the interpreter alike), the integer
+itself otherwise.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from .._triton import tl, triton
+from ..launch import INT32_MAX, INTERPRET, cdiv, launch, needs_int64, next_power_of_2
+from ..runtime import DeviceArray
+from ..strided import offsets, strided_layout
+
+# operand modes
+STRIDED: tl.constexpr = tl.constexpr(0)
+CONTIGUOUS: tl.constexpr = tl.constexpr(1)
+SPLAT: tl.constexpr = tl.constexpr(2)
+SCALAR: tl.constexpr = tl.constexpr(3)
+
+# compute types: code, name of the host (numpy) type
+CT_CODES = {"float32": 0, "float64": 1, "int8": 2, "uint8": 3, "int16": 4, "int32": 5, "int64": 6, "bool": 7}
+_OPMATH = {"float16": "float32", "bfloat16": "float32"}
+
+
+def opmath(dtype_name: str) -> str:
+    """The compute type of a dtype (by name): float16/bfloat16 compute in float32."""
+    return _OPMATH.get(dtype_name, dtype_name)
+
+
+def is_floating_ct(ct: str) -> bool:
+    return ct in ("float32", "float64")
+
+
+# ----------------------------------------------------------------------------------------------
+# Device helpers
+# ----------------------------------------------------------------------------------------------
+
+
+@triton.jit
+def block_indices(n, INT64: tl.constexpr, BLOCK: tl.constexpr):
+    """This program's linear indices (int64 when offsets can pass 2**31 - 1) and their mask."""
+    pid = tl.program_id(0)
+    if INT64:
+        idx = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
+    else:
+        idx = pid * BLOCK + tl.arange(0, BLOCK)
+    return idx, idx < n
+
+
+@triton.jit
+def to_ct(x, CT: tl.constexpr):
+    """Convert loaded values to the compute type."""
+    if CT == 0:
+        y = x.to(tl.float32)
+    elif CT == 1:
+        y = x.to(tl.float64)
+    elif CT == 2:
+        y = x.to(tl.int8)
+    elif CT == 3:
+        y = x.to(tl.uint8)
+    elif CT == 4:
+        y = x.to(tl.int16)
+    elif CT == 5:
+        y = x.to(tl.int32)
+    elif CT == 6:
+        y = x.to(tl.int64)
+    else:
+        y = (x != 0).to(tl.int8)  # bool computes as 0/1 in int8
+    return y
+
+
+@triton.jit
+def scalar_value(bits, CT: tl.constexpr):
+    """Decode a scalar argument (see the module docstring) into the compute type."""
+    b = tl.cast(bits, tl.int64)
+    if CT <= 1:
+        y = to_ct(b.to(tl.float64, bitcast=True), CT)
+    else:
+        y = to_ct(b, CT)
+    return y
+
+
+@triton.jit
+def load_operand(ptr, bits, idx, mask, size1, size2, size3, size4, size5, st0, st1, st2, st3, st4, st5,
+                 NDIM: tl.constexpr, MODE: tl.constexpr, CT: tl.constexpr):
+    """One operand's values for this block, in the compute type.
+
+    SPLAT and SCALAR values are broadcast to the block (free on the GPU: a uniform register):
+    the interpreter mistypes comparisons between two 0-d values (it gives them the operand's
+    dtype instead of bool), which ``scalar op scalar`` launches would otherwise hit."""
+    if MODE == SCALAR:
+        x = tl.broadcast_to(scalar_value(bits, CT), idx.shape)
+    elif MODE == SPLAT:
+        x = tl.broadcast_to(to_ct(tl.load(ptr), CT), idx.shape)
+    elif MODE == CONTIGUOUS:
+        # other=1: masked-off lanes must not divide by zero in the interpreter
+        x = to_ct(tl.load(ptr + idx, mask=mask, other=1), CT)
+    else:
+        off = offsets(idx, size1, size2, size3, size4, size5, st0, st1, st2, st3, st4, st5, NDIM)
+        x = to_ct(tl.load(ptr + off, mask=mask, other=1), CT)
+    return x
+
+
+@triton.jit
+def store_result(ptr, y, idx, mask, size1, size2, size3, size4, size5, st0, st1, st2, st3, st4, st5,
+                 NDIM: tl.constexpr, MODE: tl.constexpr):
+    """Convert ``y`` to the output's dtype and store it (MODE: CONTIGUOUS or STRIDED)."""
+    ty = ptr.dtype.element_ty
+    if (ty.is_fp16() or ty.is_bf16()) and not y.dtype.is_fp32():
+        y = y.to(tl.float32)  # double/int -> float -> half: one path on the GPU and in the interpreter
+    y = y.to(ty)  # to bool: != 0
+    if MODE == CONTIGUOUS:
+        tl.store(ptr + idx, y, mask=mask)
+    else:
+        off = offsets(idx, size1, size2, size3, size4, size5, st0, st1, st2, st3, st4, st5, NDIM)
+        tl.store(ptr + off, y, mask=mask)
+
+
+# ----------------------------------------------------------------------------------------------
+# Host helpers (launchers and twins)
+# ----------------------------------------------------------------------------------------------
+
+
+def scalar_bits(value, ct: str) -> int:
+    """A Python scalar as the int64 kernel argument for compute type ``ct``."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if ct == "float32" or ct == "float64":
+        return _F64_TO_I64.unpack(_F64.pack(float(value)))[0]  # the IEEE bits (as fill.float64_bits)
+    return int(value)
+
+
+_F64, _F64_TO_I64 = struct.Struct("<d"), struct.Struct("<q")
+
+
+def is_array(x) -> bool:
+    return isinstance(x, DeviceArray)
+
+
+_FAST_STRIDES = {k: (0, 0, 0, 0, 0, 1) * k for k in range(2, 5)}  # k arrays (output + operands), 1-D contiguous
+
+
+def launch_elementwise(kernel, out, operands, extra_bits, mode_names, ct: str, operand_bits: bool, **constexprs):
+    """Launch an elementwise kernel over ``out``'s shape, once per layout piece.
+
+    Kernel arguments, in the order every elementwise kernel declares them: the output and one
+    pointer per operand (the output stands in for a scalar operand: never read), the operands'
+    scalar bits (when ``operand_bits``), ``extra_bits`` (op parameters), the element count, five
+    sizes, six output strides, six strides per operand; then the constexprs, the operand modes
+    under ``mode_names`` and the launch configuration.
+
+    The common case (everything contiguous and of one shape, or a Python scalar) skips the
+    general layout machinery: host time per launch is what eager mode pays for every op.
+    """
+    n = out.numel
+    bits = [0 if is_array(x) else scalar_bits(x, ct) for x in operands] if operand_bits else []
+    fast = n + out.offset <= INT32_MAX and out.is_contiguous()
+    if fast:
+        for x in operands:
+            if is_array(x) and (x.shape != out.shape or x.offset + n > INT32_MAX or not x.is_contiguous()):
+                fast = False
+                break
+    if fast:
+        config = pick_config(n)
+        modes = {name: CONTIGUOUS.value if is_array(x) else SCALAR.value for name, x in zip(mode_names, operands)}
+        launch(kernel, (cdiv(n, config["BLOCK"]),), out, *[x if is_array(x) else out for x in operands], *bits,
+               *extra_bits, n, 1, 1, 1, 1, 1, *_FAST_STRIDES[len(operands) + 1], NDIM=1,
+               OUT_MODE=CONTIGUOUS.value, INT64=False, **modes, **constexprs, **config)
+        return
+    arrays = [out] + [x for x in operands if is_array(x)]
+    int64 = needs_int64(*arrays)
+    zeros = (0,) * len(out.shape)
+    for p in strided_layout(out.shape, *[x.strides if is_array(x) else zeros for x in [out, *operands]]):
+        config = pick_config(p.numel)
+        dst = out.view(out.shape, out.strides, out.offset + p.offsets[0])
+        ptrs = [x.view(x.shape, x.strides, x.offset + p.offsets[i + 1]) if is_array(x) else dst
+                for i, x in enumerate(operands)]
+        strides = [st for s in p.strides for st in s]
+        modes = {name: operand_mode(x, p, i + 1) for i, (name, x) in enumerate(zip(mode_names, operands))}
+        launch(kernel, (cdiv(p.numel, config["BLOCK"]),), dst, *ptrs, *bits, *extra_bits, p.numel, *p.sizes[1:],
+               *strides, NDIM=p.ndim, OUT_MODE=CONTIGUOUS.value if p.contiguous(0) else STRIDED.value,
+               INT64=int64, **modes, **constexprs, **config)
+
+
+def operand_mode(arr, piece, index: int) -> int:
+    """The mode of a DeviceArray operand in one launch piece."""
+    if not is_array(arr):
+        return SCALAR.value
+    strides = piece.strides[index]
+    if all(s == 0 for s in strides):
+        return SPLAT.value
+    return CONTIGUOUS.value if piece.contiguous(index) else STRIDED.value
+
+
+def pick_config(n: int) -> dict:
+    """Launch configuration: large blocks in the interpreter (one program at a time runs faster)."""
+    if INTERPRET:
+        return {"BLOCK": min(max(next_power_of_2(n), 16), 16384), "num_warps": 4}
+    if n >= (1 << 22):
+        return {"BLOCK": 2048, "num_warps": 8}
+    return {"BLOCK": 1024, "num_warps": 4}
+
+
+CONFIGS = [{"BLOCK": b, "num_warps": w} for b, w in ((512, 4), (1024, 4), (2048, 8), (4096, 8))]
+
+
+def np_ct(ct: str) -> np.dtype:
+    return np.dtype(np.int8 if ct == "bool" else ct)
+
+
+def np_operand(x, ct: str):
+    """A twin operand (numpy array or Python scalar) in the compute type."""
+    dt = np_ct(ct)
+    if isinstance(x, np.ndarray):
+        if ct == "bool":
+            return (x != 0).astype(np.int8)
+        if x.dtype.name == "bfloat16" and dt == np.float32:
+            # exact and ~10x faster than ml_dtypes' cast: bf16 is the top half of an fp32
+            return (x.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+        return x.astype(dt, copy=False)  # a broadcast (stride-0) view stays a view
+    if ct == "bool":
+        return np.asarray(bool(x), dtype=np.int8)
+    return np.asarray(x).astype(dt) if is_floating_ct(ct) else np.asarray(int(x), dtype=np.int64).astype(dt)
+
+
+def np_store(out: np.ndarray, y) -> None:
+    """Write a twin's result into ``out`` with the kernels' conversion rules."""
+    y = np.asarray(y)
+    half = out.dtype.itemsize == 2 and (out.dtype.kind == "f" or out.dtype.name == "bfloat16")
+    if half and y.dtype != np.float32:
+        y = y.astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow to inf / nan to int: as the kernels
+        np.copyto(out, np.broadcast_to(y, out.shape), casting="unsafe")

@@ -1,0 +1,447 @@
+"""Unary elementwise ops: one generic strided kernel, the op chosen at compile time.
+
+``_unary_kernel`` reads its input through the input's strides (broadcast dims have stride 0; a
+fully broadcast input is loaded once), computes in the op's compute type (see ``common``: fp16
+and bf16 in fp32) and writes the output through its strides. ``OP`` is a ``tl.constexpr``: each
+op compiles its own specialisation with only its branch of ``_unary_op``, so the generic kernel
+costs nothing at run time. Up to three op parameters (``negative_slope``, ``beta`` and
+``threshold``, ...) travel as scalar arguments in the compute type (float64 bits for floats).
+
+Layout of this file: op codes, the Triton kernel, the launcher, the numpy twin.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._triton import tl, triton
+from . import common as C
+from ._erfinv import erfinv_np
+from .libdevice import libdevice as ld
+
+# ----------------------------------------------------------------------------------------------
+# Op codes (index in OPS). Kernel code compares the constexpr OP with these names.
+# ----------------------------------------------------------------------------------------------
+
+OPS = [
+    "neg", "abs", "sign", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "square",
+    "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "logit",
+    "logit_eps", "relu", "hardtanh", "leaky_relu", "elu", "selu", "gelu", "gelu_tanh", "silu", "mish", "softplus",
+    "hardsigmoid", "hardswish", "erf", "erfinv", "floor", "ceil", "round", "round_decimals", "trunc", "frac",
+    "logical_not", "bitwise_not", "isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit", "nan_to_num",
+]
+CODES = {name: i for i, name in enumerate(OPS)}
+
+NEG: tl.constexpr = tl.constexpr(0)
+ABS: tl.constexpr = tl.constexpr(1)
+SIGN: tl.constexpr = tl.constexpr(2)
+EXP: tl.constexpr = tl.constexpr(3)
+EXP2: tl.constexpr = tl.constexpr(4)
+EXPM1: tl.constexpr = tl.constexpr(5)
+LOG: tl.constexpr = tl.constexpr(6)
+LOG2: tl.constexpr = tl.constexpr(7)
+LOG10: tl.constexpr = tl.constexpr(8)
+LOG1P: tl.constexpr = tl.constexpr(9)
+SQRT: tl.constexpr = tl.constexpr(10)
+RSQRT: tl.constexpr = tl.constexpr(11)
+SQUARE: tl.constexpr = tl.constexpr(12)
+RECIPROCAL: tl.constexpr = tl.constexpr(13)
+SIN: tl.constexpr = tl.constexpr(14)
+COS: tl.constexpr = tl.constexpr(15)
+TAN: tl.constexpr = tl.constexpr(16)
+ASIN: tl.constexpr = tl.constexpr(17)
+ACOS: tl.constexpr = tl.constexpr(18)
+ATAN: tl.constexpr = tl.constexpr(19)
+SINH: tl.constexpr = tl.constexpr(20)
+COSH: tl.constexpr = tl.constexpr(21)
+TANH: tl.constexpr = tl.constexpr(22)
+SIGMOID: tl.constexpr = tl.constexpr(23)
+LOGIT: tl.constexpr = tl.constexpr(24)
+LOGIT_EPS: tl.constexpr = tl.constexpr(25)
+RELU: tl.constexpr = tl.constexpr(26)
+HARDTANH: tl.constexpr = tl.constexpr(27)
+LEAKY_RELU: tl.constexpr = tl.constexpr(28)
+ELU: tl.constexpr = tl.constexpr(29)
+SELU: tl.constexpr = tl.constexpr(30)
+GELU: tl.constexpr = tl.constexpr(31)
+GELU_TANH: tl.constexpr = tl.constexpr(32)
+SILU: tl.constexpr = tl.constexpr(33)
+MISH: tl.constexpr = tl.constexpr(34)
+SOFTPLUS: tl.constexpr = tl.constexpr(35)
+HARDSIGMOID: tl.constexpr = tl.constexpr(36)
+HARDSWISH: tl.constexpr = tl.constexpr(37)
+ERF: tl.constexpr = tl.constexpr(38)
+ERFINV: tl.constexpr = tl.constexpr(39)
+FLOOR: tl.constexpr = tl.constexpr(40)
+CEIL: tl.constexpr = tl.constexpr(41)
+ROUND: tl.constexpr = tl.constexpr(42)
+ROUND_DECIMALS: tl.constexpr = tl.constexpr(43)
+TRUNC: tl.constexpr = tl.constexpr(44)
+FRAC: tl.constexpr = tl.constexpr(45)
+LOGICAL_NOT: tl.constexpr = tl.constexpr(46)
+BITWISE_NOT: tl.constexpr = tl.constexpr(47)
+ISNAN: tl.constexpr = tl.constexpr(48)
+ISINF: tl.constexpr = tl.constexpr(49)
+ISPOSINF: tl.constexpr = tl.constexpr(50)
+ISNEGINF: tl.constexpr = tl.constexpr(51)
+ISFINITE: tl.constexpr = tl.constexpr(52)
+SIGNBIT: tl.constexpr = tl.constexpr(53)
+NAN_TO_NUM: tl.constexpr = tl.constexpr(54)
+assert len(OPS) == 55 and CODES["nan_to_num"] == 54
+
+INF: tl.constexpr = tl.constexpr(float("inf"))
+SQRT1_2: tl.constexpr = tl.constexpr(0.70710678118654752440)
+SQRT_2_OVER_PI: tl.constexpr = tl.constexpr(0.79788456080286535588)
+GELU_KAPPA: tl.constexpr = tl.constexpr(0.044715)
+SELU_ALPHA: tl.constexpr = tl.constexpr(1.6732632423543772848170429916717)
+SELU_SCALE: tl.constexpr = tl.constexpr(1.0507009873554804934193349852946)
+
+# ----------------------------------------------------------------------------------------------
+# Kernel
+# ----------------------------------------------------------------------------------------------
+
+
+@triton.jit
+def fdiv(a, b):
+    """IEEE division: Triton's fp32 ``/`` is the approximate ``div.full.f32``; fp64 ``/`` is exact.
+
+    Either side may be a Python float (a weak constant): ``a + b`` tells the type (only its type is
+    used; the compiler drops the addition)."""
+    if (a + b).dtype == tl.float64:
+        q = a / b
+    else:
+        q = ld.div_rn(a, b)
+    return q
+
+
+@triton.jit
+def _unary_op(x, p0, p1, p2, OP: tl.constexpr, IS_FLOAT: tl.constexpr, IS_BOOL: tl.constexpr):
+    """``OP`` applied to ``x`` (already in the compute type); p0..p2 are the op's parameters."""
+    if OP == NEG:
+        y = -x
+    elif OP == ABS:
+        y = tl.abs(x)
+    elif OP == SIGN:
+        y = (x > 0).to(x.dtype) - (x < 0).to(x.dtype)  # sign(nan) = 0, as PyTorch
+    elif OP == EXP:
+        y = ld.exp(x)
+    elif OP == EXP2:
+        y = ld.exp2(x)
+    elif OP == EXPM1:
+        y = ld.expm1(x)
+    elif OP == LOG:
+        y = ld.log(x)
+    elif OP == LOG2:
+        y = ld.log2(x)
+    elif OP == LOG10:
+        y = ld.log10(x)
+    elif OP == LOG1P:
+        y = ld.log1p(x)
+    elif OP == SQRT:
+        y = ld.sqrt(x)
+    elif OP == RSQRT:
+        y = ld.rsqrt(x)
+    elif OP == SQUARE:
+        y = x * x
+    elif OP == RECIPROCAL:
+        y = fdiv(1.0, x)
+    elif OP == SIN:
+        y = ld.sin(x)
+    elif OP == COS:
+        y = ld.cos(x)
+    elif OP == TAN:
+        y = ld.tan(x)
+    elif OP == ASIN:
+        y = ld.asin(x)
+    elif OP == ACOS:
+        y = ld.acos(x)
+    elif OP == ATAN:
+        y = ld.atan(x)
+    elif OP == SINH:
+        y = ld.sinh(x)
+    elif OP == COSH:
+        y = ld.cosh(x)
+    elif OP == TANH:
+        y = ld.tanh(x)
+    elif OP == SIGMOID:
+        y = fdiv(1.0, 1.0 + ld.exp(-x))
+    elif OP == LOGIT:
+        y = ld.log(fdiv(x, 1.0 - x))
+    elif OP == LOGIT_EPS:  # p0 = eps, p1 = 1 - eps (clamp first; nan stays nan)
+        z = tl.where(x < p0, p0, x)
+        z = tl.where(z > p1, p1, z)
+        y = ld.log(fdiv(z, 1.0 - z))
+    elif OP == RELU:
+        y = tl.where(x < 0, 0, x)  # nan stays nan
+    elif OP == HARDTANH:  # clamp(x, p0, p1) as PyTorch's min(max(x, lo), hi); nan stays nan
+        z = tl.where(x < p0, p0, x)
+        y = tl.where(z > p1, p1, z)
+    elif OP == LEAKY_RELU:
+        y = tl.where(x > 0, x, x * p0)
+    elif OP == ELU:
+        y = tl.where(x > 0, x, p0 * ld.expm1(x))
+    elif OP == SELU:
+        y = SELU_SCALE * tl.where(x > 0, x, SELU_ALPHA * ld.expm1(x))
+    elif OP == GELU:
+        y = 0.5 * x * (1.0 + ld.erf(x * SQRT1_2))
+    elif OP == GELU_TANH:
+        inner = SQRT_2_OVER_PI * (x + GELU_KAPPA * x * x * x)
+        y = 0.5 * x * (1.0 + ld.tanh(inner))
+    elif OP == SILU:
+        y = fdiv(x, 1.0 + ld.exp(-x))
+    elif OP == MISH:
+        y = x * ld.tanh(ld.log1p(ld.exp(x)))
+    elif OP == SOFTPLUS:  # p0 = beta, p1 = threshold
+        z = x * p0
+        y = tl.where(z > p1, x, fdiv(ld.log1p(ld.exp(z)), p0))
+    elif OP == HARDSIGMOID:
+        z = x + 3.0
+        z = tl.where(z < 0, 0.0, z)
+        z = tl.where(z > 6, 6.0, z)
+        y = fdiv(z, 6.0)
+    elif OP == HARDSWISH:
+        z = x + 3.0
+        z = tl.where(z < 0, 0.0, z)
+        z = tl.where(z > 6, 6.0, z)
+        y = fdiv(x * z, 6.0)
+    elif OP == ERF:
+        y = ld.erf(x)
+    elif OP == ERFINV:
+        y = ld.erfinv(x)
+    elif OP == FLOOR:
+        if IS_FLOAT:
+            y = ld.floor(x)
+        else:
+            y = x
+    elif OP == CEIL:
+        if IS_FLOAT:
+            y = ld.ceil(x)
+        else:
+            y = x
+    elif OP == ROUND:  # half to even
+        if IS_FLOAT:
+            y = ld.nearbyint(x)
+        else:
+            y = x
+    elif OP == ROUND_DECIMALS:  # p0 = 10**|decimals|, p1 = 1 when decimals < 0 (PyTorch's formula)
+        if p1 != 0:
+            y = ld.nearbyint(fdiv(x, p0)) * p0
+        else:
+            y = fdiv(ld.nearbyint(x * p0), p0)
+    elif OP == TRUNC:
+        if IS_FLOAT:
+            y = ld.trunc(x)
+        else:
+            y = x
+    elif OP == FRAC:
+        y = x - ld.trunc(x)
+    elif OP == LOGICAL_NOT:
+        y = x == 0
+    elif OP == BITWISE_NOT:
+        if IS_BOOL:
+            y = x ^ 1
+        else:
+            y = ~x
+    elif OP == ISNAN:
+        y = x != x
+    elif OP == ISINF:
+        if IS_FLOAT:
+            y = tl.abs(x) == INF
+        else:
+            y = x != x
+    elif OP == ISPOSINF:
+        if IS_FLOAT:
+            y = x == INF
+        else:
+            y = x != x
+    elif OP == ISNEGINF:
+        if IS_FLOAT:
+            y = x == -INF
+        else:
+            y = x != x
+    elif OP == ISFINITE:
+        if IS_FLOAT:
+            y = tl.abs(x) < INF
+        else:
+            y = x == x
+    elif OP == SIGNBIT:
+        if IS_FLOAT:
+            y = ld.signbit(x) != 0
+        else:
+            y = x < 0
+    else:  # NAN_TO_NUM: p0 = nan, p1 = posinf, p2 = neginf replacements
+        if IS_FLOAT:
+            z = tl.where(x != x, p0, x)
+            z = tl.where(z == INF, p1, z)
+            y = tl.where(z == -INF, p2, z)
+        else:
+            y = x
+    return y
+
+
+@triton.jit
+def _unary_kernel(
+    out_ptr, x_ptr,  # pointers (advanced to this launch's first element)
+    p0, p1, p2,  # op parameters: int64 (float64 bits when the compute type is floating)
+    n,  # number of elements
+    size1, size2, size3, size4, size5,  # sizes, right-aligned (dim 5 innermost; size0 is never needed)
+    os0, os1, os2, os3, os4, os5,  # output strides (elements)
+    xs0, xs1, xs2, xs3, xs4, xs5,  # input strides (elements; 0 on broadcast dims)
+    OP: tl.constexpr,  # which op (an index into OPS)
+    CT: tl.constexpr,  # compute type code (common.CT_CODES)
+    NDIM: tl.constexpr,  # how many of the six dims are real
+    OUT_MODE: tl.constexpr, X_MODE: tl.constexpr,  # operand modes (common: STRIDED, CONTIGUOUS, SPLAT)
+    INT64: tl.constexpr,  # offsets need 64 bits
+    BLOCK: tl.constexpr,
+):
+    idx, mask = C.block_indices(n, INT64, BLOCK)
+    x = C.load_operand(x_ptr, 0, idx, mask, size1, size2, size3, size4, size5, xs0, xs1, xs2, xs3, xs4, xs5,
+                       NDIM, X_MODE, CT)
+    a0 = C.scalar_value(p0, CT)
+    a1 = C.scalar_value(p1, CT)
+    a2 = C.scalar_value(p2, CT)
+    y = _unary_op(x, a0, a1, a2, OP, CT <= 1, CT == 7)
+    C.store_result(out_ptr, y, idx, mask, size1, size2, size3, size4, size5, os0, os1, os2, os3, os4, os5,
+                   NDIM, OUT_MODE)
+
+
+# ----------------------------------------------------------------------------------------------
+# Launcher
+# ----------------------------------------------------------------------------------------------
+
+CONFIGS = C.CONFIGS
+
+
+def unary(out, x, *, op: str, ct: str, params=()) -> None:
+    """``out = op(x)`` for DeviceArrays of one shape (``x`` may broadcast); compute type ``ct``."""
+    if tuple(out.shape) != tuple(x.shape):
+        raise ValueError(f"unary {op}: shapes differ: out {out.shape} vs input {x.shape}")
+    if op not in CODES:
+        raise NotImplementedError(f"unary elementwise op {op!r} has no kernel")
+    if out.numel == 0:
+        return
+    bits = [C.scalar_bits(p, ct) for p in params] + [0] * (3 - len(params))
+    C.launch_elementwise(_unary_kernel, out, (x,), bits, ("X_MODE",), ct, False, OP=CODES[op], CT=C.CT_CODES[ct])
+
+
+# ----------------------------------------------------------------------------------------------
+# Numpy twin
+# ----------------------------------------------------------------------------------------------
+
+_SQRT1_2 = 0.70710678118654752440
+_SQRT_2_OVER_PI = 0.79788456080286535588
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _np_erf(x):
+    flat = np.fromiter(map(math.erf, x.reshape(-1).tolist()), dtype=np.float64, count=x.size)
+    return flat.reshape(x.shape).astype(x.dtype)
+
+
+def _clamp(x, lo, hi):
+    z = np.where(x < lo, lo, x)
+    return np.where(z > hi, hi, z)
+
+
+def _hardsigmoid_core(x, c):
+    z = x + c(3)
+    return np.where(z < 0, c(0), np.where(z > 6, c(6), z))
+
+
+def _np_unary(op: str, x, p, is_float: bool, is_bool: bool):
+    c = x.dtype.type  # constants in the compute type, as the kernel's weak Python constants
+    if op == "neg":
+        return -x
+    if op == "abs":
+        return np.abs(x)
+    if op == "sign":
+        return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+    simple = {"exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
+              "log10": np.log10, "log1p": np.log1p, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan,
+              "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
+              "tanh": np.tanh, "erf": _np_erf, "erfinv": erfinv_np}
+    if op in simple:
+        return simple[op](x)
+    if op == "rsqrt":
+        return c(1) / np.sqrt(x)
+    if op == "square":
+        return x * x
+    if op == "reciprocal":
+        return c(1) / x
+    if op == "sigmoid":
+        return c(1) / (c(1) + np.exp(-x))
+    if op == "logit":
+        return np.log(x / (c(1) - x))
+    if op == "logit_eps":
+        z = _clamp(x, p[0], p[1])
+        return np.log(z / (c(1) - z))
+    if op == "relu":
+        return np.where(x < 0, c(0), x)
+    if op == "hardtanh":
+        return _clamp(x, p[0], p[1])
+    if op == "leaky_relu":
+        return np.where(x > 0, x, x * p[0])
+    if op == "elu":
+        return np.where(x > 0, x, p[0] * np.expm1(x))
+    if op == "selu":
+        return c(_SELU_SCALE) * np.where(x > 0, x, c(_SELU_ALPHA) * np.expm1(x))
+    if op == "gelu":
+        return c(0.5) * x * (c(1) + _np_erf(x * c(_SQRT1_2)))
+    if op == "gelu_tanh":
+        inner = c(_SQRT_2_OVER_PI) * (x + c(0.044715) * x * x * x)
+        return c(0.5) * x * (c(1) + np.tanh(inner))
+    if op == "silu":
+        return x / (c(1) + np.exp(-x))
+    if op == "mish":
+        return x * np.tanh(np.log1p(np.exp(x)))
+    if op == "softplus":
+        z = x * p[0]
+        return np.where(z > p[1], x, np.log1p(np.exp(z)) / p[0])
+    if op == "hardsigmoid":
+        return _hardsigmoid_core(x, c) / c(6)
+    if op == "hardswish":
+        return x * _hardsigmoid_core(x, c) / c(6)
+    if op in ("floor", "ceil", "round", "trunc"):
+        return getattr(np, {"round": "rint"}.get(op, op))(x) if is_float else x
+    if op == "round_decimals":
+        return np.rint(x / p[0]) * p[0] if p[1] != 0 else np.rint(x * p[0]) / p[0]
+    if op == "frac":
+        return x - np.trunc(x)
+    if op == "logical_not":
+        return x == 0
+    if op == "bitwise_not":
+        return x ^ 1 if is_bool else ~x
+    if op == "isnan":
+        return x != x
+    if op == "isinf":
+        return np.isinf(x) if is_float else np.zeros(x.shape, bool)
+    if op == "isposinf":
+        return np.isposinf(x) if is_float else np.zeros(x.shape, bool)
+    if op == "isneginf":
+        return np.isneginf(x) if is_float else np.zeros(x.shape, bool)
+    if op == "isfinite":
+        return np.isfinite(x) if is_float else np.ones(x.shape, bool)
+    if op == "signbit":
+        return np.signbit(x)
+    if op == "nan_to_num":
+        if not is_float:
+            return x
+        z = np.where(np.isnan(x), p[0], x)
+        z = np.where(z == np.inf, p[1], z)
+        return np.where(z == -np.inf, p[2], z)
+    raise NotImplementedError(f"unary elementwise op {op!r} has no numpy twin")
+
+
+def unary_twin(out: np.ndarray, x: np.ndarray, *, op: str, ct: str, params=()) -> None:
+    """The reference: the same op in numpy, in the same compute type, written with the same conversion."""
+    if tuple(out.shape) != tuple(x.shape):
+        raise ValueError(f"unary {op}: shapes differ: out {out.shape} vs input {x.shape}")
+    xc = C.np_operand(x, ct)
+    dt = C.np_ct(ct)
+    p = [np.asarray(v).astype(dt)[()] if C.is_floating_ct(ct) else dt.type(int(v)) for v in params]
+    with np.errstate(all="ignore"):
+        y = _np_unary(op, xc, p, C.is_floating_ct(ct), ct == "bool")
+    C.np_store(out, y)

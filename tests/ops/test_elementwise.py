@@ -1,0 +1,486 @@
+"""Specific behaviour of the elementwise family that the OpInfo table does not cover: Python
+operators (reflected and in-place), in-place semantics and version counters, out=, PyTorch's type
+promotion with scalars and 0-d tensors, integer division and rounding modes, shifts, error
+messages, and autograd end to end. Every test runs on cpu (twins) and cuda (kernels; Triton's
+interpreter when there is no GPU)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import tensorlab as tl
+from tests.helpers import assert_close, to_numpy
+
+
+def t(values, device, dtype=None):
+    return tl.tensor(values, dtype=dtype, device=device)
+
+
+# ----------------------------------------------------------------------------------------------
+# Python operators
+# ----------------------------------------------------------------------------------------------
+
+
+def test_arithmetic_operators(device):
+    a = t([1.0, -2.0, 3.5], device)
+    b = t([2.0, 4.0, -0.5], device)
+    an, bn = to_numpy(a), to_numpy(b)
+    assert_close(a + b, an + bn)
+    assert_close(a - b, an - bn)
+    assert_close(a * b, an * bn)
+    assert_close(a / b, an / bn)
+    assert_close(a // b, np.floor_divide(an, bn))
+    assert_close(a % b, np.remainder(an, bn))
+    assert_close(abs(a) ** b, np.abs(an) ** bn)
+    assert_close(-a, -an)
+    assert_close(+a, an)
+    assert_close(abs(a), np.abs(an))
+
+
+def test_reflected_operators(device):
+    x = t([1.0, 2.0, 4.0], device)
+    xn = to_numpy(x)
+    assert_close(2 - x, 2 - xn)
+    assert_close(2 + x, 2 + xn)
+    assert_close(3 * x, 3 * xn)
+    assert_close(2 / x, 2 / xn)
+    assert_close(7 // x, np.floor_divide(7, xn))
+    assert_close(7 % x, np.remainder(7, xn))
+    assert_close(2 ** x, 2.0 ** xn)
+    assert_close(np.float64(2.0) * x, 2 * xn)  # numpy scalars defer to Tensor (__array_priority__)
+    assert isinstance(np.float32(3.0) - x, tl.Tensor)
+    i = t([1, 2, 3], device)
+    assert (2 ** i).dtype is tl.int64
+    assert (1 << i).tolist() == [2, 4, 8]
+    assert (16 >> i).tolist() == [8, 4, 2]
+    assert (6 & i).tolist() == [0, 2, 2]
+    assert (6 | i).tolist() == [7, 6, 7]
+    assert (6 ^ i).tolist() == [7, 4, 5]
+
+
+def test_comparison_operators_return_bool_tensors(device):
+    a = t([1, 2, 3], device)
+    for result, expected in ((a == 2, [False, True, False]), (a != 2, [True, False, True]),
+                             (a < 2, [True, False, False]), (a <= 2, [True, True, False]),
+                             (a > 2, [False, False, True]), (a >= 2, [False, True, True]),
+                             (2 < a, [False, False, True]),
+                             (a == t([1, 0, 3], device), [True, False, True])):
+        assert isinstance(result, tl.Tensor) and result.dtype is tl.bool
+        assert result.tolist() == expected
+    assert (a == None) is False  # noqa: E711 - NotImplemented -> identity comparison
+    assert (a != "x") is True
+    assert {a: 1}[a] == 1  # still hashable by identity
+
+
+def test_bitwise_and_invert_operators(device):
+    a = t([0b1100, 0b1010, -1], device, tl.int32)
+    b = t([0b1010, 0b0110, 5], device, tl.int32)
+    an, bn = to_numpy(a), to_numpy(b)
+    assert (a & b).tolist() == (an & bn).tolist()
+    assert (a | b).tolist() == (an | bn).tolist()
+    assert (a ^ b).tolist() == (an ^ bn).tolist()
+    assert (~a).tolist() == (~an).tolist()
+    assert (a << 2).tolist() == (an << 2).tolist()
+    assert (a >> 1).tolist() == (an >> 1).tolist()
+    m = t([True, False], device)
+    assert (~m).tolist() == [False, True]
+    assert (m & t([True, True], device)).tolist() == [True, False]
+
+
+def test_unsupported_operand_type_raises_type_error(device):
+    a = t([1.0], device)
+    with pytest.raises(TypeError):
+        a + "x"
+    with pytest.raises(TypeError):
+        a * object()
+
+
+# ----------------------------------------------------------------------------------------------
+# in-place and out=
+# ----------------------------------------------------------------------------------------------
+
+
+def test_inplace_operator_keeps_identity_and_bumps_version(device):
+    a = t([1.0, 2.0, 3.0], device)
+    ident, v0 = id(a), a._version
+    a += 1
+    assert id(a) == ident and a._version == v0 + 1
+    a *= t([2.0, 2.0, 2.0], device)
+    a -= 1
+    a /= 2
+    assert a.tolist() == [1.5, 2.5, 3.5]
+    assert a._version == v0 + 4
+    i = t([7, -7, 8], device)
+    i //= 2
+    assert i.tolist() == [3, -4, 4]
+    i %= 3
+    assert i.tolist() == [0, 2, 1]
+    i <<= 1
+    i |= 1
+    assert i.tolist() == [1, 5, 3]
+
+
+def test_inplace_methods_return_self_and_write_through_views(device):
+    base = t([[1.0, 2.0], [3.0, 4.0]], device)
+    col = base[:, 1]
+    out = col.mul_(10)
+    assert out is col
+    assert base.tolist() == [[1.0, 20.0], [3.0, 40.0]]
+    base.t().add_(t([1.0, 2.0], device))  # a transposed (non-contiguous) destination, broadcast source
+    assert base.tolist() == [[2.0, 21.0], [5.0, 42.0]]
+    x = t([-1.0, 0.5, 2.0], device)
+    assert x.clamp_(min=0.0, max=1.0) is x and x.tolist() == [0.0, 0.5, 1.0]
+    x.exp_().neg_()
+    assert_close(x, -np.exp(np.array([0.0, 0.5, 1.0], dtype=np.float32)))
+
+
+def test_inplace_dtype_and_shape_errors(device):
+    i = t([1, 2], device)
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        i.add_(1.5)
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        i.div_(2)
+    assert i.tolist() == [1, 2]  # nothing written
+    a = t([1.0, 2.0], device)
+    with pytest.raises(RuntimeError, match=r"doesn't match the broadcast shape"):
+        a.add_(t([[1.0, 2.0], [3.0, 4.0]], device))
+    e = t([1.0], device).expand(3)
+    with pytest.raises(RuntimeError, match="more than one element"):
+        e.add_(1)
+
+
+def test_out_argument(device):
+    a, b = t([1.0, 2.0], device), t([3.0, 4.0], device)
+    o = tl.empty(2, dtype=tl.float64, device=device)
+    v0 = o._version
+    r = tl.add(a, b, out=o)
+    assert r is o and o.dtype is tl.float64 and o.tolist() == [4.0, 6.0] and o._version == v0 + 1
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        tl.add(a, b, out=tl.empty(2, dtype=tl.int32, device=device))
+    ob = tl.empty(2, dtype=tl.bool, device=device)
+    tl.lt(a, b, out=ob)
+    assert ob.tolist() == [True, True]
+    # a strided destination: every other element of a buffer
+    buf = tl.zeros(4, device=device)
+    tl.mul(a, b, out=buf[::2])
+    assert buf.tolist() == [3.0, 0.0, 8.0, 0.0]
+    # a wrongly shaped out= is resized with PyTorch's warning
+    small = tl.empty(5, device=device)
+    with pytest.warns(UserWarning, match="resized"):
+        tl.exp(a, out=small)
+    assert small.shape == (2,)
+    empty = tl.empty(0, device=device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an empty out= is resized silently
+        tl.sin(a, out=empty)
+    assert empty.shape == (2,)
+
+
+# ----------------------------------------------------------------------------------------------
+# type promotion (PyTorch's rules, scalars weak)
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make,expected", [
+    (lambda d: t([1, 2], d, tl.int32) + 2.5, tl.float32),
+    (lambda d: t([1, 2], d, tl.int32) + 2, tl.int32),
+    (lambda d: t([1.0], d, tl.float16) * 3.0, tl.float16),
+    (lambda d: t([1.0], d, tl.bfloat16) + 1, tl.bfloat16),
+    (lambda d: t([1, 2], d, tl.int32) / 2, tl.float32),
+    (lambda d: t([1, 2], d, tl.int64) / t([2, 2], d, tl.int64), tl.float32),
+    (lambda d: t([1, 2], d, tl.uint8) + t([1, 2], d, tl.int8), tl.int16),
+    (lambda d: t([1.0], d, tl.float16) + t([1.0], d, tl.bfloat16), tl.float32),
+    (lambda d: t([1.0], d, tl.float16) + t(1.0, d, tl.float32), tl.float16),  # 0-d tensors are weak
+    (lambda d: t([1], d, tl.int32) + t(1, d, tl.int64), tl.int32),
+    (lambda d: t([1], d, tl.int32) + t(1.5, d, tl.float64), tl.float64),  # ... unless of a higher category
+    (lambda d: t([True], d) + t([True], d), tl.bool),
+    (lambda d: t([True], d) + 1, tl.int64),
+    (lambda d: t([True], d) * 1.5, tl.float32),
+    (lambda d: t([1, 2], d, tl.int32) < 2.5, tl.bool),
+    (lambda d: tl.exp(t([1, 2], d, tl.int16)), tl.float32),
+    (lambda d: tl.abs(t([-1], d, tl.int8)), tl.int8),
+    (lambda d: tl.square(t([True], d)), tl.int64),
+    (lambda d: tl.floor(t([3], d, tl.int16)), tl.int16),
+    (lambda d: tl.atan2(t([1], d, tl.int32), t([1], d, tl.int32)), tl.float32),
+    (lambda d: tl.where(t([True], d), 1.0, 0), tl.float32),
+    (lambda d: tl.where(t([True], d), t([1], d, tl.int32), 2.5), tl.float32),
+    (lambda d: tl.clamp(t([1, 5], d), min=0.5), tl.float32),
+    (lambda d: t([1, 2], d, tl.int32) // 2, tl.int32),
+    (lambda d: t([1, 2], d, tl.int32) ** 2, tl.int32),
+    (lambda d: t([1, 2], d, tl.int32) ** 0.5, tl.float32),
+])
+def test_type_promotion(device, make, expected):
+    assert make(device).dtype is expected
+
+
+def test_bool_arithmetic_saturates(device):
+    a = t([True, True, False], device)
+    b = t([True, False, False], device)
+    assert (a + b).tolist() == [True, True, False]
+    assert (a * b).tolist() == [True, False, False]
+    assert tl.maximum(a, b).tolist() == [True, True, False]
+
+
+def test_scalar_precision_float64(device):
+    x = t([1.0, 3.0], device, tl.float64)
+    assert_close(x + 0.1, np.array([1.1, 3.1]), rtol=0, atol=0)
+    assert_close(x * (1 / 3), np.array([1.0, 3.0]) * (1 / 3), rtol=0, atol=0)
+    big = t([0], device, tl.int64) + (2**62 + 1)
+    assert big.tolist() == [2**62 + 1]
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")  # the interpreter's numpy cast
+def test_fp16_large_values(device):
+    x = t([65504.0, -65504.0, 1000.0], device, tl.float16)
+    assert (x + x).tolist() == [math.inf, -math.inf, 2000.0]
+    assert (x * 0.5).tolist() == [32752.0, -32752.0, 500.0]
+    # the product 1000*1000 overflows float16, but computing in float32 keeps the quotient
+    assert_close(x * x / x, np.array([np.inf, -np.inf, np.inf], dtype=np.float16))
+    assert tl.nan_to_num(t([math.inf, -math.inf, math.nan], device, tl.float16)).tolist() == [65504.0, -65504.0, 0.0]
+
+
+# ----------------------------------------------------------------------------------------------
+# integer semantics and rounding modes
+# ----------------------------------------------------------------------------------------------
+
+
+def test_integer_floor_division_and_remainder(device):
+    a = t([7, -7, 7, -7, 0, 9], device)
+    b = t([2, 2, -2, -2, 3, 3], device)
+    assert (a // b).tolist() == [3, -4, -4, 3, 0, 3]
+    assert (a % b).tolist() == [1, 1, -1, -1, 0, 0]
+    assert tl.div(a, b, rounding_mode="trunc").tolist() == [3, -3, -3, 3, 0, 3]
+    assert tl.fmod(a, b).tolist() == [1, -1, 1, -1, 0, 0]
+    assert tl.div(a, b, rounding_mode="floor").dtype is tl.int64
+    assert (a / b).dtype is tl.float32
+    assert_close(a / b, np.array([3.5, -3.5, -3.5, 3.5, 0.0, 3.0], dtype=np.float32))
+    assert tl.remainder(-7, t([3, -3], device)).tolist() == [2, -1]
+
+
+def test_float_rounding_modes(device):
+    a = t([5.5, -5.5, 1.0, -1.0, 0.0, 7.0], device)
+    b = t([-2.0, 2.0, 0.0, 0.0, 0.0, 0.1], device)
+    floor = tl.div(a, b, rounding_mode="floor").tolist()
+    assert floor[:2] == [-3.0, -3.0]
+    assert floor[2] == math.inf and floor[3] == -math.inf and math.isnan(floor[4])
+    assert floor[5] == 69.0  # 7 / 0.1 is 70.00000xx in float32, but 7 = 69 * 0.1 + 0.0999...: Python's answer
+    trunc = tl.div(a, b, rounding_mode="trunc").tolist()
+    assert trunc[:2] == [-2.0, -2.0]
+    assert_close(tl.remainder(a[:2], b[:2]), np.array([-0.5, 0.5], dtype=np.float32))
+    assert_close(tl.fmod(a[:2], b[:2]), np.array([1.5, -1.5], dtype=np.float32))
+    with pytest.raises(RuntimeError, match="rounding_mode"):
+        tl.div(a, b, rounding_mode="round")
+
+
+def test_integer_pow(device):
+    base = t([2, -3, 5, 1, -1, 0], device)
+    assert (base ** 3).tolist() == [8, -27, 125, 1, -1, 0]
+    assert (base ** t([10, 3, 0, 7, 5, 2], device)).tolist() == [1024, -27, 1, 1, -1, 0]
+    # negative integer exponents in a tensor: 1 ** -n = 1, (-1) ** -n = +-1, else 0 (PyTorch's result)
+    assert (base ** t([-1, -2, -1, -3, -3, 2], device)).tolist() == [0, 0, 0, 1, -1, 0]
+    with pytest.raises(RuntimeError, match="negative integer powers"):
+        base ** -1
+    assert (t([3], device, tl.int8) ** 5).tolist() == [-13]  # 243 wraps like C
+    assert (2 ** t([0, 62], device)).tolist() == [1, 2**62]
+
+
+def test_shift_semantics(device):
+    a = t([1, -8, 5], device, tl.int32)
+    assert (a << 40).tolist() == [0, 0, 0]  # shift >= width: 0 (PyTorch)
+    assert (a >> 40).tolist() == [0, -1, 0]  # ... and the sign for >>
+    assert (a << t([1, 2, 31], device, tl.int32)).tolist() == [2, -32, -2147483648]
+    u = t([200], device, tl.uint8)
+    assert (u >> 1).tolist() == [100]  # logical shift for unsigned
+    with pytest.raises(RuntimeError, match="not implemented for 'Float'"):
+        t([1.0], device) << 1
+
+
+def test_round_decimals_and_half_to_even(device):
+    x = t([0.5, 1.5, 2.5, -0.5, -1.5, 1234.5678], device, tl.float64)
+    assert tl.round(x).tolist() == [0.0, 2.0, 2.0, -0.0, -2.0, 1235.0]
+    assert_close(tl.round(x, decimals=2)[-1:], np.array([1234.57]))
+    assert_close(tl.round(x, decimals=-2)[-1:], np.array([1200.0]))
+    assert tl.round(t([3, 4], device)).tolist() == [3, 4]
+    with pytest.raises(RuntimeError):
+        tl.round(t([3, 4], device), decimals=1)
+
+
+def test_sign_and_special_values(device):
+    x = t([-2.0, -0.0, 0.0, 3.0, math.nan, math.inf], device)
+    assert tl.sign(x).tolist()[:4] == [-1.0, 0.0, 0.0, 1.0]
+    assert tl.sign(x).tolist()[4] == 0.0  # PyTorch: sign(nan) = 0
+    assert tl.signbit(x).tolist() == [True, True, False, False, False, False]
+    assert tl.isfinite(x).tolist() == [True, True, True, True, False, False]
+    assert tl.isnan(t([1, 2], device)).tolist() == [False, False]
+    assert tl.isfinite(t([1, 2], device)).tolist() == [True, True]
+    assert tl.maximum(x, t(1.0, device)).tolist()[4] != tl.maximum(x, t(1.0, device)).tolist()[4]  # nan propagates
+    assert tl.fmax(x, t(1.0, device)).tolist()[4] == 1.0  # ... fmax ignores it
+
+
+def test_clamp_variants(device):
+    x = t([-2.0, 0.5, 3.0, math.nan], device)
+    assert_close(tl.clamp(x, min=-1.0, max=1.0), np.array([-1.0, 0.5, 1.0, np.nan], dtype=np.float32))
+    assert_close(tl.clamp(x, max=0.0), np.array([-2.0, 0.0, 0.0, np.nan], dtype=np.float32))
+    assert_close(tl.clamp(x, min=2.0, max=1.0), np.array([1.0, 1.0, 1.0, np.nan], dtype=np.float32))  # min > max
+    lo, hi = t([0.0, 0.0, 0.0, 0.0], device), t([1.0], device)
+    assert_close(tl.clip(x, lo, hi), np.array([0.0, 0.5, 1.0, np.nan], dtype=np.float32))
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max'"):
+        tl.clamp(x)
+
+
+def test_where_and_lerp_and_addc(device):
+    c = t([True, False, True], device)
+    assert tl.where(c, t([1, 2, 3], device), 0).tolist() == [1, 0, 3]
+    assert t([1.0, 2.0, 3.0], device).where(c, -1.0).tolist() == [1.0, -1.0, 3.0]
+    s, e = t([0.0, 10.0], device), t([10.0, 20.0], device)
+    assert tl.lerp(s, e, 0.25).tolist() == [2.5, 12.5]
+    assert tl.lerp(s, e, t([1.0, 0.0], device)).tolist() == [10.0, 10.0]  # exact at both ends
+    x = t([1.0, 2.0], device)
+    assert tl.addcmul(x, x, x, value=2).tolist() == [3.0, 10.0]
+    assert tl.addcdiv(x, x, t([4.0, 8.0], device), value=-1).tolist() == [0.75, 1.75]
+
+
+# ----------------------------------------------------------------------------------------------
+# errors
+# ----------------------------------------------------------------------------------------------
+
+
+def test_error_messages(device):
+    a, b = t([1.0, 2.0, 3.0], device), t([1.0, 2.0], device)
+    with pytest.raises(RuntimeError, match=r"add\(\).*size of tensor a \(3\).*tensor b \(2\)"):
+        tl.add(a, b)
+    with pytest.raises(RuntimeError, match='"bitwise_and" not implemented for \'Float\''):
+        tl.bitwise_and(a, a)
+    with pytest.raises(RuntimeError, match="not implemented for 'Float'"):
+        _ = ~a
+    m = t([True], device)
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with two bool tensors"):
+        _ = m - m
+    with pytest.raises(RuntimeError, match="Negation, the `-` operator, on a bool tensor"):
+        _ = -m
+    with pytest.raises(RuntimeError, match="alpha must not be a floating point"):
+        tl.add(t([1], device), t([1], device), alpha=0.5)
+    with pytest.raises(RuntimeError, match="Boolean alpha"):
+        tl.add(a, a, alpha=True)
+    with pytest.raises(RuntimeError, match="expected condition to be a boolean tensor"):
+        tl.where(a, a, a)
+    with pytest.raises(RuntimeError, match="expected dtype float32 for `end`"):
+        tl.lerp(a, a.double(), 0.5)
+    with pytest.raises(RuntimeError, match="Integer division with addcdiv"):
+        tl.addcdiv(t([1], device), t([1], device), t([1], device))
+    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+        tl.gelu(t([1], device))
+    with pytest.raises(RuntimeError, match="approximate"):
+        tl.gelu(a, approximate="fast")
+    with pytest.raises(TypeError, match="must be Tensor"):
+        tl.maximum(a, 1.0)
+    with pytest.raises(TypeError, match="must be Tensor"):
+        tl.exp(1.0)
+
+
+# ----------------------------------------------------------------------------------------------
+# layouts: broadcast reads, > 6 dims, transposed operands
+# ----------------------------------------------------------------------------------------------
+
+
+def test_many_dims_and_transposes(device):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((2, 1, 3, 2, 1, 2, 3, 2)).astype(np.float32)
+    b = rng.standard_normal((2, 3, 1, 2, 2, 1, 3, 1)).astype(np.float32)
+    ta, tb = t(a, device), t(b, device)
+    # permuted views: more than six dims that no stride pattern merges
+    perm = (7, 0, 6, 1, 5, 2, 4, 3)
+    got = ta.permute(perm) * tb.permute(perm)
+    assert_close(got, np.transpose(a, perm) * np.transpose(b, perm))
+    m = rng.standard_normal((5, 7)).astype(np.float32)
+    assert_close(tl.sub(t(m, device).t(), t(m.T.copy(), device)), np.zeros((7, 5), np.float32))
+
+
+def test_cpu_scalar_tensor_with_cuda_tensor():
+    if not tl.cuda.is_available():
+        pytest.skip("no cuda device (real or interpreted)")
+    x = t([1.0, 2.0], "cuda")
+    y = x * t(3.0, "cpu")  # a 0-d cpu tensor joins a cuda op as a scalar
+    assert y.device.type == "cuda" and y.tolist() == [3.0, 6.0]
+    with pytest.raises(RuntimeError, match="same device"):
+        x + t([1.0, 2.0], "cpu")
+
+
+# ----------------------------------------------------------------------------------------------
+# autograd
+# ----------------------------------------------------------------------------------------------
+
+
+def test_backward_end_to_end(device):
+    x = t([1.0, 2.0, 3.0], device).requires_grad_()
+    y = t([4.0, 5.0, 6.0], device).requires_grad_()
+    (x * y + x).sum().backward()
+    assert x.grad.tolist() == [5.0, 6.0, 7.0]
+    assert y.grad.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_broadcast_gradients_are_reduced(device):
+    x = t([[1.0], [2.0]], device).requires_grad_()
+    y = t([1.0, 2.0, 3.0], device).requires_grad_()
+    z = (x * y - y / 2).sum()
+    z.backward()
+    assert x.grad.shape == (2, 1) and x.grad.tolist() == [[6.0], [6.0]]
+    assert y.grad.shape == (3,) and y.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_mixed_dtype_gradient_cast_to_input_dtype(device):
+    h = t([1.0, 2.0], device, tl.float16).requires_grad_()
+    f = t([3.0, 4.0], device, tl.float32).requires_grad_()
+    (h * f).sum().backward()
+    assert h.grad.dtype is tl.float16 and h.grad.tolist() == [3.0, 4.0]
+    assert f.grad.dtype is tl.float32 and f.grad.tolist() == [1.0, 2.0]
+
+
+def test_inplace_ops_under_autograd(device):
+    x = t([0.5, 1.0, 2.0], device).requires_grad_()
+    w = t([3.0, 4.0, 5.0], device).requires_grad_()
+    a = x * 1
+    a.mul_(w)  # the gradient of w needs the old a: saved as a clone
+    a.sin_()  # sin_'s gradient needs its input
+    a.relu_()
+    a.sum().backward()
+    xn, wn = to_numpy(x), to_numpy(w)
+    inner = xn * wn
+    d = np.cos(inner) * (np.sin(inner) > 0)
+    assert_close(x.grad, d * wn, rtol=1e-5, atol=1e-6)
+    assert_close(w.grad, d * xn, rtol=1e-5, atol=1e-6)
+    leaf = t([1.0], device).requires_grad_()
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        leaf.add_(1)
+
+
+def test_modified_saved_tensor_is_detected(device):
+    x = t([1.0, 2.0], device).requires_grad_()
+    y = x.exp()  # exp saves its output
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_double_backward(device):
+    x = t([0.3, -0.7], device, tl.float64).requires_grad_()
+    (g,) = tl.autograd.grad(tl.tanh(x).sum(), x, create_graph=True)
+    (gg,) = tl.autograd.grad(g.sum(), x)
+    th = np.tanh(to_numpy(x))
+    assert_close(gg, -2 * th * (1 - th**2))
+
+
+def test_rounding_ops_have_zero_gradient(device):
+    x = t([0.3, -1.7], device).requires_grad_()
+    (tl.floor(x) + tl.ceil(x) + tl.round(x) + tl.trunc(x) + tl.sign(x) + x // 2).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+
+
+def test_comparisons_are_not_differentiable(device):
+    x = t([1.0, 2.0], device).requires_grad_()
+    assert not (x > 1).requires_grad
+    assert not tl.isnan(x).requires_grad
