@@ -111,12 +111,13 @@ def copy_bandwidth(dev: str, nbytes: int = 256 << 20, repeats: int = 20) -> floa
     return 2 * nbytes / seconds
 
 
-def run_torch_reference(script: str, payload: dict, timeout: int = 900) -> dict | None:
-    """Run ``bench/<script>`` (which may import torch) in a separate process; None if torch is absent."""
+def run_torch_reference(script: str, payload: dict, timeout: int = 900, python: str | None = None) -> dict | None:
+    """Run ``bench/<script>`` (which may import torch) in a separate process with ``python`` (default:
+    this interpreter); None if torch is absent there."""
     path = Path(__file__).resolve().parent / script
     try:
-        proc = subprocess.run([sys.executable, str(path), json.dumps(payload)], capture_output=True, text=True,
-                              timeout=timeout)
+        proc = subprocess.run([python or sys.executable, str(path), json.dumps(payload)], capture_output=True,
+                              text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"error": "timeout"}
     if proc.returncode != 0:
