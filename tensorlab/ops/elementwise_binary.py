@@ -284,8 +284,9 @@ def _declare(name, kind, backward=None, save=E.save_inputs, doc=""):
 
 ADD = _declare("add", _ARITH, _add_backward, E.save_nothing, "input + alpha * other")
 SUB = _declare("sub", _ARITH, _sub_backward, E.save_nothing, "input - alpha * other")
-MUL = _declare("mul", _ARITH, _mul_backward, doc="input * other")
-DIV = _declare("div", _FLOAT, _div_backward, doc="input / other; rounding_mode None, 'trunc' or 'floor'")
+MUL = _declare("mul", _ARITH, _mul_backward, E.save_for({0: [1], 1: [0]}), doc="input * other")
+DIV = _declare("div", _FLOAT, _div_backward, E.save_for({0: [1], 1: [0, 1]}),
+               doc="input / other; rounding_mode None, 'trunc' or 'floor'")
 REMAINDER = _declare("remainder", _ARITH, _remainder_backward, doc="Python's %: the sign of the divisor")
 FMOD = _declare("fmod", _ARITH, _fmod_backward, doc="C's fmod: the sign of the dividend")
 POW = _declare("pow", _ARITH, _pow_backward, E.save_inputs_and_output, "input ** exponent")

@@ -124,6 +124,30 @@ def save_inputs(ctx, inputs, outputs, params):
     ctx.save_for_backward(*[x if isinstance(x, Tensor) else None for x in inputs])
 
 
+def save_for(needed_by: dict):
+    """A save policy keeping input i only if a gradient that needs it is wanted.
+
+    ``needed_by[i]`` lists the inputs whose gradient formula reads input i (mul: {0: [1], 1: [0]}),
+    in the math order of a binary op (positions swap for reflected calls).
+    Saving less than everything is what lets ``h.mul_(3)`` be followed by more in-place ops on h:
+    the gradient w.r.t. h needs only the 3, so h's overwritten old value is never asked for
+    (as in PyTorch).
+    """
+
+    swapped = {1 - i: [1 - j for j in js] for i, js in needed_by.items()}  # reflected ops: 2 / t
+
+    def save(ctx, inputs, outputs, params):
+        needs = ctx.needs_input_grad
+        table = swapped if params.get("reverse") else needed_by
+        kept = []
+        for i, x in enumerate(inputs):
+            wanted = any(j < len(needs) and needs[j] for j in table.get(i, ()))
+            kept.append(x if isinstance(x, Tensor) and wanted else None)
+        ctx.save_for_backward(*kept)
+
+    return save
+
+
 def save_output(ctx, inputs, outputs, params):
     ctx.save_for_backward(outputs[0])
 
