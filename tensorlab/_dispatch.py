@@ -27,6 +27,8 @@ from ._device import device
 from ._registry import Geometry, OpDef, Plan, get_op
 from ._storage import contiguous_strides, device_array, new_storage, numpy_view
 from ._tensor import Tensor
+from .autograd import graph as _graph
+from .autograd.grad_mode import is_grad_enabled as _grad_enabled
 
 log = logging.getLogger("tensorlab")
 DEBUG = os.environ.get("TENSORLAB_DEBUG", "0") not in ("", "0")
@@ -155,9 +157,16 @@ def _cpu_scalars_to_python(inputs):
 
 def _impl_arg(a, dev: device):
     if isinstance(a, Tensor):
-        if dev.type == "cpu":
-            return numpy_view(a._storage, a._shape, a._stride, a._offset, a.dtype.np)
-        return device_array(a._storage, a._shape, a._stride, a._offset, a.dtype.np)
+        # A tensor's geometry never changes (``.data =`` and resizing reset the cache), so its
+        # numpy view / DeviceArray is built once. Implementations never mutate these objects.
+        v = a._impl_view
+        if v is None:
+            if dev.type == "cpu":
+                v = numpy_view(a._storage, a._shape, a._stride, a._offset, a.dtype.np)
+            else:
+                v = device_array(a._storage, a._shape, a._stride, a._offset, a.dtype.np)
+            a._impl_view = v
+        return v
     if isinstance(a, Geometry):
         t = a.tensor
         if dev.type == "cpu":
@@ -261,6 +270,7 @@ def _resize_(t: Tensor, shape: tuple) -> None:
     storage = new_storage(math.prod(shape), t.dtype.np, t.device)
     storage.version = t._storage.version
     t._storage, t._shape, t._stride, t._offset = storage, shape, contiguous_strides(shape), 0
+    t._impl_view = None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -306,24 +316,14 @@ def _check_autograd_write(op: OpDef, inputs, out, inplace: bool) -> None:
         )
 
 
-def _grad_enabled() -> bool:
-    from .autograd.grad_mode import is_grad_enabled
-
-    return is_grad_enabled()
-
-
 def _any_requires_grad(inputs) -> bool:
     return any(t._requires_grad for t in _iter_tensors(inputs))
 
 
 def _record(op: OpDef, inputs, outputs, params, inplace: bool = False) -> None:
-    if not _any_requires_grad(inputs):
+    if op.backward is None or not _any_requires_grad(inputs) or not _grad_enabled():
         return
-    from .autograd import graph
-
-    if not graph.grad_mode.is_grad_enabled():
-        return
-    graph.record(op, inputs, outputs, params, inplace=inplace)
+    _graph.record(op, inputs, outputs, params, inplace=inplace)
 
 
 def _log(op: OpDef, impl, dev, inputs, outputs) -> None:

@@ -35,7 +35,7 @@ class Tensor:
     __slots__ = (
         "_storage", "_shape", "_stride", "_offset", "dtype",
         "_requires_grad", "grad", "grad_fn", "_output_nr", "_base", "_retains_grad",
-        "_hooks", "_grad_accumulator", "__weakref__", "__dict__",
+        "_hooks", "_grad_accumulator", "_impl_view", "__weakref__", "__dict__",
     )
 
     # Users build tensors with tensorlab.tensor / zeros / ...; this keeps Tensor(...) from
@@ -59,6 +59,7 @@ class Tensor:
         t._retains_grad = False
         t._hooks = None
         t._grad_accumulator = None
+        t._impl_view = None  # the numpy view / DeviceArray the dispatcher hands to implementations
         return t
 
     # ------------------------------------------------------------------------------------
@@ -197,6 +198,7 @@ class Tensor:
             raise TypeError(f"data must be a Tensor, got {type(other).__name__}")
         self._storage, self._shape, self._stride = other._storage, other._shape, other._stride
         self._offset, self.dtype = other._offset, other.dtype
+        self._impl_view = None
 
     def detach(self) -> Tensor:
         """A new tensor sharing storage, cut from the graph (PyTorch's ``detach``)."""

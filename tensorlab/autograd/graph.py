@@ -330,19 +330,36 @@ def _edge_of(t) -> tuple:
 
 def new_node(op, inputs, params: dict) -> Node:
     """A node for ``op`` applied to ``inputs``: edges, input metadata (outputs are set later)."""
-    structure, flat = _flatten_inputs(inputs)
+    from .._tensor import Tensor
+
     node = Node(op, params)
-    node.input_structure = structure
-    node.next_functions = tuple(_edge_of(t) for t in flat)
-    node.inputs_meta_flat = tuple(TensorMeta(t) for t in flat)
+    structure, edges, metas, ctx_inputs, needs = [], [], [], [], []
+    for x in inputs:  # one pass: structure, edges and metadata of every (possibly listed) tensor input
+        if isinstance(x, Tensor):
+            m = TensorMeta(x)
+            structure.append("tensor")
+            edges.append(_edge_of(x))
+            metas.append(m)
+            ctx_inputs.append(m)
+            needs.append(m.requires_grad)
+        elif isinstance(x, list | tuple) and x and all(isinstance(y, Tensor) for y in x):
+            ms = [TensorMeta(y) for y in x]
+            structure.append(len(x))
+            edges.extend(_edge_of(y) for y in x)
+            metas.extend(ms)
+            ctx_inputs.append(ms)
+            needs.append(any(m.requires_grad for m in ms))
+        else:
+            structure.append(None)
+            ctx_inputs.append(x)
+            needs.append(False)
+    node.input_structure = tuple(structure)
+    node.next_functions = tuple(edges)
+    node.inputs_meta_flat = tuple(metas)
     ctx = node.ctx
-    ctx.inputs = tuple(_meta_of(x) for x in inputs)
-    ctx.needs_input_grad = tuple(
-        (m.requires_grad if isinstance(m, TensorMeta) else any(y.requires_grad for y in m))
-        if isinstance(m, TensorMeta | list) else False
-        for m in ctx.inputs
-    )
-    if anomaly_enabled():
+    ctx.inputs = tuple(ctx_inputs)
+    ctx.needs_input_grad = tuple(needs)
+    if _anomaly["enabled"]:
         import traceback
 
         node.anomaly_trace = "".join(traceback.format_stack(limit=14)[:-3])

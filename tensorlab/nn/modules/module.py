@@ -6,7 +6,6 @@ changing the import and its state dict keys line up.
 
 from __future__ import annotations
 
-import itertools
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator
 
@@ -188,8 +187,6 @@ class Module:
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs.add(handle.id)
         if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False) if hasattr(
-                self._forward_pre_hooks, "move_to_end") else None
             _move_first(self._forward_pre_hooks, handle.id)
         return handle
 
@@ -328,7 +325,7 @@ class Module:
             for m in self.children():
                 m._apply(fn)
         with no_grad():
-            for name, p in self._parameters.items():
+            for p in self._parameters.values():
                 if p is None:
                     continue
                 new = fn(p)
@@ -431,7 +428,7 @@ class Module:
         missing = [k for k in entries if k not in state_dict]
         unexpected = [k for k in state_dict if k not in entries]
         mismatched, bad_type = [], []
-        for key, (mod, name, kind) in entries.items():
+        for key, (mod, name, _) in entries.items():
             if key not in state_dict:
                 continue
             value = state_dict[key]
@@ -521,5 +518,3 @@ class _Probe:
         self.device = object()
         self.dtype = object()
 
-
-_ = itertools  # kept for parity with PyTorch's module layout
