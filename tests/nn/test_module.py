@@ -1,0 +1,213 @@
+"""nn.Module core: registration, traversal, state dicts, hooks, moving/casting, containers, repr."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import tensorlab as tl
+from tensorlab import nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 4)
+        self.scale = nn.Parameter(tl.ones(4))
+        self.register_buffer("running", tl.zeros(4))
+        self.register_buffer("scratch", tl.zeros(2), persistent=False)
+
+    def forward(self, x):
+        return self.fc(x) * self.scale
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = Block()
+        self.b = Block()
+        self.b.fc = self.a.fc  # shared submodule
+        self.head = nn.Sequential(nn.ReLU(), nn.Linear(4, 2))
+
+    def forward(self, x):
+        return self.head(self.b(self.a(x)[:, :3]))
+
+
+def test_registration_and_traversal():
+    net = Net()
+    names = [n for n, _ in net.named_parameters()]
+    # as PyTorch: a module's own parameters come before its children's
+    assert names == ["a.scale", "a.fc.weight", "a.fc.bias", "b.scale", "head.1.weight", "head.1.bias"]
+    assert len(list(net.parameters())) == 6  # the shared Linear counted once
+    assert [n for n, _ in net.named_buffers()] == ["a.running", "a.scratch", "b.running", "b.scratch"]
+    assert [n for n, _ in net.named_children()] == ["a", "b", "head"]
+    assert [n for n, _ in net.named_modules()] == ["", "a", "a.fc", "b", "head", "head.0", "head.1"]
+    assert net.get_submodule("head.1") is net.head[1]
+    assert net.get_parameter("a.scale") is net.a.scale
+    assert list(net.parameters(recurse=False)) == []
+    with pytest.raises(AttributeError, match="has no submodule `nope`"):
+        net.get_submodule("a.nope")
+
+
+def test_state_dict_keys_and_persistence():
+    net = Net()
+    keys = list(net.state_dict())
+    # as PyTorch: own parameters, own persistent buffers, then children; shared weights appear under both
+    assert keys == ["a.scale", "a.running", "a.fc.weight", "a.fc.bias", "b.scale", "b.running", "b.fc.weight",
+                    "b.fc.bias", "head.1.weight", "head.1.bias"]
+    sd = net.state_dict()
+    assert not sd["a.scale"].requires_grad and sd["a.scale"]._storage is net.a.scale._storage
+    assert net.state_dict(keep_vars=True)["a.scale"] is net.a.scale
+
+
+def test_load_state_dict_validates_before_changing_anything():
+    net, other = Net(), Net()
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    bad = other.state_dict()
+    bad["head.1.weight"] = tl.zeros(3, 3)
+    del bad["a.scale"]
+    bad["extra.weight"] = tl.zeros(1)
+    with pytest.raises(RuntimeError) as exc:
+        net.load_state_dict(bad)
+    msg = str(exc.value)
+    assert 'Missing key(s) in state_dict: "a.scale"' in msg
+    assert 'Unexpected key(s) in state_dict: "extra.weight"' in msg
+    assert "size mismatch for head.1.weight: copying a param with shape [3, 3]" in msg
+    for k, v in net.state_dict().items():  # nothing changed
+        np.testing.assert_array_equal(v.numpy(), before[k].numpy())
+    good = other.state_dict()
+    result = net.load_state_dict(good)
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    np.testing.assert_array_equal(net.head[1].weight.detach().numpy(), other.head[1].weight.detach().numpy())
+    partial = {"a.scale": tl.full((4,), 3.0)}
+    result = net.load_state_dict(partial, strict=False)
+    assert "a.fc.weight" in result.missing_keys and net.a.scale.tolist() == [3.0] * 4
+    with pytest.raises(TypeError, match="Expected state_dict to be dict-like"):
+        net.load_state_dict([1, 2])
+
+
+def test_registration_errors():
+    m = nn.Module()
+    with pytest.raises(TypeError, match="cannot assign 'Tensor' object to parameter 'w'"):
+        m.register_parameter("w", tl.ones(2))
+    with pytest.raises(KeyError, match='contain "."'):
+        m.register_buffer("a.b", tl.ones(1))
+    x = tl.ones(2, requires_grad=True)
+    with pytest.raises(ValueError, match="Cannot assign non-leaf Tensor to parameter 'w'"):
+        m.register_parameter("w", _non_leaf_parameter(x))
+    m.w = nn.Parameter(tl.ones(2))
+    with pytest.raises(TypeError, match="cannot assign 'Tensor' as parameter 'w'"):
+        m.w = tl.ones(2)
+    m.w = None
+    assert m.w is None and list(m.parameters()) == []
+
+    class Early(nn.Module):
+        def __init__(self):
+            self.p = nn.Parameter(tl.ones(1))
+
+    with pytest.raises(AttributeError, match="before Module.__init__"):
+        Early()
+
+
+def _non_leaf_parameter(x):
+    p = nn.Parameter(tl.ones(2))
+    p.grad_fn = (x * 2).grad_fn  # a parameter that is the output of an op
+    return p
+
+
+def test_train_eval_zero_grad_requires_grad():
+    net = Net()
+    net.eval()
+    assert not net.training and not net.head[0].training
+    net.train()
+    assert all(m.training for m in net.modules())
+    net(tl.randn(2, 3)).sum().backward()
+    assert all(p.grad is not None for p in net.parameters())
+    net.zero_grad(set_to_none=False)
+    assert all(float(np.abs(p.grad.numpy()).sum()) == 0 for p in net.parameters())
+    net.zero_grad()
+    assert all(p.grad is None for p in net.parameters())
+    net.requires_grad_(False)
+    assert not any(p.requires_grad for p in net.parameters())
+
+
+def test_to_keeps_parameter_identity():
+    net = Net()
+    params = list(net.parameters())
+    opt = tl.optim.SGD(net.parameters(), lr=0.1)
+    net.double()
+    assert all(p.dtype is tl.float64 for p in net.parameters()) and net.a.running.dtype is tl.float64
+    assert [id(p) for p in net.parameters()] == [id(p) for p in params]
+    assert opt.param_groups[0]["params"][0] is params[0]
+    net.to(tl.float32)
+    with pytest.raises(TypeError, match="only accepts floating point dtypes"):
+        net.to(tl.int64)
+    if tl.cuda.is_available():
+        net.to("cuda")
+        assert all(p.is_cuda for p in net.parameters()) and net.a.running.is_cuda
+        assert [id(p) for p in net.parameters()] == [id(p) for p in params]
+        out = net(tl.randn(2, 3, device="cuda"))
+        assert out.is_cuda
+        net.cpu()
+
+
+def test_forward_hooks():
+    m = nn.Linear(2, 2)
+    calls = []
+    h1 = m.register_forward_pre_hook(lambda mod, args: (args[0] * 0,))
+    h2 = m.register_forward_hook(lambda mod, args, out: calls.append(out.shape) or out + 100)
+    out = m(tl.ones(1, 2))
+    np.testing.assert_allclose(out.detach().numpy(), m.bias.detach().numpy()[None] + 100, rtol=1e-6)
+    assert calls == [(1, 2)]
+    h1.remove()
+    h2.remove()
+    np.testing.assert_allclose(m(tl.ones(1, 2)).detach().numpy(),
+                               (m.weight.detach().numpy().sum(1) + m.bias.detach().numpy())[None], rtol=1e-6)
+    m.register_forward_pre_hook(lambda mod, args, kwargs: (args, {"x": kwargs.get("x", None)}), with_kwargs=True)
+
+
+def test_containers():
+    seq = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    assert len(seq) == 3 and isinstance(seq[-1], nn.Linear) and isinstance(seq[1:], nn.Sequential)
+    seq.append(nn.Sigmoid())
+    del seq[1]
+    assert [type(m).__name__ for m in seq] == ["Linear", "Linear", "Sigmoid"] and list(seq._modules) == ["0", "1", "2"]
+    named = nn.Sequential(OrderedDict([("enc", nn.Linear(2, 2)), ("act", nn.Tanh())]))
+    assert list(named.state_dict()) == ["enc.weight", "enc.bias"]
+    ml = nn.ModuleList([nn.Linear(1, 1) for _ in range(3)])
+    ml += [nn.Linear(1, 1)]
+    assert len(ml) == 4 and len(list(ml.parameters())) == 8
+    md = nn.ModuleDict({"x": nn.Linear(1, 2)})
+    md["y"] = nn.Linear(2, 1)
+    assert list(md.keys()) == ["x", "y"] and "x" in md
+    pl = nn.ParameterList([tl.ones(2), nn.Parameter(tl.zeros(1))])
+    assert all(isinstance(p, nn.Parameter) for p in pl) and len(list(pl.parameters())) == 2
+    pd = nn.ParameterDict({"a": tl.ones(1)})
+    assert isinstance(pd["a"], nn.Parameter) and list(pd.state_dict()) == ["a"]
+    with pytest.raises(IndexError):
+        seq[5]
+
+
+def test_repr_matches_pytorch():
+    net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Sequential(nn.Linear(3, 1, bias=False)))
+    assert repr(net) == (
+        "Sequential(\n"
+        "  (0): Linear(in_features=2, out_features=3, bias=True)\n"
+        "  (1): ReLU()\n"
+        "  (2): Sequential(\n"
+        "    (0): Linear(in_features=3, out_features=1, bias=False)\n"
+        "  )\n"
+        ")"
+    )
+    assert repr(nn.Parameter(tl.ones(1))) == "Parameter containing:\ntensor([1.], requires_grad=True)"
+
+
+def test_checkpoint_roundtrip_of_a_model(tmp_path):
+    net = Net()
+    tl.save(net.state_dict(), tmp_path / "net.safetensors")
+    fresh = Net()
+    fresh.load_state_dict(tl.load(tmp_path / "net.safetensors"))
+    x = tl.randn(3, 3)
+    np.testing.assert_array_equal(fresh(x).detach().numpy(), net(x).detach().numpy())
