@@ -1,8 +1,14 @@
 """What every launcher shares: the launch call itself, debug logging, stride collapsing, int64 choice.
 
 ``launch(kernel, grid, *args, **meta)`` is the one place a Triton kernel is started from, so
-``TENSORLAB_DEBUG=1`` can log the kernel name and its launch configuration, and later work
-(cached compiled kernels for lower launch overhead, CUDA graphs) has one place to go.
+``TENSORLAB_DEBUG=1`` can log the kernel name and its launch configuration, a launch hook can
+record every configuration launched (``tools/compile_check.py``), and later work (cached
+compiled kernels for lower launch overhead, CUDA graphs) has one place to go.
+
+``INTERPRET`` tells launchers to pick interpreter-friendly configurations (few, big blocks).
+``TENSORLAB_GPU_CONFIGS=1`` makes them pick the configurations they would pick on a GPU even in
+the interpreter: ``tools/compile_check.py`` records those to compile them for the real target.
+Results in that mode can differ where a kernel relies on an interpreter-only setting (``UPCAST``).
 """
 
 from __future__ import annotations
@@ -13,10 +19,15 @@ import math
 import os
 
 from ._triton import TRITON_AVAILABLE, triton
-from .runtime import INTERPRET
+from .runtime import INTERPRET as _RUNTIME_INTERPRET
 
 log = logging.getLogger("tensorlab")
 DEBUG = os.environ.get("TENSORLAB_DEBUG", "0") not in ("", "0")
+INTERPRET = _RUNTIME_INTERPRET and os.environ.get("TENSORLAB_GPU_CONFIGS", "0") in ("", "0")
+
+# Called as hook(kernel, grid, args, meta) before every launch when set (set_launch_hook); the
+# only cost when unset is this one global check in launch().
+_launch_hook = None
 
 INT32_MAX = 2**31 - 1
 MAX_DIMS = 6  # generic strided kernels take this many (size, stride) pairs after collapsing
@@ -39,7 +50,19 @@ def launch(kernel, grid, *args, **meta):
         log.debug("launch %s grid=%s %s", name, tuple(grid), {k: v for k, v in meta.items()})
     if any(g == 0 for g in grid):
         return None
+    if _launch_hook is not None:
+        _launch_hook(kernel, grid, args, meta)
     return kernel[tuple(grid)](*args, **meta)
+
+
+def set_launch_hook(hook):
+    """Install ``hook(kernel, grid, args, meta)``, called before every launch (None removes it).
+
+    Returns the previous hook. ``tools/compile_check.py`` records launch configurations with it.
+    """
+    global _launch_hook
+    previous, _launch_hook = _launch_hook, hook
+    return previous
 
 
 def needs_int64(*arrays) -> bool:
@@ -109,4 +132,4 @@ def numel(shape) -> int:
 
 
 __all__ = ["DEBUG", "INTERPRET", "MAX_DIMS", "cdiv", "collapse_dims", "launch", "needs_int64", "next_power_of_2",
-           "pad_dims", "triton"]
+           "pad_dims", "set_launch_hook", "triton"]
