@@ -24,8 +24,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 import harness  # noqa: E402  (bench/harness.py, beside this script)
 import numpy as np  # noqa: E402
 
-PEAK_TFLOPS_16 = {"H100": 989.0, "H200": 989.0, "A100": 312.0, "L40S": 362.0, "RTX 4090": 165.0}
-
 
 def cases(quick: bool, dtypes: list[str]) -> list[dict]:
     if quick:
@@ -48,8 +46,21 @@ def flops(case: dict) -> float:
     return f * (3.5 if case["mode"] == "fwd+bwd" else 1.0)
 
 
-def peak_for(name: str) -> float | None:
-    return next((p for k, p in PEAK_TFLOPS_16.items() if k in name), None)
+def make_inputs(tl, case: dict, dev: str) -> tuple:
+    """q, k, v, made by ``tl``: tensorlab here, torch in bench/torch_attention.py."""
+    shape = (case["B"], case["H"], case["L"], case["E"])
+    return tuple(tl.randn(*shape, dtype=getattr(tl, case["dtype"]), device=dev) for _ in range(3))
+
+
+def make_fn(tl, F, case: dict, q, k, v):
+    """The timed call: attention (``fwd``), or attention and its backward from a random output
+    gradient; ``F`` is tensorlab's or torch's ``nn.functional``."""
+    causal = bool(case["causal"])
+    if case["mode"] == "fwd":
+        return lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    qr, kr, vr = (a.detach().requires_grad_(True) for a in (q, k, v))
+    g = tl.randn(*q.shape, dtype=q.dtype, device=q.device)
+    return lambda: F.scaled_dot_product_attention(qr, kr, vr, is_causal=causal).backward(g)
 
 
 def spot_check(tl, F, q, k, v, causal: bool, dtype_name: str) -> None:
@@ -69,69 +80,39 @@ def spot_check(tl, F, q, k, v, causal: bool, dtype_name: str) -> None:
 
 
 def main() -> None:
-    p = harness.common_args(__doc__.splitlines()[0])
-    p.add_argument("--dtypes", default="float16,bfloat16", help="comma-separated dtypes (default float16,bfloat16)")
-    args = p.parse_args()
-    dev = harness.pick_device(args)
+    run = harness.Run(__doc__, dtypes="float16,bfloat16")
 
     import tensorlab as tl
     import tensorlab.nn.functional as F
 
-    repeats = 3 if args.quick else args.repeats
-    dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
-    todo = cases(args.quick, dtypes)
-    dname = harness.device_name(dev)
-    peak = peak_for(dname) if dev.startswith("cuda") else None
-
-    reference = None
-    if dev.startswith("cuda") and not args.no_torch:
-        reference = harness.run_torch_reference("torch_attention.py", {"cases": todo, "repeats": repeats})
-        if reference is None:
-            print("torch is not installed: no comparator", file=sys.stderr)
-        elif "error" in reference:
-            print(f"torch comparator failed: {reference['error']}", file=sys.stderr)
-            reference = None
+    todo = cases(run.args.quick, run.dtypes)
+    peak = run.peak_tflops_16()
+    run.torch_reference("torch_attention.py", {"cases": todo, "repeats": run.repeats})
 
     rows = []
     checked = set()
     for i, case in enumerate(todo):
-        dtype = getattr(tl, case["dtype"])
         tl.manual_seed(i)
-        shape = (case["B"], case["H"], case["L"], case["E"])
-        q, k, v = (tl.randn(*shape, dtype=dtype, device=dev) for _ in range(3))
-        key = (shape, case["causal"], case["dtype"])
+        q, k, v = make_inputs(tl, case, run.dev)
+        key = (tuple(q.shape), case["causal"], case["dtype"])
         if key not in checked:
             spot_check(tl, F, q, k, v, case["causal"], case["dtype"])
             checked.add(key)
-        if case["mode"] == "fwd":
-            def fn(q=q, k=k, v=v, c=case["causal"]):
-                return F.scaled_dot_product_attention(q, k, v, is_causal=c)
-        else:
-            qr, kr, vr = (a.detach().requires_grad_(True) for a in (q, k, v))
-            g = tl.randn(*shape, dtype=dtype, device=dev)
-
-            def fn(q=qr, k=kr, v=vr, g=g, c=case["causal"]):
-                F.scaled_dot_product_attention(q, k, v, is_causal=c).backward(g)
-        seconds = harness.time_fn(fn, dev, repeats)
+        seconds = harness.time_fn(make_fn(tl, F, case, q, k, v), run.dev, run.repeats)
         tflops = flops(case) / seconds / 1e12
-        row = {"mode": case["mode"], "shape": "x".join(map(str, shape)), "causal": case["causal"],
+        row = {"mode": case["mode"], "shape": "x".join(map(str, q.shape)), "causal": case["causal"],
                "dtype": case["dtype"], "ms": seconds * 1e3, "tflops": tflops}
         if peak:
             row["peak_fraction"] = tflops / peak
-        if reference is not None:
-            ref_s = reference["results"][i]["seconds"]
+        ref_s = run.torch_seconds(i)
+        if ref_s is not None:
             row["torch_tflops"] = flops(case) / ref_s / 1e12
             row["ratio_to_torch"] = ref_s / seconds
         rows.append(row)
         print(f"{case['mode']:8s} {row['shape']:>16s} causal={case['causal']!s:5s} {case['dtype']}: "
               f"{tflops:.3f} TFLOP/s", file=sys.stderr)
 
-    harness.print_table(rows)
-    meta = {"quick": args.quick, "repeats": repeats}
-    if reference is not None:
-        meta["torch"] = reference.get("torch")
-    path = harness.write_results("attention", dev, rows, meta=meta, out=args.out)
-    print(f"results: {path}")
+    run.finish("attention", rows, run.meta())
 
 
 if __name__ == "__main__":

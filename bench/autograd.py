@@ -94,9 +94,8 @@ def peak_memory(device: str, depth: int = 24, width: int = 512, batch: int = 256
 
 
 def main():
-    p = harness.common_args(__doc__.splitlines()[0])
-    args = p.parse_args()
-    device = harness.pick_device(args)
+    run = harness.Run(__doc__)
+    args, device = run.args, run.dev
     iters = 200 if args.quick else 2000
     rows = host_overhead(device, iters)
     harness.print_table(rows)

@@ -17,10 +17,8 @@ an interpreter that has torch (tensorlab never imports torch), else with this in
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -100,32 +98,18 @@ def _row(impl: str, nw: int, batches: int, batch_size: int, shape, seconds: floa
             "GB_per_s": samples * sample_bytes / seconds / 1e9, "first_batch_s": first_batch}
 
 
-def run_torch(payload: dict, torch_python: str | None) -> dict | None:
-    if torch_python is None:
-        return harness.run_torch_reference("torch_dataloader.py", payload)
-    script = Path(__file__).resolve().parent / "torch_dataloader.py"
-    try:
-        proc = subprocess.run([torch_python, str(script), json.dumps(payload)], capture_output=True, text=True,
-                              timeout=1800)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return {"error": f"{type(e).__name__}: {e}"}
-    if proc.returncode != 0:
-        if "No module named 'torch'" in proc.stderr:
-            return None
-        return {"error": proc.stderr[-2000:]}
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def main() -> None:
-    p = harness.common_args(__doc__.splitlines()[0])
+def options(p) -> None:
     p.add_argument("--workers", default="0,2,4", help="comma-separated num_workers values")
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--samples", type=int, default=1024, help="samples per epoch")
     p.add_argument("--shape", default="3,224,224", help="sample shape C,H,W")
     p.add_argument("--torch-python", default=None,
                    help="a Python interpreter with torch installed, for the PyTorch comparator (default: this one)")
-    args = p.parse_args()
-    dev = harness.pick_device(args)
+
+
+def main() -> None:
+    run = harness.Run(__doc__, options=options)
+    args, dev = run.args, run.dev
     shape = tuple(int(s) for s in args.shape.split(","))
     workers = [int(w) for w in args.workers.split(",")]
     repeats = 2 if args.quick else max(1, min(args.repeats, 5))
@@ -138,7 +122,7 @@ def main() -> None:
     if not args.no_torch:
         payload = {"n": n, "shape": list(shape), "batch_size": args.batch_size, "workers": workers,
                    "repeats": repeats, "device": dev, "bank": BANK}
-        ref = run_torch(payload, args.torch_python)
+        ref = harness.run_torch_reference("torch_dataloader.py", payload, timeout=1800, python=args.torch_python)
         interp = args.torch_python or sys.executable
         if ref is None:
             torch_note = (f"PyTorch comparator skipped: torch is not installed for {interp}. Pass --torch-python with "

@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 
 import harness  # noqa: E402  (bench/harness.py, beside this script)
 import numpy as np  # noqa: E402
+from harness import MB  # noqa: E402
 
-MB = 1 << 20
 COLS = 1024
 
 
@@ -58,6 +58,7 @@ def bytes_moved(case: dict, itemsize: int) -> int:
 
 
 def make_inputs(tl, case: dict, dev: str, seed: int) -> dict:
+    """The case's tensors, made by ``tl``: tensorlab here, torch in bench/torch_elementwise.py."""
     dtype = getattr(tl, case["dtype"])
     rows, cols = case["shape"]
     tl.manual_seed(seed)
@@ -75,6 +76,7 @@ def make_inputs(tl, case: dict, dev: str, seed: int) -> dict:
 
 
 def make_fn(tl, name: str, x: dict):
+    """The timed call; ``tl`` provides exp, gelu, where and addcmul (tensorlab, or torch's in the comparator)."""
     a, b = x["a"], x["b"]
     return {
         "add": lambda: a + b,
@@ -132,31 +134,19 @@ def spot_check(tl, case: dict, x: dict) -> None:
 
 
 def main() -> None:
-    p = harness.common_args(__doc__.splitlines()[0])
-    p.add_argument("--dtypes", default="float32,bfloat16", help="comma-separated dtypes (default float32,bfloat16)")
-    args = p.parse_args()
-    dev = harness.pick_device(args)
+    run = harness.Run(__doc__, dtypes="float32,bfloat16")
+    dev, repeats = run.dev, run.repeats
 
     import tensorlab as tl
 
-    repeats = 3 if args.quick else args.repeats
-    dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
-    todo = cases(args.quick, dtypes)
-    copy_bw = harness.copy_bandwidth(dev, nbytes=(8 * MB if args.quick else 256 * MB), repeats=repeats)
-    print(f"copy bandwidth (read + write): {copy_bw / 1e9:.1f} GB/s", file=sys.stderr)
+    todo = cases(run.args.quick, run.dtypes)
+    run.measure_copy_bandwidth()
 
     small = tl.ones(16, device=dev)
-    overhead = harness.host_overhead(lambda: small + small, iters=50 if args.quick else 2000)
+    overhead = harness.host_overhead(lambda: small + small, iters=50 if run.args.quick else 2000)
     print(f"host overhead of one small op (a + b, 16 elements): {overhead * 1e6:.1f} us", file=sys.stderr)
 
-    reference = None
-    if dev.startswith("cuda") and not args.no_torch:
-        reference = harness.run_torch_reference("torch_elementwise.py", {"cases": todo, "repeats": repeats})
-        if reference is None:
-            print("torch is not installed: no comparator", file=sys.stderr)
-        elif "error" in reference:
-            print(f"torch comparator failed: {reference['error']}", file=sys.stderr)
-            reference = None
+    run.torch_reference("torch_elementwise.py", {"cases": todo, "repeats": repeats})
 
     rows = []
     for i, case in enumerate(todo):
@@ -165,29 +155,18 @@ def main() -> None:
         seconds = harness.time_fn(make_fn(tl, case["name"], x), dev, repeats)
         nbytes = bytes_moved(case, x["a"].element_size())
         row = {"case": case["name"], "shape": "x".join(map(str, case["shape"])), "dtype": case["dtype"],
-               "MB_out": x["a"].nbytes / MB, "ms": seconds * 1e3, "GB/s": nbytes / seconds / 1e9,
-               "copy_fraction": nbytes / seconds / copy_bw}
-        if reference is not None:
-            ref_s = reference["results"][i]["seconds"]
-            row["torch_GB/s"] = nbytes / ref_s / 1e9
-            row["torch_copy_fraction"] = nbytes / ref_s / copy_bw
-            row["ratio_to_torch"] = ref_s / seconds
-        elif dev == "cpu":
+               "MB_out": x["a"].nbytes / MB, "ms": seconds * 1e3, **run.bandwidth(nbytes, seconds, i)}
+        if dev == "cpu":  # no torch comparator on cpu: numpy's time for the same computation
             np_s = harness.time_fn(numpy_fn(case["name"], x), dev, repeats)
             row["numpy_GB/s"] = nbytes / np_s / 1e9
             row["ratio_to_numpy"] = np_s / seconds
         rows.append(row)
-        print(f"{case['name']:15s} {row['shape']:>12s} {case['dtype']}: {row['GB/s']:.1f} GB/s "
-              f"({row['copy_fraction']:.0%} of copy)", file=sys.stderr)
+        run.progress(f"{case['name']:15s} {row['shape']:>12s} {case['dtype']}", row)
 
-    harness.print_table(rows)
-    meta = {"quick": args.quick, "repeats": repeats, "copy_bandwidth_GBps": copy_bw / 1e9,
-            "host_overhead_us": overhead * 1e6}
-    if reference is not None:
-        meta["torch"] = reference.get("torch")
-        meta["torch_host_overhead_us"] = reference.get("host_overhead_us")
-    path = harness.write_results("elementwise", dev, rows, meta=meta, out=args.out)
-    print(f"results: {path}")
+    meta = run.meta(host_overhead_us=overhead * 1e6)
+    if run.reference is not None:
+        meta["torch_host_overhead_us"] = run.reference.get("host_overhead_us")
+    run.finish("elementwise", rows, meta)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ Every benchmark script in ``bench/`` uses this module:
   returns its JSON; tensorlab never imports torch.
 - :func:`write_results` writes ``bench/results/<name>-<device>.json`` and ``.csv`` with the
   device name, so figures always say where they were measured.
+- :class:`Run` holds what one run of a script shares between its cases: the parsed options, the
+  device and repeat count, the copy bandwidth and the torch comparator's timings; it builds the
+  throughput columns every memory-bound script reports and prints and writes the results.
 """
 
 from __future__ import annotations
@@ -28,6 +31,10 @@ import time
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
+MB = 1 << 20
+
+# Dense fp16/bf16 tensor-core peaks (TFLOP/s, no sparsity) by device name, for the fraction of peak.
+PEAK_TFLOPS_16 = {"H100": 989.0, "H200": 989.0, "A100": 312.0, "L40S": 362.0, "RTX 4090": 165.0}
 
 
 def common_args(description: str) -> argparse.ArgumentParser:
@@ -58,6 +65,11 @@ def device_name(dev: str) -> str:
         name = tl.cuda.get_device_name()
         return name + (" (interpreted)" if tl.cuda.is_interpreted() else "")
     return f"cpu: {platform.processor() or platform.machine()} x{os.cpu_count()}"
+
+
+def peak_tflops_16(name: str) -> float | None:
+    """The dense fp16/bf16 peak of the device called ``name``; None when it is not in the table."""
+    return next((peak for key, peak in PEAK_TFLOPS_16.items() if key in name), None)
 
 
 def slug(text: str) -> str:
@@ -120,6 +132,8 @@ def run_torch_reference(script: str, payload: dict, timeout: int = 900, python: 
                               text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"error": "timeout"}
+    except OSError as e:  # e.g. a --torch-python that does not exist
+        return {"error": f"{type(e).__name__}: {e}"}
     if proc.returncode != 0:
         if "No module named 'torch'" in proc.stderr:
             return None
@@ -158,6 +172,102 @@ def write_results(name: str, dev: str, rows: list[dict], meta: dict | None = Non
             w.writeheader()
             w.writerows(rows)
     return base.with_suffix(".json")
+
+
+class Run:
+    """One run of a benchmark script, from its options to its result files::
+
+        run = harness.Run(__doc__, dtypes="float32,bfloat16")   # parses the options, picks the device
+        run.measure_copy_bandwidth()
+        run.torch_reference("torch_x.py", {"cases": cases, "repeats": run.repeats})
+        row = {"case": ..., "ms": seconds * 1e3, **run.bandwidth(nbytes, seconds, i)}
+        run.finish("x", rows, run.meta())
+
+    ``doc`` is the script's docstring (its first line describes the options); ``dtypes`` adds
+    ``--dtypes`` with that default; ``options(parser)`` adds the script's own options.
+    """
+
+    def __init__(self, doc: str, *, dtypes: str | None = None, dtypes_help: str | None = None, options=None):
+        parser = common_args(doc.splitlines()[0])
+        if dtypes is not None:
+            parser.add_argument("--dtypes", default=dtypes,
+                                help=dtypes_help or f"comma-separated dtypes (default {dtypes})")
+        if options is not None:
+            options(parser)
+        self.args = parser.parse_args()
+        self.dev = pick_device(self.args)
+        self.repeats = 3 if self.args.quick else self.args.repeats
+        self.dtypes = [d.strip() for d in self.args.dtypes.split(",") if d.strip()] if dtypes is not None else []
+        self.copy_bw: float | None = None
+        self.reference: dict | None = None
+
+    def measure_copy_bandwidth(self, note: str = "") -> float:
+        """Measure (and report on stderr) the copy bandwidth the memory-bound rows are compared with."""
+        self.copy_bw = copy_bandwidth(self.dev, nbytes=(8 * MB if self.args.quick else 256 * MB),
+                                      repeats=self.repeats)
+        print(f"copy bandwidth (read + write): {self.copy_bw / 1e9:.1f} GB/s{note}", file=sys.stderr)
+        return self.copy_bw
+
+    def peak_tflops_16(self) -> float | None:
+        """The device's dense fp16/bf16 peak (cuda only)."""
+        return peak_tflops_16(device_name(self.dev)) if self.dev.startswith("cuda") else None
+
+    def torch_reference(self, script: str, payload: dict) -> dict | None:
+        """The torch comparator's answer on cuda (unless ``--no-torch``); None, with the reason on
+        stderr, when torch is not installed or the comparator failed."""
+        if not self.dev.startswith("cuda") or self.args.no_torch:
+            return None
+        reference = run_torch_reference(script, payload)
+        if reference is None:
+            print("torch is not installed: no comparator", file=sys.stderr)
+        elif "error" in reference:
+            print(f"torch comparator failed: {reference['error']}", file=sys.stderr)
+            reference = None
+        self.reference = reference
+        return reference
+
+    def torch_seconds(self, i: int) -> float | None:
+        """torch's time for case ``i``; None without a comparator."""
+        return None if self.reference is None else self.reference["results"][i]["seconds"]
+
+    def bandwidth(self, nbytes: float, seconds: float, i: int | None = None, torch_copy_fraction: bool = True) -> dict:
+        """``GB/s`` and ``copy_fraction`` of ``nbytes`` moved in ``seconds``; given the case index ``i``
+        and a comparator, the same for torch (``torch_GB/s``, ``torch_copy_fraction``) and ``ratio_to_torch``."""
+        cols = {"GB/s": nbytes / seconds / 1e9, "copy_fraction": nbytes / seconds / self.copy_bw}
+        ref_s = self.torch_seconds(i) if i is not None else None
+        if ref_s is not None:
+            cols["torch_GB/s"] = nbytes / ref_s / 1e9
+            if torch_copy_fraction:
+                cols["torch_copy_fraction"] = nbytes / ref_s / self.copy_bw
+            cols["ratio_to_torch"] = ref_s / seconds
+        return cols
+
+    @staticmethod
+    def progress(label: str, row: dict) -> None:
+        """One line on stderr per case of a memory-bound script."""
+        print(f"{label}: {row['GB/s']:.1f} GB/s ({row['copy_fraction']:.0%} of copy)", file=sys.stderr)
+
+    def meta(self, **extra) -> dict:
+        """The result file's metadata: quick, repeats, the copy bandwidth (when measured), ``extra``
+        and the comparator's torch version (when it ran)."""
+        meta = {"quick": self.args.quick, "repeats": self.repeats}
+        if self.copy_bw is not None:
+            meta["copy_bandwidth_GBps"] = self.copy_bw / 1e9
+        meta.update(extra)
+        if self.reference is not None:
+            meta["torch"] = self.reference.get("torch")
+        return meta
+
+    def save(self, name: str, rows: list[dict], meta: dict) -> Path:
+        """Write the result files (``--out`` or bench/results) and say where."""
+        path = write_results(name, self.dev, rows, meta=meta, out=self.args.out)
+        print(f"results: {path}")
+        return path
+
+    def finish(self, name: str, rows: list[dict], meta: dict) -> Path:
+        """Print the table, then :meth:`save`."""
+        print_table(rows)
+        return self.save(name, rows, meta)
 
 
 def print_table(rows: list[dict]) -> None:

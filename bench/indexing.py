@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 
 import harness  # noqa: E402  (bench/harness.py, beside this script)
 import numpy as np  # noqa: E402
+from harness import MB  # noqa: E402
 
-MB = 1 << 20
 WIDTH = 1024
 
 
@@ -102,7 +102,8 @@ def nbytes(case: dict, inputs: dict, isz: int) -> int:
     raise ValueError(op)
 
 
-def make_fn(tl, case: dict, t: dict):
+def make_fn(case: dict, t: dict):
+    """The timed call: tensor methods, the same in tensorlab and torch (bench/torch_indexing.py)."""
     op = case["op"]
     if op == "gather":
         return lambda: t["x"].gather(-1, t["index"])
@@ -140,35 +141,21 @@ def reference(case: dict, a: dict) -> np.ndarray:
 
 
 def main() -> None:
-    p = harness.common_args(__doc__.splitlines()[0])
-    p.add_argument("--dtypes", default="float32,bfloat16", help="comma-separated dtypes (default float32,bfloat16)")
-    args = p.parse_args()
-    dev = harness.pick_device(args)
+    run = harness.Run(__doc__, dtypes="float32,bfloat16")
 
     import tensorlab as tl
 
-    repeats = 3 if args.quick else args.repeats
-    dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
-    todo = cases(args.quick, dtypes)
-    copy_bw = harness.copy_bandwidth(dev, nbytes=(8 * MB if args.quick else 256 * MB), repeats=repeats)
-    print(f"copy bandwidth (read + write): {copy_bw / 1e9:.1f} GB/s", file=sys.stderr)
-
-    torch_ref = None
-    if dev.startswith("cuda") and not args.no_torch:
-        torch_ref = harness.run_torch_reference("torch_indexing.py", {"cases": todo, "repeats": repeats})
-        if torch_ref is None:
-            print("torch is not installed: no comparator", file=sys.stderr)
-        elif "error" in torch_ref:
-            print(f"torch comparator failed: {torch_ref['error']}", file=sys.stderr)
-            torch_ref = None
+    todo = cases(run.args.quick, run.dtypes)
+    run.measure_copy_bandwidth()
+    run.torch_reference("torch_indexing.py", {"cases": todo, "repeats": run.repeats})
 
     rows = []
     for i, case in enumerate(todo):
         dtype = getattr(tl, case["dtype"])
         host = make_inputs(case, i)
-        t = {k: tl.tensor(v, device=dev).to(dtype) if v.dtype == np.float32 else tl.tensor(v, device=dev)
+        t = {k: tl.tensor(v, device=run.dev).to(dtype) if v.dtype == np.float32 else tl.tensor(v, device=run.dev)
              for k, v in host.items()}
-        fn = make_fn(tl, case, t)
+        fn = make_fn(case, t)
         got = fn().float().cpu().numpy().astype(np.float64)
         ref = reference(case, {k: (t[k].float().cpu().numpy() if v.dtype == np.float32 else v)
                                for k, v in host.items()})
@@ -177,25 +164,14 @@ def main() -> None:
         if got.shape != ref.shape or not err <= tol:
             raise SystemExit(f"wrong result for {case['name']} {case['dtype']}: shape {got.shape} vs {ref.shape}, "
                              f"relative error {err:.3g}")
-        seconds = harness.time_fn(fn, dev, repeats)
+        seconds = harness.time_fn(fn, run.dev, run.repeats)
         nb = nbytes(case, host, dtype.itemsize)
         row = {"case": case["name"], "shape": "x".join(map(str, case["shape"])), "dtype": case["dtype"],
-               "MB": nb / MB, "ms": seconds * 1e3, "GB/s": nb / seconds / 1e9, "copy_fraction": nb / seconds / copy_bw}
-        if torch_ref is not None:
-            ref_s = torch_ref["results"][i]["seconds"]
-            row["torch_GB/s"] = nb / ref_s / 1e9
-            row["torch_copy_fraction"] = nb / ref_s / copy_bw
-            row["ratio_to_torch"] = ref_s / seconds
+               "MB": nb / MB, "ms": seconds * 1e3, **run.bandwidth(nb, seconds, i)}
         rows.append(row)
-        print(f"{case['name']:18s} {case['dtype']}: {row['GB/s']:.1f} GB/s ({row['copy_fraction']:.0%} of copy)",
-              file=sys.stderr)
+        run.progress(f"{case['name']:18s} {case['dtype']}", row)
 
-    harness.print_table(rows)
-    meta = {"quick": args.quick, "repeats": repeats, "copy_bandwidth_GBps": copy_bw / 1e9}
-    if torch_ref is not None:
-        meta["torch"] = torch_ref.get("torch")
-    path = harness.write_results("indexing", dev, rows, meta=meta, out=args.out)
-    print(f"results: {path}")
+    run.finish("indexing", rows, run.meta())
 
 
 if __name__ == "__main__":

@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 
 import harness  # noqa: E402  (bench/harness.py, beside this script)
 import numpy as np  # noqa: E402
+from harness import MB  # noqa: E402
 
-MB = 1 << 20
 SMOOTHING = 0.1
 
 
@@ -32,6 +32,28 @@ def cases(quick: bool, dtypes: list[str]) -> list[dict]:
     shapes = [(256, 1000), (64, 8192)] if quick else [(8192, 32000), (4096, 128256), (65536, 1000)]
     return [{"N": n, "C": c, "mode": mode, "dtype": dt} for dt in dtypes for n, c in shapes
             for mode in ("fwd", "fwd+bwd")]
+
+
+def make_inputs(tl, case: dict, dev: str) -> tuple:
+    """Logits and targets (every 17th row ignored), made by ``tl``: tensorlab here, torch in
+    bench/torch_losses.py."""
+    n, c = case["N"], case["C"]
+    x = tl.randn(n, c, dtype=getattr(tl, case["dtype"]), device=dev)
+    t = tl.randint(0, c, (n,), device=dev)
+    t[::17] = -100  # some ignored rows
+    return x, t
+
+
+def make_fn(F, case: dict, x, t, smoothing: float):
+    """The timed call: the loss (``fwd``), or the loss and its backward; ``F`` is tensorlab's or torch's."""
+    if case["mode"] == "fwd":
+        return lambda: F.cross_entropy(x, t, label_smoothing=smoothing)
+    xr = x.detach().requires_grad_(True)
+
+    def fwd_bwd():
+        xr.grad = None
+        F.cross_entropy(xr, t, label_smoothing=smoothing).backward()
+    return fwd_bwd
 
 
 def spot_check(F, x, t, dtype_name: str) -> None:
@@ -50,70 +72,31 @@ def spot_check(F, x, t, dtype_name: str) -> None:
 
 
 def main() -> None:
-    p = harness.common_args(__doc__.splitlines()[0])
-    p.add_argument("--dtypes", default="float32,bfloat16", help="comma-separated dtypes (default float32,bfloat16)")
-    args = p.parse_args()
-    dev = harness.pick_device(args)
+    run = harness.Run(__doc__, dtypes="float32,bfloat16")
 
     import tensorlab as tl
     import tensorlab.nn.functional as F
 
-    repeats = 3 if args.quick else args.repeats
-    dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
-    todo = cases(args.quick, dtypes)
-    copy_bw = harness.copy_bandwidth(dev, nbytes=(8 * MB if args.quick else 256 * MB), repeats=repeats)
-    print(f"copy bandwidth (read + write): {copy_bw / 1e9:.1f} GB/s", file=sys.stderr)
-
-    reference = None
-    if dev.startswith("cuda") and not args.no_torch:
-        reference = harness.run_torch_reference("torch_losses.py", {"cases": todo, "repeats": repeats,
-                                                                    "label_smoothing": SMOOTHING})
-        if reference is None:
-            print("torch is not installed: no comparator", file=sys.stderr)
-        elif "error" in reference:
-            print(f"torch comparator failed: {reference['error']}", file=sys.stderr)
-            reference = None
+    todo = cases(run.args.quick, run.dtypes)
+    run.measure_copy_bandwidth()
+    run.torch_reference("torch_losses.py", {"cases": todo, "repeats": run.repeats, "label_smoothing": SMOOTHING})
 
     rows = []
     for i, case in enumerate(todo):
-        dtype = getattr(tl, case["dtype"])
         tl.manual_seed(i)
-        n, c = case["N"], case["C"]
-        x = tl.randn(n, c, dtype=dtype, device=dev)
-        t = tl.randint(0, c, (n,), device=dev)
-        t[::17] = -100  # some ignored rows
+        x, t = make_inputs(tl, case, run.dev)
         if case["mode"] == "fwd":
             spot_check(F, x, t, case["dtype"])
-
-            def fn(x=x, t=t):
-                return F.cross_entropy(x, t, label_smoothing=SMOOTHING)
-            passes = 1
-        else:
-            xr = x.detach().requires_grad_(True)
-
-            def fn(x=xr, t=t):
-                x.grad = None
-                F.cross_entropy(x, t, label_smoothing=SMOOTHING).backward()
-            passes = 3
-        seconds = harness.time_fn(fn, dev, repeats)
+        seconds = harness.time_fn(make_fn(F, case, x, t, SMOOTHING), run.dev, run.repeats)
+        passes = 1 if case["mode"] == "fwd" else 3
         nbytes = passes * x.numel() * x.element_size()
-        row = {"mode": case["mode"], "shape": f"{n}x{c}", "dtype": case["dtype"], "MB": x.numel() * x.element_size()
-               / MB, "ms": seconds * 1e3, "GB/s": nbytes / seconds / 1e9, "copy_fraction": nbytes / seconds / copy_bw}
-        if reference is not None:
-            ref_s = reference["results"][i]["seconds"]
-            row["torch_GB/s"] = nbytes / ref_s / 1e9
-            row["ratio_to_torch"] = ref_s / seconds
+        row = {"mode": case["mode"], "shape": f"{case['N']}x{case['C']}", "dtype": case["dtype"],
+               "MB": x.numel() * x.element_size() / MB, "ms": seconds * 1e3,
+               **run.bandwidth(nbytes, seconds, i, torch_copy_fraction=False)}
         rows.append(row)
-        print(f"{case['mode']:8s} {row['shape']:>12s} {case['dtype']}: {row['GB/s']:.1f} GB/s "
-              f"({row['copy_fraction']:.0%} of copy)", file=sys.stderr)
+        run.progress(f"{case['mode']:8s} {row['shape']:>12s} {case['dtype']}", row)
 
-    harness.print_table(rows)
-    meta = {"quick": args.quick, "repeats": repeats, "copy_bandwidth_GBps": copy_bw / 1e9,
-            "label_smoothing": SMOOTHING}
-    if reference is not None:
-        meta["torch"] = reference.get("torch")
-    path = harness.write_results("losses", dev, rows, meta=meta, out=args.out)
-    print(f"results: {path}")
+    run.finish("losses", rows, run.meta(label_smoothing=SMOOTHING))
 
 
 if __name__ == "__main__":

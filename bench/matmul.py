@@ -23,9 +23,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 import harness  # noqa: E402  (bench/harness.py, beside this script)
 import numpy as np  # noqa: E402
 
-# Dense fp16/bf16 tensor-core peaks (TFLOP/s, no sparsity) by device name, for the fraction of peak.
-PEAK_TFLOPS_16 = {"H100": 989.0, "H200": 989.0, "A100": 312.0, "L40S": 362.0, "RTX 4090": 165.0}
-
 TRANSFORMER_NK = (768, 3072, 4096)
 
 
@@ -34,13 +31,6 @@ def shapes(quick: bool) -> list[tuple[str, int, int, int]]:
         return [("square", 256, 256, 256)] + [("transformer", 512, n, k) for n in (64, 192) for k in (64, 192)]
     return [("square", 4096, 4096, 4096)] + [("transformer", 8192, n, k) for n in TRANSFORMER_NK
                                              for k in TRANSFORMER_NK]
-
-
-def peak_for(name: str) -> float | None:
-    for key, peak in PEAK_TFLOPS_16.items():
-        if key in name:
-            return peak
-    return None
 
 
 def numpy_reference(M, N, K, dtype_name, dev, repeats):
@@ -53,29 +43,14 @@ def numpy_reference(M, N, K, dtype_name, dev, repeats):
 
 
 def main() -> None:
-    p = harness.common_args(__doc__.splitlines()[0])
-    p.add_argument("--dtypes", default="bfloat16,float16", help="comma-separated dtypes (default bfloat16,float16)")
-    args = p.parse_args()
-    dev = harness.pick_device(args)
+    run = harness.Run(__doc__, dtypes="bfloat16,float16")
+    dev, repeats = run.dev, run.repeats
 
     import tensorlab as tl
 
-    repeats = 3 if args.quick else args.repeats
-    dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
-    cases = [(kind, M, N, K, dt) for dt in dtypes for kind, M, N, K in shapes(args.quick)]
-    dname = harness.device_name(dev)
-    peak = peak_for(dname) if dev.startswith("cuda") else None
-
-    reference = None
-    if dev.startswith("cuda") and not args.no_torch:
-        reference = harness.run_torch_reference("torch_matmul.py", {
-            "cases": [[M, N, K, dt] for _, M, N, K, dt in cases], "repeats": repeats,
-        })
-        if reference is None:
-            print("torch is not installed: no comparator", file=sys.stderr)
-        elif "error" in reference:
-            print(f"torch comparator failed: {reference['error']}", file=sys.stderr)
-            reference = None
+    cases = [(kind, M, N, K, dt) for dt in run.dtypes for kind, M, N, K in shapes(run.args.quick)]
+    peak = run.peak_tflops_16()
+    run.torch_reference("torch_matmul.py", {"cases": [[M, N, K, dt] for _, M, N, K, dt in cases], "repeats": repeats})
 
     rows = []
     for i, (kind, M, N, K, dt) in enumerate(cases):
@@ -97,8 +72,8 @@ def main() -> None:
         if peak:
             row["peak_fraction"] = row["tflops"] / peak
         if dev.startswith("cuda"):
-            if reference is not None:
-                ref_s = reference["results"][i]["seconds"]
+            ref_s = run.torch_seconds(i)
+            if ref_s is not None:
                 row["torch_tflops"] = flops / ref_s / 1e12
                 row["ratio_to_torch"] = ref_s / seconds
         else:
@@ -117,9 +92,7 @@ def main() -> None:
             summary[f"{kind}_{ratio_key}_geomean"] = float(statistics.geometric_mean(ratios))
     for k, v in summary.items():
         print(f"{k}: {v:.3f}")
-    path = harness.write_results("matmul", dev, rows, meta={"quick": args.quick, "repeats": repeats, **summary},
-                                 out=args.out)
-    print(f"results: {path}")
+    run.save("matmul", rows, {"quick": run.args.quick, "repeats": repeats, **summary})
 
 
 if __name__ == "__main__":

@@ -61,13 +61,15 @@ def run_tensorlab(device: str, epochs: int, seed: int = 0) -> dict:
             "final_loss": last_loss}
 
 
-def main():
-    p = harness.common_args(__doc__.splitlines()[0])
+def options(p) -> None:
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--torch-python", default=sys.executable,
                    help="a Python interpreter that has torch (tensorlab's own interpreter by default)")
-    args = p.parse_args()
-    device = harness.pick_device(args)
+
+
+def main():
+    run = harness.Run(__doc__, options=options)
+    args, device = run.args, run.dev
     epochs = 2 if args.quick else args.epochs
     rows = [run_tensorlab(device, epochs)]
     if not args.no_torch:

@@ -27,8 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 
 import harness  # noqa: E402  (bench/harness.py, beside this script)
 import numpy as np  # noqa: E402
-
-MB = 1 << 20
+from harness import MB  # noqa: E402
 
 
 def cases(quick: bool, dtypes: list[str]) -> list[dict]:
@@ -51,7 +50,19 @@ def cases(quick: bool, dtypes: list[str]) -> list[dict]:
     return out
 
 
+def make_inputs(tl, case: dict, dev: str) -> tuple:
+    """The activations, weight, bias and output gradient, made by ``tl``: tensorlab here, torch in
+    bench/torch_nn.py."""
+    dtype, shape = getattr(tl, case["dtype"]), case["shape"]
+    x = tl.randn(*shape, dtype=dtype, device=dev)
+    w = tl.randn(shape[-1], dtype=dtype, device=dev)
+    b = tl.randn(shape[-1], dtype=dtype, device=dev)
+    g = tl.randn(*shape, dtype=dtype, device=dev)
+    return x, w, b, g
+
+
 def make_fn(tl, F, case: dict, x, w, b, g):
+    """The timed call; ``F`` is tensorlab's or torch's ``nn.functional``."""
     op = case["op"]
     cols = x.shape[-1]
     if op == "layer_norm":
@@ -94,58 +105,28 @@ def spot_check(tl, F, case: dict, x, w, b) -> None:
 
 
 def main() -> None:
-    p = harness.common_args(__doc__.splitlines()[0])
-    p.add_argument("--dtypes", default="float32,bfloat16", help="comma-separated dtypes (default float32,bfloat16)")
-    args = p.parse_args()
-    dev = harness.pick_device(args)
+    run = harness.Run(__doc__, dtypes="float32,bfloat16")
 
     import tensorlab as tl
     import tensorlab.nn.functional as F
 
-    repeats = 3 if args.quick else args.repeats
-    dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
-    todo = cases(args.quick, dtypes)
-    copy_bw = harness.copy_bandwidth(dev, nbytes=(8 * MB if args.quick else 256 * MB), repeats=repeats)
-    print(f"copy bandwidth (read + write): {copy_bw / 1e9:.1f} GB/s", file=sys.stderr)
-
-    reference = None
-    if dev.startswith("cuda") and not args.no_torch:
-        reference = harness.run_torch_reference("torch_nn.py", {"cases": todo, "repeats": repeats})
-        if reference is None:
-            print("torch is not installed: no comparator", file=sys.stderr)
-        elif "error" in reference:
-            print(f"torch comparator failed: {reference['error']}", file=sys.stderr)
-            reference = None
+    todo = cases(run.args.quick, run.dtypes)
+    run.measure_copy_bandwidth()
+    run.torch_reference("torch_nn.py", {"cases": todo, "repeats": run.repeats})
 
     rows = []
     for i, case in enumerate(todo):
-        dtype = getattr(tl, case["dtype"])
         tl.manual_seed(i)
-        x = tl.randn(*case["shape"], dtype=dtype, device=dev)
-        w = tl.randn(case["shape"][-1], dtype=dtype, device=dev)
-        b = tl.randn(case["shape"][-1], dtype=dtype, device=dev)
-        g = tl.randn(*case["shape"], dtype=dtype, device=dev)
+        x, w, b, g = make_inputs(tl, case, run.dev)
         spot_check(tl, F, case, x, w, b)
-        seconds = harness.time_fn(make_fn(tl, F, case, x, w, b, g), dev, repeats)
+        seconds = harness.time_fn(make_fn(tl, F, case, x, w, b, g), run.dev, run.repeats)
         nbytes = case["passes"] * x.numel() * x.element_size()
         row = {"case": case["name"], "shape": "x".join(map(str, case["shape"])), "dtype": case["dtype"],
-               "MB": x.numel() * x.element_size() / MB, "ms": seconds * 1e3, "GB/s": nbytes / seconds / 1e9,
-               "copy_fraction": nbytes / seconds / copy_bw}
-        if reference is not None:
-            ref_s = reference["results"][i]["seconds"]
-            row["torch_GB/s"] = nbytes / ref_s / 1e9
-            row["torch_copy_fraction"] = nbytes / ref_s / copy_bw
-            row["ratio_to_torch"] = ref_s / seconds
+               "MB": x.numel() * x.element_size() / MB, "ms": seconds * 1e3, **run.bandwidth(nbytes, seconds, i)}
         rows.append(row)
-        print(f"{case['name']:16s} {row['shape']:>12s} {case['dtype']}: {row['GB/s']:.1f} GB/s "
-              f"({row['copy_fraction']:.0%} of copy)", file=sys.stderr)
+        run.progress(f"{case['name']:16s} {row['shape']:>12s} {case['dtype']}", row)
 
-    harness.print_table(rows)
-    meta = {"quick": args.quick, "repeats": repeats, "copy_bandwidth_GBps": copy_bw / 1e9}
-    if reference is not None:
-        meta["torch"] = reference.get("torch")
-    path = harness.write_results("nn", dev, rows, meta=meta, out=args.out)
-    print(f"results: {path}")
+    run.finish("nn", rows, run.meta())
 
 
 if __name__ == "__main__":

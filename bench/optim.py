@@ -26,8 +26,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 
 import harness  # noqa: E402  (bench/harness.py, beside this script)
 
-MB = 1 << 20
-
 
 def param_shapes(quick: bool) -> list[tuple]:
     """A transformer-like parameter list: per layer two d x 4d MLP matrices, a d x 3d and a d x d
@@ -95,20 +93,15 @@ def per_parameter_loop(tl, name: str, opt, params):
 
 
 def main() -> None:
-    p = harness.common_args(__doc__.splitlines()[0])
-    p.add_argument("--dtypes", default="float32,bfloat16", help="comma-separated parameter dtypes")
-    args = p.parse_args()
-    dev = harness.pick_device(args)
+    run = harness.Run(__doc__, dtypes="float32,bfloat16", dtypes_help="comma-separated parameter dtypes")
+    dev, repeats = run.dev, run.repeats
 
     import tensorlab as tl
 
-    repeats = 3 if args.quick else args.repeats
-    shapes = param_shapes(args.quick)
-    copy_bw = harness.copy_bandwidth(dev, nbytes=(8 * MB if args.quick else 256 * MB), repeats=repeats)
-    print(f"copy bandwidth (read + write): {copy_bw / 1e9:.1f} GB/s; {len(shapes)} parameter tensors",
-          file=sys.stderr)
+    shapes = param_shapes(run.args.quick)
+    run.measure_copy_bandwidth(note=f"; {len(shapes)} parameter tensors")
     rows = []
-    for dt in [d.strip() for d in args.dtypes.split(",") if d.strip()]:
+    for dt in run.dtypes:
         dtype = getattr(tl, dt)
         for name, cls, kwargs, units in OPTIMIZERS:
             tl.manual_seed(0)
@@ -121,22 +114,17 @@ def main() -> None:
             fused = harness.time_fn(opt.step, dev, repeats)
             if not bool((params[0] != before).any().item()):
                 raise SystemExit(f"{name}: the step did not change the parameters")
-            host = harness.host_overhead(opt.step, iters=20 if args.quick else 200)
+            host = harness.host_overhead(opt.step, iters=20 if run.args.quick else 200)
             loop = harness.time_fn(per_parameter_loop(tl, name, opt, params), dev, repeats)
             numel = sum(q.numel() for q in params)
             nbytes = units * numel * params[0].element_size()
             rows.append({"optimizer": name, "dtype": dt, "tensors": len(params), "Mparams": numel / 1e6,
                          "fused_ms": fused * 1e3, "loop_ms": loop * 1e3, "speedup": loop / fused,
-                         "GB/s": nbytes / fused / 1e9, "copy_fraction": nbytes / fused / copy_bw,
-                         "host_us": host * 1e6})
+                         **run.bandwidth(nbytes, fused), "host_us": host * 1e6})
             r = rows[-1]
             print(f"{name:18s} {dt:9s}: fused {r['fused_ms']:.3f} ms ({r['GB/s']:.1f} GB/s, "
                   f"{r['copy_fraction']:.0%} of copy), per-parameter loop {r['loop_ms']:.3f} ms", file=sys.stderr)
-    harness.print_table(rows)
-    meta = {"quick": args.quick, "repeats": repeats, "copy_bandwidth_GBps": copy_bw / 1e9,
-            "tensors": len(shapes)}
-    path = harness.write_results("optim", dev, rows, meta=meta, out=args.out)
-    print(f"results: {path}")
+    run.finish("optim", rows, run.meta(tensors=len(shapes)))
 
 
 if __name__ == "__main__":

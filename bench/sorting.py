@@ -27,8 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 
 import harness  # noqa: E402  (bench/harness.py, beside this script)
 import numpy as np  # noqa: E402
-
-MB = 1 << 20
+from harness import MB  # noqa: E402
 
 
 def cases(quick: bool) -> list[dict]:
@@ -44,6 +43,7 @@ def cases(quick: bool) -> list[dict]:
 
 
 def inputs(tl, case: dict, dev: str):
+    """The case's tensors, made by ``tl``: tensorlab here, torch in bench/torch_sorting.py."""
     dtype = getattr(tl, case["dtype"])
     if case["op"] == "unique":
         return (tl.randint(0, 65536, tuple(case["shape"]), dtype=dtype, device=dev),)
@@ -54,6 +54,7 @@ def inputs(tl, case: dict, dev: str):
 
 
 def make_fn(tl, case: dict, args):
+    """The timed call (the same names in tensorlab and torch)."""
     op = case["op"]
     if op == "sort":
         return lambda: tl.sort(args[0], -1)
@@ -88,53 +89,35 @@ def spot_check(tl, case: dict, args, result) -> None:
 
 
 def main() -> None:
-    p = harness.common_args(__doc__.splitlines()[0])
-    args = p.parse_args()
-    dev = harness.pick_device(args)
+    run = harness.Run(__doc__)
 
     import tensorlab as tl
 
-    repeats = 3 if args.quick else args.repeats
-    todo = cases(args.quick)
-    copy_bw = harness.copy_bandwidth(dev, nbytes=(8 * MB if args.quick else 256 * MB), repeats=repeats)
-    print(f"copy bandwidth (read + write): {copy_bw / 1e9:.1f} GB/s", file=sys.stderr)
-
-    reference = None
-    if dev.startswith("cuda") and not args.no_torch:
-        reference = harness.run_torch_reference("torch_sorting.py", {"cases": todo, "repeats": repeats})
-        if reference is None:
-            print("torch is not installed: no comparator", file=sys.stderr)
-        elif "error" in reference:
-            print(f"torch comparator failed: {reference['error']}", file=sys.stderr)
-            reference = None
+    todo = cases(run.args.quick)
+    run.measure_copy_bandwidth()
+    run.torch_reference("torch_sorting.py", {"cases": todo, "repeats": run.repeats})
 
     rows = []
     for i, case in enumerate(todo):
         tl.manual_seed(i)
-        xs = inputs(tl, case, dev)
+        xs = inputs(tl, case, run.dev)
         fn = make_fn(tl, case, xs)
         result = fn()
         spot_check(tl, case, xs, result)
-        seconds = harness.time_fn(fn, dev, repeats)
-        nbytes = bytes_moved(case, xs, result)
+        seconds = harness.time_fn(fn, run.dev, run.repeats)
         keys = xs[-1].numel()
         row = {"case": case["name"], "shape": "x".join(map(str, case["shape"])), "dtype": case["dtype"],
-               "ms": seconds * 1e3, "Gkeys/s": keys / seconds / 1e9, "GB/s": nbytes / seconds / 1e9,
-               "copy_fraction": nbytes / seconds / copy_bw}
-        if reference is not None:
-            ref_s = reference["results"][i]["seconds"]
+               "ms": seconds * 1e3, "Gkeys/s": keys / seconds / 1e9,
+               **run.bandwidth(bytes_moved(case, xs, result), seconds)}
+        ref_s = run.torch_seconds(i)
+        if ref_s is not None:
             row["torch_Gkeys/s"] = keys / ref_s / 1e9
             row["ratio_to_torch"] = ref_s / seconds
         rows.append(row)
         print(f"{case['name']:14s} {row['shape']:>12s} {case['dtype']}: {row['Gkeys/s']:.2f} Gkeys/s "
               f"({row['copy_fraction']:.0%} of copy)", file=sys.stderr)
 
-    harness.print_table(rows)
-    meta = {"quick": args.quick, "repeats": repeats, "copy_bandwidth_GBps": copy_bw / 1e9}
-    if reference is not None:
-        meta["torch"] = reference.get("torch")
-    path = harness.write_results("sorting", dev, rows, meta=meta, out=args.out)
-    print(f"results: {path}")
+    run.finish("sorting", rows, run.meta())
 
 
 if __name__ == "__main__":

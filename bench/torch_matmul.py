@@ -7,41 +7,18 @@ Output: the last stdout line is ``{"device": ..., "torch": ..., "results": [{"se
 
 from __future__ import annotations
 
-import json
-import statistics
-import sys
-
 import torch
+import torch_common
 
 
-def time_matmul(a, b, out, repeats: int) -> float:
-    for _ in range(3):
-        torch.matmul(a, b, out=out)
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        torch.matmul(a, b, out=out)
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / 1000.0)
-    return statistics.median(times)
-
-
-def main() -> None:
-    payload = json.loads(sys.argv[1])
-    repeats = int(payload.get("repeats", 20))
-    results = []
-    for i, (M, N, K, dt) in enumerate(payload["cases"]):
-        dtype = getattr(torch, dt)
-        g = torch.Generator(device="cuda").manual_seed(i)
-        a = torch.randn(M, K, device="cuda", dtype=dtype, generator=g)
-        b = torch.randn(K, N, device="cuda", dtype=dtype, generator=g)
-        out = torch.empty(M, N, device="cuda", dtype=dtype)
-        results.append({"M": M, "N": N, "K": K, "dtype": dt, "seconds": time_matmul(a, b, out, repeats)})
-    print(json.dumps({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "results": results}))
+def build(case: list, i: int, payload: dict, device: str):
+    M, N, K, dt = case
+    dtype = getattr(torch, dt)
+    a = torch.randn(M, K, device=device, dtype=dtype)
+    b = torch.randn(K, N, device=device, dtype=dtype)
+    out = torch.empty(M, N, device=device, dtype=dtype)
+    return lambda: torch.matmul(a, b, out=out)
 
 
 if __name__ == "__main__":
-    main()
+    torch_common.run_cases(build)

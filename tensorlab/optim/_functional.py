@@ -1,5 +1,8 @@
 """From Tensors to the fused kernels: grouping, staging and bookkeeping shared by the optimizers.
 
+:class:`FusedOptimizer` is the elementwise optimizers' base class (checks, the step loop over
+the groups, per-parameter state).
+
 :func:`fused_update` takes one parameter group's operand lists (parameter, gradient, state buffers:
 ``lists[k][i]`` is operand ``k`` of parameter ``i``) and runs the optimizer's launcher (cuda) or
 numpy twin (cpu) once per (device, dtype, per-parameter scalars) bucket. In a training loop every
@@ -20,6 +23,66 @@ from collections.abc import Callable
 
 from .._tensor import Tensor
 from ..autograd import no_grad
+from .optimizer import Optimizer, add_host_scalar_, check_unsupported, host_scalar, read_host_scalar
+
+
+class FusedOptimizer(Optimizer):
+    """The base of the elementwise optimizers: validation, the step over the groups and the
+    per-parameter state they share. A subclass names itself in ``_name`` (error messages), lists
+    its option checks in ``_checks`` and updates one group in ``_update_group(group, params,
+    grads)`` (the parameters that have a gradient), usually with one :func:`fused_update`."""
+
+    _name = "Optimizer"
+
+    def __init__(self, params, defaults: dict) -> None:
+        # PyTorch's constructor order: the option values, then the implementation switches.
+        self._check_group(defaults)
+        check_unsupported(self._name, **{k: defaults[k] for k in ("capturable", "differentiable", "fused", "foreach")
+                                         if k in defaults})
+        if "betas" in defaults:  # floats: the host computes the bias corrections from them
+            defaults = {**defaults, "betas": tuple(float(b) for b in defaults["betas"])}
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """One step over every group; returns ``closure()``'s loss when a closure is given."""
+        loss = self._run_closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                params, grads = grads_of(group["params"], self._name)
+                self._update_group(group, params, grads)
+        return loss
+
+    def _update_group(self, group: dict, params: list, grads: list) -> None:
+        raise NotImplementedError
+
+    def _advance_states(self, params, buffers=(), *, optional=(), fill: float = 0.0, host=(),
+                        read_steps: bool = True) -> tuple[list[dict], list[float]]:
+        """Each parameter's state, with its ``step`` advanced by one (PyTorch's ``step_t += 1``), and
+        the new step values (``read_steps``).
+
+        A parameter's first step creates its state in PyTorch's key order: ``step`` (a float32 cpu
+        scalar), the ``host`` scalars (``(name, initial value)`` pairs), then the ``buffers`` and the
+        ``optional`` buffers (zeros, or ``fill``). An optional buffer (one an option such as amsgrad
+        needs) is also created on a later step, when the option was switched on since. A step is
+        read right after its increment, so a parameter listed twice sees both steps, as in PyTorch.
+        """
+        states, steps = [], []
+        for p in params:
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = host_scalar(0.0)
+                for name, value in host:
+                    state[name] = host_scalar(value)
+                for name in buffers:
+                    state[name] = zeros_state(p, fill)
+            for name in optional:
+                if name not in state:
+                    state[name] = zeros_state(p, fill)
+            add_host_scalar_(state["step"], 1.0)
+            if read_steps:
+                steps.append(read_host_scalar(state["step"]))
+            states.append(state)
+        return states, steps
 
 
 def _array(t: Tensor):

@@ -4,23 +4,13 @@ from __future__ import annotations
 
 from tensorlab_kernels.optim import adagrad as K
 
-from ..autograd import no_grad
-from ._functional import fused_update, grads_of, zeros_state
-from .optimizer import (
-    Optimizer,
-    add_host_scalar_,
-    check_lr,
-    check_nonnegative,
-    check_unsupported,
-    host_scalar,
-    lr_value,
-    read_host_scalar,
-)
+from ._functional import FusedOptimizer, fused_update
+from .optimizer import check_lr, lr_value, nonnegative
 
 __all__ = ["Adagrad"]
 
 
-class Adagrad(Optimizer):
+class Adagrad(FusedOptimizer):
     """PyTorch's ``torch.optim.Adagrad`` (same arguments, defaults, state and numbers), at step t::
 
         g = -grad if maximize else grad;  g += weight_decay * p
@@ -30,44 +20,22 @@ class Adagrad(Optimizer):
     fused launch per group. Sparse gradients do not exist in tensorlab.
     """
 
+    _name = "Adagrad"
+    _checks = {"lr": check_lr, "lr_decay": nonnegative("lr_decay value"),
+               "weight_decay": nonnegative("weight_decay value"),
+               "initial_accumulator_value": nonnegative("initial_accumulator_value value"),
+               "eps": nonnegative("epsilon value")}
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
-        check_lr(lr)
-        check_nonnegative(lr_decay, "lr_decay value")
-        check_nonnegative(weight_decay, "weight_decay value")
-        check_nonnegative(initial_accumulator_value, "initial_accumulator_value value")
-        check_nonnegative(eps, "epsilon value")
-        check_unsupported("Adagrad", differentiable=differentiable, fused=fused, foreach=foreach)
-        defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
-                    "initial_accumulator_value": initial_accumulator_value, "foreach": foreach, "maximize": maximize,
-                    "differentiable": differentiable, "fused": fused}
-        super().__init__(params, defaults)
+        super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
+                                  "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
+                                  "maximize": maximize, "differentiable": differentiable, "fused": fused})
 
-    def _check_group(self, group):
-        check_lr(group["lr"])
-        check_nonnegative(group["lr_decay"], "lr_decay value")
-        check_nonnegative(group["weight_decay"], "weight_decay value")
-        check_nonnegative(group["initial_accumulator_value"], "initial_accumulator_value value")
-        check_nonnegative(group["eps"], "epsilon value")
-
-    def step(self, closure=None):
-        """One Adagrad step over every group; returns ``closure()``'s loss when a closure is given."""
-        loss = self._run_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                params, grads = grads_of(group["params"], "Adagrad")
-                sums, steps = [], []
-                for p in params:
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = host_scalar(0.0)
-                        # PyTorch reads the optimizer-wide default here, not the group's value.
-                        state["sum"] = zeros_state(p, float(self.defaults["initial_accumulator_value"]))
-                    sums.append(state["sum"])
-                    add_host_scalar_(state["step"], 1.0)
-                    steps.append(read_host_scalar(state["step"]))
-                fused_update("Adagrad", K.adagrad, K.adagrad_twin, [params, grads, sums], written=(0, 2), keys=steps,
-                             scalars_for=lambda step: {"step": step}, lr=lr_value(group["lr"]),
-                             lr_decay=group["lr_decay"], eps=group["eps"], weight_decay=group["weight_decay"],
-                             maximize=group["maximize"])
-        return loss
+    def _update_group(self, group, params, grads):
+        # PyTorch fills a new sum with the optimizer-wide default, not the group's value.
+        states, steps = self._advance_states(params, ("sum",), fill=float(self.defaults["initial_accumulator_value"]))
+        fused_update(self._name, K.adagrad, K.adagrad_twin, [params, grads, [s["sum"] for s in states]],
+                     written=(0, 2), keys=steps, scalars_for=lambda step: {"step": step}, lr=lr_value(group["lr"]),
+                     lr_decay=group["lr_decay"], eps=group["eps"], weight_decay=group["weight_decay"],
+                     maximize=group["maximize"])

@@ -4,28 +4,13 @@ from __future__ import annotations
 
 from tensorlab_kernels.optim import adam as K
 
-from ..autograd import no_grad
-from ._functional import fused_update, grads_of, zeros_state
-from .optimizer import (
-    Optimizer,
-    add_host_scalar_,
-    check_betas,
-    check_lr,
-    check_nonnegative,
-    check_unsupported,
-    host_scalar,
-    lr_value,
-    read_host_scalar,
-)
+from ._functional import FusedOptimizer, fused_update
+from .optimizer import check_betas, check_lr, lr_value, nonnegative
 
 __all__ = ["Adam"]
 
 
-def _betas(betas) -> tuple:
-    return tuple(float(b) for b in betas)
-
-
-class Adam(Optimizer):
+class Adam(FusedOptimizer):
     """PyTorch's ``torch.optim.Adam`` (same arguments, defaults, state and numbers), at step t::
 
         g = -grad if maximize else grad
@@ -38,55 +23,26 @@ class Adam(Optimizer):
     """
 
     _name = "Adam"
+    _checks = {"lr": check_lr, "eps": nonnegative("epsilon value"), "betas": check_betas,
+               "weight_decay": nonnegative("weight_decay value")}
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        check_lr(lr)
-        check_nonnegative(eps, "epsilon value")
-        check_betas(betas)
-        check_nonnegative(weight_decay, "weight_decay value")
-        check_unsupported(self._name, capturable=capturable, differentiable=differentiable, fused=fused,
-                          foreach=foreach)
-        defaults = {"lr": lr, "betas": _betas(betas), "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
-                    "maximize": maximize, "foreach": foreach, "capturable": capturable,
-                    "differentiable": differentiable, "fused": fused, "decoupled_weight_decay": decoupled_weight_decay}
-        super().__init__(params, defaults)
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                                  "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
+                                  "capturable": capturable, "differentiable": differentiable, "fused": fused,
+                                  "decoupled_weight_decay": decoupled_weight_decay})
 
-    def _check_group(self, group):
-        check_lr(group["lr"])
-        check_nonnegative(group["eps"], "epsilon value")
-        check_betas(group["betas"])
-        check_nonnegative(group["weight_decay"], "weight_decay value")
-
-    def step(self, closure=None):
-        """One Adam step over every group; returns ``closure()``'s loss when a closure is given."""
-        loss = self._run_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                params, grads = grads_of(group["params"], self._name)
-                amsgrad = group["amsgrad"]
-                exp_avgs, exp_avg_sqs, max_sqs, steps = [], [], [] if amsgrad else None, []
-                for p in params:
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = host_scalar(0.0)
-                        state["exp_avg"] = zeros_state(p)
-                        state["exp_avg_sq"] = zeros_state(p)
-                        if amsgrad:
-                            state["max_exp_avg_sq"] = zeros_state(p)
-                    exp_avgs.append(state["exp_avg"])
-                    exp_avg_sqs.append(state["exp_avg_sq"])
-                    if amsgrad:
-                        if "max_exp_avg_sq" not in state:  # amsgrad switched on later
-                            state["max_exp_avg_sq"] = zeros_state(p)
-                        max_sqs.append(state["max_exp_avg_sq"])
-                    add_host_scalar_(state["step"], 1.0)
-                    steps.append(read_host_scalar(state["step"]))
-                beta1, beta2 = group["betas"]
-                fused_update(self._name, K.adam, K.adam_twin, [params, grads, exp_avgs, exp_avg_sqs, max_sqs],
-                             written=(0, 2, 3, 4), keys=steps, scalars_for=lambda step: {"step": step},
-                             lr=lr_value(group["lr"]), beta1=float(beta1), beta2=float(beta2), eps=group["eps"],
-                             weight_decay=group["weight_decay"], amsgrad=amsgrad, maximize=group["maximize"],
-                             decoupled=group["decoupled_weight_decay"])
-        return loss
+    def _update_group(self, group, params, grads):
+        amsgrad = group["amsgrad"]
+        states, steps = self._advance_states(params, ("exp_avg", "exp_avg_sq"),
+                                             optional=("max_exp_avg_sq",) if amsgrad else ())
+        exp_avgs, exp_avg_sqs = [s["exp_avg"] for s in states], [s["exp_avg_sq"] for s in states]
+        max_sqs = [s["max_exp_avg_sq"] for s in states] if amsgrad else None
+        beta1, beta2 = group["betas"]
+        fused_update(self._name, K.adam, K.adam_twin, [params, grads, exp_avgs, exp_avg_sqs, max_sqs],
+                     written=(0, 2, 3, 4), keys=steps, scalars_for=lambda step: {"step": step},
+                     lr=lr_value(group["lr"]), beta1=float(beta1), beta2=float(beta2), eps=group["eps"],
+                     weight_decay=group["weight_decay"], amsgrad=amsgrad, maximize=group["maximize"],
+                     decoupled=group["decoupled_weight_decay"])

@@ -58,30 +58,19 @@ def _set_group_value(group: dict, key: str, value) -> None:
         group[key] = value
 
 
-class _InStep:
-    """Marks that ``get_lr`` is called from ``step`` (outside it, PyTorch warns)."""
+class _Flag:
+    """Sets the scheduler's flag ``name`` inside a ``with`` block: ``_get_lr_called_within_step``
+    marks that ``get_lr`` is called from ``step`` (outside it, PyTorch warns); ``_is_initial``
+    marks the constructor's initial step."""
 
-    def __init__(self, sched):
-        self.sched = sched
-
-    def __enter__(self):
-        self.sched._get_lr_called_within_step = True
-
-    def __exit__(self, *exc):
-        self.sched._get_lr_called_within_step = False
-
-
-class _Initial:
-    """Marks the constructor's initial step (``_is_initial``)."""
-
-    def __init__(self, sched):
-        self.sched = sched
+    def __init__(self, sched, name: str):
+        self.sched, self.name = sched, name
 
     def __enter__(self):
-        self.sched._is_initial = True
+        setattr(self.sched, self.name, True)
 
     def __exit__(self, *exc):
-        self.sched._is_initial = False
+        setattr(self.sched, self.name, False)
 
 
 def _warn_get_lr(sched) -> None:
@@ -123,7 +112,7 @@ class LRScheduler:
 
     def _initial_step(self) -> None:
         self._step_count = 0
-        with _Initial(self):
+        with _Flag(self, "_is_initial"):
             self.step()
 
     def state_dict(self) -> dict:
@@ -153,7 +142,7 @@ class LRScheduler:
         self._update_lr(epoch)
 
     def _update_lr(self, epoch: int | None = None) -> None:
-        with _InStep(self):
+        with _Flag(self, "_get_lr_called_within_step"):
             if epoch is None:
                 self.last_epoch += 1
                 values = self.get_lr()
@@ -430,7 +419,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        with _InStep(self):
+        with _Flag(self, "_get_lr_called_within_step"):
             for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
                 _set_group_value(group, "lr", lr)
         self._last_lr = _group_values(self.optimizer, "lr")

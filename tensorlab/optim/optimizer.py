@@ -74,6 +74,11 @@ def check_nonnegative(value, what: str) -> None:
         raise ValueError(f"Invalid {what}: {value}")
 
 
+def nonnegative(what: str) -> Callable:
+    """:func:`check_nonnegative` for ``what``, as an entry of :attr:`Optimizer._checks`."""
+    return functools.partial(check_nonnegative, what=what)
+
+
 def check_lr(lr) -> None:
     if isinstance(lr, Tensor) and lr.numel() != 1:
         raise ValueError("Tensor lr must be 1-element")
@@ -227,9 +232,14 @@ class Optimizer:
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(group)
 
+    # option -> check(value) raising what PyTorch's constructor raises, in PyTorch's order
+    _checks: dict[str, Callable] = {}
+
     def _check_group(self, group: dict) -> None:
-        """Subclasses validate a group's options here (PyTorch validates only the constructor's;
+        """Validate a group's options with :attr:`_checks` (PyTorch validates only the constructor's;
         we also refuse a bad value in a later group before it is added)."""
+        for key, check in self._checks.items():
+            check(group[key])
 
     # ------------------------------------------------------------------------------------
     # gradients and steps

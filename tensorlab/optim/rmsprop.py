@@ -4,22 +4,13 @@ from __future__ import annotations
 
 from tensorlab_kernels.optim import rmsprop as K
 
-from ..autograd import no_grad
-from ._functional import fused_update, grads_of, zeros_state
-from .optimizer import (
-    Optimizer,
-    add_host_scalar_,
-    check_lr,
-    check_nonnegative,
-    check_unsupported,
-    host_scalar,
-    lr_value,
-)
+from ._functional import FusedOptimizer, fused_update
+from .optimizer import check_lr, lr_value, nonnegative
 
 __all__ = ["RMSprop"]
 
 
-class RMSprop(Optimizer):
+class RMSprop(FusedOptimizer):
     """PyTorch's ``torch.optim.RMSprop`` (same arguments, defaults, state and numbers)::
 
         g = -grad if maximize else grad;  g += weight_decay * p
@@ -31,57 +22,24 @@ class RMSprop(Optimizer):
     (centered). On cuda one fused launch per group.
     """
 
+    _name = "RMSprop"
+    _checks = {"lr": check_lr, "eps": nonnegative("epsilon value"), "momentum": nonnegative("momentum value"),
+               "weight_decay": nonnegative("weight_decay value"), "alpha": nonnegative("alpha value")}
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        check_lr(lr)
-        check_nonnegative(eps, "epsilon value")
-        check_nonnegative(momentum, "momentum value")
-        check_nonnegative(weight_decay, "weight_decay value")
-        check_nonnegative(alpha, "alpha value")
-        check_unsupported("RMSprop", capturable=capturable, differentiable=differentiable)
-        defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
-                    "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach, "maximize": maximize,
-                    "differentiable": differentiable}
-        super().__init__(params, defaults)
+        super().__init__(params, {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
+                                  "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach,
+                                  "maximize": maximize, "differentiable": differentiable})
 
-    def _check_group(self, group):
-        check_lr(group["lr"])
-        check_nonnegative(group["eps"], "epsilon value")
-        check_nonnegative(group["momentum"], "momentum value")
-        check_nonnegative(group["weight_decay"], "weight_decay value")
-        check_nonnegative(group["alpha"], "alpha value")
-
-    def step(self, closure=None):
-        """One RMSprop step over every group; returns ``closure()``'s loss when a closure is given."""
-        loss = self._run_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                params, grads = grads_of(group["params"], "RMSprop")
-                momentum, centered = group["momentum"], group["centered"]
-                square_avgs = []
-                grad_avgs = [] if centered else None
-                bufs = [] if momentum > 0 else None
-                for p in params:
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = host_scalar(0.0)
-                        state["square_avg"] = zeros_state(p)
-                        if momentum > 0:
-                            state["momentum_buffer"] = zeros_state(p)
-                        if centered:
-                            state["grad_avg"] = zeros_state(p)
-                    square_avgs.append(state["square_avg"])
-                    if momentum > 0:
-                        if "momentum_buffer" not in state:  # momentum switched on later
-                            state["momentum_buffer"] = zeros_state(p)
-                        bufs.append(state["momentum_buffer"])
-                    if centered:
-                        if "grad_avg" not in state:
-                            state["grad_avg"] = zeros_state(p)
-                        grad_avgs.append(state["grad_avg"])
-                    add_host_scalar_(state["step"], 1.0)
-                fused_update("RMSprop", K.rmsprop, K.rmsprop_twin, [params, grads, square_avgs, grad_avgs, bufs],
-                             written=(0, 2, 3, 4), lr=lr_value(group["lr"]), alpha=group["alpha"], eps=group["eps"],
-                             weight_decay=group["weight_decay"], momentum=momentum, centered=centered,
-                             maximize=group["maximize"])
-        return loss
+    def _update_group(self, group, params, grads):
+        momentum, centered = group["momentum"], group["centered"]
+        optional = (("momentum_buffer",) if momentum > 0 else ()) + (("grad_avg",) if centered else ())
+        states, _ = self._advance_states(params, ("square_avg",), optional=optional, read_steps=False)
+        grad_avgs = [s["grad_avg"] for s in states] if centered else None
+        bufs = [s["momentum_buffer"] for s in states] if momentum > 0 else None
+        fused_update(self._name, K.rmsprop, K.rmsprop_twin,
+                     [params, grads, [s["square_avg"] for s in states], grad_avgs, bufs], written=(0, 2, 3, 4),
+                     lr=lr_value(group["lr"]), alpha=group["alpha"], eps=group["eps"],
+                     weight_decay=group["weight_decay"], momentum=momentum, centered=centered,
+                     maximize=group["maximize"])

@@ -23,7 +23,21 @@ from __future__ import annotations
 import numpy as np
 
 from .._triton import tl, triton
-from .multi_tensor import bits, host_compute_dtype, launch_table, ld, lerp, lerp_twin, maximum, operand, rnd, scalar, st
+from .multi_tensor import (
+    bits,
+    chunk_row,
+    launch_table,
+    lerp,
+    lerp_twin,
+    load,
+    maximum,
+    operand,
+    param_grad,
+    param_grad_twin,
+    rnd,
+    scalar,
+    store,
+)
 
 # ----------------------------------------------------------------------------------------------
 # Kernel
@@ -31,54 +45,19 @@ from .multi_tensor import bits, host_compute_dtype, launch_table, ld, lerp, lerp
 
 
 @triton.jit
-def _adam_block(
-    row,  # this program's row of the chunk table
-    start, n,  # first element of this block, elements in the chunk
-    lr_bits: tl.int64,
-    weight1_bits: tl.int64,  # 1 - beta1: the lerp weight of the first moment
-    beta2_bits: tl.int64, one_minus_beta2_bits: tl.int64, eps_bits: tl.int64, weight_decay_bits: tl.int64,
-    decay_bits: tl.int64,  # 1 - lr * weight_decay (decoupled weight decay)
-    step_size_bits: tl.int64,  # lr / (1 - beta1^t)
-    bc2_sqrt_bits: tl.int64,  # sqrt(1 - beta2^t)
-    ROW: tl.constexpr, DTYPE: tl.constexpr, COMPUTE: tl.constexpr, ALIGNED: tl.constexpr, BLOCK: tl.constexpr,
-    MAXIMIZE: tl.constexpr, WEIGHT_DECAY: tl.constexpr, DECOUPLED: tl.constexpr, AMSGRAD: tl.constexpr,
-    EVEN: tl.constexpr,  # a full block: no mask (lets the compiler vectorise)
-):
-    p_ptr = operand(row, 0, DTYPE, ALIGNED)
-    g_ptr = operand(row, 1, DTYPE, ALIGNED)
+def adam_moments(row, offs, n, g, weight1_bits, beta2_bits, one_minus_beta2_bits, DTYPE: tl.constexpr,
+                 COMPUTE: tl.constexpr, ALIGNED: tl.constexpr, MASKED: tl.constexpr):
+    """Adam's moments (operands 2 and 3) updated and stored, also for NAdam and RAdam:
+    ``m = lerp(m, g, 1 - beta1)``, ``v = beta2 * v + (1 - beta2) * g * g``; returns them unrounded."""
     m_ptr = operand(row, 2, DTYPE, ALIGNED)
     v_ptr = operand(row, 3, DTYPE, ALIGNED)
-    weight1 = scalar(weight1_bits, COMPUTE)
     beta2 = scalar(beta2_bits, COMPUTE)
     one_minus_beta2 = scalar(one_minus_beta2_bits, COMPUTE)
-    eps = scalar(eps_bits, COMPUTE)
-    wd = scalar(weight_decay_bits, COMPUTE)
-    decay = scalar(decay_bits, COMPUTE)
-    step_size = scalar(step_size_bits, COMPUTE)
-    bc2_sqrt = scalar(bc2_sqrt_bits, COMPUTE)
-    offs = start + tl.arange(0, BLOCK)
-    p = ld(p_ptr, offs, n, EVEN).to(COMPUTE)
-    g = ld(g_ptr, offs, n, EVEN).to(COMPUTE)
-    m = ld(m_ptr, offs, n, EVEN).to(COMPUTE)
-    v = ld(v_ptr, offs, n, EVEN).to(COMPUTE)
-    if MAXIMIZE:
-        g = -g
-    if WEIGHT_DECAY:
-        if DECOUPLED:
-            p = p * decay
-        else:
-            g = g + wd * p
-    m = lerp(m, g, weight1)
-    v = v * beta2 + one_minus_beta2 * (g * g)
-    st(m_ptr, offs, rnd(m, DTYPE), n, EVEN)
-    st(v_ptr, offs, rnd(v, DTYPE), n, EVEN)
-    if AMSGRAD:
-        vmax_ptr = operand(row, 4, DTYPE, ALIGNED)
-        v = maximum(ld(vmax_ptr, offs, n, EVEN).to(COMPUTE), rnd(v, DTYPE).to(COMPUTE))
-        st(vmax_ptr, offs, rnd(v, DTYPE), n, EVEN)
-    denom = tl.sqrt(v) / bc2_sqrt + eps
-    p = p - step_size * (m / denom)
-    st(p_ptr, offs, rnd(p, DTYPE), n, EVEN)
+    m = lerp(load(m_ptr, offs, n, COMPUTE, MASKED), g, scalar(weight1_bits, COMPUTE))
+    v = load(v_ptr, offs, n, COMPUTE, MASKED) * beta2 + one_minus_beta2 * (g * g)
+    store(m_ptr, offs, m, n, DTYPE, MASKED)
+    store(v_ptr, offs, v, n, DTYPE, MASKED)
+    return m, v
 
 
 @triton.jit(do_not_specialize=["lr_bits", "weight1_bits", "beta2_bits", "one_minus_beta2_bits", "eps_bits",
@@ -94,20 +73,22 @@ def _adam_kernel(
     ROW: tl.constexpr, DTYPE: tl.constexpr, COMPUTE: tl.constexpr, ALIGNED: tl.constexpr, BLOCK: tl.constexpr,
     MAXIMIZE: tl.constexpr, WEIGHT_DECAY: tl.constexpr, DECOUPLED: tl.constexpr, AMSGRAD: tl.constexpr,
 ):
-    # Full blocks without a mask (vectorised loads/stores), then the chunk's masked tail.
-    row = table_ptr + tl.program_id(0) * ROW
-    n = tl.load(row + ROW - 1).to(tl.int32)
-    full = n - n % BLOCK
-    for start in range(0, full, BLOCK):
-        _adam_block(
-            row, start, n, lr_bits, weight1_bits, beta2_bits, one_minus_beta2_bits, eps_bits, weight_decay_bits,
-            decay_bits, step_size_bits, bc2_sqrt_bits, ROW, DTYPE, COMPUTE, ALIGNED, BLOCK, MAXIMIZE, WEIGHT_DECAY,
-            DECOUPLED, AMSGRAD, EVEN=True)
-    if full < n:
-        _adam_block(
-            row, full, n, lr_bits, weight1_bits, beta2_bits, one_minus_beta2_bits, eps_bits, weight_decay_bits,
-            decay_bits, step_size_bits, bc2_sqrt_bits, ROW, DTYPE, COMPUTE, ALIGNED, BLOCK, MAXIMIZE, WEIGHT_DECAY,
-            DECOUPLED, AMSGRAD, EVEN=False)
+    row, n, full = chunk_row(table_ptr, ROW, BLOCK)
+    eps = scalar(eps_bits, COMPUTE)
+    step_size = scalar(step_size_bits, COMPUTE)
+    bc2_sqrt = scalar(bc2_sqrt_bits, COMPUTE)
+    for MASKED in tl.static_range(2):  # the full blocks unmasked (vectorised), then the masked tail
+        for start in range(full if MASKED else 0, n if MASKED else full, BLOCK):
+            offs, p_ptr, p, g = param_grad(row, start, n, weight_decay_bits, DTYPE, COMPUTE, ALIGNED, BLOCK, MAXIMIZE,
+                                           WEIGHT_DECAY, MASKED, decay_bits, DECOUPLED)
+            m, v = adam_moments(row, offs, n, g, weight1_bits, beta2_bits, one_minus_beta2_bits, DTYPE, COMPUTE,
+                                ALIGNED, MASKED)
+            if AMSGRAD:
+                vmax_ptr = operand(row, 4, DTYPE, ALIGNED)
+                v = maximum(load(vmax_ptr, offs, n, COMPUTE, MASKED), rnd(v, DTYPE).to(COMPUTE))
+                store(vmax_ptr, offs, v, n, DTYPE, MASKED)
+            denom = tl.sqrt(v) / bc2_sqrt + eps
+            store(p_ptr, offs, p - step_size * (m / denom), n, DTYPE, MASKED)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -140,27 +121,25 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, *, lr: float, be
 # ----------------------------------------------------------------------------------------------
 
 
+def adam_moments_twin(exp_avg: np.ndarray, exp_avg_sq: np.ndarray, g: np.ndarray, beta1: float, beta2: float):
+    """:func:`adam_moments` on numpy arrays (``g`` in the compute dtype)."""
+    c = g.dtype.type
+    m = lerp_twin(exp_avg.astype(g.dtype), g, c(1 - beta1))
+    v = exp_avg_sq.astype(g.dtype) * c(beta2) + c(1 - beta2) * (g * g)
+    exp_avg[...] = m.astype(exp_avg.dtype)
+    exp_avg_sq[...] = v.astype(exp_avg_sq.dtype)
+    return m, v
+
+
 def adam_twin(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, *, lr: float, beta1: float, beta2: float,
               eps: float, weight_decay: float, step: float, amsgrad: bool, maximize: bool, decoupled: bool,
               config: dict | None = None) -> int:
     s = adam_scalars(lr=lr, beta1=beta1, beta2=beta2, weight_decay=weight_decay, step=step)
     for i, param in enumerate(params):
-        ct = host_compute_dtype(param.dtype)
-        c = ct.type
-        dt = param.dtype
-        p, g = param.astype(ct), grads[i].astype(ct)
-        m, v = exp_avgs[i].astype(ct), exp_avg_sqs[i].astype(ct)
-        if maximize:
-            g = -g
-        if weight_decay != 0:
-            if decoupled:
-                p = p * c(s["decay"])
-            else:
-                g = g + c(weight_decay) * p
-        m = lerp_twin(m, g, c(1 - beta1))
-        v = v * c(beta2) + c(1 - beta2) * (g * g)
-        exp_avgs[i][...] = m.astype(dt)
-        exp_avg_sqs[i][...] = v.astype(dt)
+        ct, p, g = param_grad_twin(param, grads[i], weight_decay=weight_decay, maximize=maximize,
+                                   decay=s["decay"] if decoupled else None)
+        c, dt = ct.type, param.dtype
+        m, v = adam_moments_twin(exp_avgs[i], exp_avg_sqs[i], g, beta1, beta2)
         if amsgrad:
             v = np.maximum(max_exp_avg_sqs[i].astype(ct), v.astype(dt).astype(ct))  # NaN propagates
             max_exp_avg_sqs[i][...] = v.astype(dt)
@@ -169,4 +148,4 @@ def adam_twin(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, *, lr: floa
     return 1 if params else 0
 
 
-__all__ = ["adam", "adam_scalars", "adam_twin"]
+__all__ = ["adam", "adam_moments", "adam_moments_twin", "adam_scalars", "adam_twin"]

@@ -24,6 +24,11 @@ learning rate that changes every step (a scheduler) or a bias correction never t
 recompilation. The kernels compute in fp32 (fp64 for fp64 tensors) and round once per stored
 value, like PyTorch's fused optimizers.
 
+Every kernel has the same shape: :func:`chunk_row` decodes its row of the table, then it walks the
+chunk's full blocks without a mask and its tail with one (``for MASKED in tl.static_range(2)``),
+reading blocks with :func:`load` (compute dtype) and writing them with :func:`store` (rounded to
+the storage dtype). The optimizers start every block with :func:`param_grad`.
+
 This file: shared device helpers, the host-side table, then the multi-tensor norm / scale /
 clamp kernels (gradient clipping), their launchers and numpy twins.
 """
@@ -70,6 +75,15 @@ bits = float64_bits  # a Python float as the int64 bit pattern of its fp64
 
 
 @triton.jit
+def chunk_row(table_ptr, ROW: tl.constexpr, BLOCK: tl.constexpr):
+    """This program's row of the chunk table, the chunk's element count ``n`` and the end of its
+    full blocks: the kernels walk ``[0, full)`` unmasked, then the masked tail ``[full, n)``."""
+    row = table_ptr + tl.program_id(0) * ROW
+    n = tl.load(row + ROW - 1).to(tl.int32)
+    return row, n, n - n % BLOCK
+
+
+@triton.jit
 def operand(row_ptr, k, DTYPE: tl.constexpr, ALIGNED: tl.constexpr):
     """Operand ``k`` of this program's chunk as a typed pointer (the table holds byte addresses)."""
     ptr = tl.load(row_ptr + k).to(tl.pointer_type(DTYPE))
@@ -79,21 +93,24 @@ def operand(row_ptr, k, DTYPE: tl.constexpr, ALIGNED: tl.constexpr):
 
 
 @triton.jit
-def ld(ptr, offs, n, EVEN: tl.constexpr):
-    """Load a block; a full block (``EVEN``) without a mask, which lets the compiler vectorise
-    (a mask against a count read from memory would force scalar accesses)."""
-    if EVEN:
-        return tl.load(ptr + offs)
+def load(ptr, offs, n, COMPUTE: tl.constexpr, MASKED: tl.constexpr):
+    """Load a block into the compute dtype; a full block (not ``MASKED``) without a mask, which lets
+    the compiler vectorise (a mask against a count read from memory would force scalar accesses)."""
+    if MASKED:
+        x = tl.load(ptr + offs, mask=offs < n)
     else:
-        return tl.load(ptr + offs, mask=offs < n)
+        x = tl.load(ptr + offs)
+    return x.to(COMPUTE)
 
 
 @triton.jit
-def st(ptr, offs, value, n, EVEN: tl.constexpr):
-    if EVEN:
-        tl.store(ptr + offs, value)
+def store(ptr, offs, x, n, DTYPE: tl.constexpr, MASKED: tl.constexpr):
+    """Round a block of compute values to the storage dtype (:func:`rnd`) and store it."""
+    x = rnd(x, DTYPE)
+    if MASKED:
+        tl.store(ptr + offs, x, mask=offs < n)
     else:
-        tl.store(ptr + offs, value, mask=offs < n)
+        tl.store(ptr + offs, x)
 
 
 @triton.jit
@@ -118,6 +135,27 @@ def rnd(x, DTYPE: tl.constexpr):
         return b.to(tl.uint16).to(tl.bfloat16, bitcast=True)
     else:
         return x.to(DTYPE)
+
+
+@triton.jit
+def param_grad(row, start, n, weight_decay_bits, DTYPE: tl.constexpr, COMPUTE: tl.constexpr, ALIGNED: tl.constexpr,
+               BLOCK: tl.constexpr, MAXIMIZE: tl.constexpr, WEIGHT_DECAY: tl.constexpr, MASKED: tl.constexpr,
+               decay_bits=0, DECOUPLED: tl.constexpr = False):
+    """How every optimizer starts a block: its offsets, the parameter's pointer, and the parameter
+    and gradient (operands 0 and 1) in the compute dtype, with ``g = -grad`` (``MAXIMIZE``) and then
+    weight decay, ``g += weight_decay * p`` or, ``DECOUPLED`` (AdamW), ``p *= decay``."""
+    p_ptr = operand(row, 0, DTYPE, ALIGNED)
+    offs = start + tl.arange(0, BLOCK)
+    p = load(p_ptr, offs, n, COMPUTE, MASKED)
+    g = load(operand(row, 1, DTYPE, ALIGNED), offs, n, COMPUTE, MASKED)
+    if MAXIMIZE:
+        g = -g
+    if WEIGHT_DECAY:
+        if DECOUPLED:
+            p = p * scalar(decay_bits, COMPUTE)
+        else:
+            g = g + scalar(weight_decay_bits, COMPUTE) * p
+    return offs, p_ptr, p, g
 
 
 @triton.jit
@@ -293,13 +331,13 @@ NORM_P, NORM_ONE, NORM_TWO, NORM_INF, NORM_NEG_INF = 0, 1, 2, 3, 4
 
 @triton.jit
 def _norm_block(x_ptr, start, n, acc, p, KIND: tl.constexpr, COMPUTE: tl.constexpr, BLOCK: tl.constexpr,
-                EVEN: tl.constexpr):
+                MASKED: tl.constexpr):
     offs = start + tl.arange(0, BLOCK)
     mask = offs < n
-    if EVEN:
-        a = tl.abs(tl.load(x_ptr + offs).to(COMPUTE))
-    else:
+    if MASKED:
         a = tl.abs(tl.load(x_ptr + offs, mask=mask, other=0.0).to(COMPUTE))
+    else:
+        a = tl.abs(tl.load(x_ptr + offs).to(COMPUTE))
     if KIND == 1:
         acc += a
     elif KIND == 2:
@@ -320,10 +358,8 @@ def _norm_partials_kernel(
     p_bits: tl.int64,  # the norm order (general p) as fp64 bits
     KIND: tl.constexpr, DTYPE: tl.constexpr, COMPUTE: tl.constexpr, ALIGNED: tl.constexpr, BLOCK: tl.constexpr,
 ):
-    pid = tl.program_id(0)
-    row = table_ptr + pid * 2
+    row, n, full = chunk_row(table_ptr, 2, BLOCK)
     x_ptr = operand(row, 0, DTYPE, ALIGNED)
-    n = tl.load(row + 1).to(tl.int32)
     if KIND == 3:
         acc = tl.full([BLOCK], float("-inf"), COMPUTE)
     elif KIND == 4:
@@ -331,18 +367,16 @@ def _norm_partials_kernel(
     else:
         acc = tl.zeros([BLOCK], COMPUTE)
     p = scalar(p_bits, COMPUTE)
-    full = n - n % BLOCK  # full blocks unmasked (vectorised), then the masked tail
-    for start in range(0, full, BLOCK):
-        acc = _norm_block(x_ptr, start, n, acc, p, KIND, COMPUTE, BLOCK, EVEN=True)
-    if full < n:
-        acc = _norm_block(x_ptr, full, n, acc, p, KIND, COMPUTE, BLOCK, EVEN=False)
+    for MASKED in tl.static_range(2):  # the full blocks unmasked (vectorised), then the masked tail
+        for start in range(full if MASKED else 0, n if MASKED else full, BLOCK):
+            acc = _norm_block(x_ptr, start, n, acc, p, KIND, COMPUTE, BLOCK, MASKED)
     if KIND == 3:
         total = max_nan(acc)
     elif KIND == 4:
         total = min_nan(acc)
     else:
         total = tl.sum(acc, axis=0)
-    tl.store(partials_ptr + pid, total.to(partials_ptr.dtype.element_ty))
+    tl.store(partials_ptr + tl.program_id(0), total.to(partials_ptr.dtype.element_ty))
 
 
 @triton.jit(do_not_specialize=["n", "p_bits"])
@@ -390,10 +424,8 @@ def _clip_scale_kernel(
     max_norm_bits: tl.int64,
     ROW: tl.constexpr, DTYPE: tl.constexpr, COMPUTE: tl.constexpr, ALIGNED: tl.constexpr, BLOCK: tl.constexpr,
 ):
-    pid = tl.program_id(0)
-    row = table_ptr + pid * 2
+    row, n, full = chunk_row(table_ptr, ROW, BLOCK)
     g_ptr = operand(row, 0, DTYPE, ALIGNED)
-    n = tl.load(row + 1).to(tl.int32)
     # PyTorch: clip_coef = max_norm / (total_norm + 1e-6), clamped to at most 1 (NaN stays NaN); the
     # gradients are always multiplied (no host-side branch). Computed in fp32 (fp64 for an fp64 norm).
     total = tl.load(norm_ptr)
@@ -402,23 +434,10 @@ def _clip_scale_kernel(
     else:
         coef = scalar(max_norm_bits, tl.float32) / (total.to(tl.float32) + 1e-6)
     coef = tl.where(coef > 1.0, 1.0, coef).to(COMPUTE)
-    full = n - n % BLOCK  # full blocks unmasked (vectorised), then the masked tail
-    for start in range(0, full, BLOCK):
-        offs = start + tl.arange(0, BLOCK)
-        st(g_ptr, offs, rnd(ld(g_ptr, offs, n, True).to(COMPUTE) * coef, DTYPE), n, True)
-    if full < n:
-        offs = full + tl.arange(0, BLOCK)
-        st(g_ptr, offs, rnd(ld(g_ptr, offs, n, False).to(COMPUTE) * coef, DTYPE), n, False)
-
-
-@triton.jit
-def _clamp_block(x_ptr, start, n, lo, hi, DTYPE: tl.constexpr, COMPUTE: tl.constexpr, BLOCK: tl.constexpr,
-                 EVEN: tl.constexpr):
-    offs = start + tl.arange(0, BLOCK)
-    x = ld(x_ptr, offs, n, EVEN).to(COMPUTE)
-    x = tl.where(x < lo, lo, x)  # clamp_min then clamp_max, NaN passes through (as in PyTorch)
-    x = tl.where(x > hi, hi, x)
-    st(x_ptr, offs, rnd(x, DTYPE), n, EVEN)
+    for MASKED in tl.static_range(2):  # the full blocks unmasked (vectorised), then the masked tail
+        for start in range(full if MASKED else 0, n if MASKED else full, BLOCK):
+            offs = start + tl.arange(0, BLOCK)
+            store(g_ptr, offs, load(g_ptr, offs, n, COMPUTE, MASKED) * coef, n, DTYPE, MASKED)
 
 
 @triton.jit(do_not_specialize=["lo_bits", "hi_bits"])
@@ -427,17 +446,17 @@ def _clamp_kernel(
     lo_bits: tl.int64, hi_bits: tl.int64,
     ROW: tl.constexpr, DTYPE: tl.constexpr, COMPUTE: tl.constexpr, ALIGNED: tl.constexpr, BLOCK: tl.constexpr,
 ):
-    pid = tl.program_id(0)
-    row = table_ptr + pid * 2
+    row, n, full = chunk_row(table_ptr, ROW, BLOCK)
     x_ptr = operand(row, 0, DTYPE, ALIGNED)
-    n = tl.load(row + 1).to(tl.int32)
     lo = rnd(scalar(lo_bits, COMPUTE), DTYPE).to(COMPUTE)  # the bounds as the tensor's dtype sees them
     hi = rnd(scalar(hi_bits, COMPUTE), DTYPE).to(COMPUTE)
-    full = n - n % BLOCK  # full blocks unmasked (vectorised), then the masked tail
-    for start in range(0, full, BLOCK):
-        _clamp_block(x_ptr, start, n, lo, hi, DTYPE, COMPUTE, BLOCK, EVEN=True)
-    if full < n:
-        _clamp_block(x_ptr, full, n, lo, hi, DTYPE, COMPUTE, BLOCK, EVEN=False)
+    for MASKED in tl.static_range(2):  # the full blocks unmasked (vectorised), then the masked tail
+        for start in range(full if MASKED else 0, n if MASKED else full, BLOCK):
+            offs = start + tl.arange(0, BLOCK)
+            x = load(x_ptr, offs, n, COMPUTE, MASKED)
+            x = tl.where(x < lo, lo, x)  # clamp_min then clamp_max, NaN passes through (as in PyTorch)
+            x = tl.where(x > hi, hi, x)
+            store(x_ptr, offs, x, n, DTYPE, MASKED)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -521,6 +540,19 @@ def lerp_twin(start: np.ndarray, end: np.ndarray, weight) -> np.ndarray:
         return start + weight * (end - start)
     return end - (end - start) * (type(weight)(1.0) - weight)
 
+
+def param_grad_twin(param: np.ndarray, grad: np.ndarray, *, weight_decay: float, maximize: bool, decay=None):
+    """:func:`param_grad` on numpy arrays -> (compute dtype, p, g); ``decay`` given: decoupled weight decay."""
+    ct = host_compute_dtype(param.dtype)
+    p, g = param.astype(ct), grad.astype(ct)
+    if maximize:
+        g = -g
+    if weight_decay != 0:
+        if decay is not None:
+            p = p * ct.type(decay)
+        else:
+            g = g + ct.type(weight_decay) * p
+    return ct, p, g
 
 
 def multi_tensor_norm_twin(out, tensors, *, norm_type: float, config: dict | None = None) -> None:

@@ -19,57 +19,23 @@ from __future__ import annotations
 import numpy as np
 
 from .._triton import tl, triton
-from .multi_tensor import bits, host_compute_dtype, launch_table, ld, lerp, lerp_twin, operand, rnd, scalar, st
+from .multi_tensor import (
+    bits,
+    chunk_row,
+    launch_table,
+    lerp,
+    lerp_twin,
+    load,
+    operand,
+    param_grad,
+    param_grad_twin,
+    scalar,
+    store,
+)
 
 # ----------------------------------------------------------------------------------------------
 # Kernel
 # ----------------------------------------------------------------------------------------------
-
-
-@triton.jit
-def _rmsprop_block(
-    row,  # this program's row of the chunk table
-    start, n,  # first element of this block, elements in the chunk
-    lr_bits: tl.int64, alpha_bits: tl.int64, one_minus_alpha_bits: tl.int64, eps_bits: tl.int64,
-    weight_decay_bits: tl.int64, momentum_bits: tl.int64,
-    ROW: tl.constexpr, DTYPE: tl.constexpr, COMPUTE: tl.constexpr, ALIGNED: tl.constexpr, BLOCK: tl.constexpr,
-    MAXIMIZE: tl.constexpr, WEIGHT_DECAY: tl.constexpr, CENTERED: tl.constexpr, MOMENTUM: tl.constexpr,
-    EVEN: tl.constexpr,  # a full block: no mask (lets the compiler vectorise)
-):
-    p_ptr = operand(row, 0, DTYPE, ALIGNED)
-    g_ptr = operand(row, 1, DTYPE, ALIGNED)
-    sq_ptr = operand(row, 2, DTYPE, ALIGNED)
-    lr = scalar(lr_bits, COMPUTE)
-    alpha = scalar(alpha_bits, COMPUTE)
-    one_minus_alpha = scalar(one_minus_alpha_bits, COMPUTE)
-    eps = scalar(eps_bits, COMPUTE)
-    wd = scalar(weight_decay_bits, COMPUTE)
-    momentum = scalar(momentum_bits, COMPUTE)
-    offs = start + tl.arange(0, BLOCK)
-    p = ld(p_ptr, offs, n, EVEN).to(COMPUTE)
-    g = ld(g_ptr, offs, n, EVEN).to(COMPUTE)
-    sq = ld(sq_ptr, offs, n, EVEN).to(COMPUTE)
-    if MAXIMIZE:
-        g = -g
-    if WEIGHT_DECAY:
-        g = g + wd * p
-    sq = sq * alpha + one_minus_alpha * (g * g)
-    st(sq_ptr, offs, rnd(sq, DTYPE), n, EVEN)
-    if CENTERED:
-        ga_ptr = operand(row, 3, DTYPE, ALIGNED)
-        ga = lerp(ld(ga_ptr, offs, n, EVEN).to(COMPUTE), g, one_minus_alpha)
-        st(ga_ptr, offs, rnd(ga, DTYPE), n, EVEN)
-        avg = tl.sqrt(sq - ga * ga) + eps
-    else:
-        avg = tl.sqrt(sq) + eps
-    if MOMENTUM:
-        b_ptr = operand(row, 4 if CENTERED else 3, DTYPE, ALIGNED)
-        buf = ld(b_ptr, offs, n, EVEN).to(COMPUTE) * momentum + g / avg
-        st(b_ptr, offs, rnd(buf, DTYPE), n, EVEN)
-        p = p - lr * buf
-    else:
-        p = p - lr * (g / avg)
-    st(p_ptr, offs, rnd(p, DTYPE), n, EVEN)
 
 
 @triton.jit(do_not_specialize=["lr_bits", "alpha_bits", "one_minus_alpha_bits", "eps_bits", "weight_decay_bits",
@@ -81,19 +47,34 @@ def _rmsprop_kernel(
     ROW: tl.constexpr, DTYPE: tl.constexpr, COMPUTE: tl.constexpr, ALIGNED: tl.constexpr, BLOCK: tl.constexpr,
     MAXIMIZE: tl.constexpr, WEIGHT_DECAY: tl.constexpr, CENTERED: tl.constexpr, MOMENTUM: tl.constexpr,
 ):
-    # Full blocks without a mask (vectorised loads/stores), then the chunk's masked tail.
-    row = table_ptr + tl.program_id(0) * ROW
-    n = tl.load(row + ROW - 1).to(tl.int32)
-    full = n - n % BLOCK
-    for start in range(0, full, BLOCK):
-        _rmsprop_block(
-            row, start, n, lr_bits, alpha_bits, one_minus_alpha_bits, eps_bits, weight_decay_bits, momentum_bits, ROW,
-            DTYPE, COMPUTE, ALIGNED, BLOCK, MAXIMIZE, WEIGHT_DECAY, CENTERED, MOMENTUM, EVEN=True)
-    if full < n:
-        _rmsprop_block(
-            row, full, n, lr_bits, alpha_bits, one_minus_alpha_bits, eps_bits, weight_decay_bits, momentum_bits, ROW,
-            DTYPE, COMPUTE, ALIGNED, BLOCK, MAXIMIZE, WEIGHT_DECAY, CENTERED, MOMENTUM, EVEN=False)
-
+    row, n, full = chunk_row(table_ptr, ROW, BLOCK)
+    lr = scalar(lr_bits, COMPUTE)
+    alpha = scalar(alpha_bits, COMPUTE)
+    one_minus_alpha = scalar(one_minus_alpha_bits, COMPUTE)
+    eps = scalar(eps_bits, COMPUTE)
+    momentum = scalar(momentum_bits, COMPUTE)
+    for MASKED in tl.static_range(2):  # the full blocks unmasked (vectorised), then the masked tail
+        for start in range(full if MASKED else 0, n if MASKED else full, BLOCK):
+            offs, p_ptr, p, g = param_grad(row, start, n, weight_decay_bits, DTYPE, COMPUTE, ALIGNED, BLOCK, MAXIMIZE,
+                                           WEIGHT_DECAY, MASKED)
+            sq_ptr = operand(row, 2, DTYPE, ALIGNED)
+            sq = load(sq_ptr, offs, n, COMPUTE, MASKED) * alpha + one_minus_alpha * (g * g)
+            store(sq_ptr, offs, sq, n, DTYPE, MASKED)
+            if CENTERED:
+                ga_ptr = operand(row, 3, DTYPE, ALIGNED)
+                ga = lerp(load(ga_ptr, offs, n, COMPUTE, MASKED), g, one_minus_alpha)
+                store(ga_ptr, offs, ga, n, DTYPE, MASKED)
+                avg = tl.sqrt(sq - ga * ga) + eps
+            else:
+                avg = tl.sqrt(sq) + eps
+            if MOMENTUM:
+                b_ptr = operand(row, 4 if CENTERED else 3, DTYPE, ALIGNED)
+                buf = load(b_ptr, offs, n, COMPUTE, MASKED) * momentum + g / avg
+                store(b_ptr, offs, buf, n, DTYPE, MASKED)
+                p = p - lr * buf
+            else:
+                p = p - lr * (g / avg)
+            store(p_ptr, offs, p, n, DTYPE, MASKED)
 
 # ----------------------------------------------------------------------------------------------
 # Launcher
@@ -119,14 +100,9 @@ def rmsprop_twin(params, grads, square_avgs, grad_avgs, momentum_buffers, *, lr:
                  weight_decay: float, momentum: float, centered: bool, maximize: bool,
                  config: dict | None = None) -> int:
     for i, param in enumerate(params):
-        ct = host_compute_dtype(param.dtype)
+        ct, p, g = param_grad_twin(param, grads[i], weight_decay=weight_decay, maximize=maximize)
         c, dt = ct.type, param.dtype
-        p, g, sq = param.astype(ct), grads[i].astype(ct), square_avgs[i].astype(ct)
-        if maximize:
-            g = -g
-        if weight_decay != 0:
-            g = g + c(weight_decay) * p
-        sq = sq * c(alpha) + c(1 - alpha) * (g * g)
+        sq = square_avgs[i].astype(ct) * c(alpha) + c(1 - alpha) * (g * g)
         square_avgs[i][...] = sq.astype(dt)
         if centered:
             ga = lerp_twin(grad_avgs[i].astype(ct), g, c(1 - alpha))

@@ -18,50 +18,11 @@ state all have one: one launch).
 from __future__ import annotations
 
 from .._triton import tl, triton
-from .multi_tensor import bits, host_compute_dtype, launch_table, ld, operand, rnd, scalar, st
+from .multi_tensor import bits, chunk_row, launch_table, load, operand, param_grad, param_grad_twin, rnd, scalar, store
 
 # ----------------------------------------------------------------------------------------------
 # Kernel
 # ----------------------------------------------------------------------------------------------
-
-
-@triton.jit
-def _sgd_block(
-    row,  # this program's row of the chunk table
-    start, n,  # first element of this block, elements in the chunk
-    lr_bits: tl.int64, weight_decay_bits: tl.int64, momentum_bits: tl.int64, one_minus_dampening_bits: tl.int64,
-    ROW: tl.constexpr, DTYPE: tl.constexpr, COMPUTE: tl.constexpr, ALIGNED: tl.constexpr, BLOCK: tl.constexpr,
-    MAXIMIZE: tl.constexpr, WEIGHT_DECAY: tl.constexpr, MOMENTUM: tl.constexpr, NESTEROV: tl.constexpr,
-    FIRST: tl.constexpr,
-    EVEN: tl.constexpr,  # a full block: no mask (lets the compiler vectorise)
-):
-    p_ptr = operand(row, 0, DTYPE, ALIGNED)
-    g_ptr = operand(row, 1, DTYPE, ALIGNED)
-    lr = scalar(lr_bits, COMPUTE)
-    wd = scalar(weight_decay_bits, COMPUTE)
-    momentum = scalar(momentum_bits, COMPUTE)
-    one_minus_dampening = scalar(one_minus_dampening_bits, COMPUTE)
-    offs = start + tl.arange(0, BLOCK)
-    p = ld(p_ptr, offs, n, EVEN).to(COMPUTE)
-    g = ld(g_ptr, offs, n, EVEN).to(COMPUTE)
-    if MAXIMIZE:
-        g = -g
-    if WEIGHT_DECAY:
-        g = g + wd * p
-    if MOMENTUM:
-        b_ptr = operand(row, 2, DTYPE, ALIGNED)
-        if FIRST:
-            buf = g
-        else:
-            buf = ld(b_ptr, offs, n, EVEN).to(COMPUTE)
-            buf = buf * momentum + one_minus_dampening * g
-        buf = rnd(buf, DTYPE)  # the stored buffer is what the next step (and Nesterov) sees
-        st(b_ptr, offs, buf, n, EVEN)
-        if NESTEROV:
-            g = g + momentum * buf.to(COMPUTE)
-        else:
-            g = buf.to(COMPUTE)
-    st(p_ptr, offs, rnd(p - lr * g, DTYPE), n, EVEN)
 
 
 @triton.jit(do_not_specialize=["lr_bits", "weight_decay_bits", "momentum_bits", "one_minus_dampening_bits"])
@@ -72,19 +33,27 @@ def _sgd_kernel(
     MAXIMIZE: tl.constexpr, WEIGHT_DECAY: tl.constexpr, MOMENTUM: tl.constexpr, NESTEROV: tl.constexpr,
     FIRST: tl.constexpr,
 ):
-    # Full blocks without a mask (vectorised loads/stores), then the chunk's masked tail.
-    row = table_ptr + tl.program_id(0) * ROW
-    n = tl.load(row + ROW - 1).to(tl.int32)
-    full = n - n % BLOCK
-    for start in range(0, full, BLOCK):
-        _sgd_block(
-            row, start, n, lr_bits, weight_decay_bits, momentum_bits, one_minus_dampening_bits, ROW, DTYPE, COMPUTE,
-            ALIGNED, BLOCK, MAXIMIZE, WEIGHT_DECAY, MOMENTUM, NESTEROV, FIRST, EVEN=True)
-    if full < n:
-        _sgd_block(
-            row, full, n, lr_bits, weight_decay_bits, momentum_bits, one_minus_dampening_bits, ROW, DTYPE, COMPUTE,
-            ALIGNED, BLOCK, MAXIMIZE, WEIGHT_DECAY, MOMENTUM, NESTEROV, FIRST, EVEN=False)
-
+    row, n, full = chunk_row(table_ptr, ROW, BLOCK)
+    lr = scalar(lr_bits, COMPUTE)
+    momentum = scalar(momentum_bits, COMPUTE)
+    one_minus_dampening = scalar(one_minus_dampening_bits, COMPUTE)
+    for MASKED in tl.static_range(2):  # the full blocks unmasked (vectorised), then the masked tail
+        for start in range(full if MASKED else 0, n if MASKED else full, BLOCK):
+            offs, p_ptr, p, g = param_grad(row, start, n, weight_decay_bits, DTYPE, COMPUTE, ALIGNED, BLOCK, MAXIMIZE,
+                                           WEIGHT_DECAY, MASKED)
+            if MOMENTUM:
+                b_ptr = operand(row, 2, DTYPE, ALIGNED)
+                if FIRST:
+                    buf = g
+                else:
+                    buf = load(b_ptr, offs, n, COMPUTE, MASKED) * momentum + one_minus_dampening * g
+                store(b_ptr, offs, buf, n, DTYPE, MASKED)
+                buf = rnd(buf, DTYPE).to(COMPUTE)  # the stored buffer is what the next step (and Nesterov) sees
+                if NESTEROV:
+                    g = g + momentum * buf
+                else:
+                    g = buf
+            store(p_ptr, offs, p - lr * g, n, DTYPE, MASKED)
 
 # ----------------------------------------------------------------------------------------------
 # Launcher
@@ -114,13 +83,7 @@ def sgd(params, grads, momentum_buffers, *, lr: float, weight_decay: float, mome
 def sgd_twin(params, grads, momentum_buffers, *, lr: float, weight_decay: float, momentum: float,
              dampening: float, nesterov: bool, maximize: bool, first: bool, config: dict | None = None) -> int:
     for i, param in enumerate(params):
-        ct = host_compute_dtype(param.dtype)
-        p = param.astype(ct)
-        g = grads[i].astype(ct)
-        if maximize:
-            g = -g
-        if weight_decay != 0:
-            g = g + ct.type(weight_decay) * p
+        ct, p, g = param_grad_twin(param, grads[i], weight_decay=weight_decay, maximize=maximize)
         if momentum != 0:
             if first:
                 buf = g
