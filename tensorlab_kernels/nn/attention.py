@@ -375,10 +375,14 @@ def _head_block(n: int) -> int:
     return max(16, next_pow2(max(n, 1)))
 
 
-def pick_config(L: int, S: int, E: int, Ev: int, dtype, backward: bool = False) -> dict:
+def pick_config(L: int, S: int, E: int, Ev: int, dtype, backward: bool = False, has_mask: bool = False) -> dict:
     """Query/key block sizes and warps. The interpreter runs one program at a time: big blocks.
     On a GPU (no autotuning yet): FlashAttention-like tiles for 16-bit inputs, halved for fp32
-    (twice the registers per element), small for fp64 (broadcast products in registers)."""
+    (twice the registers per element), small for fp64 (broadcast products in registers).
+
+    Where registers ran out (sm_90, ``tools/compile_check.py``): a forward with a mask tile beside
+    the score tile takes 64-row query blocks (16-bit 128x64 spilled 1.8 KB per thread, 64x64 at
+    most 0.2 KB), and fp32 heads wider than 32 take eight warps (64x32 with four: 320 bytes)."""
     head = max(_head_block(E), _head_block(Ev))
     if INTERPRET:
         bm = min(64, max(16, next_pow2(L)))
@@ -397,8 +401,10 @@ def pick_config(L: int, S: int, E: int, Ev: int, dtype, backward: bool = False) 
         return {"BLOCK_M": bm, "BLOCK_N": bn, "num_warps": 4 if head <= 64 else 8, "num_stages": 2}
     if itemsize == 4:
         bm, bn = (64, 32) if head <= 64 else (32, 32)
-        return {"BLOCK_M": bm, "BLOCK_N": bn, "num_warps": 4, "num_stages": 2}
+        return {"BLOCK_M": bm, "BLOCK_N": bn, "num_warps": 4 if head <= 32 else 8, "num_stages": 2}
     bm, bn = (128, 64) if head <= 64 else (128, 32)
+    if has_mask:
+        bm = 64
     return {"BLOCK_M": bm, "BLOCK_N": bn, "num_warps": 4 if head <= 64 else 8, "num_stages": 3}
 
 
@@ -446,7 +452,7 @@ def attention_forward(out, lse, q, k, v, mask, *, scale: float, is_causal: bool,
         fill(out, 0)
         fill(lse, float("-inf"))
         return
-    cfg = pick_config(L, S, E, Ev, q.dtype)
+    cfg = pick_config(L, S, E, Ev, q.dtype, has_mask=mask is not None)
     meta = _meta(q, mask, is_causal, precision)
     int64 = needs_int64(out, q, k, v, mask)
     for (b1, b2), st, (o, ls, qq, kk, vv, mm) in _pieces(batch, out, lse, q, k, v, mask):

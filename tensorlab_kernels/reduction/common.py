@@ -98,15 +98,28 @@ def min_rows(x):
 
 
 @triton.jit
+def _multiply(a, b):
+    return a * b
+
+
+# The interpreter runs a custom ``tl.reduce`` combine element by element (very slow), so there the
+# product folds by pairwise halving instead. On a GPU the halving's reshape/split chain is what is
+# slow: for BLOCK_N = 2048 ptxas spilled 20 KB per thread and took 30 s to compile (sm_90, Triton
+# 3.6, tools/compile_check.py), while ``tl.reduce`` compiles to the usual warp-shuffle tree.
+PROD_BY_HALVING: tl.constexpr = tl.constexpr(rt.INTERPRET)
+
+
+@triton.jit
 def prod_rows(x, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    """Row products of a ``[BLOCK_M, BLOCK_N]`` tile by pairwise halving (reshape + split): Triton
-    has no built-in product reduction, and a custom ``tl.reduce`` combine runs element by element
-    in the interpreter."""
-    for k in tl.static_range(16):
-        if (BLOCK_N >> k) > 1:
-            a, b = tl.split(tl.reshape(x, [BLOCK_M, BLOCK_N >> (k + 1), 2]))
-            x = a * b
-    return tl.reshape(x, [BLOCK_M])
+    """Row products of a ``[BLOCK_M, BLOCK_N]`` tile (Triton has no built-in product reduction)."""
+    if PROD_BY_HALVING:
+        for k in tl.static_range(16):
+            if (BLOCK_N >> k) > 1:
+                a, b = tl.split(tl.reshape(x, [BLOCK_M, BLOCK_N >> (k + 1), 2]))
+                x = a * b
+        return tl.reshape(x, [BLOCK_M])
+    else:
+        return tl.reduce(x, 1, _multiply)
 
 
 @triton.jit
