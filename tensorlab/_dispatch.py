@@ -43,20 +43,20 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
     first = inputs[0] if inputs else None
     if not isinstance(first, Tensor) and not (isinstance(first, list | tuple) and "takes_list" in op.tags):
         raise TypeError(f"{op.name}(): argument 'input' (position 1) must be Tensor, not {type(first).__name__}")
-    dev = common_device(op, inputs)
-    if dev.type == "cuda":
+    dev, mixed, requires_grad = _scan_inputs(op, inputs)
+    if mixed:
         inputs = _cpu_scalars_to_python(inputs)
 
     if op.view is not None:
-        return _dispatch_view(op, inputs, params)
+        return _dispatch_view(op, inputs, params, requires_grad)
     if op.custom is not None:
         result = op.custom(*inputs, **params)
         outputs = result if isinstance(result, tuple) else (result,)
-        _record(op, inputs, outputs, params)
+        _record(op, inputs, outputs, params, requires_grad=requires_grad)
         return result
 
     if inplace or out is not None:
-        _check_autograd_write(op, inputs, out, inplace)
+        _check_autograd_write(op, inputs, out, inplace, requires_grad)
     plan: Plan = op.meta(*inputs, **params)
     impl = op.twin if dev.type == "cpu" else op.kernel
     if impl is None:
@@ -89,9 +89,9 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
                 o._bump_version()
 
     if inplace:
-        _record(op, inputs, outputs, params, inplace=True)
+        _record(op, inputs, outputs, params, inplace=True, requires_grad=requires_grad)
     elif out is None:
-        _record(op, inputs, outputs, params)
+        _record(op, inputs, outputs, params, requires_grad=requires_grad)
     return outputs[0] if plan.single and len(outputs) == 1 else tuple(outputs)
 
 
@@ -100,10 +100,15 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
 # ----------------------------------------------------------------------------------------------
 
 
-def common_device(op: OpDef, inputs) -> device:
+def _scan_inputs(op: OpDef, inputs) -> tuple[device, bool, bool]:
+    """One pass over the tensor inputs (the host cost of every op): their common device, whether
+    a 0-d cpu tensor joins tensors of another device (it then travels as a Python scalar), and
+    whether any input requires grad."""
     dev = None
-    cpu_scalar = False
+    cpu_scalar = False  # ``dev`` so far comes from a 0-d cpu tensor
+    mixed = requires_grad = False
     for x in _iter_tensors(inputs):
+        requires_grad = requires_grad or x._requires_grad
         d = x._storage.device
         if dev is None:
             dev = d
@@ -111,15 +116,21 @@ def common_device(op: OpDef, inputs) -> device:
         elif d != dev:
             # A 0-d cpu tensor may be used with tensors of another device (PyTorch's rule).
             if d.type == "cpu" and x.ndim == 0:
+                mixed = True
                 continue
             if cpu_scalar:
-                dev, cpu_scalar = d, False
+                dev, cpu_scalar, mixed = d, False, True
                 continue
             raise RuntimeError(
                 f"{op.name}: Expected all tensors to be on the same device, but found at least two devices, "
                 f"{dev} and {d}!"
             )
-    return dev if dev is not None else device("cpu")
+    return (dev if dev is not None else device("cpu")), mixed, requires_grad
+
+
+def common_device(op: OpDef, inputs) -> device:
+    """The device an op with these inputs runs on (RuntimeError naming both when they disagree)."""
+    return _scan_inputs(op, inputs)[0]
 
 
 def _iter_tensors(inputs):
@@ -278,14 +289,14 @@ def _resize_(t: Tensor, shape: tuple) -> None:
 # ----------------------------------------------------------------------------------------------
 
 
-def _dispatch_view(op: OpDef, inputs, params):
+def _dispatch_view(op: OpDef, inputs, params, requires_grad: bool | None = None):
     x = inputs[0]
     shape, strides, offset = op.view(x._shape, x._stride, x._offset, *inputs[1:], **params)
     v = Tensor._make(x._storage, tuple(shape), tuple(strides), offset, x.dtype)
     v._base = x if x._base is None else x._base
     if DEBUG:
         log.debug("%s view %s -> %s device=%s", op.name, list(x._shape), list(shape), x.device)
-    _record(op, inputs, (v,), params)
+    _record(op, inputs, (v,), params, requires_grad=requires_grad)
     return v
 
 
@@ -294,7 +305,7 @@ def _dispatch_view(op: OpDef, inputs, params):
 # ----------------------------------------------------------------------------------------------
 
 
-def _check_autograd_write(op: OpDef, inputs, out, inplace: bool) -> None:
+def _check_autograd_write(op: OpDef, inputs, out, inplace: bool, requires_grad: bool | None = None) -> None:
     """Refuse, before anything is written, the writes autograd cannot follow."""
     if not _grad_enabled():
         return
@@ -308,7 +319,8 @@ def _check_autograd_write(op: OpDef, inputs, out, inplace: bool) -> None:
             raise RuntimeError(
                 f"{op.name}_: a view of a leaf Variable that requires grad is being used in an in-place operation."
             )
-    elif op.backward is not None and (_any_requires_grad(inputs) or _any_requires_grad(
+    elif op.backward is not None and ((_any_requires_grad(inputs) if requires_grad is None else requires_grad)
+                                      or _any_requires_grad(
             out if isinstance(out, tuple | list) else (out,))):
         raise RuntimeError(
             f"{op.name}(): functions with out=... arguments don't support automatic differentiation, "
@@ -320,8 +332,12 @@ def _any_requires_grad(inputs) -> bool:
     return any(t._requires_grad for t in _iter_tensors(inputs))
 
 
-def _record(op: OpDef, inputs, outputs, params, inplace: bool = False) -> None:
-    if op.backward is None or not _any_requires_grad(inputs) or not _grad_enabled():
+def _record(op: OpDef, inputs, outputs, params, inplace: bool = False, requires_grad: bool | None = None) -> None:
+    """Hand the op to the tape when grad mode is on and an input requires grad (``requires_grad``:
+    already known from :func:`_scan_inputs`)."""
+    if op.backward is None or not _grad_enabled():
+        return
+    if not (_any_requires_grad(inputs) if requires_grad is None else requires_grad):
         return
     _graph.record(op, inputs, outputs, params, inplace=inplace)
 

@@ -406,8 +406,12 @@ def test_cpu_scalar_tensor_with_cuda_tensor():
     x = t([1.0, 2.0], "cuda")
     y = x * t(3.0, "cpu")  # a 0-d cpu tensor joins a cuda op as a scalar
     assert y.device.type == "cuda" and y.tolist() == [3.0, 6.0]
+    z = tl.sub(t(10.0, "cpu"), x)  # also as the first operand: the op runs on cuda
+    assert z.device.type == "cuda" and z.tolist() == [9.0, 8.0]
     with pytest.raises(RuntimeError, match="same device"):
         x + t([1.0, 2.0], "cpu")
+    with pytest.raises(RuntimeError, match="requires grad cannot be mixed with cuda"):
+        x * t(3.0, "cpu").requires_grad_()
 
 
 # ----------------------------------------------------------------------------------------------
