@@ -26,6 +26,22 @@ def _shape(normalized_shape) -> tuple:
     return tuple(normalized_shape)
 
 
+def _affine_parameters(module: Module, shape, enabled: bool, bias: bool, device, dtype) -> None:
+    """Register ``weight`` (and ``bias`` when asked) of ``shape``, uninitialised, or register them as
+    None (PyTorch's names either way, so state dicts match); :func:`_reset_affine` initialises them."""
+    module.register_parameter("weight", Parameter(empty(shape, device=device, dtype=dtype)) if enabled else None)
+    module.register_parameter("bias", Parameter(empty(shape, device=device, dtype=dtype)) if enabled and bias
+                              else None)
+
+
+def _reset_affine(module: Module) -> None:
+    """Weight ones and bias zeros, as PyTorch's norm layers initialise them."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the trailing ``normalized_shape`` dims."""
 
@@ -35,22 +51,11 @@ class LayerNorm(Module):
         self.normalized_shape = _shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         check_trailing("LayerNorm", input, self.normalized_shape, "normalized_shape")
@@ -70,14 +75,12 @@ class RMSNorm(Module):
         self.normalized_shape = _shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
-        else:
-            self.register_parameter("weight", None)
+        self.register_parameter("weight", Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
+                                if elementwise_affine else None)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
+        if self.weight is not None:
             init.ones_(self.weight)
 
     def forward(self, input):
@@ -100,22 +103,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, (num_channels,), affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         check_channels("GroupNorm", input, self.num_channels, "num_channels")
@@ -138,15 +130,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(empty(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(num_features, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, (num_features,), affine, bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, device=device, dtype=dtype))
             self.register_buffer("running_var", ones(num_features, device=device, dtype=dtype))
@@ -166,10 +150,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         check_channels(type(self).__name__, input, self.num_features, "num_features", self._input_ndims)
