@@ -28,6 +28,18 @@ class Ref:
     def update(self, p, g, st, t):  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def decayed_grad(self, p, g, lr, wd):
+        """Every algorithm box starts so: ``g = -g`` when maximizing, then weight decay,
+        ``g += wd p`` or, decoupled (AdamW), ``p *= 1 - lr wd`` (``p`` in place)."""
+        if self.opts.get("maximize"):
+            g = -g
+        if wd:
+            if self.opts.get("decoupled"):
+                p *= 1 - lr * wd
+            else:
+                g = g + wd * p
+        return g
+
 
 class SGDRef(Ref):
     """g += wd p; b = mu b + (1 - tau) g (b = g at t = 1); g = g + mu b (nesterov) or b; p -= lr g."""
@@ -35,10 +47,7 @@ class SGDRef(Ref):
     def update(self, p, g, st, t):
         o = self.opts
         lr, mu, tau, wd = o.get("lr", 1e-3), o.get("momentum", 0), o.get("dampening", 0), o.get("weight_decay", 0)
-        if o.get("maximize"):
-            g = -g
-        if wd:
-            g = g + wd * p
+        g = self.decayed_grad(p, g, lr, wd)
         if mu:
             b = g.copy() if t == 1 else mu * st["momentum_buffer"] + (1 - tau) * g
             st["momentum_buffer"] = b
@@ -52,13 +61,7 @@ class AdamRef(Ref):
     def update(self, p, g, st, t):
         o = self.opts
         lr, (b1, b2), eps, wd = o.get("lr", 1e-3), o.get("betas", (0.9, 0.999)), o.get("eps", 1e-8), o["weight_decay"]
-        if o.get("maximize"):
-            g = -g
-        if wd:
-            if o.get("decoupled"):
-                p *= 1 - lr * wd
-            else:
-                g = g + wd * p
+        g = self.decayed_grad(p, g, lr, wd)
         m = b1 * st.get("exp_avg", 0.0) + (1 - b1) * g
         v = b2 * st.get("exp_avg_sq", 0.0) + (1 - b2) * g * g
         st["exp_avg"], st["exp_avg_sq"] = m, v
@@ -78,10 +81,7 @@ class AdamaxRef(Ref):
     def update(self, p, g, st, t):
         o = self.opts
         lr, (b1, b2), eps, wd = o.get("lr", 2e-3), o.get("betas", (0.9, 0.999)), o.get("eps", 1e-8), o["weight_decay"]
-        if o.get("maximize"):
-            g = -g
-        if wd:
-            g = g + wd * p
+        g = self.decayed_grad(p, g, lr, wd)
         m = b1 * st.get("exp_avg", 0.0) + (1 - b1) * g
         u = np.maximum(b2 * st.get("exp_inf", 0.0), np.abs(g) + eps)
         st["exp_avg"], st["exp_inf"] = m, u
@@ -95,13 +95,7 @@ class NAdamRef(Ref):
         o = self.opts
         lr, (b1, b2), eps, wd = o.get("lr", 2e-3), o.get("betas", (0.9, 0.999)), o.get("eps", 1e-8), o["weight_decay"]
         psi = o.get("momentum_decay", 4e-3)
-        if o.get("maximize"):
-            g = -g
-        if wd:
-            if o.get("decoupled"):
-                p *= 1 - lr * wd
-            else:
-                g = g + wd * p
+        g = self.decayed_grad(p, g, lr, wd)
 
         def mu(k):
             return b1 * (1 - 0.5 * 0.96 ** (k * psi))
@@ -122,13 +116,7 @@ class RAdamRef(Ref):
     def update(self, p, g, st, t):
         o = self.opts
         lr, (b1, b2), eps, wd = o.get("lr", 1e-3), o.get("betas", (0.9, 0.999)), o.get("eps", 1e-8), o["weight_decay"]
-        if o.get("maximize"):
-            g = -g
-        if wd:
-            if o.get("decoupled"):
-                p *= 1 - lr * wd
-            else:
-                g = g + wd * p
+        g = self.decayed_grad(p, g, lr, wd)
         m = b1 * st.get("exp_avg", 0.0) + (1 - b1) * g
         v = b2 * st.get("exp_avg_sq", 0.0) + (1 - b2) * g * g
         st["exp_avg"], st["exp_avg_sq"] = m, v
@@ -150,10 +138,7 @@ class RMSpropRef(Ref):
         o = self.opts
         lr, a, eps, wd = o.get("lr", 1e-2), o.get("alpha", 0.99), o.get("eps", 1e-8), o.get("weight_decay", 0)
         mu = o.get("momentum", 0)
-        if o.get("maximize"):
-            g = -g
-        if wd:
-            g = g + wd * p
+        g = self.decayed_grad(p, g, lr, wd)
         v = a * st.get("square_avg", 0.0) + (1 - a) * g * g
         st["square_avg"] = v
         vt = v
@@ -175,10 +160,7 @@ class AdagradRef(Ref):
     def update(self, p, g, st, t):
         o = self.opts
         lr, eta, eps, wd = o.get("lr", 1e-2), o.get("lr_decay", 0), o.get("eps", 1e-10), o.get("weight_decay", 0)
-        if o.get("maximize"):
-            g = -g
-        if wd:
-            g = g + wd * p
+        g = self.decayed_grad(p, g, lr, wd)
         s = st.get("sum", o.get("initial_accumulator_value", 0.0)) + g * g
         st["sum"] = s
         p -= lr / (1 + (t - 1) * eta) * g / (np.sqrt(s) + eps)
@@ -190,10 +172,7 @@ class AdadeltaRef(Ref):
     def update(self, p, g, st, t):
         o = self.opts
         lr, r, eps, wd = o.get("lr", 1.0), o.get("rho", 0.9), o.get("eps", 1e-6), o.get("weight_decay", 0)
-        if o.get("maximize"):
-            g = -g
-        if wd:
-            g = g + wd * p
+        g = self.decayed_grad(p, g, lr, wd)
         v = r * st.get("square_avg", 0.0) + (1 - r) * g * g
         dx = np.sqrt(st.get("acc_delta", 0.0) + eps) / np.sqrt(v + eps) * g
         u = r * st.get("acc_delta", 0.0) + (1 - r) * dx * dx
