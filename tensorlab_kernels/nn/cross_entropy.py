@@ -41,17 +41,21 @@ import numpy as np
 from .._triton import tl, triton
 from ..fill import float64_bits
 from ..launch import INTERPRET, cdiv, launch, needs_int64
-from ..reduction.common import cast_to, dim_offsets, float_acc, host_cast, host_float, next_pow2, row_layout, tl_dtype
+from ..reduction.common import (
+    cast_to,
+    dim_offsets,
+    float_acc,
+    host_cast,
+    host_float,
+    max_shift,
+    next_pow2,
+    row_layout,
+    tl_dtype,
+)
 
 # ----------------------------------------------------------------------------------------------
 # Kernels
 # ----------------------------------------------------------------------------------------------
-
-
-@triton.jit
-def _shift(m):
-    # a row whose logits are all -inf (so far) has no finite maximum: shift by 0 instead
-    return tl.where(m == float("-inf"), 0.0, m)
 
 
 @triton.jit
@@ -98,7 +102,7 @@ def _cross_entropy_forward_kernel(
         mask = row_mask[:, None] & col_mask[None, :]
         x = tl.load(x_ptr + x_row[:, None] + cols[None, :] * x_col_stride, mask=mask, other=0).to(ACC)
         x = tl.where(col_mask[None, :], x, float("-inf"))  # rows past the end read zeros: no log(0)
-        shift = _shift(tl.max(x, axis=1))
+        shift = max_shift(tl.max(x, axis=1))
         lse = shift + tl.log(tl.sum(tl.exp(x - shift[:, None]), axis=1))
         if SMOOTH:
             if HAS_W:
@@ -119,8 +123,8 @@ def _cross_entropy_forward_kernel(
             x = tl.load(x_ptr + x_row[:, None] + cols[None, :] * x_col_stride, mask=mask, other=0).to(ACC)
             x = tl.where(col_mask[None, :], x, float("-inf"))  # rows past the end read zeros: no log(0)
             m_new = tl.maximum(m, tl.max(x, axis=1))
-            old_shift = _shift(m)
-            new_shift = _shift(m_new)
+            old_shift = max_shift(m)
+            new_shift = max_shift(m_new)
             s = s * tl.exp(old_shift - new_shift) + tl.sum(tl.exp(x - new_shift[:, None]), axis=1)
             if SMOOTH:
                 if HAS_W:
@@ -132,7 +136,7 @@ def _cross_entropy_forward_kernel(
                 d += tl.sum(w[None, :] * (tl.where(mask, x, new_shift[:, None]) - new_shift[:, None]), axis=1)
                 w_sum += tl.sum(w, axis=0)
             m = m_new
-        shift = _shift(m)
+        shift = max_shift(m)
         log_s = tl.log(s)
         lse = shift + log_s
         if SMOOTH:

@@ -32,6 +32,7 @@ from .common import (
     host_float,
     is_float,
     launch_kernel,
+    out_strides,
     row_layout,
     split_config,
     tile_config,
@@ -146,20 +147,6 @@ def _worst(acc: np.dtype, is_max: bool):
     return int(np.iinfo(acc).min) if is_max else int(np.iinfo(acc).max)
 
 
-def _out_strides(out, inp, dims):
-    """``out``'s strides over the input's dims (0 for reduced dims), keepdim or not."""
-    keepdim = out.ndim == inp.ndim
-    strides, j = [], 0
-    for d in range(inp.ndim):
-        if d in dims:
-            strides.append(0)
-            j += keepdim
-        else:
-            strides.append(out.strides[j])
-            j += 1
-    return strides
-
-
 def _launch(values, indices, inp, in_idx, lay: RowLayout, *, is_max, acc, segments, seg_len, cfg):
     k, r = lay.kept_sizes, lay.red_sizes
     launch_kernel(
@@ -180,8 +167,8 @@ def _argreduce(values, indices, inp, dims, is_max: bool, segments=None) -> None:
         raise ValueError("argreduce: cannot reduce an empty dim (max/argmax have no identity)")
     dims = tuple(sorted(set(dims)))
     acc = _acc(inp.dtype)
-    vstrides = _out_strides(values, inp, dims) if values is not None else [0] * inp.ndim
-    lay = row_layout(inp.shape, dims, [inp.strides, vstrides, _out_strides(indices, inp, dims)], [inp.strides],
+    vstrides = out_strides(values, inp, dims) if values is not None else [0] * inp.ndim
+    lay = row_layout(inp.shape, dims, [inp.strides, vstrides, out_strides(indices, inp, dims)], [inp.strides],
                      sort_reduced=False)
     if lay is None:
         # more than six non-mergeable dims in a group: one explicit copy to (rows, cols) first

@@ -123,6 +123,13 @@ def prod_rows(x, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
 
 
 @triton.jit
+def max_shift(m):
+    """The shift of a shifted exp-sum (softmax, cross-entropy) for row maxima ``m``: ``m``, or 0 for
+    a row with no finite maximum yet (all -inf, or empty)."""
+    return tl.where(m == float("-inf"), 0.0, m)
+
+
+@triton.jit
 def last_column(x, cols, last):
     """The column ``last`` of a 2-D tile (``cols`` its column indices), as a row vector."""
     return tl.sum(tl.where(cols[None, :] == last, x, 0), axis=1)
@@ -252,6 +259,21 @@ def permuted_copy(inp, dims):
     rows = math.prod(inp.shape[d] for d in kept)
     cols = math.prod(inp.shape[d] for d in dims)
     return tmp.view((rows, cols), (cols, 1)), kept
+
+
+def out_strides(out, inp, dims) -> list:
+    """``out``'s strides over the input's dims (0 for the reduced dims), keepdim or not: how a
+    reduction's output is addressed as a kept operand of :func:`row_layout`."""
+    keepdim = out.ndim == inp.ndim
+    strides, j = [], 0
+    for d in range(inp.ndim):
+        if d in dims:
+            strides.append(0)
+            j += keepdim
+        else:
+            strides.append(out.strides[j])
+            j += 1
+    return strides
 
 
 def launch_kernel(kernel, grid, *args, **meta):

@@ -49,6 +49,7 @@ from .common import (
     max_rows,
     min_nan,
     min_rows,
+    out_strides,
     prod_rows,
     row_layout,
     split_config,
@@ -277,16 +278,7 @@ def reduce(out, inp, *, op: str, dims, compute=None, p: float = 2.0, segments: i
     pre, combine, post, acc = _spec(op, p, compute if compute is not None else inp.dtype)
     n_cols = math.prod(inp.shape[d] for d in dims)
 
-    keepdim = out.ndim == inp.ndim
-    out_strides, j = [], 0
-    for d in range(inp.ndim):
-        if d in dims:
-            out_strides.append(0)
-            j += keepdim
-        else:
-            out_strides.append(out.strides[j])
-            j += 1
-    lay = row_layout(inp.shape, dims, [inp.strides, out_strides], [inp.strides], sort_reduced=True)
+    lay = row_layout(inp.shape, dims, [inp.strides, out_strides(out, inp, dims)], [inp.strides], sort_reduced=True)
     if lay is None:
         # more than six non-mergeable dims in a group: one explicit copy to (rows, cols), then reduce
         src, _ = common.permuted_copy(inp, dims)

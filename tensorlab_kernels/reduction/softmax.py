@@ -28,17 +28,21 @@ import numpy as np
 
 from .._triton import tl, triton
 from ..launch import INTERPRET, cdiv, needs_int64
-from .common import cast_to, dim_offsets, float_acc, host_cast, launch_kernel, next_pow2, row_layout, tl_dtype
+from .common import (
+    cast_to,
+    dim_offsets,
+    float_acc,
+    host_cast,
+    launch_kernel,
+    max_shift,
+    next_pow2,
+    row_layout,
+    tl_dtype,
+)
 
 # ----------------------------------------------------------------------------------------------
 # Kernels
 # ----------------------------------------------------------------------------------------------
-
-
-@triton.jit
-def _shift(m):
-    # an all -inf row (or an empty one) has no finite maximum: shift by 0 instead
-    return tl.where(m == float("-inf"), 0.0, m)
 
 
 @triton.jit
@@ -70,7 +74,7 @@ def _softmax_kernel(
         if CONVERT:
             x = cast_to(x, COMPUTE)
         x = tl.where(mask, x.to(ACC), float("-inf"))
-        shift = _shift(tl.max(x, axis=1))
+        shift = max_shift(tl.max(x, axis=1))
         e = tl.exp(x - shift[:, None])
         s = tl.sum(e, axis=1)
         if LOG:
@@ -91,10 +95,10 @@ def _softmax_kernel(
             x = tl.where(mask, x.to(ACC), float("-inf"))
             m_new = tl.maximum(m, tl.max(x, axis=1))
             # rescale s to the new shift; nothing seen yet (m = -inf, s = 0) must stay 0, not 0 * inf
-            scale = tl.where(m == float("-inf"), 0.0, tl.exp(_shift(m) - _shift(m_new)))
-            s = s * scale + tl.sum(tl.exp(x - _shift(m_new)[:, None]), axis=1)
+            scale = tl.where(m == float("-inf"), 0.0, tl.exp(max_shift(m) - max_shift(m_new)))
+            s = s * scale + tl.sum(tl.exp(x - max_shift(m_new)[:, None]), axis=1)
             m = m_new
-        shift = _shift(m)
+        shift = max_shift(m)
         log_s = tl.log(s)
         # pass 2: normalise and write
         for start in range(0, n_cols, BLOCK_N):

@@ -42,6 +42,7 @@ from .common import (
     float_acc,
     host_cast,
     launch_kernel,
+    out_strides,
     row_layout,
     split_config,
     sqrt_rn,
@@ -147,19 +148,6 @@ def _var_kernel(
 # ----------------------------------------------------------------------------------------------
 
 
-def _out_strides(out, inp, dims):
-    keepdim = out.ndim == inp.ndim
-    strides, j = [], 0
-    for d in range(inp.ndim):
-        if d in dims:
-            strides.append(0)
-            j += keepdim
-        else:
-            strides.append(out.strides[j])
-            j += 1
-    return strides
-
-
 def _launch(var, mean, inp, in_m2, lay: RowLayout, *, final, std, acc, segments, seg_len, part_len, n_total,
             divisor, cfg):
     k, r = lay.kept_sizes, lay.red_sizes
@@ -183,8 +171,8 @@ def var_mean(var, mean, inp, *, dims, correction: float = 1.0, std: bool = False
     acc = float_acc(inp.dtype)
     n = math.prod(inp.shape[d] for d in dims)
     divisor = float(max(0.0, n - correction))
-    mstrides = _out_strides(mean, inp, dims) if mean is not None else [0] * inp.ndim
-    lay = row_layout(inp.shape, dims, [inp.strides, _out_strides(var, inp, dims), mstrides], [inp.strides])
+    mstrides = out_strides(mean, inp, dims) if mean is not None else [0] * inp.ndim
+    lay = row_layout(inp.shape, dims, [inp.strides, out_strides(var, inp, dims), mstrides], [inp.strides])
     if lay is None:
         # more than six non-mergeable dims in a group: one explicit copy to (rows, cols) first
         src, _ = common.permuted_copy(inp, dims)
