@@ -194,6 +194,21 @@ def linear_offsets(off, indices, sizes, mults) -> None:
                    num_warps=4)
 
 
+def flat_index(lay: AdvancedLayout, indices, arr):
+    """The advanced index arrays of ``arr`` (``indices``: one entry per dim, see :func:`per_dim`) as one
+    index over the broadcast index shape: ``(idx, its strides over lay.bshape, dim_size, dim_stride,
+    wrap)``. One index array is used as it is (negative entries wrap against ``dim_size``, offsets are
+    ``idx * dim_stride``); several become their summed element offsets (:func:`linear_offsets`)."""
+    idxs = [indices[d] for d in lay.adv]
+    if len(idxs) == 1:
+        idx = idxs[0]
+        d = lay.adv[0]
+        return idx, broadcast_strides(idx.shape, idx.strides, lay.bshape), arr.shape[d], arr.strides[d], True
+    idx = rt.empty(lay.bshape, np.int64, arr.device)
+    linear_offsets(idx, idxs, [arr.shape[d] for d in lay.adv], [arr.strides[d] for d in lay.adv])
+    return idx, contiguous_strides(lay.bshape), 1, 1, False
+
+
 def per_dim(indices, dims, ndim: int) -> list:
     """The index arrays placed at their dims: a list with one entry (array or None) per dim."""
     out = [None] * ndim
@@ -209,16 +224,7 @@ def index(out, src, indices, dims) -> None:
     lay = AdvancedLayout(src.shape, src.strides, [None if i is None else i.shape for i in indices])
     if out.numel == 0:
         return
-    idxs = [indices[d] for d in lay.adv]
-    if len(idxs) == 1:
-        idx = idxs[0]
-        bstrides = broadcast_strides(idx.shape, idx.strides, lay.bshape)
-        dim_size, dim_stride, wrap = src.shape[lay.adv[0]], src.strides[lay.adv[0]], True
-    else:
-        idx = rt.empty(lay.bshape, np.int64, src.device)
-        linear_offsets(idx, idxs, [src.shape[d] for d in lay.adv], [src.strides[d] for d in lay.adv])
-        bstrides = contiguous_strides(lay.bshape)
-        dim_size, dim_stride, wrap = 1, 1, False
+    idx, bstrides, dim_size, dim_stride, wrap = flat_index(lay, indices, src)
     gather_strided(out, src, idx, lay.result_shape, lay.loop_strides(), lay.index_loop_strides(bstrides),
                    dim_size, dim_stride, wrap)
 

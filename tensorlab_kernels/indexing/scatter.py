@@ -50,7 +50,8 @@ from ..copy import strided_copy
 from ..fill import float64_bits
 from ..launch import INTERPRET, cdiv, collapse_dims, launch
 from ..strided import offsets, strided_layout
-from .layout import AdvancedLayout, apply_basic, broadcast_strides, contiguous_strides
+from .gather import flat_index, per_dim
+from .layout import AdvancedLayout, apply_basic, contiguous_strides
 from .segments import stable_sort_by_key, stable_sort_by_key_twin
 
 REDUCE_CODES = {"set": 0, "sum": 1, "prod": 2, "mean": 3, "amax": 4, "amin": 5}
@@ -566,26 +567,13 @@ def index_put(out, self_, indices, values, dims, accumulate: bool = False, basic
     """``out = self_`` then ``out[basic][...] = values`` with the index arrays ``indices`` on the dims
     ``dims`` of ``out[basic]`` (or ``+=`` with ``accumulate``, duplicates summed in order). ``values``
     is already broadcast to the indexing result's shape."""
-    from .gather import per_dim
-
     _start_from(out, self_)
     y = apply_basic(out, basic)
     indices = per_dim(indices, dims, y.ndim)
     lay = AdvancedLayout(y.shape, y.strides, [None if i is None else i.shape for i in indices])
     if values.numel == 0 or y.numel == 0:
         return
-    idxs = [indices[d] for d in lay.adv]
-    if len(idxs) == 1:
-        idx = idxs[0]
-        bstrides = broadcast_strides(idx.shape, idx.strides, lay.bshape)
-        dim_size, key_mult, wrap = y.shape[lay.adv[0]], y.strides[lay.adv[0]], True
-    else:
-        from .gather import linear_offsets
-
-        idx = rt.empty(lay.bshape, np.int64, out.device)
-        linear_offsets(idx, idxs, [y.shape[d] for d in lay.adv], [y.strides[d] for d in lay.adv])
-        bstrides = contiguous_strides(lay.bshape)
-        dim_size, key_mult, wrap = 1, 1, False
+    idx, bstrides, dim_size, key_mult, wrap = flat_index(lay, indices, y)
     loop = lay.result_shape
     key_strides = lay.loop_strides()
     idx_strides = lay.index_loop_strides(bstrides)
@@ -744,8 +732,6 @@ def index_fill_twin(out, self_, index, value, dim: int) -> None:
 
 
 def index_put_twin(out, self_, indices, values, dims, accumulate: bool = False, basic=()) -> None:
-    from .gather import per_dim
-
     res = np.array(self_, order="C")
     pos = _positions(res.shape)
     if basic:
