@@ -614,3 +614,23 @@ def test_kernels_compile_for_sm90():
     proc = subprocess.run([sys.executable, "-c", _COMPILE_SCRIPT], capture_output=True, text=True, env=env,
                           cwd=root, timeout=900)
     assert proc.returncode == 0 and "compiled" in proc.stdout, proc.stderr[-4000:]
+
+
+def test_prod_gpu_fold_matches_numpy(monkeypatch):
+    """On a GPU ``prod`` folds its tile with ``tl.reduce`` (the interpreter uses pairwise halving):
+    run that GPU path in the interpreter too, through odd widths, several rows, ints and NaN."""
+    if not tl.cuda.is_available():
+        pytest.skip("no cuda device (real or interpreted)")
+    from tensorlab_kernels._triton import tl as triton_language
+
+    monkeypatch.setattr(kcommon, "PROD_BY_HALVING", triton_language.constexpr(False))
+    rng = np.random.default_rng(11)
+    x = rng.uniform(0.8, 1.25, (6, 37)).astype(np.float32)
+    assert_close(T(x, "cuda").prod(1), x.prod(1), rtol=1e-5, atol=0)
+    assert_close(T(x, "cuda").prod(0), x.prod(0), rtol=1e-5, atol=0)
+    ints = rng.integers(-3, 4, (4, 9)).astype(np.int64)
+    ints[ints == 0] = 1
+    assert T(ints, "cuda").prod(1).tolist() == ints.prod(1).tolist()
+    x[2, 5] = np.nan
+    got = T(x, "cuda").prod(1).cpu().numpy()
+    assert np.isnan(got[2]) and np.isfinite(np.delete(got, 2)).all()
