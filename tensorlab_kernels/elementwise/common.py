@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import struct
 
+import ml_dtypes
 import numpy as np
 
 from .._triton import tl, triton
@@ -221,7 +222,7 @@ CONFIGS = [{"BLOCK": b, "num_warps": w} for b, w in ((512, 4), (1024, 4), (2048,
 
 
 _NP_CT: dict = {}
-_BF16 = np.dtype("bfloat16")  # registered by ml_dtypes, which tensorlab imports
+_BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
 def np_ct(ct: str) -> np.dtype:
