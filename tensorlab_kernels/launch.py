@@ -2,8 +2,9 @@
 
 ``launch(kernel, grid, *args, **meta)`` is the one place a Triton kernel is started from, so
 ``TENSORLAB_DEBUG=1`` can log the kernel name and its launch configuration, a launch hook can
-record every configuration launched (``tools/compile_check.py``), and later work (cached
-compiled kernels for lower launch overhead, CUDA graphs) has one place to go.
+record every configuration launched (``tools/compile_check.py``), and on a GPU a launch whose
+specialisation was seen before calls the compiled kernel's launcher directly, skipping Triton's
+Python launch path (``direct_launch``: the host cost of every eager op).
 
 ``INTERPRET`` tells launchers to pick interpreter-friendly configurations (few, big blocks).
 ``TENSORLAB_GPU_CONFIGS=1`` makes them pick the configurations they would pick on a GPU even in
@@ -18,6 +19,7 @@ import logging
 import math
 import os
 
+from . import direct_launch
 from ._triton import TRITON_AVAILABLE, triton
 from .runtime import INTERPRET as _RUNTIME_INTERPRET
 
@@ -52,6 +54,8 @@ def launch(kernel, grid, *args, **meta):
         return None
     if _launch_hook is not None:
         _launch_hook(kernel, grid, args, meta)
+    if direct_launch.ENABLED:
+        return direct_launch.launch(kernel, tuple(grid), args, meta)
     return kernel[tuple(grid)](*args, **meta)
 
 

@@ -1,0 +1,154 @@
+"""Direct launches: call a compiled kernel's launcher without Triton's Python launch path.
+
+``kernel[grid](*args, **meta)`` runs ``JITFunction.run`` on every call: it binds the arguments,
+asks the driver for the device and stream, specialises every argument, builds a cache key, looks
+the compiled kernel up, and only then calls that kernel's C launcher. For an eager framework that
+Python is a large part of a small op's time. Here each kernel gets a table from a cheap key of
+the launch to the compiled kernel Triton chose for it the first time, and later launches with
+the same key call the launcher directly, as ``JITFunction.run`` does (Triton 3.6-3.9)::
+
+    run(grid0, grid1, grid2, stream, function, packed_metadata, launch_metadata,
+        enter_hook, exit_hook, *every_argument_in_signature_order)
+
+Why this cannot pick a wrong kernel:
+
+- The key is at least as fine as Triton's specialisation. Per positional argument: a pointer by
+  its dtype and 16-byte alignment; an int by value class (== 1, which Triton turns into a
+  constant; 32-bit, 64-bit or unsigned 64-bit; divisible by 16); a float by type; a bool or None
+  by value. Plus the device, every keyword (constexprs, ``num_warps``, ``num_stages``) and
+  Triton's debug knob. A miss launches through Triton's own path (compiling if needed) and fills
+  the entry from the kernel Triton returned.
+- When an entry is filled, the argument tuple the direct call will pass is compared with the
+  arguments Triton's own binder produced for that launch; if they differ (a Triton whose launch
+  protocol changed), the kernel stays on Triton's path for good.
+- The only difference from Triton's call: with no launch hook registered, the launch metadata
+  and the two hooks are passed as None (Triton passes a metadata object and its empty hook
+  chains, which the launcher then calls for nothing). With a hook registered (profilers such as
+  proton), every launch takes Triton's path.
+- Anything else takes Triton's path: argument types outside the list above, the Triton
+  interpreter, a Triton version outside the checked range, or ``TENSORLAB_DIRECT_LAUNCH=0``.
+
+``tests/test_direct_launch.py`` compiles real kernels for sm_90 (no GPU needed) and checks, over
+pointer alignments and int value classes, that the direct path picks the compiled kernel Triton
+picks and passes its launcher the arguments Triton passes.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ._triton import TRITON_AVAILABLE, triton
+from .runtime.array import DeviceArray
+
+# The launch protocol above was read in, and is tested against, these Triton versions.
+CHECKED_VERSIONS = ((3, 6), (3, 9))
+
+
+def _version_checked() -> bool:
+    if not TRITON_AVAILABLE:
+        return False
+    try:
+        major, minor = (int(p) for p in triton.__version__.split(".")[:2])
+    except ValueError:
+        return False
+    return CHECKED_VERSIONS[0] <= (major, minor) <= CHECKED_VERSIONS[1]
+
+
+ENABLED = (os.environ.get("TENSORLAB_DIRECT_LAUNCH", "1") not in ("", "0")
+           and os.environ.get("TRITON_INTERPRET", "0") in ("", "0") and _version_checked())
+
+_OFF = False  # a table value: this kernel always takes Triton's path
+# id(kernel) -> (kernel, table or _OFF); the kernel is held so that its id is never reused.
+# A table maps a launch key to (run, function, packed_metadata, constexpr tail).
+_tables: dict = {}
+
+_I32_MIN, _I32_MAX, _I64_MAX = -(2**31), 2**31 - 1, 2**63 - 1
+
+
+def _key(device, args: tuple, meta: dict) -> tuple:
+    """The launch's key: what Triton specialises each positional argument on, and the keywords.
+
+    Written as one loop (no call per argument): it runs for every launch. TypeError for an
+    argument type outside the keyed ones (the launch then takes Triton's path)."""
+    key = [device, triton.knobs.runtime.debug, *meta.items()]
+    append = key.append
+    for a in args:
+        cls = a.__class__
+        if cls is int:
+            if a == 1:
+                append(1)  # Triton compiles an int argument equal to 1 as the constant 1
+            elif _I32_MIN <= a <= _I32_MAX:
+                append(32 if a & 15 else 132)  # i32; divisible by 16 or not
+            else:
+                append((64 if a <= _I64_MAX else 65) + (0 if a & 15 else 100))  # i64 / u64
+        elif cls is DeviceArray:
+            append((a.dtype, not (a.data_ptr() & 15)))  # element type, 16-byte aligned
+        elif cls is float:
+            append(0.5)
+        elif a is None or cls is bool:
+            append((a, cls))
+        else:
+            raise TypeError(cls.__name__)
+    return tuple(key)
+
+
+def launch(kernel, grid: tuple, args: tuple, meta: dict):
+    """``kernel[grid](*args, **meta)``, directly when this launch's key was seen before."""
+    held = _tables.get(id(kernel))  # by id: hashing a JITFunction hashes its source
+    if held is None:
+        held = _tables[id(kernel)] = (kernel, {} if isinstance(kernel, triton.runtime.JITFunction) else _OFF)
+    table = held[1]
+    knobs = triton.knobs.runtime
+    if table is _OFF or not (_unhooked(knobs.launch_enter_hook) and _unhooked(knobs.launch_exit_hook)):
+        return kernel[grid](*args, **meta)
+    drv = triton.runtime.driver.active
+    device = drv.get_current_device()
+    try:
+        key = _key(device, args, meta)
+        entry = table.get(key)
+    except TypeError:  # an argument type we do not key, or an unhashable keyword value
+        return kernel[grid](*args, **meta)
+    if entry is None:  # first launch with this key: Triton's path, then remember what it ran
+        compiled = kernel[grid](*args, **meta)
+        entry = table[key] = _entry(kernel, device, args, meta, compiled)
+        if entry is _OFF:
+            _tables[id(kernel)] = (kernel, _OFF)
+        return compiled
+    run, function, packed, tail = entry
+    n = len(grid)
+    run(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, drv.get_current_stream(device), function,
+        packed, None, None, None, *args, *tail)
+    return None
+
+
+def _unhooked(hook) -> bool:
+    """No launch hook is set: None or an empty HookChain (Triton 3.6+ default). The launcher
+    then gets None for the launch metadata and both hooks, and calls nothing around the launch;
+    Triton's path passes a metadata object and the empty chains, which the launcher calls."""
+    return hook is None or getattr(hook, "calls", None) == []
+
+
+def _entry(kernel, device, args: tuple, meta: dict, compiled):
+    """(run, function, packed_metadata, constexpr tail) for ``compiled``, or _OFF when the direct
+    call would not pass the launcher exactly the arguments Triton's path passes."""
+    try:
+        bound, _, _ = kernel.device_caches[device][-1](*args, **meta)  # Triton's binder
+        values = tuple(bound.values())
+        if len(values) < len(args) or any(x is not y for x, y in zip(values, args)):
+            return _OFF
+        if any(not kp.is_constexpr for kp in kernel.params[len(args):]):
+            return _OFF  # a runtime argument passed by keyword or left at its default
+        entry = compiled.run, compiled.function, compiled.packed_metadata, values[len(args):]
+    except Exception:  # any surprise in Triton's internals: this kernel keeps Triton's path
+        return _OFF
+    if entry[1] is None or not callable(entry[0]):
+        return _OFF
+    return entry
+
+
+def clear() -> None:
+    """Forget every entry (tests; after Triton's kernel caches were cleared)."""
+    _tables.clear()
+
+
+__all__ = ["CHECKED_VERSIONS", "ENABLED", "clear", "launch"]

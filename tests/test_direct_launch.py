@@ -1,0 +1,260 @@
+"""Direct launches (tensorlab_kernels.direct_launch) call the launcher Triton would, with Triton's arguments.
+
+The direct path only runs outside Triton's interpreter, so the check runs this file as a script
+in a process without ``TRITON_INTERPRET``: kernels are compiled for sm_90 by the real compiler
+(no GPU needed) under a stand-in driver, and each compiled kernel's C launcher is replaced by a
+recorder. For every launch variant — pointer alignments, ints equal to 1, divisible by 16, 64-bit
+and unsigned 64-bit, dtypes, constexprs — the script checks that
+
+1. a repeated launch does not go through Triton's path (it is direct);
+2. both hand the launcher the same arguments (grid, stream, function, packed metadata, every
+   kernel argument in signature order); where Triton passes its empty launch-hook chains and a
+   launch-metadata object, the direct path passes None;
+3. after all variants are known, every launch picks the compiled kernel Triton itself picks
+   (``JITFunction.run(..., warmup=True)``) for those arguments.
+
+It does so for a small kernel written here and for tensorlab's elementwise binary kernel driven
+by its own launcher. Run with another Triton (e.g. 3.6, the GPU machines' version) by hand:
+``/other/venv/bin/python tests/test_direct_launch.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+triton = pytest.importorskip("triton")
+import triton.language as tl  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.slow  # compiles a dozen small kernels for sm_90: ~20-40 s on one core
+
+
+@triton.jit
+def _probe_kernel(x_ptr, y_ptr, out_ptr, n, k, scale, BLOCK: tl.constexpr, SHIFT: tl.constexpr):
+    """out = x * scale + y + k + SHIFT over n elements: a little of every argument kind."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    y = tl.load(y_ptr + offs, mask=mask).to(tl.float32)
+    tl.store(out_ptr + offs, (x * scale + y + k + SHIFT).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def test_direct_launch_matches_triton():
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}  # conftest sets it here
+    env.pop("TENSORLAB_DIRECT_LAUNCH", None)
+    proc = subprocess.run([sys.executable, __file__], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-8000:]
+    assert "direct launch checks passed" in proc.stdout, proc.stdout
+
+
+def test_direct_launch_is_off_in_the_interpreter():
+    from tensorlab_kernels import direct_launch
+
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        assert not direct_launch.ENABLED  # interpreted kernels have no compiled launcher to call
+    elif os.environ.get("TENSORLAB_DIRECT_LAUNCH", "1") not in ("", "0"):
+        assert direct_launch.ENABLED == direct_launch._version_checked()
+
+
+@pytest.mark.gpu
+def test_gpu_direct_launches_compute_what_triton_launches_compute():
+    import numpy as np
+
+    import tensorlab as tl
+    from tensorlab_kernels import direct_launch
+    from tensorlab_kernels.elementwise.binary import _binary_kernel
+
+    assert direct_launch.ENABLED
+    x, y = tl.randn(1001, device="cuda"), tl.randn(1001, device="cuda")
+    hx, hy = x.cpu().numpy(), y.cpu().numpy()
+    for _ in range(3):  # the first launch of each specialisation fills the table, later ones are direct
+        np.testing.assert_array_equal((x + y).cpu().numpy(), hx + hy)
+        np.testing.assert_array_equal((x[1:] * y[:-1]).cpu().numpy(), hx[1:] * hy[:-1])  # unaligned pointers
+        np.testing.assert_array_equal((x * 2.5).cpu().numpy(), hx * np.float32(2.5))
+    kernel, table = direct_launch._tables[id(_binary_kernel)]
+    assert kernel is _binary_kernel and len(table) >= 3  # aligned, unaligned, scalar operand
+
+
+def test_key_separates_what_triton_specialises_on():
+    from tensorlab_kernels.direct_launch import _key
+    from tensorlab_kernels.runtime.array import DeviceArray
+
+    def key(*args):
+        return _key(0, args, {"BLOCK": 64})
+
+    # ints: == 1 (a constant), i32 / i64 / u64, divisible by 16 or not
+    classes = [1, 17, 16, -16, 2**31 + 1, 2**31 + 16, 2**63 + 1, 2**63 + 16]
+    assert len({key(v) for v in classes}) == len(classes) - 1  # 16 and -16: one class (i32, divisible)
+    assert key(17) == key(3) and key(16) == key(4096) and key(2**40) == key(2**35)
+    # pointers: dtype and 16-byte alignment; floats by type; bools and None by value
+    a16 = DeviceArray(_Alloc(0x1000), 0, (4,), (1,), "float32")
+    assert key(a16) == key(DeviceArray(_Alloc(0x2000), 4, (4,), (1,), "float32"))  # +16 bytes: aligned
+    assert key(a16) != key(DeviceArray(_Alloc(0x1000), 1, (4,), (1,), "float32"))  # +4 bytes
+    assert key(a16) != key(DeviceArray(_Alloc(0x1000), 0, (4,), (1,), "float16"))
+    assert key(0.5) == key(-3.0) != key(1)
+    assert len({key(True), key(False), key(None), key(1), key(0)}) == 5
+    assert _key(0, (1,), {"BLOCK": 64}) != _key(0, (1,), {"BLOCK": 128}) != _key(1, (1,), {"BLOCK": 128})
+    import numpy as np
+
+    with pytest.raises(TypeError):  # a numpy scalar is not keyed: Triton's path takes it
+        key(np.int64(3))
+
+
+# ----------------------------------------------------------------------------------------------
+# the check (runs as a script, without the interpreter)
+# ----------------------------------------------------------------------------------------------
+
+
+class _Alloc:
+    """A stand-in device allocation: DeviceArray only reads ``ptr`` and ``device``."""
+
+    def __init__(self, ptr: int):
+        self.ptr, self.device = ptr, 0
+
+
+def _plain(call: tuple) -> tuple:
+    """Launcher arguments with each pointer as (address, dtype): launchers build fresh views per launch."""
+    return tuple((x.data_ptr(), str(x.dtype)) if hasattr(x, "data_ptr") else x for x in call)
+
+
+def _main() -> None:
+    assert os.environ.get("TRITON_INTERPRET", "0") in ("", "0"), "run without TRITON_INTERPRET"
+    sys.path.insert(0, str(ROOT / "tools"))
+    import tempfile
+
+    os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="tl-direct-launch-"))
+    from compile_check import _Hopper
+    from triton.compiler.compiler import CompiledKernel
+
+    from tensorlab_kernels import direct_launch
+    from tensorlab_kernels.elementwise import binary as kb
+    from tensorlab_kernels.launch import launch
+    from tensorlab_kernels.runtime.array import DeviceArray
+
+    assert direct_launch.ENABLED, "direct launches are off in this process"
+
+    class Driver(_Hopper):
+        def get_current_stream(self, device=None):
+            return 0x5EED  # a stream handle the launcher must receive
+
+    triton.runtime.driver.set_active(Driver(90))
+
+    calls = []  # every launcher call: the argument tuple
+
+    def record(*a):  # the C launcher's part that matters here: call the hooks, (not) launch
+        calls.append(a)
+        for hook in a[7:9]:
+            if hook is not None:
+                hook(a[6])
+
+    def init_handles(self):  # load nothing: the launcher records its arguments
+        if self.module is None:
+            self.module, self.function, self._run = object(), ("function", self.hash), record
+
+    CompiledKernel._init_handles = init_handles
+
+    triton_runs = []  # JITFunction.run calls that launched (Triton's path)
+    real_run = triton.runtime.JITFunction.run
+
+    def counting_run(self, *args, grid, warmup, **kwargs):
+        if not warmup:
+            triton_runs.append(self)
+        return real_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+
+    triton.runtime.JITFunction.run = counting_run
+
+    def arr(ptr, dtype="float32", shape=(1000,), strides=(1,)):
+        return DeviceArray(_Alloc(ptr), 0, shape, strides, dtype)
+
+    base = dict(x=arr(0x10000), y=arr(0x20000), out=arr(0x30000), n=1000, k=16, scale=2.0, BLOCK=128, SHIFT=0)
+    variants = {
+        "base": {},
+        "x misaligned": dict(x=arr(0x10004)),
+        "out misaligned, fp16": dict(out=arr(0x30002, "float16")),
+        "n divisible by 16": dict(n=1024),
+        "n == 1": dict(n=1),
+        "k == 1": dict(k=1),
+        "k odd": dict(k=17),
+        "k 64-bit": dict(k=2**40 + 3),
+        "k 64-bit, divisible by 16": dict(k=2**40 + 16),
+        "k unsigned 64-bit": dict(k=2**63 + 16),
+        "k negative": dict(k=-16),
+        "y int32": dict(y=arr(0x20000, "int32")),
+        "BLOCK 256": dict(BLOCK=256),
+        "SHIFT 1": dict(SHIFT=1),
+    }
+
+    def probe(v):
+        p = {**base, **v}
+        return (p["x"], p["y"], p["out"], p["n"], p["k"], p["scale"]), {"BLOCK": p["BLOCK"], "SHIFT": p["SHIFT"],
+                                                                         "num_warps": 4}
+
+    def check_pair(name, go):
+        """``go`` launches through Triton's path (direct launches off), then twice with them on:
+        the last launch must be direct and hand the launcher what Triton's path handed it."""
+        calls.clear()
+        direct_launch.ENABLED = False
+        go()
+        direct_launch.ENABLED = True
+        go()  # direct if an earlier variant had the same key, else Triton's path fills the entry
+        triton_runs.clear()
+        go()
+        assert len(calls) == 3, (name, len(calls))
+        assert not triton_runs, f"{name}: the repeated launch went through Triton's path"
+        triton_call, direct_call = calls[0], calls[2]
+        # positions 6-8: launch metadata and the enter/exit hooks; Triton passes a metadata object
+        # and its (empty) hook chains, the direct path None for all three (the launcher then skips them)
+        assert direct_call[6:9] == (None, None, None), (name, direct_call[6:9])
+        assert all(getattr(h, "calls", None) == [] for h in triton_call[7:9]), (name, triton_call[7:9])
+        assert _plain(triton_call[:6] + triton_call[9:]) == _plain(direct_call[:6] + direct_call[9:]), (
+            f"{name}: launcher arguments differ\n triton: {triton_call}\n direct: {direct_call}")
+        assert direct_call[3] == 0x5EED, name
+
+    for name, v in variants.items():
+        args, meta = probe(v)
+        check_pair(name, lambda args=args, meta=meta: launch(_probe_kernel, (4,), *args, **meta))
+
+    # every variant known: each launch is direct and runs the kernel Triton picks for it
+    functions = set()
+    for name, v in variants.items():
+        args, meta = probe(v)
+        calls.clear()
+        triton_runs.clear()
+        launch(_probe_kernel, (4,), *args, **meta)
+        assert not triton_runs, f"{name}: not direct"
+        chosen = real_run(_probe_kernel, *args, grid=(4,), warmup=True, **meta)
+        assert calls[0][4] == chosen.function, f"{name}: direct path ran another kernel than Triton picks"
+        functions.add(calls[0][4])
+    # the variants really are different specialisations (the key is not merely ignoring them)
+    assert len(functions) >= len(variants) - 2, len(functions)
+
+    # tensorlab's own launcher: the binary elementwise kernel, contiguous and broadcast
+    a, b = arr(0x40000, shape=(8, 33), strides=(33, 1)), arr(0x50000, shape=(8, 33), strides=(0, 1))
+    out = arr(0x60000, shape=(8, 33), strides=(33, 1))
+    check_pair("binary add, contiguous", lambda: kb.binary(out, a, a, op="add", ct="float32"))
+    check_pair("binary mul, broadcast", lambda: kb.binary(out, a, b, op="mul", ct="float32"))
+    check_pair("binary add, scalar", lambda: kb.binary(out, a, 3.0, op="add", ct="float32"))
+    # a registered launch hook (a profiler) sends every launch through Triton's path
+    seen = []
+    hook = seen.append
+    triton.knobs.runtime.launch_enter_hook.add(hook)
+    try:
+        calls.clear()
+        triton_runs.clear()
+        kb.binary(out, a, a, op="add", ct="float32")
+        assert len(triton_runs) == 1 and len(seen) == 1, (len(triton_runs), len(seen))
+    finally:
+        triton.knobs.runtime.launch_enter_hook.remove(hook)
+    print("direct launch checks passed:", len(variants), "variants,", len(functions), "kernels,",
+          "triton", triton.__version__)
+
+
+if __name__ == "__main__":
+    _main()
