@@ -107,24 +107,28 @@ def _scan_inputs(op: OpDef, inputs) -> tuple[device, bool, bool]:
     dev = None
     cpu_scalar = False  # ``dev`` so far comes from a 0-d cpu tensor
     mixed = requires_grad = False
-    for x in _iter_tensors(inputs):
-        requires_grad = requires_grad or x._requires_grad
-        d = x._storage.device
-        if dev is None:
-            dev = d
-            cpu_scalar = d.type == "cpu" and x.ndim == 0
-        elif d != dev:
-            # A 0-d cpu tensor may be used with tensors of another device (PyTorch's rule).
-            if d.type == "cpu" and x.ndim == 0:
-                mixed = True
+    for item in inputs:  # tensors, and the tensors of list arguments (cat's)
+        group = (item,) if isinstance(item, Tensor) else (item if isinstance(item, list | tuple) else ())
+        for x in group:
+            if not isinstance(x, Tensor):
                 continue
-            if cpu_scalar:
-                dev, cpu_scalar, mixed = d, False, True
-                continue
-            raise RuntimeError(
-                f"{op.name}: Expected all tensors to be on the same device, but found at least two devices, "
-                f"{dev} and {d}!"
-            )
+            requires_grad = requires_grad or x._requires_grad
+            d = x._storage.device
+            if dev is None:
+                dev = d
+                cpu_scalar = d.type == "cpu" and not x._shape
+            elif d is not dev and d != dev:
+                # A 0-d cpu tensor may be used with tensors of another device (PyTorch's rule).
+                if d.type == "cpu" and not x._shape:
+                    mixed = True
+                    continue
+                if cpu_scalar:
+                    dev, cpu_scalar, mixed = d, False, True
+                    continue
+                raise RuntimeError(
+                    f"{op.name}: Expected all tensors to be on the same device, but found at least two devices, "
+                    f"{dev} and {d}!"
+                )
     return (dev if dev is not None else device("cpu")), mixed, requires_grad
 
 
@@ -246,6 +250,8 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
                     )
                 _resize_(o, tuple(shape))
         outs = tuple(outs)
+    elif len(specs) == 1:
+        return (empty_tensor(specs[0][0], specs[0][1], dev),), None
     else:
         return tuple(empty_tensor(shape, dtype, dev) for shape, dtype in specs), None
 

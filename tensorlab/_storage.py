@@ -57,11 +57,20 @@ def cpu_storage_from_array(arr: np.ndarray) -> tuple[Storage, tuple, int]:
 
 
 def contiguous_strides(shape) -> tuple:
-    strides, acc = [], 1
-    for s in reversed(shape):
-        strides.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(strides))
+    shape = tuple(shape)
+    strides = _STRIDES.get(shape)
+    if strides is None:
+        out, acc = [], 1
+        for s in reversed(shape):
+            out.append(acc)
+            acc *= max(s, 1)
+        strides = tuple(reversed(out))
+        if len(_STRIDES) < 4096:  # every new tensor asks; a program uses few distinct shapes
+            _STRIDES[shape] = strides
+    return strides
+
+
+_STRIDES: dict[tuple, tuple] = {}
 
 
 def numpy_view(storage: Storage, shape, strides, offset: int, np_dtype) -> np.ndarray:

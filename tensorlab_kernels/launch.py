@@ -50,13 +50,14 @@ def launch(kernel, grid, *args, **meta):
     if DEBUG:
         name = getattr(kernel, "__name__", None) or getattr(getattr(kernel, "fn", None), "__name__", "kernel")
         log.debug("launch %s grid=%s %s", name, tuple(grid), {k: v for k, v in meta.items()})
-    if any(g == 0 for g in grid):
+    grid = tuple(grid)
+    if 0 in grid:
         return None
     if _launch_hook is not None:
         _launch_hook(kernel, grid, args, meta)
     if direct_launch.ENABLED:
-        return direct_launch.launch(kernel, tuple(grid), args, meta)
-    return kernel[tuple(grid)](*args, **meta)
+        return direct_launch.launch(kernel, grid, args, meta)
+    return kernel[grid](*args, **meta)
 
 
 def set_launch_hook(hook):

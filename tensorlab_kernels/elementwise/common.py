@@ -170,19 +170,21 @@ def launch_elementwise(kernel, out, operands, extra_bits, mode_names, ct: str, o
     general layout machinery: host time per launch is what eager mode pays for every op.
     """
     n = out.numel
-    bits = [0 if is_array(x) else scalar_bits(x, ct) for x in operands] if operand_bits else []
+    bits = [0 if x.__class__ is DeviceArray else scalar_bits(x, ct) for x in operands] if operand_bits else []
     fast = n + out.offset <= INT32_MAX and out.is_contiguous()
     if fast:
         for x in operands:
-            if is_array(x) and (x.shape != out.shape or x.offset + n > INT32_MAX or not x.is_contiguous()):
+            if x.__class__ is DeviceArray and (x.shape != out.shape or x.offset + n > INT32_MAX
+                                               or not x.is_contiguous()):
                 fast = False
                 break
     if fast:
         config = pick_config(n)
-        modes = {name: CONTIGUOUS.value if is_array(x) else SCALAR.value for name, x in zip(mode_names, operands)}
-        launch(kernel, (cdiv(n, config["BLOCK"]),), out, *[x if is_array(x) else out for x in operands], *bits,
-               *extra_bits, n, 1, 1, 1, 1, 1, *_FAST_STRIDES[len(operands) + 1], NDIM=1,
-               OUT_MODE=CONTIGUOUS.value, INT64=False, **modes, **constexprs, **config)
+        for name, x in zip(mode_names, operands):
+            constexprs[name] = CONTIGUOUS.value if x.__class__ is DeviceArray else SCALAR.value
+        launch(kernel, (cdiv(n, config["BLOCK"]),), out, *[x if x.__class__ is DeviceArray else out for x in operands],
+               *bits, *extra_bits, n, 1, 1, 1, 1, 1, *_FAST_STRIDES[len(operands) + 1], NDIM=1,
+               OUT_MODE=CONTIGUOUS.value, INT64=False, **constexprs, **config)
         return
     arrays = [out] + [x for x in operands if is_array(x)]
     int64 = needs_int64(*arrays)
@@ -250,8 +252,9 @@ def np_operand(x, ct: str):
 def np_store(out: np.ndarray, y) -> None:
     """Write a twin's result into ``out`` with the kernels' conversion rules."""
     y = np.asarray(y)
-    half = out.dtype.itemsize == 2 and (out.dtype.kind == "f" or out.dtype.name == "bfloat16")
-    if half and y.dtype != np.float32:
+    if out.dtype.itemsize == 2 and y.dtype != np.float32 and (out.dtype.kind == "f" or out.dtype == _BF16):
         y = y.astype(np.float32)
+    if y.shape != out.shape:
+        y = np.broadcast_to(y, out.shape)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow to inf / nan to int: as the kernels
-        np.copyto(out, np.broadcast_to(y, out.shape), casting="unsafe")
+        np.copyto(out, y, casting="unsafe")

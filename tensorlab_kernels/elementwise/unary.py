@@ -351,20 +351,21 @@ def _hardsigmoid_core(x, c):
     return np.where(z < 0, c(0), np.where(z > 6, c(6), z))
 
 
+# ops that are one numpy ufunc of the operand: the twin writes them straight into the output
+_UFUNCS = {"neg": np.negative, "abs": np.abs, "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log,
+           "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
+           "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+           "cosh": np.cosh, "tanh": np.tanh}
+_SIMPLE = {**_UFUNCS, "erf": _np_erf, "erfinv": erfinv_np}
+
+
 def _np_unary(op: str, x, p, is_float: bool, is_bool: bool):
     c = x.dtype.type  # constants in the compute type, as the kernel's weak Python constants
-    if op == "neg":
-        return -x
-    if op == "abs":
-        return np.abs(x)
     if op == "sign":
         return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
-    simple = {"exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
-              "log10": np.log10, "log1p": np.log1p, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan,
-              "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
-              "tanh": np.tanh, "erf": _np_erf, "erfinv": erfinv_np}
-    if op in simple:
-        return simple[op](x)
+    fn = _SIMPLE.get(op)
+    if fn is not None:
+        return fn(x)
     if op == "rsqrt":
         return c(1) / np.sqrt(x)
     if op == "square":
@@ -441,6 +442,11 @@ def unary_twin(out: np.ndarray, x: np.ndarray, *, op: str, ct: str, params=()) -
         raise ValueError(f"unary {op}: shapes differ: out {out.shape} vs input {x.shape}")
     xc = C.np_operand(x, ct)
     dt = C.np_ct(ct)
+    fn = _UFUNCS.get(op)
+    if fn is not None and out.dtype == dt and ct != "bool":  # the common case: no temporary
+        with np.errstate(all="ignore"):
+            fn(xc, out=out)
+        return
     p = [np.asarray(v).astype(dt)[()] if C.is_floating_ct(ct) else dt.type(int(v)) for v in params]
     with np.errstate(all="ignore"):
         y = _np_unary(op, xc, p, C.is_floating_ct(ct), ct == "bool")

@@ -18,7 +18,7 @@ import numpy as np
 
 
 class DeviceArray:
-    __slots__ = ("storage", "offset", "shape", "strides", "dtype")
+    __slots__ = ("storage", "offset", "shape", "strides", "dtype", "_contiguous")
 
     def __init__(self, storage, offset: int, shape: tuple, strides: tuple, dtype):
         self.storage = storage  # an Allocation (or None for an empty placeholder)
@@ -26,6 +26,7 @@ class DeviceArray:
         self.shape = tuple(shape)
         self.strides = tuple(strides)
         self.dtype = np.dtype(dtype)
+        self._contiguous = None  # is_contiguous(), once asked (only set_ changes the geometry)
 
     # -- what Triton needs ------------------------------------------------------------------
     def data_ptr(self) -> int:
@@ -51,12 +52,17 @@ class DeviceArray:
         return 0 if self.storage is None else self.storage.device
 
     def is_contiguous(self) -> bool:
-        expected = 1
-        for size, stride in zip(reversed(self.shape), reversed(self.strides)):
-            if size != 1 and stride != expected:
-                return False
-            expected *= size
-        return True
+        c = self._contiguous
+        if c is None:
+            c = True
+            expected = 1
+            for size, stride in zip(reversed(self.shape), reversed(self.strides)):
+                if size != 1 and stride != expected:
+                    c = False
+                    break
+                expected *= size
+            self._contiguous = c
+        return c
 
     def max_offset(self) -> int:
         """Largest element offset (relative to ``offset``) that the view touches; -1 if empty."""
@@ -98,6 +104,7 @@ class DeviceArray:
 
     def set_(self, storage, offset, size, stride) -> DeviceArray:
         self.storage, self.offset, self.shape, self.strides = storage, offset, tuple(size), tuple(stride)
+        self._contiguous = None
         return self
 
     def copy_(self, other) -> DeviceArray:

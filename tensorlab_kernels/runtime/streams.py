@@ -181,13 +181,14 @@ _DEFAULTS: dict[int, Stream] = {}
 
 
 def current_stream(device=None) -> Stream:
-    index = _index_of(device)
+    index = device if device.__class__ is int else _index_of(device)  # every launch and allocation asks
     per_thread = getattr(_tls, "streams", None)
     if per_thread is not None:
         s = per_thread.get(index)
         if s is not None:
             return s
-    return default_stream(index)
+    s = _DEFAULTS.get(index)
+    return s if s is not None else default_stream(index)
 
 
 def set_stream(stream: Stream) -> None:
