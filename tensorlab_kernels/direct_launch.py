@@ -59,7 +59,8 @@ ENABLED = (os.environ.get("TENSORLAB_DIRECT_LAUNCH", "1") not in ("", "0")
 
 _OFF = False  # a table value: this kernel always takes Triton's path
 # id(kernel) -> (kernel, table or _OFF); the kernel is held so that its id is never reused.
-# A table maps a launch key to (run, function, packed_metadata, constexpr tail).
+# A table maps a launch key to (run, function, packed_metadata, constexpr tail, compiled kernel);
+# holding the compiled kernel keeps its module loaded (Triton unloads it when the object dies).
 _tables: dict = {}
 
 _I32_MIN, _I32_MAX, _I64_MAX = -(2**31), 2**31 - 1, 2**63 - 1
@@ -114,7 +115,7 @@ def launch(kernel, grid: tuple, args: tuple, meta: dict):
         if entry is _OFF:
             _tables[id(kernel)] = (kernel, _OFF)
         return compiled
-    run, function, packed, tail = entry
+    run, function, packed, tail, _ = entry
     n = len(grid)
     run(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, drv.get_current_stream(device), function,
         packed, None, None, None, *args, *tail)
@@ -129,8 +130,8 @@ def _unhooked(hook) -> bool:
 
 
 def _entry(kernel, device, args: tuple, meta: dict, compiled):
-    """(run, function, packed_metadata, constexpr tail) for ``compiled``, or _OFF when the direct
-    call would not pass the launcher exactly the arguments Triton's path passes."""
+    """The table entry for ``compiled``, or _OFF when the direct call would not pass the launcher
+    the arguments Triton's path passes."""
     try:
         bound, _, _ = kernel.device_caches[device][-1](*args, **meta)  # Triton's binder
         values = tuple(bound.values())
@@ -138,7 +139,7 @@ def _entry(kernel, device, args: tuple, meta: dict, compiled):
             return _OFF
         if any(not kp.is_constexpr for kp in kernel.params[len(args):]):
             return _OFF  # a runtime argument passed by keyword or left at its default
-        entry = compiled.run, compiled.function, compiled.packed_metadata, values[len(args):]
+        entry = compiled.run, compiled.function, compiled.packed_metadata, values[len(args):], compiled
     except Exception:  # any surprise in Triton's internals: this kernel keeps Triton's path
         return _OFF
     if entry[1] is None or not callable(entry[0]):

@@ -130,8 +130,7 @@ def _main() -> None:
     import tempfile
 
     os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="tl-direct-launch-"))
-    from compile_check import _Hopper
-    from triton.compiler.compiler import CompiledKernel
+    from compile_check import stand_in_launches
 
     from tensorlab_kernels import direct_launch
     from tensorlab_kernels.elementwise import binary as kb
@@ -139,12 +138,6 @@ def _main() -> None:
     from tensorlab_kernels.runtime.array import DeviceArray
 
     assert direct_launch.ENABLED, "direct launches are off in this process"
-
-    class Driver(_Hopper):
-        def get_current_stream(self, device=None):
-            return 0x5EED  # a stream handle the launcher must receive
-
-    triton.runtime.driver.set_active(Driver(90))
 
     calls = []  # every launcher call: the argument tuple
 
@@ -154,11 +147,7 @@ def _main() -> None:
             if hook is not None:
                 hook(a[6])
 
-    def init_handles(self):  # load nothing: the launcher records its arguments
-        if self.module is None:
-            self.module, self.function, self._run = object(), ("function", self.hash), record
-
-    CompiledKernel._init_handles = init_handles
+    stand_in_launches(record, stream=0x5EED)  # a stream handle the launcher must receive
 
     triton_runs = []  # JITFunction.run calls that launched (Triton's path)
     real_run = triton.runtime.JITFunction.run

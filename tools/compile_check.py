@@ -439,6 +439,28 @@ class _Hopper:
         return None
 
 
+def stand_in_launches(launcher, arch: int = 90, stream: int = 0) -> None:
+    """Make real (non-interpreted) Triton launches work without a GPU, for tests and benchmarks of
+    the launch path: kernels compile for ``sm_<arch>`` under a stand-in driver whose current stream
+    is ``stream``, and each compiled kernel's launcher becomes ``launcher(*arguments)`` (it
+    receives what Triton's C launcher would: grid, stream, function, metadata, hooks, arguments).
+    The function handle is ``("function", <kernel hash>)``. Process-wide and not undone: call it
+    in a process of its own."""
+    import triton
+    from triton.compiler.compiler import CompiledKernel
+
+    class Driver(_Hopper):
+        def get_current_stream(self, device=None):
+            return stream
+
+    def init_handles(self):  # load nothing
+        if self.module is None:
+            self.module, self.function, self._run = object(), ("function", self.hash), launcher
+
+    triton.runtime.driver.set_active(Driver(arch))
+    CompiledKernel._init_handles = init_handles
+
+
 def _resources(cubin: bytes) -> dict:
     """REG/STACK/LOCAL/SHARED of the cubin's kernel, from the cuobjdump shipped with Triton."""
     import triton
