@@ -23,7 +23,7 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 SCRIPTS = ["elementwise", "reductions", "matmul", "indexing", "sorting", "nn", "losses", "attention", "optim",
-           "autograd", "dataloader", "mnist"]
+           "autograd", "launch", "dataloader", "mnist"]
 TAKES_TORCH_PYTHON = {"mnist", "dataloader"}
 QUICK_EXTRA = {"dataloader": ["--shape", "3,32,32", "--workers", "0,2"], "mnist": ["--epochs", "1"]}
 

@@ -1,0 +1,139 @@
+"""Host cost of a kernel launch: Triton's launch path against tensorlab's direct launches.
+
+    python bench/launch.py [--device cpu|cuda] [--quick]
+
+Every eager op ends in a Triton launch, and for a small op the host time is the op's time.
+``tensorlab_kernels.direct_launch`` skips Triton's Python launch path for specialisations seen
+before; this script shows what that saves, switching it per measurement
+(``direct_launch.ENABLED``):
+
+- cuda (a real GPU): eager ``a + b`` on 16 float32 elements (the host overhead of one small
+  elementwise op) and a bare launch of the binary kernel through ``launch.launch``, host
+  microseconds per call without synchronising, with direct launches on and off.
+- cpu (no GPU): the same bare launch of the real binary kernel compiled for sm_90 under a stand-in
+  driver, with the compiled kernel's C launcher replaced by a no-op
+  (``tools/compile_check.py: stand_in_launches``): the host cost of Triton's Python launch path
+  and of the direct path, everything but the driver call; and the launcher's own preparation
+  (``launch.launch`` a no-op). Measured in a child process without ``TRITON_INTERPRET``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import harness  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def per_call_us(fn, iters: int, rounds: int = 15) -> float:
+    """Best-of-rounds mean host microseconds per call (the minimum filters a busy machine's noise)."""
+    for _ in range(20):
+        fn()
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / iters)
+    return best * 1e6
+
+
+def _with_direct(enabled: bool, fn, iters: int) -> float:
+    from tensorlab_kernels import direct_launch
+
+    before = direct_launch.ENABLED
+    direct_launch.ENABLED = enabled
+    try:
+        return per_call_us(fn, iters)
+    finally:
+        direct_launch.ENABLED = before
+
+
+def gpu_rows(iters: int) -> list[dict]:
+    import tensorlab as tl
+    from tensorlab._dispatch import _impl_arg
+    from tensorlab_kernels.elementwise import binary as kb
+
+    a, b = tl.ones(16, device="cuda"), tl.ones(16, device="cuda")
+    out = tl.empty(16, device="cuda")
+    (a + b).cpu()  # compiles and fills the direct-launch entry
+    da, dout = _impl_arg(a, a.device), _impl_arg(out, out.device)  # the DeviceArrays the launcher gets
+    rows = []
+    for enabled in (False, True):
+        path = "direct launch" if enabled else "Triton's launch path"
+        rows.append({"what": f"eager a + b (16 elements), {path}",
+                     "us_per_call": _with_direct(enabled, lambda: a + b, iters)})
+        rows.append({"what": f"binary kernel launch only, {path}",
+                     "us_per_call": _with_direct(enabled, lambda: kb.binary(dout, da, da, op="add", ct="float32"),
+                                                 iters)})
+    tl.cuda.synchronize()
+    return rows
+
+
+def stubbed_rows(iters: int) -> list[dict]:
+    """The cpu measurement (a child process without TRITON_INTERPRET)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from compile_check import stand_in_launches
+
+    stand_in_launches(lambda *args: None)
+    from tensorlab_kernels.elementwise import binary as kb
+    from tensorlab_kernels.elementwise import common
+    from tensorlab_kernels.runtime.array import DeviceArray
+
+    class Alloc:  # a stand-in allocation: an aligned address
+        ptr, device = 0x7F0000000000, 0
+
+    out, x = (DeviceArray(Alloc(), 0, (16,), (1,), "float32") for _ in range(2))
+
+    def add():
+        kb.binary(out, x, x, op="add", ct="float32")
+
+    rows = [{"what": "binary kernel launch, Triton's launch path (C launcher a no-op)",
+             "us_per_call": _with_direct(False, add, iters)},
+            {"what": "binary kernel launch, direct launch (C launcher a no-op)",
+             "us_per_call": _with_direct(True, add, iters)}]
+    real = common.launch
+    common.launch = lambda *args, **meta: None
+    try:
+        rows.append({"what": "binary launcher's preparation only (launch.launch a no-op)",
+                     "us_per_call": per_call_us(add, iters)})
+    finally:
+        common.launch = real
+    return rows
+
+
+def main():
+    if "--child" in sys.argv:
+        iters = int(sys.argv[sys.argv.index("--child") + 1])
+        print(json.dumps(stubbed_rows(iters)))
+        return
+    run = harness.Run(__doc__)
+    iters = 200 if run.args.quick else 2000
+    import triton
+
+    meta = run.meta(iters=iters, triton=triton.__version__)
+    if run.dev.startswith("cuda"):
+        rows = gpu_rows(iters)
+    else:
+        env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+        env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+        proc = subprocess.run([sys.executable, __file__, "--child", str(iters)], env=env, capture_output=True,
+                              text=True, timeout=900)
+        if proc.returncode != 0:
+            raise SystemExit(f"launch benchmark child failed:\n{proc.stderr[-4000:]}")
+        rows = json.loads(proc.stdout.strip().splitlines()[-1])
+        meta["how"] = ("no GPU: the binary kernel compiled for sm_90 under a stand-in driver, its C launcher "
+                       "replaced by a no-op; host time of the launch path only")
+    run.finish("launch", rows, meta)
+
+
+if __name__ == "__main__":
+    main()
