@@ -83,7 +83,10 @@ def _key(device, args: tuple, meta: dict) -> tuple:
             else:
                 append((64 if a <= _I64_MAX else 65) + (0 if a & 15 else 100))  # i64 / u64
         elif cls is DeviceArray:
-            append((a.dtype, not (a.data_ptr() & 15)))  # element type, 16-byte aligned
+            k = a.launch_key
+            if k is None:  # element type, 16-byte aligned; fixed for the array's life
+                k = a.launch_key = (a.dtype, not (a.data_ptr() & 15))
+            append(k)
         elif cls is float:
             append(0.5)
         elif a is None or cls is bool:

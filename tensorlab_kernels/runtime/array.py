@@ -18,7 +18,7 @@ import numpy as np
 
 
 class DeviceArray:
-    __slots__ = ("storage", "offset", "shape", "strides", "dtype", "_contiguous")
+    __slots__ = ("storage", "offset", "shape", "strides", "dtype", "_contiguous", "launch_key")
 
     def __init__(self, storage, offset: int, shape: tuple, strides: tuple, dtype):
         self.storage = storage  # an Allocation (or None for an empty placeholder)
@@ -27,6 +27,7 @@ class DeviceArray:
         self.strides = tuple(strides)
         self.dtype = np.dtype(dtype)
         self._contiguous = None  # is_contiguous(), once asked (only set_ changes the geometry)
+        self.launch_key = None  # what a launch specialises on, once asked (direct_launch)
 
     # -- what Triton needs ------------------------------------------------------------------
     def data_ptr(self) -> int:
@@ -104,7 +105,7 @@ class DeviceArray:
 
     def set_(self, storage, offset, size, stride) -> DeviceArray:
         self.storage, self.offset, self.shape, self.strides = storage, offset, tuple(size), tuple(stride)
-        self._contiguous = None
+        self._contiguous = self.launch_key = None
         return self
 
     def copy_(self, other) -> DeviceArray:
