@@ -74,13 +74,13 @@ def adadelta_twin(params, grads, square_avgs, acc_deltas, *, lr: float, rho: flo
     for i, param in enumerate(params):
         ct, p, g = param_grad_twin(param, grads[i], weight_decay=weight_decay, maximize=maximize)
         c, dt = ct.type, param.dtype
-        sq, acc = square_avgs[i].astype(ct), acc_deltas[i].astype(ct)
+        sq, acc = square_avgs[i].astype(ct, copy=False), acc_deltas[i].astype(ct, copy=False)
         sq = sq * c(rho) + c(1 - rho) * (g * g)
         delta = np.sqrt(acc + c(eps)) / np.sqrt(sq + c(eps)) * g
         acc = acc * c(rho) + c(1 - rho) * (delta * delta)
-        square_avgs[i][...] = sq.astype(dt)
-        acc_deltas[i][...] = acc.astype(dt)
-        param[...] = (p - c(lr) * delta).astype(dt)
+        square_avgs[i][...] = sq.astype(dt, copy=False)
+        acc_deltas[i][...] = acc.astype(dt, copy=False)
+        param[...] = (p - c(lr) * delta).astype(dt, copy=False)
     return 1 if params else 0
 
 

@@ -72,9 +72,9 @@ def adagrad_twin(params, grads, state_sums, *, lr: float, lr_decay: float, eps: 
     for i, param in enumerate(params):
         ct, p, g = param_grad_twin(param, grads[i], weight_decay=weight_decay, maximize=maximize)
         c, dt = ct.type, param.dtype
-        s = state_sums[i].astype(ct) + g * g
-        state_sums[i][...] = s.astype(dt)
-        param[...] = (p - c(clr) * (g / (np.sqrt(s) + c(eps)))).astype(dt)
+        s = state_sums[i].astype(ct, copy=False) + g * g
+        state_sums[i][...] = s.astype(dt, copy=False)
+        param[...] = (p - c(clr) * (g / (np.sqrt(s) + c(eps)))).astype(dt, copy=False)
     return 1 if params else 0
 
 

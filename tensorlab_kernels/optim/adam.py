@@ -124,10 +124,10 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, *, lr: float, be
 def adam_moments_twin(exp_avg: np.ndarray, exp_avg_sq: np.ndarray, g: np.ndarray, beta1: float, beta2: float):
     """:func:`adam_moments` on numpy arrays (``g`` in the compute dtype)."""
     c = g.dtype.type
-    m = lerp_twin(exp_avg.astype(g.dtype), g, c(1 - beta1))
-    v = exp_avg_sq.astype(g.dtype) * c(beta2) + c(1 - beta2) * (g * g)
-    exp_avg[...] = m.astype(exp_avg.dtype)
-    exp_avg_sq[...] = v.astype(exp_avg_sq.dtype)
+    m = lerp_twin(exp_avg.astype(g.dtype, copy=False), g, c(1 - beta1))
+    v = exp_avg_sq.astype(g.dtype, copy=False) * c(beta2) + c(1 - beta2) * (g * g)
+    exp_avg[...] = m.astype(exp_avg.dtype, copy=False)
+    exp_avg_sq[...] = v.astype(exp_avg_sq.dtype, copy=False)
     return m, v
 
 
@@ -141,10 +141,11 @@ def adam_twin(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, *, lr: floa
         c, dt = ct.type, param.dtype
         m, v = adam_moments_twin(exp_avgs[i], exp_avg_sqs[i], g, beta1, beta2)
         if amsgrad:
-            v = np.maximum(max_exp_avg_sqs[i].astype(ct), v.astype(dt).astype(ct))  # NaN propagates
-            max_exp_avg_sqs[i][...] = v.astype(dt)
+            v_rounded = v.astype(dt, copy=False).astype(ct, copy=False)  # as stored in the state dtype
+            v = np.maximum(max_exp_avg_sqs[i].astype(ct, copy=False), v_rounded)  # NaN propagates
+            max_exp_avg_sqs[i][...] = v.astype(dt, copy=False)
         denom = np.sqrt(v) / c(s["bc2_sqrt"]) + c(eps)
-        param[...] = (p - c(s["step_size"]) * (m / denom)).astype(dt)
+        param[...] = (p - c(s["step_size"]) * (m / denom)).astype(dt, copy=False)
     return 1 if params else 0
 
 

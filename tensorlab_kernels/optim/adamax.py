@@ -90,11 +90,11 @@ def adamax_twin(params, grads, exp_avgs, exp_infs, *, lr: float, beta1: float, b
     for i, param in enumerate(params):
         ct, p, g = param_grad_twin(param, grads[i], weight_decay=weight_decay, maximize=maximize)
         c, dt = ct.type, param.dtype
-        m = lerp_twin(exp_avgs[i].astype(ct), g, c(1 - beta1))
-        u = np.maximum(exp_infs[i].astype(ct) * c(beta2), np.abs(g) + c(eps))
-        exp_avgs[i][...] = m.astype(dt)
-        exp_infs[i][...] = u.astype(dt)
-        param[...] = (p - c(adamax_clr(lr, beta1, step)) * (m / u)).astype(dt)
+        m = lerp_twin(exp_avgs[i].astype(ct, copy=False), g, c(1 - beta1))
+        u = np.maximum(exp_infs[i].astype(ct, copy=False) * c(beta2), np.abs(g) + c(eps))
+        exp_avgs[i][...] = m.astype(dt, copy=False)
+        exp_infs[i][...] = u.astype(dt, copy=False)
+        param[...] = (p - c(adamax_clr(lr, beta1, step)) * (m / u)).astype(dt, copy=False)
     return 1 if params else 0
 
 

@@ -544,7 +544,7 @@ def lerp_twin(start: np.ndarray, end: np.ndarray, weight) -> np.ndarray:
 def param_grad_twin(param: np.ndarray, grad: np.ndarray, *, weight_decay: float, maximize: bool, decay=None):
     """:func:`param_grad` on numpy arrays -> (compute dtype, p, g); ``decay`` given: decoupled weight decay."""
     ct = host_compute_dtype(param.dtype)
-    p, g = param.astype(ct), grad.astype(ct)
+    p, g = param.astype(ct, copy=False), grad.astype(ct, copy=False)
     if maximize:
         g = -g
     if weight_decay != 0:
@@ -576,7 +576,7 @@ def multi_tensor_norm_twin(out, tensors, *, norm_type: float, config: dict | Non
         else:
             p = acc(norm_type)
             total = np.power(np.power(flat, p).sum(dtype=acc), acc(1.0) / p)
-    out[...] = np.asarray(total, dtype=acc).astype(np.float32 if out.dtype.itemsize == 2 else out.dtype)
+    out[...] = np.asarray(total, dtype=acc).astype(np.float32 if out.dtype.itemsize == 2 else out.dtype, copy=False)
 
 
 def multi_tensor_clip_scale_twin(tensors, total_norm, *, max_norm: float, config: dict | None = None) -> int:
@@ -587,17 +587,17 @@ def multi_tensor_clip_scale_twin(tensors, total_norm, *, max_norm: float, config
         coef = np.where(coef > 1.0, norm_ty.type(1.0), coef)
         for a in tensors:
             ct = host_compute_dtype(a.dtype)
-            a[...] = (a.astype(ct) * coef.astype(ct)).astype(a.dtype)
+            a[...] = (a.astype(ct, copy=False) * coef.astype(ct, copy=False)).astype(a.dtype, copy=False)
     return len(_by_dtype(tensors))
 
 
 def multi_tensor_clamp_twin(tensors, *, min: float, max: float, config: dict | None = None) -> int:  # noqa: A002
     for a in tensors:
         ct = host_compute_dtype(a.dtype)
-        lo = np.asarray(min, dtype=ct).astype(a.dtype).astype(ct)
-        hi = np.asarray(max, dtype=ct).astype(a.dtype).astype(ct)
-        x = a.astype(ct)
+        lo = np.asarray(min, dtype=ct).astype(a.dtype, copy=False).astype(ct, copy=False)
+        hi = np.asarray(max, dtype=ct).astype(a.dtype, copy=False).astype(ct, copy=False)
+        x = a.astype(ct, copy=False)
         x = np.where(x < lo, lo, x)
         x = np.where(x > hi, hi, x)
-        a[...] = x.astype(a.dtype)
+        a[...] = x.astype(a.dtype, copy=False)
     return len(_by_dtype(tensors))

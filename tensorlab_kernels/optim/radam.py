@@ -105,7 +105,7 @@ def radam_twin(params, grads, exp_avgs, exp_avg_sqs, *, lr: float, beta1: float,
         update = (m / c(s["bc1"])) * c(lr)
         if s["rectify"]:
             update = update * (c(s["bc2_sqrt"]) / (np.sqrt(v) + c(eps))) * c(s["rect"])
-        param[...] = (p - update).astype(dt)
+        param[...] = (p - update).astype(dt, copy=False)
     return 1 if params else 0
 
 

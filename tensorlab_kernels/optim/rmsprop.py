@@ -102,22 +102,22 @@ def rmsprop_twin(params, grads, square_avgs, grad_avgs, momentum_buffers, *, lr:
     for i, param in enumerate(params):
         ct, p, g = param_grad_twin(param, grads[i], weight_decay=weight_decay, maximize=maximize)
         c, dt = ct.type, param.dtype
-        sq = square_avgs[i].astype(ct) * c(alpha) + c(1 - alpha) * (g * g)
-        square_avgs[i][...] = sq.astype(dt)
+        sq = square_avgs[i].astype(ct, copy=False) * c(alpha) + c(1 - alpha) * (g * g)
+        square_avgs[i][...] = sq.astype(dt, copy=False)
         if centered:
-            ga = lerp_twin(grad_avgs[i].astype(ct), g, c(1 - alpha))
-            grad_avgs[i][...] = ga.astype(dt)
+            ga = lerp_twin(grad_avgs[i].astype(ct, copy=False), g, c(1 - alpha))
+            grad_avgs[i][...] = ga.astype(dt, copy=False)
             with np.errstate(invalid="ignore"):
                 avg = np.sqrt(sq - ga * ga) + c(eps)
         else:
             avg = np.sqrt(sq) + c(eps)
         if momentum > 0:
-            buf = momentum_buffers[i].astype(ct) * c(momentum) + g / avg
-            momentum_buffers[i][...] = buf.astype(dt)
+            buf = momentum_buffers[i].astype(ct, copy=False) * c(momentum) + g / avg
+            momentum_buffers[i][...] = buf.astype(dt, copy=False)
             p = p - c(lr) * buf
         else:
             p = p - c(lr) * (g / avg)
-        param[...] = p.astype(dt)
+        param[...] = p.astype(dt, copy=False)
     return 1 if params else 0
 
 

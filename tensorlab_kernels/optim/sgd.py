@@ -88,11 +88,11 @@ def sgd_twin(params, grads, momentum_buffers, *, lr: float, weight_decay: float,
             if first:
                 buf = g
             else:
-                buf = momentum_buffers[i].astype(ct) * ct.type(momentum) + ct.type(1.0 - dampening) * g
-            momentum_buffers[i][...] = buf.astype(param.dtype)
-            buf = momentum_buffers[i].astype(ct)
+                buf = momentum_buffers[i].astype(ct, copy=False) * ct.type(momentum) + ct.type(1.0 - dampening) * g
+            momentum_buffers[i][...] = buf.astype(param.dtype, copy=False)
+            buf = momentum_buffers[i].astype(ct, copy=False)
             g = g + ct.type(momentum) * buf if nesterov else buf
-        param[...] = (p - ct.type(lr) * g).astype(param.dtype)
+        param[...] = (p - ct.type(lr) * g).astype(param.dtype, copy=False)
     return 1 if params else 0
 
 
