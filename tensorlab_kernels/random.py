@@ -182,26 +182,26 @@ def bernoulli(out, p, seed: int, offset: int) -> None:
 
 def philox4x32(seed: int, counters: np.ndarray, rounds: int = 10) -> tuple[np.ndarray, ...]:
     """Philox 4x32 on counters (lo, hi, 0, 0) with key (seed lo, seed hi), like ``tl.randint4x``."""
-    counters = counters.astype(np.uint64)
-    c0 = (counters & 0xFFFFFFFF).astype(np.uint32)
-    c1 = (counters >> np.uint64(32)).astype(np.uint32)
+    # Every lane is held in uint64 (values < 2**32): a 32x32-bit product then fits without casts,
+    # and the words are cut back to uint32 once at the end.
+    mask = np.uint64(0xFFFFFFFF)
+    counters = counters.astype(np.uint64, copy=False)
+    c0 = counters & mask
+    c1 = counters >> np.uint64(32)
     c2 = np.zeros_like(c0)
     c3 = np.zeros_like(c0)
-    k0 = np.uint32(seed & 0xFFFFFFFF)
-    k1 = np.uint32((seed >> 32) & 0xFFFFFFFF)
-    a, b = np.uint64(PHILOX_ROUND_A), np.uint64(PHILOX_ROUND_B)
-    with np.errstate(over="ignore"):
-        for _ in range(rounds):
-            prod_b = b * c2.astype(np.uint64)
-            prod_a = a * c0.astype(np.uint64)
-            n0 = (prod_b >> np.uint64(32)).astype(np.uint32) ^ c1 ^ k0
-            n2 = (prod_a >> np.uint64(32)).astype(np.uint32) ^ c3 ^ k1
-            c1 = prod_b.astype(np.uint32)
-            c3 = prod_a.astype(np.uint32)
-            c0, c2 = n0, n2
-            k0 = np.uint32((int(k0) + PHILOX_KEY_A) & 0xFFFFFFFF)
-            k1 = np.uint32((int(k1) + PHILOX_KEY_B) & 0xFFFFFFFF)
-    return c0, c1, c2, c3
+    k0, k1 = seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF
+    a, b, shift = np.uint64(PHILOX_ROUND_A), np.uint64(PHILOX_ROUND_B), np.uint64(32)
+    for _ in range(rounds):
+        prod_b = c2 * b
+        prod_a = c0 * a
+        c0 = (prod_b >> shift) ^ c1 ^ np.uint64(k0)
+        c2 = (prod_a >> shift) ^ c3 ^ np.uint64(k1)
+        c1 = prod_b & mask
+        c3 = prod_a & mask
+        k0 = (k0 + PHILOX_KEY_A) & 0xFFFFFFFF
+        k1 = (k1 + PHILOX_KEY_B) & 0xFFFFFFFF
+    return tuple(c.astype(np.uint32) for c in (c0, c1, c2, c3))
 
 
 def _lanes(seed: int, offset: int, kind: str, n: int) -> list[np.ndarray]:
