@@ -81,17 +81,14 @@ def gpu_rows(iters: int) -> list[dict]:
 def stubbed_rows(iters: int) -> list[dict]:
     """The cpu measurement (a child process without TRITON_INTERPRET)."""
     sys.path.insert(0, str(ROOT / "tools"))
-    from compile_check import stand_in_launches
+    from compile_check import StandInAllocation, stand_in_launches
 
     stand_in_launches(lambda *args: None)
     from tensorlab_kernels.elementwise import binary as kb
     from tensorlab_kernels.elementwise import common
     from tensorlab_kernels.runtime.array import DeviceArray
 
-    class Alloc:  # a stand-in allocation: an aligned address
-        ptr, device = 0x7F0000000000, 0
-
-    out, x = (DeviceArray(Alloc(), 0, (16,), (1,), "float32") for _ in range(2))
+    out, x = (DeviceArray(StandInAllocation(0x7F0000000000), 0, (16,), (1,), "float32") for _ in range(2))
 
     def add():
         kb.binary(out, x, x, op="add", ct="float32")

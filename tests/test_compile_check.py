@@ -2,8 +2,8 @@
 
 The real Triton compiler (and the ptxas in Triton's wheel) runs without a GPU, so this test runs
 everywhere. It compiles three kernels (fill, strided copy, one elementwise binary op) recorded
-with the GPU launch configurations, and checks that a kernel the compiler rejects is reported
-as a failure with a non-zero exit status.
+with the GPU launch configurations, replays them with direct launches off and on (``direct``),
+and checks that a kernel the compiler rejects is reported as a failure with a non-zero exit status.
 """
 
 from __future__ import annotations
@@ -65,6 +65,12 @@ def test_recorded_kernels_compile_for_sm90(tmp_path):
     for r in result["results"]:
         assert r["status"] == "ok", r
         assert r["cached"] or r["reg"] > 0  # a real cubin was built and inspected
+
+    # the same launches replayed with direct launches off and on pass the launcher the same arguments
+    direct = subprocess.run([sys.executable, str(TOOL), "direct", str(records)], cwd=ROOT, env=_compile_env(),
+                            capture_output=True, text=True, timeout=600)
+    assert direct.returncode == 0, direct.stdout[-4000:] + direct.stderr[-4000:]
+    assert f"{len(kernels)} kernels" in direct.stdout and ", 0 problems" in direct.stdout, direct.stdout
 
 
 def test_compiler_rejection_is_reported(tmp_path):

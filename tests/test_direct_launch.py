@@ -31,6 +31,8 @@ triton = pytest.importorskip("triton")
 import triton.language as tl  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from compile_check import StandInAllocation, launcher_args, stand_in_launches  # noqa: E402
 
 pytestmark = pytest.mark.slow  # compiles a dozen small kernels for sm_90: ~20-40 s on one core
 
@@ -94,10 +96,10 @@ def test_key_separates_what_triton_specialises_on():
     assert len({key(v) for v in classes}) == len(classes) - 1  # 16 and -16: one class (i32, divisible)
     assert key(17) == key(3) and key(16) == key(4096) and key(2**40) == key(2**35)
     # pointers: dtype and 16-byte alignment; floats by type; bools and None by value
-    a16 = DeviceArray(_Alloc(0x1000), 0, (4,), (1,), "float32")
-    assert key(a16) == key(DeviceArray(_Alloc(0x2000), 4, (4,), (1,), "float32"))  # +16 bytes: aligned
-    assert key(a16) != key(DeviceArray(_Alloc(0x1000), 1, (4,), (1,), "float32"))  # +4 bytes
-    assert key(a16) != key(DeviceArray(_Alloc(0x1000), 0, (4,), (1,), "float16"))
+    a16 = DeviceArray(StandInAllocation(0x1000), 0, (4,), (1,), "float32")
+    assert key(a16) == key(DeviceArray(StandInAllocation(0x2000), 4, (4,), (1,), "float32"))  # +16 bytes: aligned
+    assert key(a16) != key(DeviceArray(StandInAllocation(0x1000), 1, (4,), (1,), "float32"))  # +4 bytes
+    assert key(a16) != key(DeviceArray(StandInAllocation(0x1000), 0, (4,), (1,), "float16"))
     assert key(0.5) == key(-3.0) != key(1)
     assert len({key(True), key(False), key(None), key(1), key(0)}) == 5
     assert _key(0, (1,), {"BLOCK": 64}) != _key(0, (1,), {"BLOCK": 128}) != _key(1, (1,), {"BLOCK": 128})
@@ -112,26 +114,11 @@ def test_key_separates_what_triton_specialises_on():
 # ----------------------------------------------------------------------------------------------
 
 
-class _Alloc:
-    """A stand-in device allocation: DeviceArray only reads ``ptr`` and ``device``."""
-
-    def __init__(self, ptr: int):
-        self.ptr, self.device = ptr, 0
-
-
-def _plain(call: tuple) -> tuple:
-    """Launcher arguments with each pointer as (address, dtype): launchers build fresh views per launch."""
-    return tuple((x.data_ptr(), str(x.dtype)) if hasattr(x, "data_ptr") else x for x in call)
-
-
 def _main() -> None:
     assert os.environ.get("TRITON_INTERPRET", "0") in ("", "0"), "run without TRITON_INTERPRET"
-    sys.path.insert(0, str(ROOT / "tools"))
     import tempfile
 
     os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="tl-direct-launch-"))
-    from compile_check import stand_in_launches
-
     from tensorlab_kernels import direct_launch
     from tensorlab_kernels.elementwise import binary as kb
     from tensorlab_kernels.launch import launch
@@ -160,7 +147,7 @@ def _main() -> None:
     triton.runtime.JITFunction.run = counting_run
 
     def arr(ptr, dtype="float32", shape=(1000,), strides=(1,)):
-        return DeviceArray(_Alloc(ptr), 0, shape, strides, dtype)
+        return DeviceArray(StandInAllocation(ptr), 0, shape, strides, dtype)
 
     base = dict(x=arr(0x10000), y=arr(0x20000), out=arr(0x30000), n=1000, k=16, scale=2.0, BLOCK=128, SHIFT=0)
     variants = {
@@ -202,7 +189,7 @@ def _main() -> None:
         # and its (empty) hook chains, the direct path None for all three (the launcher then skips them)
         assert direct_call[6:9] == (None, None, None), (name, direct_call[6:9])
         assert all(getattr(h, "calls", None) == [] for h in triton_call[7:9]), (name, triton_call[7:9])
-        assert _plain(triton_call[:6] + triton_call[9:]) == _plain(direct_call[:6] + direct_call[9:]), (
+        assert launcher_args(triton_call) == launcher_args(direct_call), (
             f"{name}: launcher arguments differ\n triton: {triton_call}\n direct: {direct_call}")
         assert direct_call[3] == 0x5EED, name
 

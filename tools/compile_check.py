@@ -461,6 +461,78 @@ def stand_in_launches(launcher, arch: int = 90, stream: int = 0) -> None:
     CompiledKernel._init_handles = init_handles
 
 
+def launcher_args(call: tuple) -> tuple:
+    """A launcher call's arguments with each pointer as (address, dtype), comparable across launches
+    (launchers build fresh views per launch), without the launch metadata and hooks (positions 6-8:
+    Triton's path passes its hook chains, the direct path None)."""
+    return tuple((x.data_ptr(), str(x.dtype)) if hasattr(x, "data_ptr") else x for x in call[:6] + call[9:])
+
+
+class StandInAllocation:
+    """A stand-in device allocation at ``ptr`` (DeviceArray reads ``ptr`` and ``device``)."""
+
+    def __init__(self, ptr: int):
+        self.ptr, self.device = ptr, 0
+
+
+def _device_array(arg, base: int):
+    """A recorded pointer as a DeviceArray at ``base`` plus the recorded misalignment; others as they are."""
+    from tensorlab_kernels.runtime.array import DeviceArray
+
+    if isinstance(arg, _Pointer):
+        return DeviceArray(StandInAllocation(base + arg.data_ptr() % 16), 0, (1,), (1,), arg.dtype)
+    return arg
+
+
+def check_direct(paths, per_kernel: int = 3, arch: int = 90) -> int:
+    """Replay up to ``per_kernel`` records of each kernel through ``launch.launch`` with direct
+    launches off, then on (twice), under :func:`stand_in_launches`: the repeated launch must be
+    direct and hand the launcher what Triton's path handed it. Exit status 1 on any difference."""
+    calls = []
+    stand_in_launches(lambda *a: calls.append(a), arch=arch, stream=0x5EED)
+    from tensorlab_kernels import direct_launch
+    from tensorlab_kernels.launch import launch
+
+    if not direct_launch.ENABLED:
+        print("compile_check direct: direct launches are off in this process (Triton version, "
+              "TRITON_INTERPRET or TENSORLAB_DIRECT_LAUNCH=0)")
+        return 1
+    chosen: dict = {}
+    for rec in _load_records(paths):
+        group = chosen.setdefault(rec["kernel"], [])
+        if len(group) < per_kernel:
+            group.append(rec)
+    replayed, problems = 0, []
+    for name, recs in sorted(chosen.items()):
+        for rec in recs:
+            try:
+                jit = resolve_kernel(rec["kernel"], rec.get("file"))
+                args = tuple(_device_array(decode(e), 0x10000 * (i + 1)) for i, e in enumerate(rec["args"]))
+                meta = {k: decode(v) for k, v in rec["meta"].items()}
+                grid = tuple(rec["grid"]) or (1,)
+                calls.clear()
+                direct_launch.ENABLED = False
+                launch(jit, grid, *args, **meta)
+                direct_launch.ENABLED = True
+                launch(jit, grid, *args, **meta)
+                launch(jit, grid, *args, **meta)
+            except Exception as exc:
+                problems.append(f"{name}: {type(exc).__name__}: {str(exc)[:300]}")
+                continue
+            replayed += 1
+            if len(calls) != 3 or calls[2][6:9] != (None, None, None):
+                problems.append(f"{name}: the repeated launch was not direct ({len(calls)} launcher calls)")
+            elif launcher_args(calls[0]) != launcher_args(calls[2]):
+                problems.append(f"{name}: launcher arguments differ\n  triton {calls[0]}\n  direct {calls[2]}")
+    import triton
+
+    print(f"compile_check direct: triton {triton.__version__}: {len(chosen)} kernels, {replayed} records replayed, "
+          f"{len(problems)} problems")
+    for p in problems:
+        print("  " + p)
+    return 1 if problems else 0
+
+
 def _resources(cubin: bytes) -> dict:
     """REG/STACK/LOCAL/SHARED of the cubin's kernel, from the cuobjdump shipped with Triton."""
     import triton
@@ -791,6 +863,11 @@ def main(argv=None) -> int:
     cp.add_argument("records", nargs="+")
     for p in (cp,):
         _compile_options(p)
+    dp = sub.add_parser("direct", help="replay recorded launches with direct launches off and on under a "
+                        "stand-in launcher: both must pass the launcher the same arguments (no TRITON_INTERPRET)")
+    dp.add_argument("records", nargs="+")
+    dp.add_argument("--per-kernel", type=int, default=3, help="records replayed per kernel (default 3)")
+    dp.add_argument("--arch", type=int, default=90)
     up = sub.add_parser("run", help="record (default workload without pytest arguments) then compile")
     up.add_argument("-o", "--output", default=None)
     up.add_argument("--python", action="append", default=[], help="also compile with this interpreter")
@@ -804,6 +881,11 @@ def main(argv=None) -> int:
             ap.error(f"unrecognised arguments: {rest}")
         return compile_all(args.records, args.arch, args.jobs, args.kernel, args.cache_dir, not args.no_resources,
                            args.json, args.verbose, args.coarse, args.config_space)
+    if args.cmd == "direct":
+        if rest:
+            ap.error(f"unrecognised arguments: {rest}")
+        os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # 3.9's default; set to silence its warning
+        return check_direct(args.records, args.per_kernel, args.arch)
     if args.cmd == "record":
         if not rest and not args.script:
             rest = DEFAULT_WORKLOAD
