@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from tensorlab_kernels import runtime as rt
+from tensorlab_kernels.runtime.array import contiguous_strides as contiguous_strides  # tensorlab imports it from here
 
 from ._device import CPU, device
 
@@ -54,23 +55,6 @@ def cpu_storage_from_array(arr: np.ndarray) -> tuple[Storage, tuple, int]:
     extent = 1 + sum((n - 1) * s for n, s in zip(arr.shape, strides))
     flat = np.lib.stride_tricks.as_strided(arr, shape=(extent,), strides=(isz,), writeable=arr.flags.writeable)
     return Storage(CPU, flat, extent * isz, owner=None), strides, 0
-
-
-def contiguous_strides(shape) -> tuple:
-    shape = tuple(shape)
-    strides = _STRIDES.get(shape)
-    if strides is None:
-        out, acc = [], 1
-        for s in reversed(shape):
-            out.append(acc)
-            acc *= max(s, 1)
-        strides = tuple(reversed(out))
-        if len(_STRIDES) < 4096:  # every new tensor asks; a program uses few distinct shapes
-            _STRIDES[shape] = strides
-    return strides
-
-
-_STRIDES: dict[tuple, tuple] = {}
 
 
 def numpy_view(storage: Storage, shape, strides, offset: int, np_dtype) -> np.ndarray:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 import operator
 
+from ..runtime.array import contiguous_strides as contiguous_strides  # the indexing kernels import it from here
+
 
 class AdvancedLayout:
     """The canonical form of ``src[indices]`` (``indices``: per dim, an index shape or None)."""
@@ -75,14 +77,6 @@ def broadcast_strides(shape, strides, target) -> tuple:
     for n, st, t in zip(shape, strides, target[pad:]):
         out.append(st if n == t else 0)
     return tuple(out)
-
-
-def contiguous_strides(shape) -> tuple:
-    strides, acc = [], 1
-    for s in reversed(shape):
-        strides.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(strides))
 
 
 def basic_view_geometry(shape, strides, offset, items):

@@ -19,7 +19,7 @@ import threading
 import numpy as np
 
 from .allocator import Allocation, CachingAllocator, size_class
-from .array import DeviceArray
+from .array import DeviceArray, contiguous_strides
 from .errors import OutOfMemoryError
 from .streams import Event, Stream, current_device, current_stream, default_stream, set_device, set_stream, stream
 
@@ -127,14 +127,6 @@ def empty(shape, dtype, device: int | None = None) -> DeviceArray:
     dtype = np.dtype(dtype)
     strides = contiguous_strides(shape)
     return DeviceArray(allocate(math.prod(shape) * dtype.itemsize, device), 0, shape, strides, dtype)
-
-
-def contiguous_strides(shape) -> tuple:
-    strides, acc = [], 1
-    for s in reversed(shape):
-        strides.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(strides))
 
 
 def copy_host_to_device(dst: Allocation, dst_offset: int, src: np.ndarray, non_blocking: bool = False) -> None:

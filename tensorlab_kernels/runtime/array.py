@@ -110,3 +110,22 @@ class DeviceArray:
 
     def copy_(self, other) -> DeviceArray:
         return self  # interpreted device memory is the host memory the interpreter works on
+
+
+def contiguous_strides(shape) -> tuple:
+    """Row-major element strides of ``shape`` (size-0/1 dims count as 1); cached per shape, as every
+    new tensor asks and a program uses few distinct shapes."""
+    shape = tuple(shape)
+    strides = _STRIDES.get(shape)
+    if strides is None:
+        out, acc = [], 1
+        for s in reversed(shape):
+            out.append(acc)
+            acc *= max(s, 1)
+        strides = tuple(reversed(out))
+        if len(_STRIDES) < 4096:
+            _STRIDES[shape] = strides
+    return strides
+
+
+_STRIDES: dict[tuple, tuple] = {}
