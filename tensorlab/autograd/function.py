@@ -81,7 +81,7 @@ class Function:
             if isinstance(o, Tensor) and id(o) in input_ids and id(o) not in ctx.dirty:
                 alias = Tensor._make(o._storage, o._shape, o._stride, o._offset, o.dtype)
                 if id(o) in ctx.non_differentiable:
-                    ctx.non_differentiable.add(id(alias))
+                    ctx.non_differentiable = ctx.non_differentiable | {id(alias)}
                 o = alias
             fixed.append(o)
         for o in fixed:

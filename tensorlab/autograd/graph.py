@@ -80,20 +80,23 @@ class Ctx:
     use ``mark_non_differentiable``, ``set_materialize_grads`` and ``mark_dirty``.
     """
 
+    # Defaults every ctx shares until it sets its own: one ctx is made per recorded op, so its
+    # construction is on every op's path. The id sets are replaced, never changed in place.
+    inputs: tuple = ()
+    outputs: tuple = ()
+    needs_input_grad: tuple = ()
+    _saved: tuple | None = ()  # SavedTensors (None once released)
+    _to_save: tuple | None = None  # Function.forward saves before outputs are known
+    _stale_ids: frozenset = frozenset()
+    released = False
+    materialize_grads = True
+    non_differentiable: frozenset = frozenset()
+    dirty: frozenset = frozenset()
+
     def __init__(self, node: Node, params: dict):
         self._node = weakref.ref(node)
         self.params = params
-        self.inputs: tuple = ()
-        self.outputs: tuple = ()
-        self.needs_input_grad: tuple = ()
-        self._saved: list | None = []
-        self._to_save: tuple | None = None  # Function.forward saves before outputs are known
-        self._outputs_ids: dict = {}
-        self._stale_ids: set = set()
-        self.released = False
-        self.materialize_grads = True
-        self.non_differentiable: set = set()
-        self.dirty: set = set()
+        self._outputs_ids: dict | None = {}
 
     def save_for_backward(self, *tensors) -> None:
         if self._outputs_ids is None:  # inside Function.forward: finalised once outputs are known
@@ -109,7 +112,7 @@ class Ctx:
             if id(t) in self._stale_ids:
                 version -= 1  # the in-place destination as an input: its pre-op value is gone
             saved.append(SavedTensor(t, version, out_nr is not None, out_nr or 0))
-        self._saved = saved
+        self._saved = tuple(saved)
 
     @property
     def saved_tensors(self) -> tuple:
@@ -124,13 +127,13 @@ class Ctx:
         return tuple(None if s is None else s.unpack(node, i) for i, s in enumerate(self._saved))
 
     def mark_non_differentiable(self, *tensors) -> None:
-        self.non_differentiable.update(id(t) for t in tensors)
+        self.non_differentiable = self.non_differentiable | {id(t) for t in tensors}
 
     def set_materialize_grads(self, value: bool) -> None:
         self.materialize_grads = bool(value)
 
     def mark_dirty(self, *tensors) -> None:
-        self.dirty.update(id(t) for t in tensors)
+        self.dirty = self.dirty | {id(t) for t in tensors}
 
     def release(self) -> None:
         self._saved = None
@@ -398,7 +401,7 @@ def record(op, inputs, outputs, params, inplace: bool = False) -> None:
         dst = inputs[0]
         stand_in = Tensor._make(dst._storage, dst._shape, dst._stride, dst._offset, dst.dtype)
         stand_in._requires_grad = dst._requires_grad
-        ctx._stale_ids = {id(stand_in)}
+        ctx._stale_ids = frozenset((id(stand_in),))
         save_inputs[0] = stand_in
     if op.save is not None:
         op.save(ctx, tuple(save_inputs), tuple(outputs), params)
@@ -460,7 +463,7 @@ def rebase_view(view) -> None:
     old_base._requires_grad = base._requires_grad
     old_base.grad_fn, old_base._output_nr = base.grad_fn, base._output_nr
     node = new_node(_copy_slices_op(), (old_base, view), {"size": size, "stride": stride, "storage_offset": offset})
-    node.ctx._saved = []
+    node.ctx._saved = ()
     attach_outputs(node, (base,))
     # The view now reads the new base.
     from .._views import AS_STRIDED
@@ -468,7 +471,7 @@ def rebase_view(view) -> None:
     view_node = new_node(AS_STRIDED, (base,), {"size": size, "stride": stride,
                                                "storage_offset": base._offset + offset,
                                                "_input_offset": base._offset, "_input_contiguous": True})
-    view_node.ctx._saved = []
+    view_node.ctx._saved = ()
     attach_outputs(view_node, (view,))
 
 
