@@ -15,9 +15,9 @@ Why this cannot pick a wrong kernel:
 - The key is at least as fine as Triton's specialisation. Per positional argument: a pointer by
   its dtype and 16-byte alignment; an int by value class (== 1, which Triton turns into a
   constant; 32-bit, 64-bit or unsigned 64-bit; divisible by 16); a float by type; a bool or None
-  by value. Plus the device, every keyword (constexprs, ``num_warps``, ``num_stages``) and
-  Triton's debug knob. A miss launches through Triton's own path (compiling if needed) and fills
-  the entry from the kernel Triton returned.
+  by value. Plus the device, every keyword (constexprs, ``num_warps``, ``num_stages``) with its
+  value's type, and Triton's debug knob. A miss launches through Triton's own path (compiling if
+  needed) and fills the entry from the kernel Triton returned.
 - When an entry is filled, the argument tuple the direct call will pass is compared with the
   arguments Triton's own binder produced for that launch; if they differ (a Triton whose launch
   protocol changed), the kernel stays on Triton's path for good.
@@ -27,6 +27,8 @@ Why this cannot pick a wrong kernel:
   proton), every launch takes Triton's path.
 - Anything else takes Triton's path: argument types outside the list above, the Triton
   interpreter, a Triton version outside the checked range, or ``TENSORLAB_DIRECT_LAUNCH=0``.
+- Not in the key: Triton's compilation settings read from the environment (instrumentation,
+  fp-fusion default); they are taken as fixed for the life of the process.
 
 ``tests/test_direct_launch.py`` compiles real kernels for sm_90 (no GPU needed) and checks, over
 pointer alignments and int value classes, that the direct path picks the compiled kernel Triton
@@ -71,7 +73,8 @@ def _key(device, args: tuple, meta: dict) -> tuple:
 
     Written as one loop (no call per argument): it runs for every launch. TypeError for an
     argument type outside the keyed ones (the launch then takes Triton's path)."""
-    key = [device, triton.knobs.runtime.debug, *meta.items()]
+    # keywords with their types: True == 1 and 1.0 == 1 as dict keys, but not as Triton constexprs
+    key = [device, triton.knobs.runtime.debug, *meta.items(), *map(type, meta.values())]
     append = key.append
     for a in args:
         cls = a.__class__

@@ -103,6 +103,8 @@ def test_key_separates_what_triton_specialises_on():
     assert key(0.5) == key(-3.0) != key(1)
     assert len({key(True), key(False), key(None), key(1), key(0)}) == 5
     assert _key(0, (1,), {"BLOCK": 64}) != _key(0, (1,), {"BLOCK": 128}) != _key(1, (1,), {"BLOCK": 128})
+    flags = [_key(0, (1,), {"FLAG": v}) for v in (True, 1, 1.0, False, 0)]
+    assert len(set(flags)) == 5  # equal as Python values, different constexprs for Triton
     import numpy as np
 
     with pytest.raises(TypeError):  # a numpy scalar is not keyed: Triton's path takes it
