@@ -19,6 +19,7 @@ before; this script shows what that saves, switching it per measurement
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -33,28 +34,34 @@ import harness  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def per_call_us(fn, iters: int, rounds: int = 15) -> float:
-    """Best-of-rounds mean host microseconds per call (the minimum filters a busy machine's noise)."""
-    for _ in range(20):
-        fn()
-    best = float("inf")
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / iters)
-    return best * 1e6
+def interleaved_us(cases: dict, iters: int, rounds: int = 15) -> dict:
+    """Best-of-rounds mean host microseconds per call of each case ``(direct launches on?, fn)`` or
+    ``(direct launches on?, fn, context)`` (``context()``: a context manager around its timing).
 
-
-def _with_direct(enabled: bool, fn, iters: int) -> float:
+    The cases take turns round by round, so a busy machine's slow spells hit all of them alike,
+    and the minimum over rounds filters the rest of the noise."""
     from tensorlab_kernels import direct_launch
 
     before = direct_launch.ENABLED
-    direct_launch.ENABLED = enabled
+    best = dict.fromkeys(cases, float("inf"))
     try:
-        return per_call_us(fn, iters)
+        for r in range(rounds + 1):  # round 0 warms up (first launches fill the direct-launch table)
+            for name, (enabled, fn, *context) in cases.items():
+                direct_launch.ENABLED = enabled
+                with context[0]() if context else contextlib.nullcontext():
+                    t0 = time.perf_counter()
+                    for _ in range(iters if r else 20):
+                        fn()
+                    seconds = time.perf_counter() - t0
+                if r:
+                    best[name] = min(best[name], seconds / iters)
     finally:
         direct_launch.ENABLED = before
+    return {name: t * 1e6 for name, t in best.items()}
+
+
+def _rows(times: dict) -> list[dict]:
+    return [{"what": name, "us_per_call": us} for name, us in times.items()]
 
 
 def gpu_rows(iters: int) -> list[dict]:
@@ -66,14 +73,16 @@ def gpu_rows(iters: int) -> list[dict]:
     out = tl.empty(16, device="cuda")
     (a + b).cpu()  # compiles and fills the direct-launch entry
     da, dout = _impl_arg(a, a.device), _impl_arg(out, out.device)  # the DeviceArrays the launcher gets
-    rows = []
+
+    def launch_only():
+        kb.binary(dout, da, da, op="add", ct="float32")
+
+    cases = {}
     for enabled in (False, True):
         path = "direct launch" if enabled else "Triton's launch path"
-        rows.append({"what": f"eager a + b (16 elements), {path}",
-                     "us_per_call": _with_direct(enabled, lambda: a + b, iters)})
-        rows.append({"what": f"binary kernel launch only, {path}",
-                     "us_per_call": _with_direct(enabled, lambda: kb.binary(dout, da, da, op="add", ct="float32"),
-                                                 iters)})
+        cases[f"eager a + b (16 elements), {path}"] = (enabled, lambda: a + b)
+        cases[f"binary kernel launch only, {path}"] = (enabled, launch_only)
+    rows = _rows(interleaved_us(cases, iters))
     tl.cuda.synchronize()
     return rows
 
@@ -93,18 +102,20 @@ def stubbed_rows(iters: int) -> list[dict]:
     def add():
         kb.binary(out, x, x, op="add", ct="float32")
 
-    rows = [{"what": "binary kernel launch, Triton's launch path (C launcher a no-op)",
-             "us_per_call": _with_direct(False, add, iters)},
-            {"what": "binary kernel launch, direct launch (C launcher a no-op)",
-             "us_per_call": _with_direct(True, add, iters)}]
-    real = common.launch
-    common.launch = lambda *args, **meta: None
-    try:
-        rows.append({"what": "binary launcher's preparation only (launch.launch a no-op)",
-                     "us_per_call": per_call_us(add, iters)})
-    finally:
-        common.launch = real
-    return rows
+    @contextlib.contextmanager
+    def no_launch():  # the launcher's own work only: launch.launch replaced by a no-op
+        real = common.launch
+        common.launch = lambda *args, **meta: None
+        try:
+            yield
+        finally:
+            common.launch = real
+
+    return _rows(interleaved_us({
+        "binary kernel launch, Triton's launch path (C launcher a no-op)": (False, add),
+        "binary kernel launch, direct launch (C launcher a no-op)": (True, add),
+        "binary launcher's preparation only (launch.launch a no-op)": (True, add, no_launch),
+    }, iters))
 
 
 def main():
