@@ -153,9 +153,4 @@ def _entry(kernel, device, args: tuple, meta: dict, compiled):
     return entry
 
 
-def clear() -> None:
-    """Forget every entry (tests; after Triton's kernel caches were cleared)."""
-    _tables.clear()
-
-
-__all__ = ["CHECKED_VERSIONS", "ENABLED", "clear", "launch"]
+__all__ = ["CHECKED_VERSIONS", "ENABLED", "launch"]
