@@ -484,6 +484,33 @@ def _device_array(arg, base: int):
     return arg
 
 
+def direct_versus_triton(go, calls: list) -> tuple[tuple | None, tuple | None, str | None]:
+    """Run ``go`` (one launch through ``launch.launch``) with direct launches off, then on twice;
+    ``calls`` is what the :func:`stand_in_launches` launcher appends to. Returns (Triton's launcher
+    call, the repeated launch's call, a problem or None): the repeated launch must be direct
+    (metadata and hooks None, where Triton's path passes its objects) with the same arguments."""
+    from tensorlab_kernels import direct_launch
+
+    calls.clear()
+    before = direct_launch.ENABLED
+    try:
+        direct_launch.ENABLED = False
+        go()
+        direct_launch.ENABLED = True
+        go()  # direct when an earlier launch had the same key, else Triton's path fills the entry
+        go()
+    finally:
+        direct_launch.ENABLED = before
+    if len(calls) != 3:
+        return None, None, f"{len(calls)} launcher calls for 3 launches"
+    triton_call, direct_call = calls[0], calls[2]
+    if direct_call[6:9] != (None, None, None):
+        return triton_call, direct_call, "the repeated launch went through Triton's path"
+    if launcher_args(triton_call) != launcher_args(direct_call):
+        return triton_call, direct_call, f"launcher arguments differ\n  triton {triton_call}\n  direct {direct_call}"
+    return triton_call, direct_call, None
+
+
 def check_direct(paths, per_kernel: int = 3, arch: int = 90) -> int:
     """Replay up to ``per_kernel`` records of each kernel through ``launch.launch`` with direct
     launches off, then on (twice), under :func:`stand_in_launches`: the repeated launch must be
@@ -510,20 +537,13 @@ def check_direct(paths, per_kernel: int = 3, arch: int = 90) -> int:
                 args = tuple(_device_array(decode(e), 0x10000 * (i + 1)) for i, e in enumerate(rec["args"]))
                 meta = {k: decode(v) for k, v in rec["meta"].items()}
                 grid = tuple(rec["grid"]) or (1,)
-                calls.clear()
-                direct_launch.ENABLED = False
-                launch(jit, grid, *args, **meta)
-                direct_launch.ENABLED = True
-                launch(jit, grid, *args, **meta)
-                launch(jit, grid, *args, **meta)
+                _, _, problem = direct_versus_triton(lambda: launch(jit, grid, *args, **meta), calls)  # noqa: B023
             except Exception as exc:
                 problems.append(f"{name}: {type(exc).__name__}: {str(exc)[:300]}")
                 continue
             replayed += 1
-            if len(calls) != 3 or calls[2][6:9] != (None, None, None):
-                problems.append(f"{name}: the repeated launch was not direct ({len(calls)} launcher calls)")
-            elif launcher_args(calls[0]) != launcher_args(calls[2]):
-                problems.append(f"{name}: launcher arguments differ\n  triton {calls[0]}\n  direct {calls[2]}")
+            if problem:
+                problems.append(f"{name}: {problem}")
     import triton
 
     print(f"compile_check direct: triton {triton.__version__}: {len(chosen)} kernels, {replayed} records replayed, "
