@@ -30,6 +30,13 @@ Why this cannot pick a wrong kernel:
 - Not in the key: Triton's compilation settings read from the environment (instrumentation,
   fp-fusion default); they are taken as fixed for the life of the process.
 
+Keyed launches (:func:`launch_keyed`). A launcher whose launches differ only in a few values
+(the elementwise fast path: pointers, scalar bits, the element count) can name the key itself,
+from those values, instead of having every argument and keyword classified; the keyword
+arguments are then only built on a miss. The caller's key must determine :func:`_key`: two
+launches of a kernel with equal caller keys have equal keys. ``TENSORLAB_DIRECT_LAUNCH=check``
+verifies that on every keyed launch (the tests run the launchers with it).
+
 ``tests/test_direct_launch.py`` compiles real kernels for sm_90 (no GPU needed) and checks, over
 pointer alignments and int value classes, that the direct path picks the compiled kernel Triton
 picks and passes its launcher the arguments Triton passes.
@@ -58,12 +65,18 @@ def _version_checked() -> bool:
 
 ENABLED = (os.environ.get("TENSORLAB_DIRECT_LAUNCH", "1") not in ("", "0")
            and os.environ.get("TRITON_INTERPRET", "0") in ("", "0") and _version_checked())
+# Check every keyed launch's caller key against the full key (tests; costs what keying saves).
+CHECK_KEYS = os.environ.get("TENSORLAB_DIRECT_LAUNCH", "1") == "check"
 
 _OFF = False  # a table value: this kernel always takes Triton's path
 # id(kernel) -> (kernel, table or _OFF); the kernel is held so that its id is never reused.
 # A table maps a launch key to (run, function, packed_metadata, constexpr tail, compiled kernel);
 # holding the compiled kernel keeps its module loaded (Triton unloads it when the object dies).
 _tables: dict = {}
+# id(kernel) -> {(device, debug knob, caller key): (table entry, full key)} for keyed launches;
+# filled only from entries of _tables (the kernel itself is held there).
+_keyed: dict = {}
+KEYED_MAX = 4096  # caller keys per kernel
 
 _I32_MIN, _I32_MAX, _I64_MAX = -(2**31), 2**31 - 1, 2**63 - 1
 
@@ -120,8 +133,67 @@ def launch(kernel, grid: tuple, args: tuple, meta: dict):
         entry = table[key] = _entry(kernel, device, args, meta, compiled)
         if entry is _OFF:
             _tables[id(kernel)] = (kernel, _OFF)
+            _keyed.pop(id(kernel), None)
         return compiled
     run, function, packed, tail, _ = entry
+    n = len(grid)
+    run(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, drv.get_current_stream(device), function,
+        packed, None, None, None, *args, *tail)
+    return None
+
+
+def int_class(a: int) -> int:
+    """What Triton specialises an int argument on, as :func:`_key` writes it (for caller keys)."""
+    if a == 1:
+        return 1
+    if _I32_MIN <= a <= _I32_MAX:
+        return 32 if a & 15 else 132
+    return (64 if a <= _I64_MAX else 65) + (0 if a & 15 else 100)
+
+
+def array_key(a: DeviceArray) -> tuple:
+    """What Triton specialises a pointer argument on, as :func:`_key` writes it (for caller keys)."""
+    k = a.launch_key
+    if k is None:
+        k = a.launch_key = (a.dtype, not (a.data_ptr() & 15))
+    return k
+
+
+def launch_keyed(kernel, grid: tuple, args: tuple, key, meta_of):
+    """:func:`launch` with the caller's ``key`` for this launch's specialisation (see the module
+    docstring) and ``meta_of()`` building its keyword arguments, called only when needed."""
+    knobs = triton.knobs.runtime
+    enter, leave = knobs.launch_enter_hook, knobs.launch_exit_hook
+    if not ((enter is None or getattr(enter, "calls", None) == []) and (leave is None or getattr(leave, "calls", None)
+                                                                         == [])):  # _unhooked, inline
+        return kernel[grid](*args, **meta_of())
+    drv = triton.runtime.driver.active
+    device = drv.get_current_device()
+    keyed = _keyed.get(id(kernel))
+    k = (device, knobs.debug, key)
+    hit = keyed.get(k) if keyed is not None else None
+    if hit is None or CHECK_KEYS:
+        meta = meta_of()
+        if hit is not None:
+            full = _key(device, args, meta)
+            if full != hit[1]:
+                raise AssertionError(f"direct_launch: caller key {key!r} stands for two launch keys:\n"
+                                     f"  {hit[1]!r}\n  {full!r}")
+        compiled = launch(kernel, grid, args, meta)
+        table = _tables[id(kernel)][1]
+        if table is not _OFF and hit is None:
+            try:
+                full = _key(device, args, meta)
+            except TypeError:
+                return compiled
+            entry = table.get(full)
+            if entry is not None and entry is not _OFF:
+                keyed = _keyed.setdefault(id(kernel), {})
+                if len(keyed) >= KEYED_MAX:  # a caller key finer than needed must not grow without end
+                    keyed.clear()
+                keyed[k] = (entry, full)
+        return compiled
+    run, function, packed, tail, _ = hit[0]
     n = len(grid)
     run(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, drv.get_current_stream(device), function,
         packed, None, None, None, *args, *tail)
@@ -153,4 +225,4 @@ def _entry(kernel, device, args: tuple, meta: dict, compiled):
     return entry
 
 
-__all__ = ["CHECKED_VERSIONS", "ENABLED", "launch"]
+__all__ = ["CHECKED_VERSIONS", "ENABLED", "array_key", "int_class", "launch", "launch_keyed"]

@@ -60,6 +60,15 @@ def launch(kernel, grid, *args, **meta):
     return kernel[grid](*args, **meta)
 
 
+def launch_keyed(kernel, grid: tuple, args: tuple, key, meta_of):
+    """:func:`launch` for a launcher that names its launch's specialisation itself: ``key``
+    determines what Triton specialises ``args`` and the keywords on (``direct_launch.launch_keyed``);
+    ``meta_of()`` builds the keywords, which a repeated direct launch does not need."""
+    if direct_launch.ENABLED and _launch_hook is None and not DEBUG and 0 not in grid:
+        return direct_launch.launch_keyed(kernel, grid, args, key, meta_of)
+    return launch(kernel, grid, *args, **meta_of())
+
+
 def set_launch_hook(hook):
     """Install ``hook(kernel, grid, args, meta)``, called before every launch (None removes it).
 

@@ -207,6 +207,54 @@ def _main() -> None:
     check_pair("binary add, contiguous", lambda: kb.binary(out, a, a, op="add", ct="float32"))
     check_pair("binary mul, broadcast", lambda: kb.binary(out, a, b, op="mul", ct="float32"))
     check_pair("binary add, scalar", lambda: kb.binary(out, a, 3.0, op="add", ct="float32"))
+    # Keyed launches (the elementwise fast path names its own key): with CHECK_KEYS every repeated
+    # launch also computes the full key and fails if one caller key ever stood for two; and each
+    # variant, once known, is direct and runs the kernel Triton picks for it.
+    from tensorlab_kernels.elementwise import ternary as kt
+    from tensorlab_kernels.elementwise import unary as ku
+
+    direct_launch.CHECK_KEYS = True
+    v32, v16 = arr(0x70000, shape=(64,)), arr(0x80000, "float16", shape=(64,))
+    vi = arr(0x90000, "int64", shape=(64,))
+    odd = arr(0xA0004, shape=(64,))  # not 16-byte aligned
+    o32, o16, oi = arr(0xB0000, shape=(64,)), arr(0xC0000, "float16", shape=(64,)), arr(0xD0000, "int64", shape=(64,))
+    n1, n17 = arr(0xE0000, shape=(1,)), arr(0xF0000, shape=(17,))
+    keyed = {
+        "add f32": lambda: kb.binary(o32, v32, v32, op="add", ct="float32"),
+        "add f32, misaligned operand": lambda: kb.binary(o32, odd, v32, op="add", ct="float32"),
+        "add f32, misaligned output": lambda: kb.binary(odd, v32, v32, op="add", ct="float32"),
+        "add f16": lambda: kb.binary(o16, v16, v16, op="add", ct="float32"),
+        "add f32, alpha 2": lambda: kb.binary(o32, v32, v32, op="add", ct="float32", alpha=2),
+        "mul f32": lambda: kb.binary(o32, v32, v32, op="mul", ct="float32"),
+        "mul by scalar 0.5": lambda: kb.binary(o32, v32, 0.5, op="mul", ct="float32"),
+        "mul by scalar 0.0": lambda: kb.binary(o32, v32, 0.0, op="mul", ct="float32"),
+        "scalar first": lambda: kb.binary(o32, 0.5, v32, op="sub", ct="float32"),
+        "add int64": lambda: kb.binary(oi, vi, vi, op="add", ct="int64"),
+        "add int64 scalar 1": lambda: kb.binary(oi, vi, 1, op="add", ct="int64"),
+        "add int64 scalar 17": lambda: kb.binary(oi, vi, 17, op="add", ct="int64"),
+        "add int64 scalar 32": lambda: kb.binary(oi, vi, 32, op="add", ct="int64"),
+        "add int64 scalar 2**40": lambda: kb.binary(oi, vi, 2**40, op="add", ct="int64"),
+        "n == 1": lambda: kb.binary(n1, n1, n1, op="add", ct="float32"),
+        "n == 17": lambda: kb.binary(n17, n17, n17, op="add", ct="float32"),
+        "unary exp": lambda: ku.unary(o32, v32, op="exp", ct="float32"),
+        "unary exp f16": lambda: ku.unary(o16, v16, op="exp", ct="float32"),
+        "ternary where, scalar": lambda: kt.ternary(o32, v32, v32, 2.0, op="where", ct="float32"),
+    }
+    for name, go in keyed.items():
+        check_pair(name, go)
+    for name, go in keyed.items():
+        calls.clear()
+        triton_runs.clear()
+        go()  # with CHECK_KEYS a repeated launch takes the full-key path too; it must still be direct
+        assert not triton_runs and calls[0][6:9] == (None, None, None), f"{name}: not direct"
+    direct_launch.CHECK_KEYS = False
+    for name, go in keyed.items():  # the keyed hit itself
+        calls.clear()
+        triton_runs.clear()
+        go()
+        assert not triton_runs and len(calls) == 1 and calls[0][6:9] == (None, None, None), f"{name}: not direct"
+    keyed_table = direct_launch._keyed[id(kb._binary_kernel)]
+    assert len(keyed_table) >= 13, len(keyed_table)  # the binary variants did not collapse into one key
     # a registered launch hook (a profiler) sends every launch through Triton's path
     seen = []
     hook = seen.append

@@ -24,7 +24,8 @@ import ml_dtypes
 import numpy as np
 
 from .._triton import tl, triton
-from ..launch import INT32_MAX, INTERPRET, cdiv, launch, needs_int64, next_power_of_2
+from ..direct_launch import array_key, int_class
+from ..launch import INT32_MAX, INTERPRET, cdiv, launch, launch_keyed, needs_int64, next_power_of_2
 from ..runtime import DeviceArray
 from ..strided import offsets, strided_layout
 
@@ -170,22 +171,42 @@ def launch_elementwise(kernel, out, operands, extra_bits, mode_names, ct: str, o
     general layout machinery: host time per launch is what eager mode pays for every op.
     """
     n = out.numel
-    bits = [0 if x.__class__ is DeviceArray else scalar_bits(x, ct) for x in operands] if operand_bits else []
-    fast = n + out.offset <= INT32_MAX and out.is_contiguous()
-    if fast:
+    if n + out.offset <= INT32_MAX and out.is_contiguous():
+        # One pass over the operands builds the launch of the common case, or finds it is not one.
+        ptrs, bits, key = [out], [], [*constexprs.items()]
         for x in operands:
-            if x.__class__ is DeviceArray and (x.shape != out.shape or x.offset + n > INT32_MAX
-                                               or not x.is_contiguous()):
-                fast = False
-                break
-    if fast:
-        config = pick_config(n)
-        for name, x in zip(mode_names, operands):
-            constexprs[name] = CONTIGUOUS.value if x.__class__ is DeviceArray else SCALAR.value
-        launch(kernel, (cdiv(n, config["BLOCK"]),), out, *[x if x.__class__ is DeviceArray else out for x in operands],
-               *bits, *extra_bits, n, 1, 1, 1, 1, 1, *_FAST_STRIDES[len(operands) + 1], NDIM=1,
-               OUT_MODE=CONTIGUOUS.value, INT64=False, **constexprs, **config)
-        return
+            if x.__class__ is DeviceArray:
+                if x.shape != out.shape or x.offset + n > INT32_MAX or not x.is_contiguous():
+                    break
+                ptrs.append(x)
+                bits.append(0)
+                key.append(x.launch_key or array_key(x))
+            else:
+                ptrs.append(out)  # a scalar operand's pointer is never read
+                b = scalar_bits(x, ct)
+                bits.append(b)
+                key.append(int_class(b))
+        else:
+            config = pick_config(n)
+            args = (*ptrs, *(bits if operand_bits else ()), *extra_bits, n, 1, 1, 1, 1, 1,
+                    *_FAST_STRIDES[len(ptrs)])
+
+            def meta(config=config) -> dict:  # the keywords, built on a miss only
+                modes = {name: CONTIGUOUS.value if x.__class__ is DeviceArray else SCALAR.value
+                         for name, x in zip(mode_names, operands)}
+                return dict(NDIM=1, OUT_MODE=CONTIGUOUS.value, INT64=False, **modes, **constexprs, **config)
+
+            # The launch specialises on the constants above and on what ``key`` holds: the
+            # constexprs, each operand's dtype and alignment or its scalar bits' value class, the
+            # output's, the element count's value class and the config; and the parameters' bits
+            # themselves (finer than their value classes, and cheaper: an op's parameters rarely
+            # change from call to call).
+            key += (out.launch_key or array_key(out), *extra_bits,
+                    1 if n == 1 else 32 if n & 15 else 132,  # int_class(n) for 1 <= n <= INT32_MAX
+                    config["BLOCK"], config["num_warps"])
+            launch_keyed(kernel, (cdiv(n, config["BLOCK"]),), args, tuple(key), meta)
+            return
+    bits = [0 if x.__class__ is DeviceArray else scalar_bits(x, ct) for x in operands] if operand_bits else []
     arrays = [out] + [x for x in operands if is_array(x)]
     int64 = needs_int64(*arrays)
     zeros = (0,) * len(out.shape)
@@ -215,9 +236,10 @@ def pick_config(n: int) -> dict:
     """Launch configuration: large blocks in the interpreter (one program at a time runs faster)."""
     if INTERPRET:
         return {"BLOCK": min(max(next_power_of_2(n), 16), 16384), "num_warps": 4}
-    if n >= (1 << 22):
-        return {"BLOCK": 2048, "num_warps": 8}
-    return {"BLOCK": 1024, "num_warps": 4}
+    return _LARGE if n >= (1 << 22) else _SMALL
+
+
+_LARGE, _SMALL = {"BLOCK": 2048, "num_warps": 8}, {"BLOCK": 1024, "num_warps": 4}  # read-only
 
 
 CONFIGS = [{"BLOCK": b, "num_warps": w} for b, w in ((512, 4), (1024, 4), (2048, 8), (4096, 8))]
