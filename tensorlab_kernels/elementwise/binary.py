@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._triton import tl, triton
+from ..runtime.array import DeviceArray
 from . import common as C
 from .libdevice import libdevice as ld
 from .unary import fdiv
@@ -224,15 +225,17 @@ _NBITS = {"int8": 8, "uint8": 8, "bool": 8, "int16": 16, "int32": 32, "int64": 6
 
 def binary(out, a, b, *, op: str, ct: str, alpha=1) -> None:
     """``out = op(a, b)``: DeviceArrays of ``out``'s shape (may broadcast) or Python scalars."""
-    if op not in CODES:
+    code = CODES.get(op)
+    if code is None:
         raise NotImplementedError(f"binary elementwise op {op!r} has no kernel")
+    shape = out.shape
     for x in (a, b):
-        if C.is_array(x) and x.shape != out.shape:
-            raise ValueError(f"binary {op}: shapes differ: out {out.shape} vs input {x.shape}")
-    if out.numel == 0:
+        if x.__class__ is DeviceArray and x.shape != shape:
+            raise ValueError(f"binary {op}: shapes differ: out {shape} vs input {x.shape}")
+    if 0 in shape:
         return
     C.launch_elementwise(_binary_kernel, out, (a, b), (C.scalar_bits(alpha, ct),), ("A_MODE", "B_MODE"), ct, True,
-                         OP=CODES[op], CT=C.CT_CODES[ct], NBITS=_NBITS[ct])
+                         OP=code, CT=C.CT_CODES[ct], NBITS=_NBITS[ct])
 
 
 # ----------------------------------------------------------------------------------------------

@@ -114,13 +114,16 @@ class CachingAllocator:
     def allocate(self, nbytes: int, stream: int = 0) -> Allocation:
         if nbytes < 0:
             raise ValueError(f"allocate: negative size {nbytes}")
-        size = size_class(nbytes)
+        size = -(-nbytes // SMALL_ROUND) * SMALL_ROUND if 0 < nbytes < SMALL_LIMIT else size_class(nbytes)
         with self._lock:
-            block = self._take_cached(size, stream)
+            # the usual case first (every eager op allocates): a cached block, nothing waiting
+            blocks = None if self._waiting else self._free.get((stream, size))
+            block = blocks.pop() if blocks else self._take_cached(size, stream)
             if block is None:
                 block = self._new_block(size, nbytes, stream)
-            self.allocated += size
-            self.peak_allocated = max(self.peak_allocated, self.allocated)
+            allocated = self.allocated = self.allocated + size
+            if allocated > self.peak_allocated:
+                self.peak_allocated = allocated
         return Allocation(self, block, nbytes, self.device)
 
     def release(self, block: Block) -> None:

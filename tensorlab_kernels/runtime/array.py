@@ -55,15 +55,17 @@ class DeviceArray:
     def is_contiguous(self) -> bool:
         c = self._contiguous
         if c is None:
-            c = True
-            expected = 1
-            for size, stride in zip(reversed(self.shape), reversed(self.strides)):
-                if size != 1 and stride != expected:
-                    c = False
-                    break
-                expected *= size
-            self._contiguous = c
+            # the usual case without a loop; otherwise size-1 dims may have any stride
+            c = self._contiguous = self.strides == contiguous_strides(self.shape) or self._contiguous_loop()
         return c
+
+    def _contiguous_loop(self) -> bool:
+        expected = 1
+        for size, stride in zip(reversed(self.shape), reversed(self.strides)):
+            if size != 1 and stride != expected:
+                return False
+            expected *= size
+        return True
 
     def max_offset(self) -> int:
         """Largest element offset (relative to ``offset``) that the view touches; -1 if empty."""
