@@ -62,12 +62,24 @@ CPU = device("cpu")
 
 
 def as_device(value) -> device:
-    """Normalise a device argument; a bare ``cuda`` resolves to the current cuda device."""
+    """Normalise a device argument; a bare ``cuda`` resolves to the current cuda device.
+
+    Returns one shared object per device, so that tensors made on a device carry the same object
+    and the dispatcher's same-device check is an identity test."""
     if value is None:
         return CPU
     d = value if isinstance(value, device) else device(value)
-    if d.type == "cuda" and d.index is None:
+    if d.type == "cpu":
+        return CPU
+    index = d.index
+    if index is None:
         from tensorlab_kernels.runtime import current_device
 
-        return device("cuda", current_device())
-    return d
+        index = current_device()
+    shared = _CUDA.get(index)
+    if shared is None:
+        shared = _CUDA[index] = device("cuda", index)
+    return shared
+
+
+_CUDA: dict[int, device] = {}

@@ -23,7 +23,7 @@ import os
 import warnings
 
 from . import _dtype as D
-from ._device import device
+from ._device import CPU, device
 from ._registry import Geometry, OpDef, Plan, get_op
 from ._storage import contiguous_strides, device_array, new_storage, numpy_view
 from ._tensor import Tensor
@@ -73,9 +73,16 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
         results = results if isinstance(results, tuple) else (results,)
         outputs = tuple(wrap_array(r, dev) for r in results)
     else:
-        outputs, write_back = _prepare_outputs(op, plan, dev, inputs, out, inplace)
-        out_arrays = [_impl_arg(o, dev) for o in (write_back[1] if write_back else outputs)]
-        arrays = [_impl_arg(a, dev) for a in plan.args]
+        specs = plan.outputs
+        if out is None and not inplace and len(specs) == 1:  # the usual case: one new output
+            outputs, write_back = (empty_tensor(specs[0][0], specs[0][1], dev),), None
+        else:
+            outputs, write_back = _prepare_outputs(op, plan, dev, inputs, out, inplace)
+        # a tensor's array is cached (see _impl_arg); scalars pass as they are
+        out_arrays = [o._impl_view if o._impl_view is not None else _impl_arg(o, dev)
+                      for o in (write_back[1] if write_back else outputs)]
+        arrays = [a if a.__class__ in _PLAIN else a._impl_view if a.__class__ is Tensor and a._impl_view is not None
+                  else _impl_arg(a, dev) for a in plan.args]
         if DEBUG:
             _log(op, impl, dev, inputs, outputs)
         impl(*out_arrays, *arrays, **plan.params)
@@ -88,10 +95,11 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
             for o in outputs:
                 o._bump_version()
 
-    if inplace:
-        _record(op, inputs, outputs, params, inplace=True, requires_grad=requires_grad)
-    elif out is None:
-        _record(op, inputs, outputs, params, requires_grad=requires_grad)
+    if requires_grad:  # the tape only records ops with an input that requires grad
+        if inplace:
+            _record(op, inputs, outputs, params, inplace=True, requires_grad=requires_grad)
+        elif out is None:
+            _record(op, inputs, outputs, params, requires_grad=requires_grad)
     return outputs[0] if plan.single and len(outputs) == 1 else tuple(outputs)
 
 
@@ -103,7 +111,27 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
 def _scan_inputs(op: OpDef, inputs) -> tuple[device, bool, bool]:
     """One pass over the tensor inputs (the host cost of every op): their common device, whether
     a 0-d cpu tensor joins tensors of another device (it then travels as a Python scalar), and
-    whether any input requires grad."""
+    whether any input requires grad.
+
+    The usual case first: tensors and scalars only, every tensor's device the same object (as
+    ``as_device`` hands out one object per device); anything else takes the full scan."""
+    dev = None
+    requires_grad = False
+    for x in inputs:
+        if isinstance(x, Tensor):
+            if x._requires_grad:
+                requires_grad = True
+            d = x._storage.device
+            if d is not dev:
+                if dev is not None:
+                    return _scan_all(op, inputs)
+                dev = d
+        elif isinstance(x, list | tuple):
+            return _scan_all(op, inputs)
+    return (dev if dev is not None else CPU), False, requires_grad
+
+
+def _scan_all(op: OpDef, inputs) -> tuple[device, bool, bool]:
     dev = None
     cpu_scalar = False  # ``dev`` so far comes from a 0-d cpu tensor
     mixed = requires_grad = False
@@ -170,6 +198,9 @@ def _cpu_scalars_to_python(inputs):
 # ----------------------------------------------------------------------------------------------
 
 
+_PLAIN = frozenset({int, float, bool, str, type(None)})
+
+
 def _impl_arg(a, dev: device):
     if isinstance(a, Tensor):
         # A tensor's geometry never changes (``.data =`` and resizing reset the cache), so its
@@ -211,7 +242,12 @@ def wrap_array(arr, dev: device) -> Tensor:
 def empty_tensor(shape: tuple, dtype: D.dtype, dev: device) -> Tensor:
     shape = tuple(shape)
     storage = new_storage(math.prod(shape), dtype.np, dev)
-    return Tensor._make(storage, shape, contiguous_strides(shape), 0, dtype)
+    strides = contiguous_strides(shape)
+    t = Tensor._make(storage, shape, strides, 0, dtype)
+    if dev.type == "cuda":  # an op's output: the kernel gets this array (contiguous, as known here)
+        t._impl_view = device_array(storage, shape, strides, 0, dtype.np)
+        t._impl_view._contiguous = True
+    return t
 
 
 # ----------------------------------------------------------------------------------------------
@@ -250,9 +286,7 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
                     )
                 _resize_(o, tuple(shape))
         outs = tuple(outs)
-    elif len(specs) == 1:
-        return (empty_tensor(specs[0][0], specs[0][1], dev),), None
-    else:
+    else:  # (one new output: allocated by dispatch itself)
         return tuple(empty_tensor(shape, dtype, dev) for shape, dtype in specs), None
 
     # Writing into a tensor that an input also reads: safe only for ops tagged inplace_safe

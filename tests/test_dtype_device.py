@@ -91,3 +91,28 @@ def test_device_parsing():
     with pytest.raises(RuntimeError, match="must not be negative"):
         tl.device("cuda", -1)
     assert {tl.device("cpu"), tl.device("cpu")} == {tl.device("cpu")}
+
+
+def test_tensors_made_on_a_device_share_its_device_object():
+    # the dispatcher's same-device check is an identity test first (as_device hands out one object)
+    from tensorlab._device import as_device
+
+    assert as_device("cpu") is as_device(tl.device("cpu")) is as_device(None)
+    assert as_device("cuda:0") is as_device(tl.device("cuda", 0)) is as_device(0)
+    assert as_device("cuda:1") is not as_device("cuda:0")
+    if tl.cuda.is_available():
+        assert tl.ones(2, device="cuda").device is tl.zeros(3, device="cuda:0").device
+
+
+@pytest.mark.skipif(not tl.cuda.is_available(), reason="needs cuda (a GPU or TRITON_INTERPRET=1)")
+def test_equal_device_objects_that_are_not_the_same_object_still_mix():
+    # storage made elsewhere (DLPack, say) may carry its own equal device object: the full scan
+    a = tl.arange(4.0, device="cuda")
+    b = a.clone()
+    b._storage.device = tl.device("cuda", 0)
+    assert b.device is not a.device and b.device == a.device
+    assert (a + b).tolist() == [0.0, 2.0, 4.0, 6.0]
+    assert (b * a).tolist() == [0.0, 1.0, 4.0, 9.0]
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        a + tl.arange(4.0)  # a cpu tensor that is not 0-d
+    assert (a + tl.tensor(1.0)).tolist() == [1.0, 2.0, 3.0, 4.0]  # a 0-d cpu tensor joins as a scalar

@@ -107,9 +107,15 @@ def _binary_meta(name: str, kind: str):
                 _check_sub_bool(name, x, y)
         if kop == "pow" and out_dtype in D.INTEGRAL and E.is_scalar(y) and not isinstance(y, bool) and y < 0:
             raise RuntimeError("pow(): Integers to negative integer powers are not allowed.")
-        shape = E.broadcast_shape(name, x, y)
-        return Plan(args=E.impl_args(name, shape, (x, y)), outputs=[(shape, out_dtype)],
-                    params={"op": kop, "ct": compute, "alpha": alpha})
+        # the usual case without broadcasting machinery: one tensor shape (or a scalar operand)
+        xs = x._shape if isinstance(x, Tensor) else None
+        ys = y._shape if isinstance(y, Tensor) else xs
+        if xs is None or xs == ys:
+            shape, args = ys, [x, y]
+        else:
+            shape = E.broadcast_shape(name, x, y)
+            args = E.impl_args(name, shape, (x, y))
+        return Plan(args=args, outputs=[(shape, out_dtype)], params={"op": kop, "ct": compute, "alpha": alpha})
 
     return meta
 
@@ -329,8 +335,10 @@ def _grad_on() -> bool:
 def _binary(op, name: str, input, other, out=None, reverse: bool = False, **params):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    other = E.as_operand(name, other)
-    E.check_out(name, out)
+    if not isinstance(other, Tensor):
+        other = E.as_operand(name, other)
+    if out is not None:
+        E.check_out(name, out)
     return dispatch(op, input, other, out=out, reverse=reverse, **params)
 
 

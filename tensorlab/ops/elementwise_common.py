@@ -80,7 +80,7 @@ def broadcast_shape(op: str, *operands) -> tuple:
     """The broadcast shape of the tensor operands (scalars have none); RuntimeError naming the op and sizes."""
     shapes = [x._shape for x in operands if isinstance(x, Tensor)]
     first = shapes[0]
-    if all(s == first for s in shapes):
+    if len(shapes) == 1 or (len(shapes) == 2 and shapes[1] == first) or all(s == first for s in shapes):
         return first
     try:
         return broadcast_shapes(*shapes)
@@ -91,12 +91,7 @@ def broadcast_shape(op: str, *operands) -> tuple:
 def impl_args(op: str, shape: tuple, operands) -> list:
     """Plan arguments: tensors of the output's shape as they are, others read broadcast (stride 0),
     scalars as Python values."""
-    args = []
-    for x in operands:
-        if isinstance(x, Tensor) and x._shape != shape:
-            x = broadcast_geometry(x, shape, op)
-        args.append(x)
-    return args
+    return [broadcast_geometry(x, shape, op) if isinstance(x, Tensor) and x._shape != shape else x for x in operands]
 
 
 def check_writable(op: str, dst: Tensor) -> None:

@@ -18,14 +18,12 @@ from .._tensor import Tensor
 from . import elementwise_binary as B
 from . import elementwise_unary as U
 
-
-def _ok(other) -> bool:
-    return isinstance(other, Tensor | numbers.Number | np.bool_)
+_OK = (Tensor, numbers.Number, np.bool_)  # what an operator takes as its other operand
 
 
 def _forward(fn):
     def op(self, other):
-        if not _ok(other):
+        if not isinstance(other, _OK):
             return NotImplemented
         return fn(self, other)
 
@@ -36,7 +34,7 @@ def _commuted(fn):
     """``other op self`` for a commutative op: ``fn(self, other)`` (``2 + t`` is ``add(t, 2)``)."""
 
     def op(self, other):
-        if not _ok(other):
+        if not isinstance(other, _OK):
             return NotImplemented
         return fn(self, other)
 
@@ -44,40 +42,41 @@ def _commuted(fn):
 
 
 def _rsub(self, other):
-    return B.rsub(self, other) if _ok(other) else NotImplemented
+    return B.rsub(self, other) if isinstance(other, _OK) else NotImplemented
 
 
 def _rtruediv(self, other):
     # PyTorch: other * reciprocal(self); here one kernel computes other / self
-    return B._binary(B.DIV, "div", self, other, reverse=True) if _ok(other) else NotImplemented
+    return B._binary(B.DIV, "div", self, other, reverse=True) if isinstance(other, _OK) else NotImplemented
 
 
 def _rfloordiv(self, other):
-    return B._binary(B.DIV, "floor_divide", self, other, reverse=True, rounding_mode="floor") if _ok(other) \
-        else NotImplemented
+    if not isinstance(other, _OK):
+        return NotImplemented
+    return B._binary(B.DIV, "floor_divide", self, other, reverse=True, rounding_mode="floor")
 
 
 def _rmod(self, other):
-    return B._binary(B.REMAINDER, "remainder", self, other, reverse=True) if _ok(other) else NotImplemented
+    return B._binary(B.REMAINDER, "remainder", self, other, reverse=True) if isinstance(other, _OK) else NotImplemented
 
 
 def _rpow(self, other):
-    return B._binary(B.POW, "pow", self, other, reverse=True) if _ok(other) else NotImplemented
+    return B._binary(B.POW, "pow", self, other, reverse=True) if isinstance(other, _OK) else NotImplemented
 
 
 def _rshift_reflected(op, name):
     def fn(self, other):
-        return B._binary(op, name, self, other, reverse=True) if _ok(other) else NotImplemented
+        return B._binary(op, name, self, other, reverse=True) if isinstance(other, _OK) else NotImplemented
 
     return fn
 
 
 def _eq(self, other):
-    return B.eq(self, other) if _ok(other) else NotImplemented
+    return B.eq(self, other) if isinstance(other, _OK) else NotImplemented
 
 
 def _ne(self, other):
-    return B.ne(self, other) if _ok(other) else NotImplemented
+    return B.ne(self, other) if isinstance(other, _OK) else NotImplemented
 
 
 _OPERATORS = {
