@@ -116,6 +116,33 @@ def host_overhead(fn, iters: int = 200, rounds: int = 7) -> float:
     return best
 
 
+def bytecodes_per_call(fn, calls: int = 3) -> float:
+    """Python bytecodes executed per call of ``fn`` (after one warm-up call), in every Python frame
+    it enters: a host-cost measure that, unlike time, does not move with the machine's load.
+    C work (numpy, the driver) is not counted."""
+    import sys
+
+    count = 0
+
+    def trace(frame, event, arg):
+        nonlocal count
+        if event == "call":
+            frame.f_trace_opcodes, frame.f_trace_lines = True, False
+        elif event == "opcode":
+            count += 1
+        return trace
+
+    fn()
+    previous = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        for _ in range(calls):
+            fn()
+    finally:
+        sys.settrace(previous)
+    return count / calls
+
+
 def copy_bandwidth(dev: str, nbytes: int = 256 << 20, repeats: int = 20) -> float:
     """Device-to-device copy bandwidth in bytes/s (counting read + write), via the copy kernel."""
     import tensorlab as tl

@@ -14,7 +14,14 @@ before; this script shows what that saves, switching it per measurement
   driver, with the compiled kernel's C launcher replaced by a no-op
   (``tools/compile_check.py: stand_in_launches``): the host cost of Triton's Python launch path
   and of the direct path, everything but the driver call; and the launcher's own preparation
-  (``launch.launch`` a no-op). Measured in a child process without ``TRITON_INTERPRET``.
+  (``launch.launch`` a no-op). Then whole eager ops (``a + b``, ``a * 2``, ``relu(a)`` on 16
+  float32 elements) the way a GPU runs them, with host memory standing in for device memory
+  (``stand_in_device_memory``): everything but the driver's launch and Triton's C launcher.
+  Measured in a child process without ``TRITON_INTERPRET``.
+
+Each row also gives the Python bytecodes one call executes (``harness.bytecodes_per_call``):
+unlike microseconds on a shared machine, that count does not move with the load, so it shows
+what a change to the host path did.
 """
 
 from __future__ import annotations
@@ -60,8 +67,20 @@ def interleaved_us(cases: dict, iters: int, rounds: int = 15) -> dict:
     return {name: t * 1e6 for name, t in best.items()}
 
 
-def _rows(times: dict) -> list[dict]:
-    return [{"what": name, "us_per_call": us} for name, us in times.items()]
+def _rows(times: dict, cases: dict) -> list[dict]:
+    from tensorlab_kernels import direct_launch
+
+    rows = []
+    before = direct_launch.ENABLED
+    try:
+        for name, us in times.items():
+            enabled, fn, *context = cases[name]
+            direct_launch.ENABLED = enabled
+            with context[0]() if context else contextlib.nullcontext():
+                rows.append({"what": name, "us_per_call": us, "bytecodes": harness.bytecodes_per_call(fn)})
+    finally:
+        direct_launch.ENABLED = before
+    return rows
 
 
 def gpu_rows(iters: int) -> list[dict]:
@@ -82,7 +101,7 @@ def gpu_rows(iters: int) -> list[dict]:
         path = "direct launch" if enabled else "Triton's launch path"
         cases[f"eager a + b (16 elements), {path}"] = (enabled, lambda: a + b)
         cases[f"binary kernel launch only, {path}"] = (enabled, launch_only)
-    rows = _rows(interleaved_us(cases, iters))
+    rows = _rows(interleaved_us(cases, iters), cases)
     tl.cuda.synchronize()
     return rows
 
@@ -103,19 +122,38 @@ def stubbed_rows(iters: int) -> list[dict]:
         kb.binary(out, x, x, op="add", ct="float32")
 
     @contextlib.contextmanager
-    def no_launch():  # the launcher's own work only: launch.launch replaced by a no-op
-        real = common.launch
-        common.launch = lambda *args, **meta: None
+    def no_launch():  # the launcher's own work only: launch.launch(_keyed) replaced by no-ops
+        real = common.launch, common.launch_keyed
+        common.launch = common.launch_keyed = lambda *args, **meta: None
         try:
             yield
         finally:
-            common.launch = real
+            common.launch, common.launch_keyed = real
 
-    return _rows(interleaved_us({
+    cases = {
         "binary kernel launch, Triton's launch path (C launcher a no-op)": (False, add),
         "binary kernel launch, direct launch (C launcher a no-op)": (True, add),
-        "binary launcher's preparation only (launch.launch a no-op)": (True, add, no_launch),
-    }, iters))
+        "binary launcher's preparation only (launch.launch_keyed a no-op)": (True, add, no_launch),
+    }
+    rows = _rows(interleaved_us(cases, iters), cases)
+    return rows + eager_rows(iters)
+
+
+def eager_rows(iters: int) -> list[dict]:
+    """Whole eager ops as a GPU runs them, but for the driver (the cpu child, after stubbed_rows)."""
+    from compile_check import stand_in_device_memory
+
+    stand_in_device_memory()
+    import tensorlab as tl
+
+    a, b = tl.ones(16, device="cuda"), tl.ones(16, device="cuda")
+    cases = {}
+    for enabled in (True, False):
+        path = "direct launch" if enabled else "Triton's launch path"
+        cases[f"eager a + b (16 float32), {path}, stand-in device"] = (enabled, lambda: a + b)
+        cases[f"eager a * 2 (16 float32), {path}, stand-in device"] = (enabled, lambda: a * 2)
+        cases[f"eager relu(a) (16 float32), {path}, stand-in device"] = (enabled, lambda: tl.relu(a))
+    return _rows(interleaved_us(cases, iters), cases)
 
 
 def main():

@@ -461,6 +461,22 @@ def stand_in_launches(launcher, arch: int = 90, stream: int = 0) -> None:
     CompiledKernel._init_handles = init_handles
 
 
+def stand_in_device_memory() -> None:
+    """Give tensorlab's ``cuda`` device host memory while kernels compile and launch as on a GPU
+    (with :func:`stand_in_launches`): the runtime's interpreted backend allocates, but is not
+    reported as interpreted, so the eager path is the one a GPU takes. For host-cost
+    measurements of whole eager ops; nothing reads the memory (the launcher is a stand-in).
+    Process-wide, before the first cuda tensor; not undone."""
+    import tensorlab_kernels.runtime as rt
+    from tensorlab_kernels.runtime.backend_interpret import InterpretedBackend
+
+    if rt.INTERPRET:
+        raise RuntimeError("stand_in_device_memory: TRITON_INTERPRET is set in this process")
+    backend = InterpretedBackend()
+    backend.interpreted = False
+    rt._backend, rt._selected = backend, True
+
+
 def launcher_args(call: tuple) -> tuple:
     """A launcher call's arguments with each pointer as (address, dtype), comparable across launches
     (launchers build fresh views per launch), without the launch metadata and hooks (positions 6-8:
