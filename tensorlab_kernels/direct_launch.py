@@ -163,9 +163,8 @@ def launch_keyed(kernel, grid: tuple, args: tuple, key, meta_of):
     """:func:`launch` with the caller's ``key`` for this launch's specialisation (see the module
     docstring) and ``meta_of()`` building its keyword arguments, called only when needed."""
     knobs = triton.knobs.runtime
-    enter, leave = knobs.launch_enter_hook, knobs.launch_exit_hook
-    if not ((enter is None or getattr(enter, "calls", None) == []) and (leave is None or getattr(leave, "calls", None)
-                                                                         == [])):  # _unhooked, inline
+    # a launch hook registered (HookChain.calls not empty; anything but a HookChain counts as one)
+    if getattr(knobs.launch_enter_hook, "calls", True) or getattr(knobs.launch_exit_hook, "calls", True):
         return kernel[grid](*args, **meta_of())
     drv = triton.runtime.driver.active
     device = drv.get_current_device()

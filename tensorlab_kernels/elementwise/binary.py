@@ -235,7 +235,7 @@ def binary(out, a, b, *, op: str, ct: str, alpha=1) -> None:
     if 0 in shape:
         return
     C.launch_elementwise(_binary_kernel, out, (a, b), (C.scalar_bits(alpha, ct),), ("A_MODE", "B_MODE"), ct, True,
-                         OP=code, CT=C.CT_CODES[ct], NBITS=_NBITS[ct])
+                         (("OP", code), ("CT", C.CT_CODES[ct]), ("NBITS", _NBITS[ct])))
 
 
 # ----------------------------------------------------------------------------------------------

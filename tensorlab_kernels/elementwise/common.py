@@ -18,6 +18,7 @@ itself otherwise.
 
 from __future__ import annotations
 
+import math
 import struct
 
 import ml_dtypes
@@ -158,53 +159,56 @@ def is_array(x) -> bool:
 _FAST_STRIDES = {k: (0, 0, 0, 0, 0, 1) * k for k in range(2, 5)}  # k arrays (output + operands), 1-D contiguous
 
 
-def launch_elementwise(kernel, out, operands, extra_bits, mode_names, ct: str, operand_bits: bool, **constexprs):
+def launch_elementwise(kernel, out, operands, extra_bits, mode_names, ct: str, operand_bits: bool,
+                       constexprs: tuple):
     """Launch an elementwise kernel over ``out``'s shape, once per layout piece.
 
     Kernel arguments, in the order every elementwise kernel declares them: the output and one
     pointer per operand (the output stands in for a scalar operand: never read), the operands'
     scalar bits (when ``operand_bits``), ``extra_bits`` (op parameters), the element count, five
-    sizes, six output strides, six strides per operand; then the constexprs, the operand modes
-    under ``mode_names`` and the launch configuration.
+    sizes, six output strides, six strides per operand; then the constexprs (``(name, value)``
+    pairs), the operand modes under ``mode_names`` and the launch configuration.
 
     The common case (everything contiguous and of one shape, or a Python scalar) skips the
     general layout machinery: host time per launch is what eager mode pays for every op.
     """
-    n = out.numel
-    if n + out.offset <= INT32_MAX and out.is_contiguous():
+    shape = out.shape
+    n = math.prod(shape)
+    if n + out.offset <= INT32_MAX and (out._contiguous or out.is_contiguous()):
         # One pass over the operands builds the launch of the common case, or finds it is not one.
-        ptrs, bits, key = [out], [], [*constexprs.items()]
+        ptrs, bits, keys = [out], [], []
         for x in operands:
             if x.__class__ is DeviceArray:
-                if x.shape != out.shape or x.offset + n > INT32_MAX or not x.is_contiguous():
+                if x.shape != shape or x.offset + n > INT32_MAX or not (x._contiguous or x.is_contiguous()):
                     break
                 ptrs.append(x)
                 bits.append(0)
-                key.append(x.launch_key or array_key(x))
+                keys.append(x.launch_key or array_key(x))
             else:
                 ptrs.append(out)  # a scalar operand's pointer is never read
                 b = scalar_bits(x, ct)
                 bits.append(b)
-                key.append(int_class(b))
+                keys.append(int_class(b))
         else:
             config = pick_config(n)
+            block = config["BLOCK"]
             args = (*ptrs, *(bits if operand_bits else ()), *extra_bits, n, 1, 1, 1, 1, 1,
                     *_FAST_STRIDES[len(ptrs)])
 
             def meta(config=config) -> dict:  # the keywords, built on a miss only
                 modes = {name: CONTIGUOUS.value if x.__class__ is DeviceArray else SCALAR.value
                          for name, x in zip(mode_names, operands)}
-                return dict(NDIM=1, OUT_MODE=CONTIGUOUS.value, INT64=False, **modes, **constexprs, **config)
+                return dict(NDIM=1, OUT_MODE=CONTIGUOUS.value, INT64=False, **modes, **dict(constexprs), **config)
 
-            # The launch specialises on the constants above and on what ``key`` holds: the
-            # constexprs, each operand's dtype and alignment or its scalar bits' value class, the
-            # output's, the element count's value class and the config; and the parameters' bits
-            # themselves (finer than their value classes, and cheaper: an op's parameters rarely
-            # change from call to call).
-            key += (out.launch_key or array_key(out), *extra_bits,
-                    1 if n == 1 else 32 if n & 15 else 132,  # int_class(n) for 1 <= n <= INT32_MAX
-                    config["BLOCK"], config["num_warps"])
-            launch_keyed(kernel, (cdiv(n, config["BLOCK"]),), args, tuple(key), meta)
+            # The launch specialises on the constants above and on what the key holds: the
+            # constexprs, the output's dtype and alignment, each operand's or its scalar bits'
+            # value class, the element count's value class and the config; and the parameters'
+            # bits themselves (finer than their value classes, and cheaper: an op's parameters
+            # rarely change from call to call).
+            launch_keyed(kernel, (-(-n // block),), args,
+                         (constexprs, out.launch_key or array_key(out), *keys, *extra_bits,
+                          1 if n == 1 else 32 if n & 15 else 132,  # int_class(n) for 1 <= n <= INT32_MAX
+                          block, config["num_warps"]), meta)
             return
     bits = [0 if x.__class__ is DeviceArray else scalar_bits(x, ct) for x in operands] if operand_bits else []
     arrays = [out] + [x for x in operands if is_array(x)]
@@ -219,7 +223,7 @@ def launch_elementwise(kernel, out, operands, extra_bits, mode_names, ct: str, o
         modes = {name: operand_mode(x, p, i + 1) for i, (name, x) in enumerate(zip(mode_names, operands))}
         launch(kernel, (cdiv(p.numel, config["BLOCK"]),), dst, *ptrs, *bits, *extra_bits, p.numel, *p.sizes[1:],
                *strides, NDIM=p.ndim, OUT_MODE=CONTIGUOUS.value if p.contiguous(0) else STRIDED.value,
-               INT64=int64, **modes, **constexprs, **config)
+               INT64=int64, **modes, **dict(constexprs), **config)
 
 
 def operand_mode(arr, piece, index: int) -> int:

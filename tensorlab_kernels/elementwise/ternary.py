@@ -94,7 +94,7 @@ def ternary(out, a, b, c, *, op: str, ct: str, value=1) -> None:
     if out.numel == 0:
         return
     C.launch_elementwise(_ternary_kernel, out, (a, b, c), (C.scalar_bits(value, ct),), ("A_MODE", "B_MODE", "C_MODE"),
-                         ct, True, OP=CODES[op], CT=C.CT_CODES[ct])
+                         ct, True, (("OP", CODES[op]), ("CT", C.CT_CODES[ct])))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -318,12 +318,13 @@ def unary(out, x, *, op: str, ct: str, params=()) -> None:
     """``out = op(x)`` for DeviceArrays of one shape (``x`` may broadcast); compute type ``ct``."""
     if tuple(out.shape) != tuple(x.shape):
         raise ValueError(f"unary {op}: shapes differ: out {out.shape} vs input {x.shape}")
-    if op not in CODES:
+    code = CODES.get(op)
+    if code is None:
         raise NotImplementedError(f"unary elementwise op {op!r} has no kernel")
-    if out.numel == 0:
+    if 0 in out.shape:
         return
-    bits = [C.scalar_bits(p, ct) for p in params] + [0] * (3 - len(params))
-    C.launch_elementwise(_unary_kernel, out, (x,), bits, ("X_MODE",), ct, False, OP=CODES[op], CT=C.CT_CODES[ct])
+    bits = (*[C.scalar_bits(p, ct) for p in params], *(0,) * (3 - len(params))) if params else (0, 0, 0)
+    C.launch_elementwise(_unary_kernel, out, (x,), bits, ("X_MODE",), ct, False, (("OP", code), ("CT", C.CT_CODES[ct])))
 
 
 # ----------------------------------------------------------------------------------------------
