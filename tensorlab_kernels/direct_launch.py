@@ -84,10 +84,42 @@ _I32_MIN, _I32_MAX, _I64_MAX = -(2**31), 2**31 - 1, 2**63 - 1
 def _key(device, args: tuple, meta: dict) -> tuple:
     """The launch's key: what Triton specialises each positional argument on, and the keywords.
 
-    Written as one loop (no call per argument): it runs for every launch. TypeError for an
+    Kernels take their pointers first (the Triton tutorials' order): those are keyed one by one;
+    the value classes of the rest (sizes, strides, scalars) are remembered per tuple of values and
+    types (:data:`_REST_CLASSES`): a launcher repeats its sizes and strides from call to call, and
+    looking a tuple up is far cheaper than classifying thirty ints in Python. TypeError for an
     argument type outside the keyed ones (the launch then takes Triton's path)."""
     # keywords with their types: True == 1 and 1.0 == 1 as dict keys, but not as Triton constexprs
     key = [device, triton.knobs.runtime.debug, *meta.items(), *map(type, meta.values())]
+    i = 0
+    for a in args:
+        if a.__class__ is not DeviceArray:
+            break
+        key.append(a.launch_key or array_key(a))
+        i += 1
+    rest = args[i:]
+    types = tuple(map(type, rest))
+    hit = _REST_CLASSES.get(rest)  # equal values of equal types have equal classes
+    if hit is not None and hit[0] == types:
+        key += hit[1]
+        return tuple(key)
+    classes = _classes(rest)
+    if DeviceArray not in types:  # values only: the memo never holds device memory alive
+        if len(_REST_CLASSES) >= REST_CLASSES_MAX:
+            _REST_CLASSES.clear()
+        _REST_CLASSES[rest] = (types, classes)
+    key += classes
+    return tuple(key)
+
+
+# argument values after the pointers -> (their types, their classes); see _key
+_REST_CLASSES: dict = {}
+REST_CLASSES_MAX = 8192
+
+
+def _classes(args: tuple) -> tuple:
+    """What Triton specialises each argument on (one loop, no call per argument)."""
+    key = []
     append = key.append
     for a in args:
         cls = a.__class__
@@ -99,10 +131,7 @@ def _key(device, args: tuple, meta: dict) -> tuple:
             else:
                 append((64 if a <= _I64_MAX else 65) + (0 if a & 15 else 100))  # i64 / u64
         elif cls is DeviceArray:
-            k = a.launch_key
-            if k is None:  # element type, 16-byte aligned; fixed for the array's life
-                k = a.launch_key = (a.dtype, not (a.data_ptr() & 15))
-            append(k)
+            append(a.launch_key or array_key(a))
         elif cls is float:
             append(0.5)
         elif a is None or cls is bool:
@@ -151,12 +180,20 @@ def int_class(a: int) -> int:
     return (64 if a <= _I64_MAX else 65) + (0 if a & 15 else 100)
 
 
-def array_key(a: DeviceArray) -> tuple:
-    """What Triton specialises a pointer argument on, as :func:`_key` writes it (for caller keys)."""
+def array_key(a: DeviceArray) -> int:
+    """What Triton specialises a pointer argument on: its element type and whether it is 16-byte
+    aligned, as one negative int (cheap to hash, and never equal to an int's value class, all of
+    which are positive; cached on the array, fixed for its life)."""
     k = a.launch_key
     if k is None:
-        k = a.launch_key = (a.dtype, not (a.data_ptr() & 15))
+        code = _DTYPE_CODES.get(a.dtype)
+        if code is None:
+            code = _DTYPE_CODES[a.dtype] = len(_DTYPE_CODES)
+        k = a.launch_key = -1 - 2 * code - (not (a.data_ptr() & 15))
     return k
+
+
+_DTYPE_CODES: dict = {}  # numpy dtype -> a small int, in the order first seen
 
 
 def launch_keyed(kernel, grid: tuple, args: tuple, key, meta_of):

@@ -111,6 +111,30 @@ def test_key_separates_what_triton_specialises_on():
         key(np.int64(3))
 
 
+def test_remembered_value_classes_keep_types_apart():
+    from tensorlab_kernels import direct_launch
+    from tensorlab_kernels.direct_launch import _classes, _key
+    from tensorlab_kernels.runtime.array import DeviceArray
+
+    p = DeviceArray(StandInAllocation(0x1000), 0, (4,), (1,), "float32")
+    values = [1, True, 1.0, 0, False, 0.0, -0.0, 16, 2**40 + 16]
+    first = [_key(0, (p, v, 7), {}) for v in values]  # fills the memo
+    again = [_key(0, (p, v, 7), {}) for v in values]  # reads it
+    assert first == again
+    # 1 == True == 1.0 and 0 == False == 0.0 as Python values (and dict keys), but not for Triton
+    assert len(set(first[:3])) == 3 and len(set(first[3:6])) == 3
+    for v, k in zip(values, again):  # what the memo returns is what classifying returns
+        assert k[-2:] == _classes((v, 7)), v
+    # a pointer after other arguments is keyed too, and such tuples are not remembered (the memo
+    # would keep the array, and its device memory, alive)
+    q = DeviceArray(StandInAllocation(0x2004), 0, (4,), (1,), "float16")
+    assert _key(0, (5, q), {}) != _key(0, (5, p), {})
+    assert not any(isinstance(x, DeviceArray) for rest in direct_launch._REST_CLASSES for x in rest)
+    # pointer keys: negative ints, never equal to an int's value class
+    assert direct_launch.array_key(p) < 0 and direct_launch.array_key(q) < 0
+    assert direct_launch.array_key(p) != direct_launch.array_key(q)
+
+
 # ----------------------------------------------------------------------------------------------
 # the check (runs as a script, without the interpreter)
 # ----------------------------------------------------------------------------------------------

@@ -225,17 +225,22 @@ _NBITS = {"int8": 8, "uint8": 8, "bool": 8, "int16": 16, "int32": 32, "int64": 6
 
 def binary(out, a, b, *, op: str, ct: str, alpha=1) -> None:
     """``out = op(a, b)``: DeviceArrays of ``out``'s shape (may broadcast) or Python scalars."""
-    code = CODES.get(op)
-    if code is None:
-        raise NotImplementedError(f"binary elementwise op {op!r} has no kernel")
+    constexprs = _CONSTEXPRS.get((op, ct))
+    if constexprs is None:
+        if op not in CODES:
+            raise NotImplementedError(f"binary elementwise op {op!r} has no kernel")
+        constexprs = _CONSTEXPRS[op, ct] = (("OP", CODES[op]), ("CT", C.CT_CODES[ct]), ("NBITS", _NBITS[ct]))
     shape = out.shape
-    for x in (a, b):
-        if x.__class__ is DeviceArray and x.shape != shape:
-            raise ValueError(f"binary {op}: shapes differ: out {shape} vs input {x.shape}")
+    if (a.__class__ is DeviceArray and a.shape != shape) or (b.__class__ is DeviceArray and b.shape != shape):
+        x = a if a.__class__ is DeviceArray and a.shape != shape else b
+        raise ValueError(f"binary {op}: shapes differ: out {shape} vs input {x.shape}")
     if 0 in shape:
         return
     C.launch_elementwise(_binary_kernel, out, (a, b), (C.scalar_bits(alpha, ct),), ("A_MODE", "B_MODE"), ct, True,
-                         (("OP", code), ("CT", C.CT_CODES[ct]), ("NBITS", _NBITS[ct])))
+                         constexprs)
+
+
+_CONSTEXPRS: dict = {}  # (op, compute type) -> the kernel's constexprs
 
 
 # ----------------------------------------------------------------------------------------------
