@@ -148,7 +148,13 @@ _TL_BY_NAME = {
 
 def tl_dtype(np_dtype):
     """Triton's dtype for a numpy dtype (ml_dtypes' bfloat16 included)."""
-    return _TL_BY_NAME[np.dtype(np_dtype).name]
+    t = _TL_BY_DTYPE.get(np_dtype)
+    if t is None:  # numpy's dtype.name is Python code: asked once per dtype
+        t = _TL_BY_DTYPE[np_dtype] = _TL_BY_NAME[np.dtype(np_dtype).name]
+    return t
+
+
+_TL_BY_DTYPE: dict = {}
 
 
 def is_float(np_dtype) -> bool:
