@@ -131,14 +131,17 @@ def save_for(needed_by: dict):
 
     swapped = {1 - i: [1 - j for j in js] for i, js in needed_by.items()}  # reflected ops: 2 / t
 
+    masks: dict = {}  # (reflected?, needs_input_grad, number of inputs) -> which inputs to keep
+
     def save(ctx, inputs, outputs, params):
         needs = ctx.needs_input_grad
-        table = swapped if params.get("reverse") else needed_by
-        kept = []
-        for i, x in enumerate(inputs):
-            wanted = any(j < len(needs) and needs[j] for j in table.get(i, ()))
-            kept.append(x if isinstance(x, Tensor) and wanted else None)
-        ctx.save_for_backward(*kept)
+        reverse = bool(params.get("reverse"))
+        mask = masks.get((reverse, needs, len(inputs)))
+        if mask is None:
+            table = swapped if reverse else needed_by
+            mask = masks[reverse, needs, len(inputs)] = tuple(
+                any(j < len(needs) and needs[j] for j in table.get(i, ())) for i in range(len(inputs)))
+        ctx.save_for_backward(*[x if wanted and isinstance(x, Tensor) else None for x, wanted in zip(inputs, mask)])
 
     return save
 

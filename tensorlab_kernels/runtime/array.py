@@ -18,7 +18,7 @@ import numpy as np
 
 
 class DeviceArray:
-    __slots__ = ("storage", "offset", "shape", "strides", "dtype", "_contiguous", "launch_key")
+    __slots__ = ("storage", "offset", "shape", "strides", "dtype", "_contiguous", "launch_key", "_ptr")
 
     def __init__(self, storage, offset: int, shape: tuple, strides: tuple, dtype):
         self.storage = storage  # an Allocation (or None for an empty placeholder)
@@ -28,12 +28,16 @@ class DeviceArray:
         self.dtype = np.dtype(dtype)
         self._contiguous = None  # is_contiguous(), once asked (only set_ changes the geometry)
         self.launch_key = None  # what a launch specialises on, once asked (direct_launch)
+        self._ptr = None  # data_ptr(), once asked
 
     # -- what Triton needs ------------------------------------------------------------------
     def data_ptr(self) -> int:
-        if self.storage is None:
-            return 0
-        return self.storage.ptr + self.offset * self.dtype.itemsize
+        """The first element's address: Triton's launcher asks for it on every launch, and an
+        allocation never moves, so it is computed once (``set_`` forgets it)."""
+        p = self._ptr
+        if p is None:
+            p = self._ptr = 0 if self.storage is None else self.storage.ptr + self.offset * self.dtype.itemsize
+        return p
 
     # -- conveniences for launchers ---------------------------------------------------------
     @property
@@ -107,7 +111,7 @@ class DeviceArray:
 
     def set_(self, storage, offset, size, stride) -> DeviceArray:
         self.storage, self.offset, self.shape, self.strides = storage, offset, tuple(size), tuple(stride)
-        self._contiguous = self.launch_key = None
+        self._contiguous = self.launch_key = self._ptr = None
         return self
 
     def copy_(self, other) -> DeviceArray:
