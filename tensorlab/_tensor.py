@@ -14,6 +14,8 @@ import operator
 
 import numpy as np
 
+from tensorlab_kernels.runtime.array import contiguous_layout
+
 from . import _dtype as D
 from ._device import CPU, as_device, device
 from ._storage import Storage, contiguous_strides, device_array, numpy_view
@@ -128,12 +130,7 @@ class Tensor:
         return self._storage.data_ptr() + self._offset * self.dtype.itemsize
 
     def is_contiguous(self, memory_format=None) -> bool:
-        expected = 1
-        for size, stride in zip(reversed(self._shape), reversed(self._stride)):
-            if size != 1 and stride != expected:
-                return False
-            expected *= size
-        return True
+        return contiguous_layout(self._shape, self._stride)
 
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point

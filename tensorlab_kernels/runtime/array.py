@@ -60,16 +60,9 @@ class DeviceArray:
         c = self._contiguous
         if c is None:
             # the usual case without a loop; otherwise size-1 dims may have any stride
-            c = self._contiguous = self.strides == contiguous_strides(self.shape) or self._contiguous_loop()
+            c = self._contiguous = (self.strides == contiguous_strides(self.shape)
+                                    or contiguous_layout(self.shape, self.strides))
         return c
-
-    def _contiguous_loop(self) -> bool:
-        expected = 1
-        for size, stride in zip(reversed(self.shape), reversed(self.strides)):
-            if size != 1 and stride != expected:
-                return False
-            expected *= size
-        return True
 
     def max_offset(self) -> int:
         """Largest element offset (relative to ``offset``) that the view touches; -1 if empty."""
@@ -116,6 +109,16 @@ class DeviceArray:
 
     def copy_(self, other) -> DeviceArray:
         return self  # interpreted device memory is the host memory the interpreter works on
+
+
+def contiguous_layout(shape, strides) -> bool:
+    """Whether ``strides`` lay ``shape`` out row-major without gaps (size-1 dims may have any stride)."""
+    expected = 1
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        if size != 1 and stride != expected:
+            return False
+        expected *= size
+    return True
 
 
 def contiguous_strides(shape) -> tuple:
