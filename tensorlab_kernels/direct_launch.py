@@ -148,7 +148,7 @@ def launch(kernel, grid: tuple, args: tuple, meta: dict):
         held = _tables[id(kernel)] = (kernel, {} if isinstance(kernel, triton.runtime.JITFunction) else _OFF)
     table = held[1]
     knobs = triton.knobs.runtime
-    if table is _OFF or not (_unhooked(knobs.launch_enter_hook) and _unhooked(knobs.launch_exit_hook)):
+    if table is _OFF or _hooked(knobs):
         return kernel[grid](*args, **meta)
     drv = triton.runtime.driver.active
     device = drv.get_current_device()
@@ -200,9 +200,8 @@ def launch_keyed(kernel, grid: tuple, args: tuple, key, meta_of):
     """:func:`launch` with the caller's ``key`` for this launch's specialisation (see the module
     docstring) and ``meta_of()`` building its keyword arguments, called only when needed."""
     knobs = triton.knobs.runtime
-    # a launch hook registered (HookChain.calls not empty; anything but a HookChain counts as one)
     if getattr(knobs.launch_enter_hook, "calls", True) or getattr(knobs.launch_exit_hook, "calls", True):
-        return kernel[grid](*args, **meta_of())
+        return kernel[grid](*args, **meta_of())  # _hooked(knobs), written out: the hot path
     drv = triton.runtime.driver.active
     device = drv.get_current_device()
     keyed = _keyed.get(id(kernel))
@@ -236,11 +235,12 @@ def launch_keyed(kernel, grid: tuple, args: tuple, key, meta_of):
     return None
 
 
-def _unhooked(hook) -> bool:
-    """No launch hook is set: None or an empty HookChain (Triton 3.6+ default). The launcher
-    then gets None for the launch metadata and both hooks, and calls nothing around the launch;
-    Triton's path passes a metadata object and the empty chains, which the launcher calls."""
-    return hook is None or getattr(hook, "calls", None) == []
+def _hooked(knobs) -> bool:
+    """A launch hook is registered: a HookChain (Triton 3.6+) with calls, or anything else set
+    there. Without one, the direct path passes the launcher None for the launch metadata and
+    both hooks, and it calls nothing around the launch (Triton's path passes a metadata object
+    and the empty chains, which the launcher calls for nothing)."""
+    return bool(getattr(knobs.launch_enter_hook, "calls", True) or getattr(knobs.launch_exit_hook, "calls", True))
 
 
 def _entry(kernel, device, args: tuple, meta: dict, compiled):
