@@ -6,7 +6,29 @@ from ._registry import Geometry
 
 
 def broadcast_shapes(*shapes) -> tuple:
-    """NumPy/PyTorch broadcasting of shapes; RuntimeError naming the sizes when they clash."""
+    """NumPy/PyTorch broadcasting of shapes; RuntimeError naming the sizes when they clash.
+
+    Results are remembered per tuple of shapes (every broadcasting op asks; a program uses few)."""
+    try:
+        hit = _BROADCAST.get(shapes)
+    except TypeError:  # a shape given as a list
+        hit = None
+    if hit is not None:
+        return hit
+    out = _broadcast(shapes)
+    try:
+        if len(_BROADCAST) >= 4096:
+            _BROADCAST.clear()
+        _BROADCAST[shapes] = out
+    except TypeError:
+        pass
+    return out
+
+
+_BROADCAST: dict = {}
+
+
+def _broadcast(shapes) -> tuple:
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
     for shape in shapes:

@@ -80,13 +80,23 @@ def set_launch_hook(hook):
 
 
 def needs_int64(*arrays) -> bool:
-    """True when an element offset of any array (or its element count) can pass 2**31 - 1."""
+    """True when an element offset of any array (or its element count) can pass 2**31 - 1.
+
+    Every launch asks, so the usual answer comes without a pass over the dims: a view lies inside
+    its allocation (tensor views and as_strided are bounds-checked), so an allocation of at most
+    2**31 - 1 elements bounds its offsets; the element count (broadcast views can exceed their
+    memory) and the strides are still checked."""
     for a in arrays:
         if a is None:
             continue
+        strides = a.strides
+        nbytes = getattr(a.storage, "nbytes", None)
+        if (nbytes is not None and nbytes // a.dtype.itemsize <= INT32_MAX and math.prod(a.shape) <= INT32_MAX
+                and max(strides, default=0) <= INT32_MAX and min(strides, default=0) >= -INT32_MAX):
+            continue
         if a.numel > INT32_MAX or a.offset + a.max_offset() > INT32_MAX:
             return True
-        if any(abs(s) > INT32_MAX for s in a.strides):
+        if any(abs(s) > INT32_MAX for s in strides):
             return True
     return False
 

@@ -14,6 +14,7 @@ import math
 
 from ._triton import tl, triton
 from .launch import MAX_DIMS, collapse_dims, pad_dims, split_leading
+from .runtime.array import contiguous_layout, contiguous_strides
 
 
 @triton.jit
@@ -59,13 +60,9 @@ class Piece:
 
     def contiguous(self, operand: int) -> bool:
         """True when operand ``operand``'s offset equals the linear index."""
-        expected, real = 1, self.sizes[MAX_DIMS - self.ndim:]
+        real = self.sizes[MAX_DIMS - self.ndim:]
         strides = self.strides[operand][MAX_DIMS - self.ndim:]
-        for n, st in zip(reversed(real), reversed(strides)):
-            if n != 1 and st != expected:
-                return False
-            expected *= n
-        return True
+        return strides == contiguous_strides(real) or contiguous_layout(real, strides)
 
 
 def strided_layout(shape, *strides) -> list[Piece]:

@@ -303,3 +303,25 @@ def test_gpu_pinned_async_copy_overlaps_and_is_correct():
         c = a.to("cuda", non_blocking=True)
         b = c.cpu()
     np.testing.assert_array_equal(b.numpy(), a.numpy())
+
+
+def test_needs_int64_bounds_offsets_by_the_allocation():
+    from tensorlab_kernels.launch import INT32_MAX, needs_int64
+    from tensorlab_kernels.runtime.array import DeviceArray
+
+    class Memory:  # an allocation of ``nbytes`` (nothing is read)
+        def __init__(self, nbytes, ptr=0x1000):
+            self.nbytes, self.ptr, self.device = nbytes, ptr, 0
+
+    small, big = Memory(4096), Memory(4 * (INT32_MAX + 1) + 4096)
+    assert not needs_int64(DeviceArray(small, 0, (32, 32), (32, 1), "float32"))
+    assert not needs_int64(DeviceArray(big, 0, (32, 32), (32, 1), "float32"), None)  # near the start
+    assert needs_int64(DeviceArray(big, INT32_MAX - 100, (32, 32), (32, 1), "float32"))  # offsets pass 2**31
+    assert needs_int64(DeviceArray(big, 0, (2, INT32_MAX // 2 + 1), (INT32_MAX // 2 + 1, 1), "float32"))
+    # a broadcast view can hold more elements than its memory: the element count still counts
+    assert needs_int64(DeviceArray(small, 0, (INT32_MAX + 1,), (0,), "float32"))
+    assert needs_int64(DeviceArray(small, 0, (1, 4), (INT32_MAX + 1, 1), "float32"))  # a huge stride (size-1 dim)
+    # memory whose size is unknown: the exact per-dim check
+    unknown = type("StandIn", (), {"ptr": 0x1000, "device": 0})()
+    assert not needs_int64(DeviceArray(unknown, 5, (4, 4), (4, 1), "float32"))
+    assert needs_int64(DeviceArray(unknown, INT32_MAX, (4, 4), (4, 1), "float32"))

@@ -211,14 +211,15 @@ def launch_elementwise(kernel, out, operands, extra_bits, mode_names, ct: str, o
                           block, config["num_warps"]), meta)
             return
     bits = [0 if x.__class__ is DeviceArray else scalar_bits(x, ct) for x in operands] if operand_bits else []
-    arrays = [out] + [x for x in operands if is_array(x)]
+    arrays = [out] + [x for x in operands if x.__class__ is DeviceArray]
     int64 = needs_int64(*arrays)
     zeros = (0,) * len(out.shape)
-    for p in strided_layout(out.shape, *[x.strides if is_array(x) else zeros for x in [out, *operands]]):
+    for p in strided_layout(out.shape, *[x.strides if x.__class__ is DeviceArray else zeros for x in [out, *operands]]):
         config = pick_config(p.numel)
-        dst = out.view(out.shape, out.strides, out.offset + p.offsets[0])
-        ptrs = [x.view(x.shape, x.strides, x.offset + p.offsets[i + 1]) if is_array(x) else dst
-                for i, x in enumerate(operands)]
+        # each piece starts p.offsets elements in; the first (usually the only) piece at 0
+        dst = out.view(out.shape, out.strides, out.offset + p.offsets[0]) if p.offsets[0] else out
+        ptrs = [dst if x.__class__ is not DeviceArray else x.view(x.shape, x.strides, x.offset + p.offsets[i + 1])
+                if p.offsets[i + 1] else x for i, x in enumerate(operands)]
         strides = [st for s in p.strides for st in s]
         modes = {name: operand_mode(x, p, i + 1) for i, (name, x) in enumerate(zip(mode_names, operands))}
         launch(kernel, (cdiv(p.numel, config["BLOCK"]),), dst, *ptrs, *bits, *extra_bits, p.numel, *p.sizes[1:],
