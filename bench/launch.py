@@ -15,8 +15,9 @@ before; this script shows what that saves, switching it per measurement
   (``tools/compile_check.py: stand_in_launches``): the host cost of Triton's Python launch path
   and of the direct path, everything but the driver call; and the launcher's own preparation
   (``launch.launch`` a no-op). Then whole eager ops (``a + b``, ``a * 2``, ``relu(a)`` on 16
-  float32 elements) the way a GPU runs them, with host memory standing in for device memory
-  (``stand_in_device_memory``): everything but the driver's launch and Triton's C launcher.
+  float32 elements, and a broadcasting ``x + bias``) the way a GPU runs them, with host memory
+  standing in for device memory (``stand_in_device_memory``): everything but the driver's launch
+  and Triton's C launcher.
   Measured in a child process without ``TRITON_INTERPRET``.
 
 Each row also gives the Python bytecodes one call executes (``harness.bytecodes_per_call``):
@@ -147,12 +148,14 @@ def eager_rows(iters: int) -> list[dict]:
     import tensorlab as tl
 
     a, b = tl.ones(16, device="cuda"), tl.ones(16, device="cuda")
+    x, bias = tl.ones(64, 32, device="cuda"), tl.ones(32, device="cuda")
     cases = {}
     for enabled in (True, False):
         path = "direct launch" if enabled else "Triton's launch path"
         cases[f"eager a + b (16 float32), {path}, stand-in device"] = (enabled, lambda: a + b)
         cases[f"eager a * 2 (16 float32), {path}, stand-in device"] = (enabled, lambda: a * 2)
         cases[f"eager relu(a) (16 float32), {path}, stand-in device"] = (enabled, lambda: tl.relu(a))
+        cases[f"eager x + bias (64x32 + 32, broadcast), {path}, stand-in device"] = (enabled, lambda: x + bias)
     return _rows(interleaved_us(cases, iters), cases)
 
 
