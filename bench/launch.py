@@ -14,7 +14,7 @@ before; this script shows what that saves, switching it per measurement
   driver, with the compiled kernel's C launcher replaced by a no-op
   (``tools/compile_check.py: stand_in_launches``): the host cost of Triton's Python launch path
   and of the direct path, everything but the driver call; and the launcher's own preparation
-  (``launch.launch`` a no-op). Then whole eager ops (``a + b``, ``a * 2``, ``relu(a)`` on 16
+  (``launch.launch_keyed`` a no-op). Then whole eager ops (``a + b``, ``a * 2``, ``relu(a)`` on 16
   float32 elements, and a broadcasting ``x + bias``) the way a GPU runs them, with host memory
   standing in for device memory (``stand_in_device_memory``): everything but the driver's launch
   and Triton's C launcher.
