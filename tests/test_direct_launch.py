@@ -111,6 +111,16 @@ def test_key_separates_what_triton_specialises_on():
         key(np.int64(3))
 
 
+def test_int_class_is_the_keys_classification():
+    from tensorlab_kernels.direct_launch import _classes, int_class
+
+    values = [0, 1, 2, 15, 16, 17, -1, -16, 2**31 - 1, 2**31, 2**31 + 16, -(2**31), -(2**31) - 1, 2**63 - 1,
+              2**63, 2**63 + 16, 2**64 - 1]
+    assert [int_class(v) for v in values] == list(_classes(tuple(values)))
+    # the elementwise launcher writes int_class(n) inline for 1 <= n <= 2**31 - 1
+    assert all(int_class(n) == (1 if n == 1 else 32 if n & 15 else 132) for n in (1, 2, 16, 17, 1024, 2**31 - 1))
+
+
 def test_remembered_value_classes_keep_types_apart():
     from tensorlab_kernels import direct_launch
     from tensorlab_kernels.direct_launch import _classes, _key
