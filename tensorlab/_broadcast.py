@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from ._registry import Geometry
 
 
@@ -10,24 +12,12 @@ def broadcast_shapes(*shapes) -> tuple:
 
     Results are remembered per tuple of shapes (every broadcasting op asks; a program uses few)."""
     try:
-        hit = _BROADCAST.get(shapes)
-    except TypeError:  # a shape given as a list
-        hit = None
-    if hit is not None:
-        return hit
-    out = _broadcast(shapes)
-    try:
-        if len(_BROADCAST) >= 4096:
-            _BROADCAST.clear()
-        _BROADCAST[shapes] = out
-    except TypeError:
-        pass
-    return out
+        return _broadcast(shapes)
+    except TypeError:  # a shape given as a list (unhashable): not remembered
+        return _broadcast.__wrapped__(shapes)
 
 
-_BROADCAST: dict = {}
-
-
+@functools.lru_cache(maxsize=4096)
 def _broadcast(shapes) -> tuple:
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
