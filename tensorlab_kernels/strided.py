@@ -14,7 +14,7 @@ import math
 
 from ._triton import tl, triton
 from .launch import MAX_DIMS, collapse_dims, pad_dims, split_leading
-from .runtime.array import contiguous_layout, contiguous_strides
+from .runtime.array import contiguous_layout
 
 
 @triton.jit
@@ -62,7 +62,7 @@ class Piece:
         """True when operand ``operand``'s offset equals the linear index."""
         real = self.sizes[MAX_DIMS - self.ndim:]
         strides = self.strides[operand][MAX_DIMS - self.ndim:]
-        return strides == contiguous_strides(real) or contiguous_layout(real, strides)
+        return contiguous_layout(real, strides)
 
 
 def strided_layout(shape, *strides) -> list[Piece]:

@@ -412,3 +412,11 @@ def test_mixed_devices_raise():
     a, b = tl.ones(2), tl.ones(2, device="cuda")
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device.*cpu and cuda:0"):
         tl.as_strided_scatter(a, b, (2,), (1,))
+
+
+def test_empty_tensors_are_contiguous_as_in_pytorch():
+    for shape in [(3, 0), (2, 0, 3), (0,), (0, 5)]:
+        assert tl.empty(*shape).is_contiguous(), shape
+    assert tl.empty(3, 0).t().is_contiguous()  # any strides: no element is out of place
+    x = tl.empty(4, 6)
+    assert not x.t().is_contiguous() and x[:, ::2].is_contiguous() is False and x[1:].is_contiguous()

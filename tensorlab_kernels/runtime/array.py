@@ -12,6 +12,7 @@ Shapes and strides are in elements, like ``torch.Tensor.stride()``.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -59,9 +60,7 @@ class DeviceArray:
     def is_contiguous(self) -> bool:
         c = self._contiguous
         if c is None:
-            # the usual case without a loop; otherwise size-1 dims may have any stride
-            c = self._contiguous = (self.strides == contiguous_strides(self.shape)
-                                    or contiguous_layout(self.shape, self.strides))
+            c = self._contiguous = contiguous_layout(self.shape, self.strides)
         return c
 
     def max_offset(self) -> int:
@@ -112,7 +111,10 @@ class DeviceArray:
 
 
 def contiguous_layout(shape, strides) -> bool:
-    """Whether ``strides`` lay ``shape`` out row-major without gaps (size-1 dims may have any stride)."""
+    """Whether ``strides`` lay ``shape`` out row-major without gaps (size-1 dims may have any
+    stride; an empty layout counts as contiguous, as in PyTorch)."""
+    if strides == contiguous_strides(shape) or 0 in shape:  # the usual answer, without the loop
+        return True
     expected = 1
     for size, stride in zip(reversed(shape), reversed(strides)):
         if size != 1 and stride != expected:
@@ -124,17 +126,13 @@ def contiguous_layout(shape, strides) -> bool:
 def contiguous_strides(shape) -> tuple:
     """Row-major element strides of ``shape`` (size-0/1 dims count as 1); cached per shape, as every
     new tensor asks and a program uses few distinct shapes."""
-    shape = tuple(shape)
-    strides = _STRIDES.get(shape)
-    if strides is None:
-        out, acc = [], 1
-        for s in reversed(shape):
-            out.append(acc)
-            acc *= max(s, 1)
-        strides = tuple(reversed(out))
-        if len(_STRIDES) < 4096:
-            _STRIDES[shape] = strides
-    return strides
+    return _contiguous_strides(shape if shape.__class__ is tuple else tuple(shape))
 
 
-_STRIDES: dict[tuple, tuple] = {}
+@functools.lru_cache(maxsize=4096)
+def _contiguous_strides(shape: tuple) -> tuple:
+    out, acc = [], 1
+    for s in reversed(shape):
+        out.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(out))
