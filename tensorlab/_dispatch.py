@@ -329,14 +329,15 @@ def _resize_(t: Tensor, shape: tuple) -> None:
 # ----------------------------------------------------------------------------------------------
 
 
-def _dispatch_view(op: OpDef, inputs, params, requires_grad: bool | None = None):
+def _dispatch_view(op: OpDef, inputs, params, requires_grad: bool):
     x = inputs[0]
     shape, strides, offset = op.view(x._shape, x._stride, x._offset, *inputs[1:], **params)
     v = Tensor._make(x._storage, tuple(shape), tuple(strides), offset, x.dtype)
     v._base = x if x._base is None else x._base
     if DEBUG:
         log.debug("%s view %s -> %s device=%s", op.name, list(x._shape), list(shape), x.device)
-    _record(op, inputs, (v,), params, requires_grad=requires_grad)
+    if requires_grad:
+        _record(op, inputs, (v,), params, requires_grad=True)
     return v
 
 

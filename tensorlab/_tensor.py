@@ -23,6 +23,8 @@ from ._storage import Storage, contiguous_strides, device_array, numpy_view
 
 def _norm_dim(dim, ndim: int, op: str) -> int:
     """Wrap a possibly negative dim; IndexError naming the op when out of range (PyTorch's)."""
+    if dim.__class__ is int and -ndim <= dim < ndim:  # the usual case (views and reductions ask per call)
+        return dim % ndim
     try:
         dim = operator.index(dim)
     except TypeError:
@@ -469,5 +471,4 @@ def tensor_method(fn=None, *, name: str | None = None):
     return attach(fn) if fn is not None else attach
 
 
-def norm_dim(dim, ndim: int, op: str) -> int:
-    return _norm_dim(dim, ndim, op)
+norm_dim = _norm_dim

@@ -62,6 +62,8 @@ def view_strides(oldshape: tuple, oldstride: tuple, newshape: tuple) -> tuple | 
         return tuple(oldstride) if tuple(oldshape) == tuple(newshape) else contiguous_strides(newshape)
     if len(oldshape) == 0:
         return (1,) * len(newshape)
+    if oldstride == contiguous_strides(oldshape):  # contiguous memory: the view is contiguous too
+        return contiguous_strides(newshape)
     newstride = [0] * len(newshape)
     view_d = len(newshape) - 1
     chunk_base_stride = oldstride[-1]

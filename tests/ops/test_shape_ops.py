@@ -510,3 +510,44 @@ def test_repeat_and_tril_with_many_unmergeable_dims():
     ty = tl.tensor(y, device="cuda").permute(5, 4, 3, 2, 1, 0, 6, 7)
     assert_close(ty.tril(1), np.tril(np.transpose(y, (5, 4, 3, 2, 1, 0, 6, 7)), 1))
     assert to_numpy(ty.tril(1)).shape == (2, 2, 2, 2, 2, 2, 3, 4)
+
+
+# ----------------------------------------------------------------------------------------------
+# view geometry and dim wrapping (host fast paths against PyTorch's values)
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("old, stride, new, expected", [
+    ((2, 3), (3, 1), (3, 1, 2), (2, 2, 1)),  # contiguous: contiguous strides, size-1 dims included
+    ((4,), (1,), (1, 4), (4, 1)),
+    ((4,), (1,), (4, 1), (1, 1)),
+    ((1, 4), (1, 1), (4,), (1,)),  # PyTorch counts this contiguous; not our strides, so the general walk
+    ((3, 2), (1, 3), (6,), None),  # a transpose cannot be flattened as a view
+    ((3, 2), (1, 3), (3, 2, 1), (1, 3, 3)),
+    ((2, 3, 4), (24, 4, 1), (2, 12), (24, 1)),  # a strided outer dim (a step-2 slice) keeps its stride
+    ((2, 3, 4), (24, 4, 1), (6, 4), None),
+])
+def test_view_strides_match_pytorch(old, stride, new, expected):
+    from tensorlab._views import view_strides
+
+    assert view_strides(old, stride, new) == expected
+
+
+def test_view_of_a_contiguous_tensor_reads_the_same_elements(device):
+    x = tl.arange(24, device=device).reshape(2, 3, 4)
+    v = x.view(4, 1, 6)
+    assert v.stride() == (6, 6, 1)
+    np.testing.assert_array_equal(to_numpy(v), np.arange(24).reshape(4, 1, 6))
+
+
+def test_dims_wrap_and_out_of_range_dims_name_the_op():
+    x = tl.zeros(2, 3, 4)
+    assert x.transpose(-1, 0).shape == (4, 3, 2)
+    assert x.sum(np.int64(-2)).shape == (2, 4)  # an index-like dim, as PyTorch accepts
+    with pytest.raises(IndexError, match=r"transpose\(\): Dimension out of range .*\[-3, 2\], but got 3"):
+        x.transpose(3, 0)
+    with pytest.raises(IndexError, match=r"but got -4"):
+        x.transpose(0, -4)
+    with pytest.raises(TypeError, match="dim must be an int"):
+        x.transpose(0.5, 0)
+    assert tl.zeros(()).unsqueeze(-1).shape == (1,)
