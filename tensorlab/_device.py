@@ -36,6 +36,8 @@ class device:
         self.index = None if text == "cpu" else index
 
     def __eq__(self, other):
+        if other is self:  # as_device hands out one object per device
+            return True
         if isinstance(other, str):
             try:
                 other = device(other)

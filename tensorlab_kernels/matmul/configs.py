@@ -23,6 +23,7 @@ of 128x256 — 1.45 waves on 132 SMs — but 384 tiles of 128x128, 2.9 waves).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -103,6 +104,11 @@ def _pow2_clamp(n: int, lo: int, hi: int) -> int:
 
 def pick_config(M: int, N: int, K: int, dtype, batch: int = 1, num_sms: int = 132) -> dict:
     """One launch configuration for a ``batch`` of (M x K) @ (K x N) products in ``dtype``."""
+    return dict(_pick_config(M, N, K, np.dtype(dtype), batch, num_sms))  # a copy: callers may change theirs
+
+
+@functools.lru_cache(maxsize=4096)  # every matmul launch asks; a model has few distinct shapes
+def _pick_config(M: int, N: int, K: int, dtype: np.dtype, batch: int, num_sms: int) -> dict:
     fam = family(dtype)
     if INTERPRET:
         # The interpreter runs one program instance at a time in Python, so the cost is per
