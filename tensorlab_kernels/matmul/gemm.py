@@ -39,6 +39,9 @@ Layout of this file: kernel, launcher, numpy twin.
 
 from __future__ import annotations
 
+import functools
+import math
+
 import numpy as np
 
 from .. import runtime as rt
@@ -282,58 +285,72 @@ def matmul(out, a, b, bias=None, *, alpha=1, beta=1, precision: str = "highest",
         raise NotImplementedError(f"matmul kernel: dtype {dtype} is not supported on cuda (floating dtypes only)")
     if precision not in ("highest", "high", "medium"):
         raise ValueError(f"matmul kernel: precision must be 'highest', 'high' or 'medium', got {precision!r}")
+    has_bias = bias is not None and beta != 0
+    geometry = (out.shape, out.strides, a.shape, a.strides, b.shape, b.strides,
+                (bias.shape, bias.strides) if has_bias else None, dtype,
+                None if alpha == 1 else float64_bits(alpha), None if not has_bias or beta == 1 else float64_bits(beta),
+                precision,
+                needs_int64(out, a, b, bias if has_bias else None), _sm_count(out.device))
+    # The launch plan depends on the geometry only: worked out once per geometry (a model
+    # multiplies the same few shapes over and over), unless a config is forced.
+    pieces, K, meta = _launch_plan(*geometry) if config is None else _plan(*geometry, config)
+    # An empty K never dereferences a or b: point them at the output (an empty array may have
+    # no storage at all); no bias: the output stands in for its (never read) pointer.
+    a_arr, b_arr = (a, b) if K > 0 else (out, out)
+    d_arr = bias if has_bias else out
+    for grid, (oc, oa, ob, od), ints in pieces:
+        launch(_gemm_kernel, grid, _at(out, oc), _at(a_arr, oa), _at(b_arr, ob), _at(d_arr, od), *ints, **meta)
+
+
+def _at(arr, offset: int):
+    """``arr`` moved ``offset`` elements on (itself when 0: the usual, single piece)."""
+    return arr.view(arr.shape, arr.strides, arr.offset + offset) if offset else arr
+
+
+def _plan(out_shape, out_strides, a_shape, a_strides, b_shape, b_strides, bias_geometry, dtype, alpha_bits,
+          beta_bits, precision: str, int64: bool, num_sms: int, config: dict | None = None):
+    """The launches of one matmul: ``(pieces, K, meta)``, each piece ``(grid, element offsets of
+    out, a, b and bias, the kernel's int arguments)``; no pieces for an empty output.
+
+    ``alpha_bits``/``beta_bits``: the fp64 bits of alpha and beta, None for 1 (bits, not values,
+    so that -0.0 and 0.0 are different plans)."""
     batch, M, N, K, (sa, am, ak), (sb, bk, bn), (sq_m, sq_n) = canonical_operands(
-        out.shape, a.shape, a.strides, b.shape, b.strides)
-    sc, cm, cn = _out_strides(out.strides, sq_m, sq_n)
-    if bias is not None and beta != 0:
-        if tuple(bias.shape) != tuple(out.shape):
-            raise ValueError(f"matmul kernel: bias shape {bias.shape} != output shape {out.shape}")
-        sd, dm, dn = _out_strides(bias.strides, sq_m, sq_n)
-        has_bias = True
+        out_shape, a_shape, a_strides, b_shape, b_strides)
+    sc, cm, cn = _out_strides(out_strides, sq_m, sq_n)
+    has_bias = bias_geometry is not None
+    if has_bias:
+        if tuple(bias_geometry[0]) != tuple(out_shape):
+            raise ValueError(f"matmul kernel: bias shape {bias_geometry[0]} != output shape {out_shape}")
+        sd, dm, dn = _out_strides(bias_geometry[1], sq_m, sq_n)
     else:
-        sd, dm, dn, has_bias = (0,) * len(batch), 0, 0, False
-    if out.numel == 0:
-        return
-    int64 = needs_int64(out, a, b, bias if has_bias else None)
+        sd, dm, dn = (0,) * len(batch), 0, 0
+    if math.prod(out_shape) == 0:
+        return (), K, {}
     batch, M, folded = fold_batch(batch, M, [(sa, am), (sb, 0), (sc, cm), (sd, dm)])
     (sa, am), (sb, _), (sc, cm), (sd, dm) = folded
     if config is None:
-        config = pick_config(M, N, K, dtype, batch=int(np.prod(batch)), num_sms=_sm_count(out.device))
-    # An empty K never dereferences a or b: point them at the output (an empty array may have
-    # no storage at all).
-    a_arr, b_arr = (a, b) if K > 0 else (out, out)
-    d_arr = bias if has_bias else out
-    fp64 = dtype == np.float64
+        config = pick_config(M, N, K, dtype, batch=math.prod(batch), num_sms=num_sms)
     meta = dict(
-        HAS_BIAS=has_bias, SCALE_ACC=alpha != 1, SCALE_BIAS=has_bias and beta != 1,
-        PRECISION="ieee" if precision == "highest" else "tf32", FMA=fp64,
+        HAS_BIAS=has_bias, SCALE_ACC=alpha_bits is not None, SCALE_BIAS=has_bias and beta_bits is not None,
+        PRECISION="ieee" if precision == "highest" else "tf32", FMA=dtype == np.float64,
         UPCAST=INTERPRET and dtype.itemsize == 2, EVEN_K=K % config["BLOCK_K"] == 0, INT64=int64, **config,
     )
-    alpha_bits = float64_bits(alpha) if alpha != 1 else 0
-    beta_bits = float64_bits(beta) if has_bias and beta != 1 else 0
     tiles = cdiv(M, config["BLOCK_M"]) * cdiv(N, config["BLOCK_N"])
-    strides = [tuple(s) for s in (sc, sa, sb, sd)]
+    pieces = []
     # At most two batch dims per launch; more (rare: > 2 batch dims no stride pattern merges)
     # launch once per index of the leading ones.
-    for pshape, pstrides, poff in split_leading(tuple(batch), strides, ndim=2):
+    for pshape, pstrides, poff in split_leading(tuple(batch), [tuple(s) for s in (sc, sa, sb, sd)], ndim=2):
         pshape = (1,) * (2 - len(pshape)) + tuple(pshape)
-        pstrides = [(0,) * (2 - len(s)) + tuple(s) for s in pstrides]
-        (c_b, a_b, b_b, d_b) = pstrides
-        grid = (tiles * pshape[0] * pshape[1],)
-        launch(
-            _gemm_kernel, grid,
-            out.view(out.shape, out.strides, out.offset + poff[0]),
-            a_arr.view(a_arr.shape, a_arr.strides, a_arr.offset + (poff[1] if K > 0 else poff[0])),
-            b_arr.view(b_arr.shape, b_arr.strides, b_arr.offset + (poff[2] if K > 0 else poff[0])),
-            d_arr.view(d_arr.shape, d_arr.strides, d_arr.offset + (poff[3] if has_bias else poff[0])),
-            M, N, K, pshape[1],
-            c_b[0], c_b[1], cm, cn,
-            a_b[0], a_b[1], am, ak,
-            b_b[0], b_b[1], bk, bn,
-            d_b[0], d_b[1], dm, dn,
-            alpha_bits, beta_bits,
-            **meta,
-        )
+        c_b, a_b, b_b, d_b = [(0,) * (2 - len(s)) + tuple(s) for s in pstrides]
+        offsets = (poff[0], poff[1] if K > 0 else poff[0], poff[2] if K > 0 else poff[0],
+                   poff[3] if has_bias else poff[0])
+        ints = (M, N, K, pshape[1], c_b[0], c_b[1], cm, cn, a_b[0], a_b[1], am, ak, b_b[0], b_b[1], bk, bn,
+                d_b[0], d_b[1], dm, dn, alpha_bits or 0, beta_bits or 0)
+        pieces.append(((tiles * pshape[0] * pshape[1],), offsets, ints))
+    return tuple(pieces), K, meta
+
+
+_launch_plan = functools.lru_cache(maxsize=1024)(_plan)  # results are never changed by callers
 
 
 # ----------------------------------------------------------------------------------------------

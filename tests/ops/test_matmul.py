@@ -635,3 +635,20 @@ def test_empty_reduction_gradients(device):
     assert_close(out, np.zeros((2, 3, 4)))
     out.backward(tl.ones((2, 3, 4), device=device))
     assert tuple(a.grad.shape) == (2, 3, 0) and tuple(b.grad.shape) == (0, 4)
+
+
+@needs_cuda
+def test_launch_plans_are_reused_and_tell_alphas_apart(launches):
+    # The launcher works out a geometry's launches once (gemm._launch_plan); what it reuses must
+    # still follow each call's operands and scalars: here alpha 0.0 and -0.0 (equal, and equal in
+    # hash, but not the same product's sign), then other offsets of the same geometry.
+    base = _rand((8, 4)) ** 2 + 1  # positive: the sign of alpha * (a @ b) is alpha's
+    a, b, bias = _t(base, "cuda"), _t(base.T.copy(), "cuda"), tl.zeros(8, 8, device="cuda")
+    pos = tl.addmm(bias, a, b, beta=0, alpha=0.0)
+    neg = tl.addmm(bias, a, b, beta=0, alpha=-0.0)
+    assert not np.signbit(to_numpy(pos)).any() and np.signbit(to_numpy(neg)).all()
+    assert launches[0][2] == launches[1][2] and launches[0][1][4:-2] == launches[1][1][4:-2]
+    big = _rand((3, 8, 4), seed=1)
+    x = _t(big, "cuda")
+    for i in range(3):  # x[i] shares a geometry across i: one plan, three offsets
+        np.testing.assert_allclose(to_numpy(tl.mm(x[i], b)), big[i] @ base.T, rtol=1e-5)
