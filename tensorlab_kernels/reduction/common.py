@@ -270,16 +270,21 @@ def permuted_copy(inp, dims):
 def out_strides(out, inp, dims) -> list:
     """``out``'s strides over the input's dims (0 for the reduced dims), keepdim or not: how a
     reduction's output is addressed as a kept operand of :func:`row_layout`."""
-    keepdim = out.ndim == inp.ndim
-    strides, j = [], 0
-    for d in range(inp.ndim):
+    return out_dims_strides(out.strides, inp.ndim, dims, out.ndim == inp.ndim)
+
+
+def out_dims_strides(strides: tuple, ndim: int, dims, keepdim: bool) -> tuple:
+    """:func:`out_strides` from the geometry alone: an output's ``strides`` over an input's
+    ``ndim`` dims, reducing ``dims``."""
+    result, j = [], 0
+    for d in range(ndim):
         if d in dims:
-            strides.append(0)
+            result.append(0)
             j += keepdim
         else:
-            strides.append(out.strides[j])
+            result.append(strides[j])
             j += 1
-    return strides
+    return tuple(result)
 
 
 def launch_kernel(kernel, grid, *args, **meta):

@@ -28,6 +28,7 @@ Layout of this file: kernel, launcher, numpy twin.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -49,7 +50,7 @@ from .common import (
     max_rows,
     min_nan,
     min_rows,
-    out_strides,
+    out_dims_strides,
     prod_rows,
     row_layout,
     split_config,
@@ -247,20 +248,20 @@ def _identity(pre: int, combine: int, acc: np.dtype):
     return 0  # log-sum-exp masks with -inf itself
 
 
-def _launch(out, inp, lay: RowLayout, *, pre, combine, post, acc, compute, count, p, segments, seg_len, cfg,
-            pre_ident):
+def _launch_args(lay: RowLayout, *, pre, combine, post, acc, compute, count, p, segments, seg_len, cfg, pre_ident,
+                 int64: bool):
+    """(grid, int arguments after the two pointers, constexprs) of one launch over ``lay``."""
     linear = lay.linear_stride(1)
     k, r = lay.kept_sizes, lay.red_sizes
-    launch_kernel(
-        _reduce_kernel, (cdiv(lay.n_rows, cfg["BLOCK_M"]), segments),
-        out, inp, lay.n_rows, lay.n_cols, seg_len, count, float64_bits(p),
-        *k[1:], *lay.kept_strides[0], *lay.kept_strides[1], *r[1:], *lay.red_strides[0],
-        linear or 0,
+    ints = (lay.n_rows, lay.n_cols, seg_len, count, float64_bits(p), *k[1:], *lay.kept_strides[0],
+            *lay.kept_strides[1], *r[1:], *lay.red_strides[0], linear or 0)
+    meta = dict(
         PRE=pre, COMBINE=combine, POST=post, IDENT=_identity(pre_ident, combine, acc),
         CONVERT=compute is not None, COMPUTE=tl_dtype(compute if compute is not None else acc),
         ACC=tl_dtype(acc), KEPT_NDIM=lay.kept_ndim, RED_NDIM=lay.red_ndim, OUT_LINEAR=linear is not None,
-        INT64=needs_int64(out, inp), **cfg,
+        INT64=int64, **cfg,
     )
+    return (cdiv(lay.n_rows, cfg["BLOCK_M"]), segments), ints, meta
 
 
 def reduce(out, inp, *, op: str, dims, compute=None, p: float = 2.0, segments: int | None = None) -> None:
@@ -273,14 +274,15 @@ def reduce(out, inp, *, op: str, dims, compute=None, p: float = 2.0, segments: i
     """
     if out.numel == 0:
         return
-    dims = tuple(sorted(set(dims)))
+    dims = tuple(dims)
     compute = None if compute is None or np.dtype(compute) == inp.dtype else np.dtype(compute)
-    pre, combine, post, acc = _spec(op, p, compute if compute is not None else inp.dtype)
-    n_cols = math.prod(inp.shape[d] for d in dims)
-
-    lay = row_layout(inp.shape, dims, [inp.strides, out_strides(out, inp, dims)], [inp.strides], sort_reduced=True)
-    if lay is None:
+    force = segments if segments is not None else common.FORCE_SEGMENTS
+    # The launches depend on the geometry only: worked out once per geometry and op.
+    plan = _reduce_plan(out.shape, out.strides, inp.shape, inp.strides, inp.dtype, inp.itemsize, op, dims, compute,
+                        p, force, common.TILE_BUDGET, out.device, needs_int64(out, inp))
+    if plan is None:
         # more than six non-mergeable dims in a group: one explicit copy to (rows, cols), then reduce
+        dims = tuple(sorted(set(dims)))
         src, _ = common.permuted_copy(inp, dims)
         tmp = rt.empty((src.shape[0],), out.dtype, out.device)
         reduce(tmp, src, op=op, dims=(1,), compute=compute, p=p, segments=segments)
@@ -288,26 +290,43 @@ def reduce(out, inp, *, op: str, dims, compute=None, p: float = 2.0, segments: i
 
         strided_copy(out, tmp.view(out.shape, rt.contiguous_strides(out.shape)))
         return
-
-    cfg = tile_config(lay.n_rows, lay.n_cols, lay.kept_strides[0][-1], lay.red_strides[0][-1], inp.itemsize)
-    force = segments if segments is not None else common.FORCE_SEGMENTS
-    nseg, seg_len = split_config(lay.n_rows, lay.n_cols, cfg["BLOCK_M"], cfg["BLOCK_N"], out.device, force)
-    common_args = dict(combine=combine, acc=acc, count=n_cols, p=p, pre_ident=pre)  # stage 2 keeps stage 1's identity
-    if nseg == 1:
-        _launch(out, inp, lay, pre=pre, post=post, compute=compute, segments=1, seg_len=max(n_cols, 1), cfg=cfg,
-                **common_args)
-        return
-
+    partial_spec, steps = plan
     # two passes: partials[row, segment] in the accumulation dtype, then one launch combines them
-    partial = rt.empty((lay.n_rows, nseg), acc, out.device)
+    partial = rt.empty(*partial_spec, out.device) if partial_spec else None
+    for to_partial, from_partial, grid, ints, meta in steps:
+        launch_kernel(_reduce_kernel, grid, partial if to_partial else out, partial if from_partial else inp, *ints,
+                      **meta)
+
+
+@functools.lru_cache(maxsize=1024)  # plans are never changed by callers
+def _reduce_plan(out_shape, out_strides, in_shape, in_strides, in_dtype, itemsize, op, dims, compute, p, force,
+                 tile_budget, device, int64):
+    """``(partial's (shape, dtype) or None, launches)``, each launch ``(writes the partials?, reads
+    the partials?, grid, ints, constexprs)``; None when a group needs more than six dims."""
+    dims = tuple(sorted(set(dims)))
+    pre, combine, post, acc = _spec(op, p, compute if compute is not None else in_dtype)
+    n_cols = math.prod(in_shape[d] for d in dims)
+    keepdim = len(out_shape) == len(in_shape)
+    lay = row_layout(in_shape, dims, [in_strides, out_dims_strides(out_strides, len(in_shape), dims, keepdim)],
+                     [in_strides], sort_reduced=True)
+    if lay is None:
+        return None
+    cfg = tile_config(lay.n_rows, lay.n_cols, lay.kept_strides[0][-1], lay.red_strides[0][-1], itemsize)
+    nseg, seg_len = split_config(lay.n_rows, lay.n_cols, cfg["BLOCK_M"], cfg["BLOCK_N"], device, force)
+    common_args = dict(combine=combine, acc=acc, count=n_cols, p=p, pre_ident=pre, int64=int64)
+    if nseg == 1:
+        return None, ((False, False, *_launch_args(lay, pre=pre, post=post, compute=compute, segments=1,
+                                                    seg_len=max(n_cols, 1), cfg=cfg, **common_args)),)
     pstrides = tuple(st * nseg for st in rt.contiguous_strides(lay.kept_shape))
     stage1 = RowLayout(lay.kept_shape, [lay.kept_real[0], pstrides], lay.red_shape, [lay.red_real[0]])
-    _launch(partial, inp, stage1, pre=pre, post=POST_NONE, compute=compute, segments=nseg, seg_len=seg_len,
-            cfg=cfg, **common_args)
     stage2 = RowLayout(lay.kept_shape, [pstrides, lay.kept_real[1]], (nseg,), [(1,)])
     cfg2 = tile_config(stage2.n_rows, nseg, nseg, 1, acc.itemsize)
-    _launch(out, partial, stage2, pre=PRE_NONE, post=post, compute=None, segments=1, seg_len=nseg, cfg=cfg2,
-            **common_args)
+    return ((lay.n_rows, nseg), acc), (
+        (True, False, *_launch_args(stage1, pre=pre, post=POST_NONE, compute=compute, segments=nseg, seg_len=seg_len,
+                                    cfg=cfg, **common_args)),
+        (False, True, *_launch_args(stage2, pre=PRE_NONE, post=post, compute=None, segments=1, seg_len=nseg,
+                                    cfg=cfg2, **common_args)),
+    )
 
 
 # ----------------------------------------------------------------------------------------------

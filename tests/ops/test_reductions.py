@@ -14,6 +14,7 @@ import pytest
 
 import tensorlab as tl
 from tensorlab_kernels.reduction import common as kcommon
+from tensorlab_kernels.reduction import reduce as kreduce
 from tests.helpers import assert_close, to_numpy
 
 
@@ -634,3 +635,26 @@ def test_prod_gpu_fold_matches_numpy(monkeypatch):
     x[2, 5] = np.nan
     got = T(x, "cuda").prod(1).cpu().numpy()
     assert np.isnan(got[2]) and np.isfinite(np.delete(got, 2)).all()
+
+
+@_CUDA
+def test_reused_launch_plans_follow_each_call(monkeypatch):
+    # The reduce launcher works out a geometry's launches once (reduce._reduce_plan); what it
+    # reuses must follow each call's arrays and settings: row slices of one geometry at other
+    # offsets, another op or p on the same geometry, and a forced split of the same geometry.
+    a = np.random.default_rng(2).standard_normal((4, 3, 50)).astype(np.float32)
+    x = T(a, "cuda")
+    for i in range(4):
+        np.testing.assert_allclose(to_numpy(x[i].sum(1)), a[i].astype(np.float64).sum(1), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(to_numpy(x[i].amax(1)), a[i].max(1))
+    np.testing.assert_allclose(to_numpy(x[0].norm(1, 1)), np.abs(a[0]).sum(1), rtol=1e-5)
+    np.testing.assert_allclose(to_numpy(x[0].norm(3, 1)), (np.abs(a[0].astype(np.float64)) ** 3).sum(1) ** (1 / 3),
+                               rtol=1e-5)
+    calls = []
+    real = kreduce.launch_kernel
+    monkeypatch.setattr(kreduce, "launch_kernel", lambda *args, **meta: calls.append(args[1]) or real(*args, **meta))
+    x[0].sum(1)
+    monkeypatch.setattr(kcommon, "FORCE_SEGMENTS", 3)
+    monkeypatch.setattr(kcommon, "TILE_BUDGET", 16)  # 16-column tiles: 3 segments of 17 round up to 2 of 32
+    np.testing.assert_allclose(to_numpy(x[0].sum(1)), a[0].astype(np.float64).sum(1), rtol=1e-5, atol=1e-5)
+    assert [grid[1] for grid in calls] == [1, 2, 1]  # one pass, then the forced split's two
