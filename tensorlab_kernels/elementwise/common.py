@@ -18,6 +18,7 @@ itself otherwise.
 
 from __future__ import annotations
 
+import functools
 import math
 import struct
 
@@ -211,26 +212,38 @@ def launch_elementwise(kernel, out, operands, extra_bits, mode_names, ct: str, o
                           block, config["num_warps"]), meta)
             return
     bits = [0 if x.__class__ is DeviceArray else scalar_bits(x, ct) for x in operands] if operand_bits else []
-    arrays = [out] + [x for x in operands if x.__class__ is DeviceArray]
-    int64 = needs_int64(*arrays)
-    zeros = (0,) * len(out.shape)
-    for p in strided_layout(out.shape, *[x.strides if x.__class__ is DeviceArray else zeros for x in [out, *operands]]):
+    # The launches depend on the geometry only: worked out once per geometry (see _strided_plan).
+    pieces = _strided_plan(out.shape, out.strides, tuple(x.strides if x.__class__ is DeviceArray else None
+                                                          for x in operands),
+                           mode_names, needs_int64(out, *[x for x in operands if x.__class__ is DeviceArray]))
+    for grid, offs, ints, layout in pieces:
+        # each piece starts offs elements in; the first (usually the only) piece at 0
+        dst = out.view(out.shape, out.strides, out.offset + offs[0]) if offs[0] else out
+        ptrs = [dst if x.__class__ is not DeviceArray else x.view(x.shape, x.strides, x.offset + offs[i + 1])
+                if offs[i + 1] else x for i, x in enumerate(operands)]
+        launch(kernel, grid, dst, *ptrs, *bits, *extra_bits, *ints, **layout, **dict(constexprs))
+
+
+@functools.lru_cache(maxsize=4096)  # plans are never changed by callers
+def _strided_plan(shape: tuple, out_strides: tuple, operand_strides: tuple, mode_names: tuple, int64: bool) -> tuple:
+    """The launches of an elementwise kernel over ``shape``: ``(grid, element offsets of the output
+    and each operand, the element count, five sizes and all strides, the layout constexprs)`` per
+    piece. ``operand_strides``: each operand's strides, None for a scalar operand."""
+    zeros = (0,) * len(shape)
+    pieces = []
+    for p in strided_layout(shape, out_strides, *[zeros if s is None else s for s in operand_strides]):
         config = pick_config(p.numel)
-        # each piece starts p.offsets elements in; the first (usually the only) piece at 0
-        dst = out.view(out.shape, out.strides, out.offset + p.offsets[0]) if p.offsets[0] else out
-        ptrs = [dst if x.__class__ is not DeviceArray else x.view(x.shape, x.strides, x.offset + p.offsets[i + 1])
-                if p.offsets[i + 1] else x for i, x in enumerate(operands)]
-        strides = [st for s in p.strides for st in s]
-        modes = {name: operand_mode(x, p, i + 1) for i, (name, x) in enumerate(zip(mode_names, operands))}
-        launch(kernel, (cdiv(p.numel, config["BLOCK"]),), dst, *ptrs, *bits, *extra_bits, p.numel, *p.sizes[1:],
-               *strides, NDIM=p.ndim, OUT_MODE=CONTIGUOUS.value if p.contiguous(0) else STRIDED.value,
-               INT64=int64, **modes, **dict(constexprs), **config)
+        modes = {name: SCALAR.value if s is None else operand_mode(p, i + 1)
+                 for i, (name, s) in enumerate(zip(mode_names, operand_strides))}
+        layout = dict(NDIM=p.ndim, OUT_MODE=CONTIGUOUS.value if p.contiguous(0) else STRIDED.value, INT64=int64,
+                      **modes, **config)
+        ints = (p.numel, *p.sizes[1:], *[st for s in p.strides for st in s])
+        pieces.append(((cdiv(p.numel, config["BLOCK"]),), tuple(p.offsets), ints, layout))
+    return tuple(pieces)
 
 
-def operand_mode(arr, piece, index: int) -> int:
-    """The mode of a DeviceArray operand in one launch piece."""
-    if not is_array(arr):
-        return SCALAR.value
+def operand_mode(piece, index: int) -> int:
+    """The mode of a DeviceArray operand (operand ``index`` of ``piece``) in one launch piece."""
     strides = piece.strides[index]
     if all(s == 0 for s in strides):
         return SPLAT.value

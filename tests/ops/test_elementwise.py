@@ -488,3 +488,17 @@ def test_comparisons_are_not_differentiable(device):
     x = t([1.0, 2.0], device).requires_grad_()
     assert not (x > 1).requires_grad
     assert not tl.isnan(x).requires_grad
+
+
+def test_reused_strided_plans_follow_each_call(device):
+    # The launcher works out a strided geometry's launches once (common._strided_plan); what it
+    # reuses must follow each call's arrays and scalars. Eight dims that no stride pattern merges
+    # split into pieces at element offsets; slices of a 9-D tensor share that geometry.
+    a = np.arange(2.0 ** 9).reshape((2,) * 9)
+    z = tl.tensor(a, device=device)
+    rev = tuple(range(7, -1, -1))
+    for i in range(2):
+        for s in (2.0, -3.0):
+            np.testing.assert_array_equal(to_numpy(z[i].permute(rev) * s), a[i].transpose(rev) * s)
+        np.testing.assert_array_equal(to_numpy(z[i].permute(rev) + z[1 - i].permute(rev)),
+                                      a[i].transpose(rev) + a[1 - i].transpose(rev))
