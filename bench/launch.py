@@ -8,14 +8,16 @@ before; this script shows what that saves, switching it per measurement
 (``direct_launch.ENABLED``):
 
 - cuda (a real GPU): eager ``a + b`` on 16 float32 elements (the host overhead of one small
-  elementwise op) and a bare launch of the binary kernel through ``launch.launch``, host
-  microseconds per call without synchronising, with direct launches on and off.
+  elementwise op), a bare launch of the binary kernel through ``launch.launch`` and one training
+  step of the README's MLP, host microseconds per call without synchronising, with direct
+  launches on and off.
 - cpu (no GPU): the same bare launch of the real binary kernel compiled for sm_90 under a stand-in
   driver, with the compiled kernel's C launcher replaced by a no-op
   (``tools/compile_check.py: stand_in_launches``): the host cost of Triton's Python launch path
   and of the direct path, everything but the driver call; and the launcher's own preparation
   (``launch.launch_keyed`` a no-op). Then whole eager ops (``a + b``, ``a * 2``, ``relu(a)`` on 16
-  float32 elements, and a broadcasting ``x + bias``) the way a GPU runs them, with host memory
+  float32 elements, a broadcasting ``x + bias``, a strided ``x.t() * 2``, ``x.sum(0)``, ``x @ w``, and
+  one training step of the README's MLP) the way a GPU runs them, with host memory
   standing in for device memory (``stand_in_device_memory``): everything but the driver's launch
   and Triton's C launcher.
   Measured in a child process without ``TRITON_INTERPRET``.
@@ -97,12 +99,14 @@ def gpu_rows(iters: int) -> list[dict]:
     def launch_only():
         kb.binary(dout, da, da, op="add", ct="float32")
 
-    cases = {}
+    step = _mlp_step(tl)
+    cases, steps = {}, {}
     for enabled in (False, True):
         path = "direct launch" if enabled else "Triton's launch path"
         cases[f"eager a + b (16 elements), {path}"] = (enabled, lambda: a + b)
         cases[f"binary kernel launch only, {path}"] = (enabled, launch_only)
-    rows = _rows(interleaved_us(cases, iters), cases)
+        steps[f"MLP training step (784-256-10, batch 64, Adam), {path}"] = (enabled, step)
+    rows = _rows(interleaved_us(cases, iters), cases) + _rows(interleaved_us(steps, max(iters // 20, 10)), steps)
     tl.cuda.synchronize()
     return rows
 
@@ -148,15 +152,37 @@ def eager_rows(iters: int) -> list[dict]:
     import tensorlab as tl
 
     a, b = tl.ones(16, device="cuda"), tl.ones(16, device="cuda")
-    x, bias = tl.ones(64, 32, device="cuda"), tl.ones(32, device="cuda")
-    cases = {}
+    x, bias, w = tl.ones(64, 32, device="cuda"), tl.ones(32, device="cuda"), tl.ones(32, 32, device="cuda")
+    step = _mlp_step(tl)
+    cases, steps = {}, {}
     for enabled in (True, False):
         path = "direct launch" if enabled else "Triton's launch path"
         cases[f"eager a + b (16 float32), {path}, stand-in device"] = (enabled, lambda: a + b)
         cases[f"eager a * 2 (16 float32), {path}, stand-in device"] = (enabled, lambda: a * 2)
         cases[f"eager relu(a) (16 float32), {path}, stand-in device"] = (enabled, lambda: tl.relu(a))
         cases[f"eager x + bias (64x32 + 32, broadcast), {path}, stand-in device"] = (enabled, lambda: x + bias)
-    return _rows(interleaved_us(cases, iters), cases)
+        cases[f"eager x.t() * 2 (32x64, strided), {path}, stand-in device"] = (enabled, lambda: x.t() * 2)
+        cases[f"eager x.sum(0) (64x32), {path}, stand-in device"] = (enabled, lambda: x.sum(0))
+        cases[f"eager x @ w (64x32 @ 32x32), {path}, stand-in device"] = (enabled, lambda: x @ w)
+        steps[f"MLP training step (784-256-10, batch 64, Adam), {path}, stand-in device"] = (enabled, step)
+    return _rows(interleaved_us(cases, iters), cases) + _rows(interleaved_us(steps, max(iters // 20, 10)), steps)
+
+
+def _mlp_step(tl):
+    """One training step of the README's MLP (forward, cross-entropy, backward, Adam, zero_grad):
+    the host cost of the framework around ~20 kernel launches."""
+    from tensorlab import nn
+
+    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10)).cuda()
+    opt = tl.optim.Adam(model.parameters(), lr=1e-3)
+    x, y = tl.ones(64, 784, device="cuda"), tl.zeros(64, dtype=tl.int64, device="cuda")
+
+    def step():
+        nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+        opt.zero_grad()
+
+    return step
 
 
 def main():
