@@ -70,16 +70,33 @@ def zero_(self: Tensor) -> Tensor:
     return fill_(self, 0)
 
 
-def _check_scalar_fits(op: str, value, dtype: D.dtype) -> None:
+def _check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True) -> None:
+    """PyTorch's check that a Python scalar converts to ``dtype`` without overflow (``fill_``,
+    ``full``, ``masked_fill``, ...): integers must lie in the type's range (unsigned types also take
+    negatives down to -max, which wrap, as in C++), floats written to an integer type must be
+    finite and in range, and a finite value must not overflow a floating type (``floats=False``
+    skips that last check, as PyTorch's ``__setitem__`` does). bool takes anything."""
     if not isinstance(value, numbers.Number):
         raise TypeError(f"{op}: value must be a number, got {type(value).__name__}")
-    if isinstance(value, builtins.float | np.floating) and not dtype.is_floating_point and dtype is not D.bool:
-        if math.isnan(value) or math.isinf(value):
+    if dtype is D.bool or isinstance(value, builtins.bool | np.bool_) or isinstance(value, complex):
+        return
+    if dtype.is_floating_point:
+        big = _FLOAT_MAX[dtype]
+        if floats and abs(value) > big and not (isinstance(value, builtins.float | np.floating)
+                                                and not math.isfinite(value)):
             raise RuntimeError(f"{op}: value cannot be converted to type {dtype.name} without overflow: {value}")
-    if isinstance(value, builtins.int | np.integer) and not isinstance(value, builtins.bool) and dtype in D.INTEGRAL:
-        info = np.iinfo(dtype.np)
-        if not info.min <= value <= info.max:
-            raise RuntimeError(f"{op}: value cannot be converted to type {dtype.name} without overflow: {value}")
+        return
+    info = np.iinfo(dtype.np)
+    if isinstance(value, builtins.float | np.floating):
+        fits = math.isfinite(value) and info.min <= value <= info.max
+    else:
+        fits = (-info.max if info.min == 0 else info.min) <= value <= info.max
+    if not fits:
+        raise RuntimeError(f"{op}: value cannot be converted to type {dtype.name} without overflow: {value}")
+
+
+_FLOAT_MAX = {D.float16: 65504.0, D.bfloat16: 3.3895313892515355e38, D.float32: 3.4028234663852886e38,
+              D.float64: math.inf}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -263,9 +280,15 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = Fal
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dt = _infer_dtype_of_scalar(fill_value) if dtype is None else D.as_dtype(dtype, "full")
-    t = empty_tensor(size, dt, as_device(device))
-    _raw_fill(t, fill_value)
-    return _finish(t, requires_grad)
+    _check_scalar_fits("full", fill_value, dt)
+    return _finish(filled(size, fill_value, dt, as_device(device)), requires_grad)
+
+
+def filled(size: tuple, value, dtype: D.dtype, dev) -> Tensor:
+    """A new tensor of ``value`` converted to ``dtype`` (callers check the value first)."""
+    t = empty_tensor(size, dtype, dev)
+    _raw_fill(t, value)
+    return t
 
 
 def _raw_fill(t: Tensor, value) -> None:

@@ -31,6 +31,8 @@ def _is_advanced(item) -> bool:
 def _normalize(index) -> tuple:
     if not isinstance(index, tuple):
         index = (index,)
+    if any(isinstance(it, range) for it in index):  # a range indexes as the list of its values (PyTorch)
+        index = tuple(list(it) if isinstance(it, range) else it for it in index)
     return index
 
 
@@ -119,9 +121,10 @@ def setitem(x: Tensor, index, value) -> None:
             value = value.squeeze(0)
         target.copy_(value)
     else:
-        from ._factories import full
+        from ._factories import _check_scalar_fits, filled
 
-        target.copy_(full((), value, dtype=x.dtype, device=x.device))
+        _check_scalar_fits("index_put_", value, x.dtype, floats=False)  # PyTorch's __setitem__ check
+        target.copy_(filled((), value, x.dtype, x.device))
 
 
 Tensor.__getitem__ = getitem

@@ -107,6 +107,12 @@ def _binary_meta(name: str, kind: str):
                 _check_sub_bool(name, x, y)
         if kop == "pow" and out_dtype in D.INTEGRAL and E.is_scalar(y) and not isinstance(y, bool) and y < 0:
             raise RuntimeError("pow(): Integers to negative integer powers are not allowed.")
+        if not isinstance(x, Tensor) or not isinstance(y, Tensor):  # a number operand
+            if name == "clamp_min" or name == "clamp_max":
+                E.check_scalars_fit(name, out_dtype, x, y)
+            t = x if isinstance(x, Tensor) else y
+            if t.dtype is D.float16 or t.dtype is D.bfloat16:  # (a number never promotes a float tensor)
+                x, y = E.round_scalar_to(x, t.dtype), E.round_scalar_to(y, t.dtype)
         # the usual case without broadcasting machinery: one tensor shape (or a scalar operand)
         xs = x._shape if isinstance(x, Tensor) else None
         ys = y._shape if isinstance(y, Tensor) else xs
@@ -620,6 +626,7 @@ def _where_meta(cond, a, b) -> Plan:
         raise RuntimeError(f"where(): expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{E.torch_name(cond.dtype)}")
     out_dtype = D.result_type(a, b)
+    E.check_scalars_fit("where", out_dtype, a, b)
     shape = E.broadcast_shape("where", cond, a, b)
     return Plan(args=E.impl_args("where", shape, (cond, a, b)), outputs=[(shape, out_dtype)],
                 params={"op": "where", "ct": E.ct(out_dtype)})
@@ -663,6 +670,7 @@ tensor_method(_tensor_where, name="where")
 
 def _clamp_meta(x, lo, hi) -> Plan:
     out_dtype = D.result_type(x, lo, hi)
+    E.check_scalars_fit("clamp", out_dtype, lo, hi)
     shape = E.broadcast_shape("clamp", x, lo, hi)
     return Plan(args=E.impl_args("clamp", shape, (x, lo, hi)), outputs=[(shape, out_dtype)],
                 params={"op": "clamp", "ct": E.ct(out_dtype)})

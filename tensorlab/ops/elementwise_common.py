@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import numbers
 
+import ml_dtypes
 import numpy as np
 
 from tensorlab_kernels.elementwise.common import opmath
 
 from .. import _dtype as D
 from .._broadcast import broadcast_geometry, broadcast_shapes
+from .._dispatch import check_no_internal_overlap
+from .._factories import _check_scalar_fits
 from .._tensor import Tensor
 
 TAGS = frozenset({"elementwise", "inplace_safe"})
@@ -67,6 +70,27 @@ def as_operand(op: str, x, name: str = "other"):
     raise TypeError(f"{op}(): argument '{name}' must be Tensor or Number, not {type(x).__name__}")
 
 
+def check_scalars_fit(op: str, dtype: D.dtype, *operands) -> None:
+    """The number operands of an op that converts them to its result ``dtype`` (clamp's bounds,
+    where's values) must fit it: PyTorch's overflow check (``clamp(uint8, max=300)`` raises)."""
+    for x in operands:
+        if x is not None and not isinstance(x, Tensor):
+            _check_scalar_fits(op, x, dtype)
+
+
+_HALF_TYPES = {D.float16: np.float16, D.bfloat16: ml_dtypes.bfloat16}
+
+
+def round_scalar_to(x, dtype: D.dtype):
+    """A Python number operand of a float16/bfloat16 op, rounded to that dtype: PyTorch converts a
+    number to the op's common dtype before computing in float32 (``half == 0.1`` is True)."""
+    kind = _HALF_TYPES.get(dtype)
+    if kind is None or (x.__class__ is not float and x.__class__ is not int):
+        return x
+    with np.errstate(over="ignore"):
+        return float(kind(x))
+
+
 def is_scalar(x) -> bool:
     return not isinstance(x, Tensor)
 
@@ -94,14 +118,7 @@ def impl_args(op: str, shape: tuple, operands) -> list:
     return [broadcast_geometry(x, shape, op) if isinstance(x, Tensor) and x._shape != shape else x for x in operands]
 
 
-def check_writable(op: str, dst: Tensor) -> None:
-    """An in-place or out= destination must not have overlapping elements (an expanded tensor)."""
-    for n, s in zip(dst._shape, dst._stride):
-        if s == 0 and n > 1:
-            raise RuntimeError(
-                f"{op}: unsupported operation: more than one element of the written-to tensor refers to a single "
-                "memory location. Please clone() the tensor before performing the operation."
-            )
+check_writable = check_no_internal_overlap  # (an in-place or out= destination; the dispatcher checks too)
 
 
 def reduce_grad(g, meta):

@@ -236,7 +236,7 @@ def _put(x: Tensor, p: Parsed, values: Tensor, accumulate: bool, inplace: bool, 
 
 
 def setitem(x: Tensor, index: tuple, value) -> None:
-    from .._factories import full
+    from .._factories import _check_scalar_fits, filled
 
     if isinstance(value, Tensor):
         if value.device != x.device:
@@ -245,6 +245,8 @@ def setitem(x: Tensor, index: tuple, value) -> None:
             value = value.to(x.dtype)
     elif not isinstance(value, numbers.Number) or isinstance(value, complex):
         raise TypeError(f"can't assign a {type(value).__name__} to a {x.dtype.name} tensor")
+    else:
+        _check_scalar_fits("index_put_", value, x.dtype, floats=False)  # PyTorch's __setitem__ check
     p = parse(x, index)
     m = p.single_mask()
     if m is not None and p.trivial_basic() and (not isinstance(value, Tensor) or value.ndim == 0):
@@ -253,11 +255,7 @@ def setitem(x: Tensor, index: tuple, value) -> None:
         dispatch(ops.MASKED_FILL, x, mask.reshape(shape) if shape != mask._shape else mask, value, inplace=True)
         return
     if not isinstance(value, Tensor):
-        ops._fill_value("index_put_", value, x)
-        from .._factories import _check_scalar_fits
-
-        _check_scalar_fits("index_put_", value, x.dtype)
-        value = full((), value, dtype=x.dtype, device=x.device)
+        value = filled((), value, x.dtype, x.device)  # (checked above)
     if not p.entries:
         _indexing.basic_getitem(x, tuple(p.basic)).copy_(value)
         return

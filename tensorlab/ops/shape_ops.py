@@ -535,7 +535,10 @@ def _check_repeats(repeats: Tensor, output_size, op: str = "repeat_interleave") 
         if output_size < 0:
             raise RuntimeError(f"{op}: output_size must be non-negative, got {output_size}")
         if not repeats.is_cuda:  # free to check on the host (PyTorch's cpu kernel checks it too)
-            total = int(np.asarray(repeats._host_array(), dtype=np.int64).sum())
+            host = np.asarray(repeats._host_array(), dtype=np.int64)
+            if (host < 0).any():
+                raise RuntimeError(f"{op}: repeats can not be negative")
+            total = int(host.sum())
             if total != output_size:
                 raise RuntimeError(f"{op}: allocated size does not match required size: output_size={output_size}, "
                                    f"sum(repeats)={total}")

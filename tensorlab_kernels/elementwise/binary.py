@@ -90,9 +90,13 @@ def _int_pow(a, b, NBITS: tl.constexpr):
         result = tl.where((e & 1) != 0, result * base, result)
         base = base * base
         e = e >> 1
-    zero = a * 0
-    neg = tl.where(a == 1, zero + 1, tl.where(a == -1, tl.where((b & 1) != 0, zero - 1, zero + 1), zero))
-    return tl.where(b < 0, neg, result)
+    if a.dtype.is_int_unsigned():  # no negative exponents (nor a -1 to compare with: Triton refuses it)
+        y = result
+    else:
+        zero = a * 0
+        neg = tl.where(a == 1, zero + 1, tl.where(a == -1, tl.where((b & 1) != 0, zero - 1, zero + 1), zero))
+        y = tl.where(b < 0, neg, result)
+    return y
 
 
 @triton.jit
@@ -175,9 +179,12 @@ def _binary_op(a, b, alpha, OP: tl.constexpr, IS_FLOAT: tl.constexpr, NBITS: tl.
     elif OP == LEFT_SHIFT:  # PyTorch: a shift by a negative amount or >= the width gives 0
         out_of_range = (b < 0) | (b >= NBITS)
         y = tl.where(out_of_range, a * 0, a << tl.where(out_of_range, b * 0, b))
-    elif OP == RIGHT_SHIFT:  # ... and here a >> (width - 1)
-        s = tl.where((b < 0) | (b >= NBITS), b * 0 + (NBITS - 1), b)
-        y = a >> s
+    elif OP == RIGHT_SHIFT:  # ... and here a >> (width - 1): the sign, 0 for an unsigned type
+        if a.dtype.is_int_unsigned():
+            out_of_range = b >= NBITS
+            y = tl.where(out_of_range, a * 0, a >> tl.where(out_of_range, b * 0, b))
+        else:
+            y = a >> tl.where((b < 0) | (b >= NBITS), b * 0 + (NBITS - 1), b)
     elif OP == CLAMP_MIN:  # nan in either propagates, as PyTorch's clamp
         y = tl.where(a < b, b, a)
         y = tl.where(b != b, b, y)
@@ -309,7 +316,10 @@ def _np_binary(op: str, a, b, alpha, is_float: bool, nbits: int):
         bad = (b < 0) | (b >= nbits)
         return np.where(bad, np.zeros_like(a), np.left_shift(a, np.where(bad, 0, b).astype(a.dtype)))
     if op == "right_shift":
-        return np.right_shift(a, np.where((b < 0) | (b >= nbits), nbits - 1, b).astype(a.dtype))
+        bad = (b < 0) | (b >= nbits)
+        if a.dtype.kind == "u":
+            return np.where(bad, np.zeros_like(a), np.right_shift(a, np.where(bad, 0, b).astype(a.dtype)))
+        return np.right_shift(a, np.where(bad, nbits - 1, b).astype(a.dtype))
     if op == "clamp_min":
         return np.where(b != b, b, np.where(a < b, b, a))
     if op == "clamp_max":
@@ -319,6 +329,9 @@ def _np_binary(op: str, a, b, alpha, is_float: bool, nbits: int):
 
 _DIRECT = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "eq": np.equal,
            "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal}
+
+
+_INT_DIVISIONS = frozenset({"div_trunc", "div_floor", "remainder", "fmod"})
 
 
 def binary_twin(out: np.ndarray, a, b, *, op: str, ct: str, alpha=1) -> None:
@@ -331,6 +344,9 @@ def binary_twin(out: np.ndarray, a, b, *, op: str, ct: str, alpha=1) -> None:
             with np.errstate(all="ignore"):
                 fn(ac, bc, out=out)
             return
+    if op in _INT_DIVISIONS and not C.is_floating_ct(ct) and np.any(bc == 0):
+        # PyTorch's cpu check (its cuda kernels, like this module's, do not read the divisors back)
+        raise RuntimeError(f"{op}: ZeroDivisionError (integer division by zero)")
     al = C.np_operand(alpha, ct)
     with np.errstate(all="ignore"):
         y = _np_binary(op, ac, bc, al, C.is_floating_ct(ct), _NBITS[ct])

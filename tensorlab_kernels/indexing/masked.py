@@ -35,6 +35,15 @@ from .segments import exclusive_scan
 # ----------------------------------------------------------------------------------------------
 
 
+@triton.jit
+def _nonzero(x):
+    """``x != 0`` by value: a half-precision float is converted first, since Triton's interpreter
+    compares a bf16's raw bits (-0.0 would count as non-zero); the conversion is free on a GPU."""
+    if x.dtype.is_bf16() or x.dtype.is_fp16():
+        x = x.to(tl.float32)
+    return x != 0
+
+
 @triton.jit(do_not_specialize=["value_bits"])
 def _masked_fill_kernel(
     out_ptr, self_ptr, mask_ptr, value_ptr,
@@ -54,8 +63,8 @@ def _masked_fill_kernel(
     valid = lin < n
     x = tl.load(self_ptr + offsets(lin, size1, size2, size3, size4, size5, xs0, xs1, xs2, xs3, xs4, xs5, NDIM),
                 mask=valid)
-    m = tl.load(mask_ptr + offsets(lin, size1, size2, size3, size4, size5, ms0, ms1, ms2, ms3, ms4, ms5, NDIM),
-                mask=valid, other=0) != 0
+    m = _nonzero(tl.load(mask_ptr + offsets(lin, size1, size2, size3, size4, size5, ms0, ms1, ms2, ms3, ms4, ms5,
+                                            NDIM), mask=valid, other=0))
     v = fill_value(value_ptr, value_bits, out_ptr, VALUE_MODE)
     y = tl.where(m, v, x)
     if OUT_CONTIGUOUS:
@@ -70,8 +79,8 @@ def _block_flags(mask_ptr, pid, n, size1, size2, size3, size4, size5, ms0, ms1, 
                  NDIM: tl.constexpr, BLOCK: tl.constexpr):
     lin = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
     valid = lin < n
-    m = tl.load(mask_ptr + offsets(lin, size1, size2, size3, size4, size5, ms0, ms1, ms2, ms3, ms4, ms5, NDIM),
-                mask=valid, other=0) != 0
+    m = _nonzero(tl.load(mask_ptr + offsets(lin, size1, size2, size3, size4, size5, ms0, ms1, ms2, ms3, ms4, ms5,
+                                            NDIM), mask=valid, other=0))
     return lin, valid, m & valid
 
 

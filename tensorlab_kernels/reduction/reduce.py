@@ -71,6 +71,10 @@ POST_NONE, POST_DIV_COUNT, POST_SQRT, POST_ROOT = range(4)
 @triton.jit
 def _pre(x, p, PRE: tl.constexpr, ACC: tl.constexpr):
     if PRE == 4:  # x != 0 (all, any, count_nonzero, the 0-"norm")
+        if x.dtype.is_bf16() or x.dtype.is_fp16():
+            # compare values, not bits: Triton's interpreter compares a bf16's raw bits (-0.0 != 0)
+            # and types the result bf16 (whose conversion to ACC then fails); free on a GPU
+            x = x.to(tl.float32)
         y = (x != 0).to(ACC)
     else:
         y = x.to(ACC)

@@ -117,13 +117,17 @@ def _var_kernel(
         mean0 = tl.sum(w * x, axis=1) / nf
         d = tl.where(mask, x - mean0[:, None], 0.0)
         c = tl.sum(w * d, axis=1) / nf
-        mean_b = mean0 + c
+        # an infinite mean0 (an inf in the tile) makes d, hence c, nan: the mean is mean0 itself
+        # then (m2_b stays nan, so the variance is nan, as PyTorch's)
+        mean_b = tl.where(tl.abs(mean0) < float("inf"), mean0 + c, mean0)
         m2_b += tl.sum(w * d * d, axis=1) - c * c * nf
         # Chan's merge of (n, mean, m2) with (n_b, mean_b, m2_b)
         n_new = n + n_b
         frac = n_b.to(ACC) / n_new.to(ACC)
         delta = mean_b - mean
-        mean = mean + delta * frac
+        # an infinite mean on either side makes delta inf or nan and mean + delta * frac nan
+        # (-inf + inf); the weighted average gives what the sum would (+-inf, nan for both signs)
+        mean = tl.where(tl.abs(delta) < float("inf"), mean + delta * frac, mean * (1.0 - frac) + mean_b * frac)
         m2 = m2 + m2_b + delta * delta * (n.to(ACC) * frac)
         n = n_new
 

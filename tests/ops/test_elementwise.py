@@ -502,3 +502,54 @@ def test_reused_strided_plans_follow_each_call(device):
             np.testing.assert_array_equal(to_numpy(z[i].permute(rev) * s), a[i].transpose(rev) * s)
         np.testing.assert_array_equal(to_numpy(z[i].permute(rev) + z[1 - i].permute(rev)),
                                       a[i].transpose(rev) + a[1 - i].transpose(rev))
+
+
+# ----------------------------------------------------------------------------------------------
+# against PyTorch 2.13 (values checked there): unsigned shifts and powers, scalars that do not
+# fit, half-precision scalars, integer division by zero
+# ----------------------------------------------------------------------------------------------
+
+
+def test_unsigned_shifts_and_powers(device):
+    u = tl.tensor([200, 255, 128, 3], dtype=tl.uint8, device=device)
+    assert (u >> 8).tolist() == [0, 0, 0, 0]  # the width or more: 0 (a signed type keeps its sign)
+    assert (u >> 7).tolist() == [1, 1, 1, 0]
+    assert (u >> tl.tensor([0, 9, 200, 1], dtype=tl.uint8, device=device)).tolist() == [200, 0, 0, 1]
+    assert (tl.tensor([-8, 8], dtype=tl.int8, device=device) >> 9).tolist() == [-1, 0]
+    assert (u ** 2).tolist() == [64, 1, 0, 9]  # wraps, as C
+    assert (u ** u).tolist() == [0, 255, 0, 27]
+    assert (2 ** u).tolist() == [0, 0, 0, 8]
+
+
+def test_numbers_that_do_not_fit_a_clamp_or_where_result_raise(device):
+    u = tl.tensor([200, 7], dtype=tl.uint8, device=device)
+    c = tl.tensor([True, False], device=device)
+    for call in (lambda: u.clamp(max=300), lambda: u.clamp_min(256), lambda: tl.where(c, u, 300),
+                 lambda: tl.tensor([1, 2], dtype=tl.int32, device=device).clamp(-2 ** 40, 2 ** 40),
+                 lambda: tl.tensor([1.0], dtype=tl.float16, device=device).clamp(max=1e6)):
+        with pytest.raises(RuntimeError, match="value cannot be converted to type .* without overflow"):
+            call()
+    assert u.clamp(min=-1).tolist() == [255, 255]  # -1 wraps into an unsigned type, as in PyTorch
+    assert tl.where(c, u, -1).tolist() == [200, 255]
+    assert (u + 300).tolist() == [244, 51] and (u < 300).tolist() == [False, True]  # arithmetic wraps
+    assert u.clamp(max=2.5).tolist() == [2.5, 2.5]  # a float bound promotes
+
+
+@pytest.mark.parametrize("dtype", [tl.float16, tl.bfloat16])
+def test_half_precision_ops_round_numbers_to_their_dtype(device, dtype):
+    x = tl.tensor([0.1], dtype=dtype, device=device)
+    assert (x == 0.1).item() and (0.1 == x).item() and not (x < 0.1).item() and (x >= 0.1).item()
+    if dtype is tl.float16:
+        assert (x + 0.1).item() == 0.199951171875
+        assert (tl.tensor([0.5], dtype=dtype, device=device) * 70000).item() == float("inf")
+
+
+def test_integer_division_by_zero_raises_on_cpu():
+    a, z = tl.tensor([7, -7]), tl.tensor([0, 0])
+    for call in (lambda: a // z, lambda: a % z, lambda: tl.fmod(a, z), lambda: a % 0,
+                 lambda: tl.div(a, z, rounding_mode="trunc"), lambda: tl.div(a, z, rounding_mode="floor"),
+                 lambda: tl.tensor([3], dtype=tl.uint8) % tl.tensor([0], dtype=tl.uint8)):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            call()
+    assert (a / z).tolist() == [float("inf"), float("-inf")]  # true division is floating
+    assert (tl.tensor([1.0]) // 0).tolist() == [float("inf")]

@@ -606,3 +606,99 @@ def test_inplace_writes_into_strided_views(device):
     expected[m] = -np.arange(m.sum(), dtype=np.float32)
     t = fresh()
     check(t.masked_scatter_(tl.tensor(m, device=device), -tl.arange(24, device=device).float()), expected)
+
+
+# ----------------------------------------------------------------------------------------------
+# writes into expanded tensors, and scalar values that do not fit the destination (PyTorch's checks)
+# ----------------------------------------------------------------------------------------------
+
+_WRITES_INTO_EXPANDED = {
+    "setitem": lambda y, d: y.__setitem__(tl.tensor([0], device=d), 5.0),
+    "scatter_": lambda y, d: y.scatter_(0, tl.tensor([[1, 1, 1]], device=d), 9.0),
+    "index_add_": lambda y, d: y.index_add_(1, tl.tensor([1], device=d), tl.ones(4, 1, device=d)),
+    "copy_": lambda y, d: y.copy_(tl.ones(4, 3, device=d) * 5),
+    "masked_fill_": lambda y, d: y.masked_fill_(tl.ones(4, 3, dtype=tl.bool, device=d), 2.0),
+    "mul_": lambda y, d: y.mul_(2),
+    "add out=": lambda y, d: tl.add(tl.ones(4, 3, device=d), 1, out=y),
+}
+
+
+@pytest.mark.parametrize("write", sorted(_WRITES_INTO_EXPANDED))
+def test_writes_into_an_expanded_tensor_raise_and_change_nothing(device, write):
+    x = tl.tensor([1.0, 2.0, 3.0], device=device)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor refers to a single"):
+        _WRITES_INTO_EXPANDED[write](x.expand(4, 3), device)
+    assert x.tolist() == [1.0, 2.0, 3.0]
+    x.expand(1, 3).mul_(2)  # a size-1 expanded dim shares nothing
+    assert x.tolist() == [2.0, 4.0, 6.0]
+
+
+# (dtype, value, fits): checked against PyTorch 2.13's fill_ / full / masked_fill
+_SCALARS = [
+    (tl.int8, 300, False), (tl.int8, -129, False), (tl.int8, 127, True), (tl.int8, 300.0, False),
+    (tl.int8, 127.9, False), (tl.int8, -128.5, False), (tl.int8, 2.5, True), (tl.uint8, -1, True),
+    (tl.uint8, -255, True), (tl.uint8, -256, False), (tl.uint8, 256, False), (tl.int64, float("nan"), False),
+    (tl.int32, float("inf"), False), (tl.int64, 2 ** 63, False), (tl.float16, 1e6, False),
+    (tl.float16, 65520.0, False), (tl.float16, 65504, True), (tl.float16, float("inf"), True),
+    (tl.float16, float("nan"), True), (tl.bfloat16, 1e39, False), (tl.float32, 1e39, False),
+    (tl.float32, -1e39, False), (tl.float64, 1e308, True), (tl.bool, 5, True), (tl.int8, True, True),
+]
+
+
+@pytest.mark.parametrize("dtype, value, fits", _SCALARS)
+def test_scalars_that_do_not_fit_the_dtype_raise(dtype, value, fits):
+    mask = tl.tensor([True, False])
+    index = tl.tensor([1])
+    fills = {
+        "full": lambda: tl.full((2,), value, dtype=dtype),
+        "fill_": lambda: tl.zeros(2, dtype=dtype).fill_(value),
+        "masked_fill": lambda: tl.zeros(2, dtype=dtype).masked_fill(mask, value),
+        "index_fill": lambda: tl.zeros(2, dtype=dtype).index_fill(0, index, value),
+        "scatter": lambda: tl.zeros(2, dtype=dtype).scatter(0, index, value),
+    }
+    for name, fill in fills.items():
+        if fits:
+            expected = np.asarray(value).astype(np.float64) if dtype.is_floating_point else None
+            got = to_numpy(fill())
+            if expected is not None:
+                assert np.isnan(expected) or got.max() == np.asarray(expected, dtype=dtype.np), name
+        else:
+            with pytest.raises(RuntimeError, match=f"{name}.*value cannot be converted to type {dtype.name} without"):
+                fill()
+
+
+def test_setitem_checks_integer_destinations_only_as_pytorch(device):
+    x = tl.zeros(2, dtype=tl.int8, device=device)
+    for index in (0, tl.tensor([0], device=device), tl.tensor([True, False], device=device)):
+        with pytest.raises(RuntimeError, match="value cannot be converted to type int8 without overflow"):
+            x[index] = 300
+        with pytest.raises(RuntimeError, match="value cannot be converted to type int8 without overflow"):
+            x[index] = float("nan")
+    x[0] = 2.7  # in range: truncates, as PyTorch
+    assert x.tolist() == [2, 0]
+    h = tl.zeros(2, dtype=tl.float16, device=device)
+    h[0] = 1e6  # PyTorch's __setitem__ lets a floating destination overflow to inf
+    assert to_numpy(h)[0] == np.inf
+    u = tl.zeros(2, dtype=tl.uint8, device=device)
+    u[1] = -1
+    assert u.tolist() == [0, 255]
+
+
+def test_range_indexes_like_the_list_of_its_values(device):
+    a = np.arange(12).reshape(3, 4)
+    x = tl.tensor(a, device=device)
+    np.testing.assert_array_equal(to_numpy(x[range(0, 3, 2)]), a[[0, 2]])
+    np.testing.assert_array_equal(to_numpy(x[:, range(1, 3)]), a[:, [1, 2]])
+    assert x[range(0)].shape == (0, 4)
+    x[range(1, 3)] = 0
+    a[[1, 2]] = 0
+    np.testing.assert_array_equal(to_numpy(x), a)
+
+
+def test_nonzero_of_bf16_treats_negative_zero_as_zero(device):
+    # Triton's interpreter compared a bf16's raw bits with 0: -0.0 (0x8000) counted as non-zero
+    for dtype in (tl.bfloat16, tl.float16):
+        x = tl.tensor([[-0.0, 0.0, 1.5], [-2.0, -0.0, 0.0]], dtype=dtype, device=device)
+        assert tl.nonzero(x).tolist() == [[0, 2], [1, 0]]
+        assert tl.nonzero(x[:, 1]).shape == (0, 1)
+        assert [t.tolist() for t in tl.nonzero(x, as_tuple=True)] == [[0, 1], [2, 0]]

@@ -658,3 +658,53 @@ def test_reused_launch_plans_follow_each_call(monkeypatch):
     monkeypatch.setattr(kcommon, "TILE_BUDGET", 16)  # 16-column tiles: 3 segments of 17 round up to 2 of 32
     np.testing.assert_allclose(to_numpy(x[0].sum(1)), a[0].astype(np.float64).sum(1), rtol=1e-5, atol=1e-5)
     assert [grid[1] for grid in calls] == [1, 2, 1]  # one pass, then the forced split's two
+
+
+@pytest.mark.parametrize("split", ["one_pass", "tiles", "segments"])
+def test_var_mean_of_rows_with_infinities(device, monkeypatch, split):
+    # The mean of var_mean/std_mean is the plain mean (what x.mean() and PyTorch give): an inf in a
+    # row makes it +-inf (nan for both signs), while the variance is nan. The corrected two-pass
+    # term of a tile and Chan's merge of tiles or segments must not turn an infinite mean into nan.
+    if split == "tiles":
+        monkeypatch.setattr(kcommon, "TILE_BUDGET", 64)  # rows walked in tiles of 64 (Chan merges)
+    elif split == "segments":
+        monkeypatch.setattr(kcommon, "FORCE_SEGMENTS", 3)  # partial (mean, M2) per segment, then merged
+    inf = np.inf
+    a = np.random.default_rng(5).standard_normal((6, 300)).astype(np.float32)
+    a[0, 299] = -inf  # in the last tile / segment only
+    a[1, 0] = inf  # the first element (the shift K falls back to 0)
+    a[2, 10], a[2, 150] = -inf, inf
+    a[3, 5] = a[3, 250] = inf
+    a[4] = -inf
+    x = T(a, device)
+    want_mean = quiet(np.mean, a.astype(np.float64), 1)
+    for fn, correction in ((tl.var_mean, 1), (tl.std_mean, 0)):
+        v, m = fn(x, 1, correction=correction)
+        got_v, got_m = to_numpy(v), to_numpy(m)
+        np.testing.assert_array_equal(got_m[:5], want_mean[:5])  # -inf, inf, nan, inf, -inf
+        assert np.isnan(got_v[:5]).all()
+        np.testing.assert_allclose(got_m[5], want_mean[5], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got_v[5], quiet(np.var, a[5].astype(np.float64), ddof=correction)
+                                   ** (0.5 if fn is tl.std_mean else 1), rtol=1e-5)
+    small = T([[3.0, 4.0, -inf]], device)
+    v, m = tl.var_mean(small, 1)
+    assert m.tolist() == [-inf] and math.isnan(v.item())
+    assert tl.var_mean(x[1:2])[1].item() == inf  # a full reduction (split across segments on a GPU)
+
+
+@pytest.mark.parametrize("op", ["any", "all", "count_nonzero", "norm0"])
+def test_bf16_signed_zero_is_zero_in_nonzero_reductions(device, op):
+    # -0.0 == 0: any/all/count_nonzero/norm(p=0) compare values, not bits (Triton's interpreter
+    # compared a bf16's raw bits, and norm(p=0) of bf16 failed to convert the comparison's result)
+    for dtype in (tl.bfloat16, tl.float16):
+        x = T(np.array([[-0.0, 0.0, 1.0], [-0.0, -0.0, 0.0]], np.float32), device, dtype)
+        if op == "any":
+            assert x.any(1).tolist() == [True, False] and x[1].any().item() is False
+        elif op == "all":
+            assert x.all(1).tolist() == [False, False] and x[:, 2].all().item() is False
+            assert T([-2.0, -0.5], device, dtype).all().item() is True
+            assert T([-0.0, 1.0], device, dtype).all().item() is False
+        elif op == "count_nonzero":
+            assert x.count_nonzero(1).tolist() == [1, 0] and tl.count_nonzero(x).item() == 1
+        else:
+            assert tl.norm(x, p=0, dim=1).tolist() == [1.0, 0.0] and tl.norm(x[1], p=0).item() == 0.0

@@ -343,6 +343,8 @@ def test_repeat_interleave_output_size(device):
     assert_close(out, np.repeat(x, [1, 2, 1], axis=0))
     with pytest.raises(RuntimeError, match="allocated size does not match"):
         tl.repeat_interleave(tl.tensor(x), tl.tensor([1, 2, 1]), dim=0, output_size=5)
+    with pytest.raises(RuntimeError, match="repeats can not be negative"):  # checked before the sum (cpu)
+        tl.repeat_interleave(tl.tensor(x), tl.tensor([3, -1, 0]), dim=0, output_size=2)
 
 
 def test_repeat_interleave_errors():
