@@ -61,7 +61,7 @@ def fill_(self: Tensor, value) -> Tensor:
         if value._requires_grad:
             raise NotImplementedError("fill_ with a value tensor that requires grad; use a multiplication instead")
         value = value.item()
-    _check_scalar_fits("fill_", value, self.dtype)
+    check_scalar_fits("fill_", value, self.dtype)
     return dispatch(FILL_, self, value, inplace=True)
 
 
@@ -70,7 +70,7 @@ def zero_(self: Tensor) -> Tensor:
     return fill_(self, 0)
 
 
-def _check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True) -> None:
+def check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True) -> None:
     """PyTorch's check that a Python scalar converts to ``dtype`` without overflow (``fill_``,
     ``full``, ``masked_fill``, ...): integers must lie in the type's range (unsigned types also take
     negatives down to -max, which wrap, as in C++), floats written to an integer type must be
@@ -280,7 +280,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = Fal
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dt = _infer_dtype_of_scalar(fill_value) if dtype is None else D.as_dtype(dtype, "full")
-    _check_scalar_fits("full", fill_value, dt)
+    check_scalar_fits("full", fill_value, dt)
     return _finish(filled(size, fill_value, dt, as_device(device)), requires_grad)
 
 

@@ -121,9 +121,9 @@ def setitem(x: Tensor, index, value) -> None:
             value = value.squeeze(0)
         target.copy_(value)
     else:
-        from ._factories import _check_scalar_fits, filled
+        from ._factories import check_scalar_fits, filled
 
-        _check_scalar_fits("index_put_", value, x.dtype, floats=False)  # PyTorch's __setitem__ check
+        check_scalar_fits("index_put_", value, x.dtype, floats=False)  # PyTorch's __setitem__ check
         target.copy_(filled((), value, x.dtype, x.device))
 
 

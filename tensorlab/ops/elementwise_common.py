@@ -22,7 +22,7 @@ from tensorlab_kernels.elementwise.common import opmath
 from .. import _dtype as D
 from .._broadcast import broadcast_geometry, broadcast_shapes
 from .._dispatch import check_no_internal_overlap
-from .._factories import _check_scalar_fits
+from .._factories import check_scalar_fits
 from .._tensor import Tensor
 
 TAGS = frozenset({"elementwise", "inplace_safe"})
@@ -75,7 +75,7 @@ def check_scalars_fit(op: str, dtype: D.dtype, *operands) -> None:
     where's values) must fit it: PyTorch's overflow check (``clamp(uint8, max=300)`` raises)."""
     for x in operands:
         if x is not None and not isinstance(x, Tensor):
-            _check_scalar_fits(op, x, dtype)
+            check_scalar_fits(op, x, dtype)
 
 
 _HALF_TYPES = {D.float16: np.float16, D.bfloat16: ml_dtypes.bfloat16}

@@ -34,7 +34,7 @@ from tensorlab_kernels.indexing.layout import AdvancedLayout, basic_view_geometr
 from .. import _dtype as D
 from .._broadcast import broadcast_geometry, broadcast_shapes
 from .._dispatch import dispatch
-from .._factories import _check_scalar_fits
+from .._factories import check_scalar_fits
 from .._registry import Plan, defop
 from .._tensor import Tensor, norm_dim, tensor_method
 
@@ -676,7 +676,7 @@ def _scatter(op: str, input, dim, index, src, value, reduce, inplace: bool):
             value = value.item()
         if not isinstance(value, numbers.Number):
             raise TypeError(f"{op}(): value must be a number, got {type(value).__name__}")
-        _check_scalar_fits(op, value, input.dtype)
+        check_scalar_fits(op, value, input.dtype)
         d, index, _ = _scatter_checks(op, input, dim, index, None)
         return dispatch(SCATTER_VALUE, input, index, dim=d, value=value, inplace=inplace)
     d, index, src = _scatter_checks(op, input, dim, index, src)
@@ -807,7 +807,7 @@ def _fill_value(op: str, value, input: Tensor):
         return value
     if not isinstance(value, numbers.Number) or isinstance(value, complex):
         raise TypeError(f"{op}(): value must be a number or a 0-dim Tensor, got {type(value).__name__}")
-    _check_scalar_fits(op, value, input.dtype)
+    check_scalar_fits(op, value, input.dtype)
     return value
 
 

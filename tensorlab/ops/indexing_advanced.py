@@ -236,7 +236,7 @@ def _put(x: Tensor, p: Parsed, values: Tensor, accumulate: bool, inplace: bool, 
 
 
 def setitem(x: Tensor, index: tuple, value) -> None:
-    from .._factories import _check_scalar_fits, filled
+    from .._factories import check_scalar_fits, filled
 
     if isinstance(value, Tensor):
         if value.device != x.device:
@@ -246,7 +246,7 @@ def setitem(x: Tensor, index: tuple, value) -> None:
     elif not isinstance(value, numbers.Number) or isinstance(value, complex):
         raise TypeError(f"can't assign a {type(value).__name__} to a {x.dtype.name} tensor")
     else:
-        _check_scalar_fits("index_put_", value, x.dtype, floats=False)  # PyTorch's __setitem__ check
+        check_scalar_fits("index_put_", value, x.dtype, floats=False)  # PyTorch's __setitem__ check
     p = parse(x, index)
     m = p.single_mask()
     if m is not None and p.trivial_basic() and (not isinstance(value, Tensor) or value.ndim == 0):
