@@ -255,7 +255,7 @@ def empty_tensor(shape: tuple, dtype: D.dtype, dev: device) -> Tensor:
 # ----------------------------------------------------------------------------------------------
 
 
-def check_no_internal_overlap(op_name: str, dst: Tensor) -> None:
+def _check_no_internal_overlap(op_name: str, dst: Tensor) -> None:
     """An in-place or out= destination must not have elements that share memory (an expanded
     tensor): which write would win is undefined. PyTorch's check and message."""
     for n, s in zip(dst._shape, dst._stride):
@@ -273,7 +273,7 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
     if inplace:
         dst = inputs[0]
         shape, dtype = specs[0]
-        check_no_internal_overlap(f"{op.name}_", dst)
+        _check_no_internal_overlap(f"{op.name}_", dst)
         if tuple(shape) != dst._shape:
             raise RuntimeError(
                 f"{op.name}_: output with shape {list(dst._shape)} doesn't match the broadcast shape {list(shape)}"
@@ -290,7 +290,7 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
             if o.device != dev:
                 raise RuntimeError(f"{op.name}(): out= is on {o.device}, but the inputs are on {dev}")
             _check_cast(op, dtype, o.dtype)
-            check_no_internal_overlap(op.name, o)
+            _check_no_internal_overlap(op.name, o)
             if o._shape != tuple(shape):
                 if o.numel() != 0:
                     warnings.warn(

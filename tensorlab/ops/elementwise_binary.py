@@ -353,7 +353,6 @@ def _binary_(op, name: str, self: Tensor, other, needs_self: str | None = "other
     gradient of ``other`` with ``needs_self="other"``, of either with ``"any"``), compute out of place
     from a clone of ``self`` and copy the result in, as PyTorch saves a clone of ``self``."""
     other = E.as_operand(name + "_", other)
-    E.check_writable(name + "_", self)
     other_grad = isinstance(other, Tensor) and other._requires_grad
     if needs_self and _grad_on() and (other_grad or (needs_self == "any" and self._requires_grad)):
         result = dispatch(op, self.clone(), other, **params)
@@ -712,7 +711,6 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
 @tensor_method
 def clamp_(self, min=None, max=None):  # noqa: A002
     lo, hi = _clamp_args("clamp_", min, max)
-    E.check_writable("clamp_", self)
     if hi is None:
         return _binary_(CLAMP_MIN, "clamp_min", self, lo, needs_self="any")
     if lo is None:
@@ -780,7 +778,6 @@ def lerp(input, end, weight, *, out=None):
 
 @tensor_method
 def lerp_(self, end, weight):
-    E.check_writable("lerp_", self)
     w = E.as_operand("lerp_", weight, "weight")
     if _grad_on() and (end._requires_grad or (isinstance(w, Tensor) and w._requires_grad)):
         return self.copy_(dispatch(LERP, self.clone(), end, w))
@@ -839,7 +836,6 @@ def _addc(op, name, input, tensor1, tensor2, value, out=None, inplace=False):
     value = E.as_operand(name, value, "value")
     E.check_out(name, out)
     if inplace:
-        E.check_writable(name + "_", input)
         if _grad_on() and (tensor1._requires_grad or tensor2._requires_grad):
             return input.copy_(dispatch(op, input.clone(), tensor1, tensor2, value=value))
         return dispatch(op, input, tensor1, tensor2, value=value, inplace=True)

@@ -21,7 +21,6 @@ from tensorlab_kernels.elementwise.common import opmath
 
 from .. import _dtype as D
 from .._broadcast import broadcast_geometry, broadcast_shapes
-from .._dispatch import check_no_internal_overlap
 from .._factories import check_scalar_fits
 from .._tensor import Tensor
 
@@ -118,9 +117,6 @@ def impl_args(op: str, shape: tuple, operands) -> list:
     return [broadcast_geometry(x, shape, op) if isinstance(x, Tensor) and x._shape != shape else x for x in operands]
 
 
-check_writable = check_no_internal_overlap  # (an in-place or out= destination; the dispatcher checks too)
-
-
 def reduce_grad(g, meta):
     """``g`` summed to the input's shape (undoing broadcasting) and cast to its dtype."""
     if g is None:
@@ -179,4 +175,3 @@ def check_out(op: str, out) -> None:
     if out is not None:
         if not isinstance(out, Tensor):
             raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
-        check_writable(op, out)
