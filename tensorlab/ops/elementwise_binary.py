@@ -92,8 +92,9 @@ def _check_sub_bool(op: str, a, b) -> None:
                            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
-def _binary_meta(name: str, kind: str):
-    """meta for the binary op ``name``: params ``reverse`` (scalar first), ``alpha``, ``rounding_mode``."""
+def _binary_meta(name: str, kind: str, scalars_fit: bool = False):
+    """meta for the binary op ``name``: params ``reverse`` (scalar first), ``alpha``, ``rounding_mode``.
+    ``scalars_fit``: a number operand must fit the result dtype (clamp_min/clamp_max, as PyTorch)."""
 
     def meta(a, b, *, reverse: bool = False, alpha=1, rounding_mode=None) -> Plan:
         x, y = (b, a) if reverse else (a, b)
@@ -108,7 +109,7 @@ def _binary_meta(name: str, kind: str):
         if kop == "pow" and out_dtype in D.INTEGRAL and E.is_scalar(y) and not isinstance(y, bool) and y < 0:
             raise RuntimeError("pow(): Integers to negative integer powers are not allowed.")
         if not isinstance(x, Tensor) or not isinstance(y, Tensor):  # a number operand
-            if name == "clamp_min" or name == "clamp_max":
+            if scalars_fit:
                 E.check_scalars_fit(name, out_dtype, x, y)
             t = x if isinstance(x, Tensor) else y
             if t.dtype is D.float16 or t.dtype is D.bfloat16:  # (a number never promotes a float tensor)
@@ -289,9 +290,9 @@ def _copysign_backward(ctx, g):
 # ----------------------------------------------------------------------------------------------
 
 
-def _declare(name, kind, backward=None, save=E.save_inputs, doc=""):
-    return defop(name, twin=kb.binary_twin, kernel=kb.binary, meta=_binary_meta(name, kind), backward=backward,
-                 save=save if backward is not None else None, tags=E.TAGS, doc=doc)
+def _declare(name, kind, backward=None, save=E.save_inputs, doc="", scalars_fit: bool = False):
+    return defop(name, twin=kb.binary_twin, kernel=kb.binary, meta=_binary_meta(name, kind, scalars_fit),
+                 backward=backward, save=save if backward is not None else None, tags=E.TAGS, doc=doc)
 
 
 ADD = _declare("add", _ARITH, _add_backward, E.save_nothing, "input + alpha * other")
@@ -310,8 +311,8 @@ ATAN2 = _declare("atan2", _FLOAT, _atan2_backward, doc="atan(input / other) in t
 HYPOT = _declare("hypot", _FLOAT, _hypot_backward, E.save_inputs_and_output, doc="sqrt(input**2 + other**2)")
 COPYSIGN = _declare("copysign", _FLOAT, _copysign_backward, E.save_inputs_and_output,
                     doc="|input| with the sign of other")
-CLAMP_MIN = _declare("clamp_min", _ARITH, _clamp_min_backward, doc="max(input, min); nan propagates")
-CLAMP_MAX = _declare("clamp_max", _ARITH, _clamp_max_backward, doc="min(input, max); nan propagates")
+CLAMP_MIN = _declare("clamp_min", _ARITH, _clamp_min_backward, doc="max(input, min); nan propagates", scalars_fit=True)
+CLAMP_MAX = _declare("clamp_max", _ARITH, _clamp_max_backward, doc="min(input, max); nan propagates", scalars_fit=True)
 EQ = _declare("eq", _BOOL, doc="input == other")
 NE = _declare("ne", _BOOL, doc="input != other")
 LT = _declare("lt", _BOOL, doc="input < other")
