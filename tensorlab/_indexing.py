@@ -8,6 +8,7 @@ tensors, lists or bools are *advanced* indexing; they go to :data:`advanced_geti
 
 from __future__ import annotations
 
+import numbers
 import operator
 
 import numpy as np
@@ -109,6 +110,12 @@ def getitem(x: Tensor, index):
 
 def setitem(x: Tensor, index, value) -> None:
     index = _normalize(index)
+    if not isinstance(value, Tensor):
+        if not isinstance(value, numbers.Number) or isinstance(value, complex):
+            raise TypeError(f"can't assign a {type(value).__name__} to a {x.dtype.name} tensor")
+        from ._factories import check_scalar_fits
+
+        check_scalar_fits("index_put_", value, x.dtype, floats=False)  # PyTorch's __setitem__ check
     if any(_is_advanced(it) for it in index):
         if advanced_setitem is None:
             raise NotImplementedError("advanced index assignment (tensor, list or bool indices) is not available")
@@ -121,10 +128,9 @@ def setitem(x: Tensor, index, value) -> None:
             value = value.squeeze(0)
         target.copy_(value)
     else:
-        from ._factories import check_scalar_fits, filled
+        from ._factories import filled
 
-        check_scalar_fits("index_put_", value, x.dtype, floats=False)  # PyTorch's __setitem__ check
-        target.copy_(filled((), value, x.dtype, x.device))
+        target.copy_(filled((), value, x.dtype, x.device))  # (a number checked above)
 
 
 Tensor.__getitem__ = getitem

@@ -30,7 +30,6 @@ propagates gradients to ``h``.
 
 from __future__ import annotations
 
-import numbers
 import operator
 import warnings
 
@@ -236,17 +235,14 @@ def _put(x: Tensor, p: Parsed, values: Tensor, accumulate: bool, inplace: bool, 
 
 
 def setitem(x: Tensor, index: tuple, value) -> None:
-    from .._factories import check_scalar_fits, filled
+    """``x[index] = value`` with advanced indices (``_indexing.setitem`` has checked a number value)."""
+    from .._factories import filled
 
     if isinstance(value, Tensor):
         if value.device != x.device:
             value = value.to(x.device)
         if value.dtype is not x.dtype:
             value = value.to(x.dtype)
-    elif not isinstance(value, numbers.Number) or isinstance(value, complex):
-        raise TypeError(f"can't assign a {type(value).__name__} to a {x.dtype.name} tensor")
-    else:
-        check_scalar_fits("index_put_", value, x.dtype, floats=False)  # PyTorch's __setitem__ check
     p = parse(x, index)
     m = p.single_mask()
     if m is not None and p.trivial_basic() and (not isinstance(value, Tensor) or value.ndim == 0):
@@ -255,7 +251,7 @@ def setitem(x: Tensor, index: tuple, value) -> None:
         dispatch(ops.MASKED_FILL, x, mask.reshape(shape) if shape != mask._shape else mask, value, inplace=True)
         return
     if not isinstance(value, Tensor):
-        value = filled((), value, x.dtype, x.device)  # (checked above)
+        value = filled((), value, x.dtype, x.device)
     if not p.entries:
         _indexing.basic_getitem(x, tuple(p.basic)).copy_(value)
         return
