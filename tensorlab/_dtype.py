@@ -116,6 +116,11 @@ def as_dtype(value, op: str = "dtype") -> dtype:
 _INT_ORDER = {uint8: 0, int8: 1, int16: 2, int32: 3, int64: 4}
 
 
+def float_info(d: dtype):
+    """numpy's finfo of a floating dtype (ml_dtypes' for bfloat16): max, eps, tiny, ..."""
+    return ml_dtypes.finfo(d.np) if d is bfloat16 else np.finfo(d.np)
+
+
 def promote_types(a: dtype, b: dtype) -> dtype:
     """The smallest dtype both ``a`` and ``b`` convert to without losing their category."""
     if a is b:

@@ -81,9 +81,8 @@ def check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True) -> No
     if dtype is D.bool or isinstance(value, builtins.bool | np.bool_) or isinstance(value, complex):
         return
     if dtype.is_floating_point:
-        big = _FLOAT_MAX[dtype]
-        if floats and abs(value) > big and not (isinstance(value, builtins.float | np.floating)
-                                                and not math.isfinite(value)):
+        finite = not isinstance(value, builtins.float | np.floating) or math.isfinite(value)  # inf, nan fit
+        if floats and finite and abs(value) > D.float_info(dtype).max:
             raise RuntimeError(f"{op}: value cannot be converted to type {dtype.name} without overflow: {value}")
         return
     info = np.iinfo(dtype.np)
@@ -94,9 +93,6 @@ def check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True) -> No
     if not fits:
         raise RuntimeError(f"{op}: value cannot be converted to type {dtype.name} without overflow: {value}")
 
-
-_FLOAT_MAX = {D.float16: 65504.0, D.bfloat16: 3.3895313892515355e38, D.float32: 3.4028234663852886e38,
-              D.float64: math.inf}
 
 
 # ----------------------------------------------------------------------------------------------

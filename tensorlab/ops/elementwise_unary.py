@@ -19,8 +19,6 @@ from __future__ import annotations
 import builtins
 import math
 
-import numpy as np
-
 from tensorlab_kernels.elementwise import unary as ku
 
 from .. import _dtype as D
@@ -458,18 +456,10 @@ ISFINITE = _declare("isfinite", _BOOL)
 SIGNBIT = _declare("signbit", _BOOL)
 
 
-def _finfo(dtype: D.dtype):
-    if dtype is D.bfloat16:
-        import ml_dtypes
-
-        return ml_dtypes.finfo(ml_dtypes.bfloat16)
-    return np.finfo(dtype.np)
-
-
 def _nan_to_num_args(x, nan=0.0, posinf=None, neginf=None):
     if not x.dtype.is_floating_point:
         return "nan_to_num", (0, 0, 0)
-    info = _finfo(x.dtype)
+    info = D.float_info(x.dtype)
     posinf = float(info.max) if posinf is None else float(posinf)
     neginf = float(info.min) if neginf is None else float(neginf)
     return "nan_to_num", (0.0 if nan is None else float(nan), posinf, neginf)
