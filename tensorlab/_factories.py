@@ -70,6 +70,17 @@ def zero_(self: Tensor) -> Tensor:
     return fill_(self, 0)
 
 
+def _rounds_to_inf(value, dtype: D.dtype) -> bool:
+    """A finite number overflows a floating dtype when it rounds to infinity there (PyTorch takes
+    float16 65505, which rounds to 65504, and refuses 65520)."""
+    try:
+        x = float(value)
+    except OverflowError:  # an int beyond float64
+        return True
+    with np.errstate(over="ignore"):
+        return bool(np.isinf(np.array(x).astype(dtype.np)))
+
+
 def check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True) -> None:
     """PyTorch's check that a Python scalar converts to ``dtype`` without overflow (``fill_``,
     ``full``, ``masked_fill``, ...): integers must lie in the type's range (unsigned types also take
@@ -82,7 +93,7 @@ def check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True) -> No
         return
     if dtype.is_floating_point:
         finite = not isinstance(value, builtins.float | np.floating) or math.isfinite(value)  # inf, nan fit
-        if floats and finite and abs(value) > D.float_info(dtype).max:
+        if floats and finite and _rounds_to_inf(value, dtype):
             raise RuntimeError(f"{op}: value cannot be converted to type {dtype.name} without overflow: {value}")
         return
     info = np.iinfo(dtype.np)
