@@ -218,9 +218,8 @@ def launch_elementwise(kernel, out, operands, extra_bits, mode_names, ct: str, o
                            mode_names, needs_int64(out, *[x for x in operands if x.__class__ is DeviceArray]))
     for grid, offs, ints, layout in pieces:
         # each piece starts offs elements in; the first (usually the only) piece at 0
-        dst = out.view(out.shape, out.strides, out.offset + offs[0]) if offs[0] else out
-        ptrs = [dst if x.__class__ is not DeviceArray else x.view(x.shape, x.strides, x.offset + offs[i + 1])
-                if offs[i + 1] else x for i, x in enumerate(operands)]
+        dst = out.shifted(offs[0])
+        ptrs = [x.shifted(offs[i + 1]) if x.__class__ is DeviceArray else dst for i, x in enumerate(operands)]
         launch(kernel, grid, dst, *ptrs, *bits, *extra_bits, *ints, **layout, **dict(constexprs))
 
 

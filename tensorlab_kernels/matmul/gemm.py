@@ -299,12 +299,8 @@ def matmul(out, a, b, bias=None, *, alpha=1, beta=1, precision: str = "highest",
     a_arr, b_arr = (a, b) if K > 0 else (out, out)
     d_arr = bias if has_bias else out
     for grid, (oc, oa, ob, od), ints in pieces:
-        launch(_gemm_kernel, grid, _at(out, oc), _at(a_arr, oa), _at(b_arr, ob), _at(d_arr, od), *ints, **meta)
-
-
-def _at(arr, offset: int):
-    """``arr`` moved ``offset`` elements on (itself when 0: the usual, single piece)."""
-    return arr.view(arr.shape, arr.strides, arr.offset + offset) if offset else arr
+        launch(_gemm_kernel, grid, out.shifted(oc), a_arr.shifted(oa), b_arr.shifted(ob), d_arr.shifted(od), *ints,
+               **meta)
 
 
 def _plan(out_shape, out_strides, a_shape, a_strides, b_shape, b_strides, bias_geometry, dtype, alpha_bits,

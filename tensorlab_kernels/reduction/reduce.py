@@ -282,8 +282,8 @@ def reduce(out, inp, *, op: str, dims, compute=None, p: float = 2.0, segments: i
     compute = None if compute is None or np.dtype(compute) == inp.dtype else np.dtype(compute)
     force = segments if segments is not None else common.FORCE_SEGMENTS
     # The launches depend on the geometry only: worked out once per geometry and op.
-    plan = _reduce_plan(out.shape, out.strides, inp.shape, inp.strides, inp.dtype, inp.itemsize, op, dims, compute,
-                        p, force, common.TILE_BUDGET, out.device, needs_int64(out, inp))
+    plan = _reduce_plan(out.shape, out.strides, inp.shape, inp.strides, inp.dtype, op, dims, compute, p, force,
+                        common.TILE_BUDGET, out.device, needs_int64(out, inp))
     if plan is None:
         # more than six non-mergeable dims in a group: one explicit copy to (rows, cols), then reduce
         dims = tuple(sorted(set(dims)))
@@ -303,8 +303,8 @@ def reduce(out, inp, *, op: str, dims, compute=None, p: float = 2.0, segments: i
 
 
 @functools.lru_cache(maxsize=1024)  # plans are never changed by callers
-def _reduce_plan(out_shape, out_strides, in_shape, in_strides, in_dtype, itemsize, op, dims, compute, p, force,
-                 tile_budget, device, int64):
+def _reduce_plan(out_shape, out_strides, in_shape, in_strides, in_dtype, op, dims, compute, p, force, tile_budget,
+                 device, int64):
     """``(partial's (shape, dtype) or None, launches)``, each launch ``(writes the partials?, reads
     the partials?, grid, ints, constexprs)``; None when a group needs more than six dims."""
     dims = tuple(sorted(set(dims)))
@@ -315,7 +315,7 @@ def _reduce_plan(out_shape, out_strides, in_shape, in_strides, in_dtype, itemsiz
                      [in_strides], sort_reduced=True)
     if lay is None:
         return None
-    cfg = tile_config(lay.n_rows, lay.n_cols, lay.kept_strides[0][-1], lay.red_strides[0][-1], itemsize)
+    cfg = tile_config(lay.n_rows, lay.n_cols, lay.kept_strides[0][-1], lay.red_strides[0][-1], in_dtype.itemsize)
     nseg, seg_len = split_config(lay.n_rows, lay.n_cols, cfg["BLOCK_M"], cfg["BLOCK_N"], device, force)
     common_args = dict(combine=combine, acc=acc, count=n_cols, p=p, pre_ident=pre, int64=int64)
     if nseg == 1:

@@ -72,6 +72,10 @@ class DeviceArray:
     def view(self, shape: tuple, strides: tuple, offset: int | None = None) -> DeviceArray:
         return DeviceArray(self.storage, self.offset if offset is None else offset, shape, strides, self.dtype)
 
+    def shifted(self, offset: int) -> DeviceArray:
+        """This view moved ``offset`` elements on (itself for 0: a launch piece at the start)."""
+        return DeviceArray(self.storage, self.offset + offset, self.shape, self.strides, self.dtype) if offset else self
+
     def host_view(self) -> np.ndarray:
         """Interpreted device only: a numpy view of this array's (host) memory, for tests."""
         host = getattr(self.storage, "host", None)
