@@ -199,7 +199,6 @@ def main():
         rows = gpu_rows(iters)
     else:
         env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-        env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
         proc = subprocess.run([sys.executable, __file__, "--child", str(iters)], env=env, capture_output=True,
                               text=True, timeout=900)
         if proc.returncode != 0:

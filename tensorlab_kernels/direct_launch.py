@@ -47,6 +47,7 @@ from __future__ import annotations
 import os
 
 from ._triton import TRITON_AVAILABLE, triton
+from .compile_options import add_compile_options
 from .runtime.array import DeviceArray
 
 # The launch protocol above was read in, and is tested against, these Triton versions.
@@ -201,14 +202,14 @@ def launch_keyed(kernel, grid: tuple, args: tuple, key, meta_of):
     docstring) and ``meta_of()`` building its keyword arguments, called only when needed."""
     knobs = triton.knobs.runtime
     if getattr(knobs.launch_enter_hook, "calls", True) or getattr(knobs.launch_exit_hook, "calls", True):
-        return kernel[grid](*args, **meta_of())  # _hooked(knobs), written out: the hot path
+        return kernel[grid](*args, **add_compile_options(meta_of()))  # _hooked(knobs), written out: the hot path
     drv = triton.runtime.driver.active
     device = drv.get_current_device()
     keyed = _keyed.get(id(kernel))
     k = (device, knobs.debug, key)
     hit = keyed.get(k) if keyed is not None else None
     if hit is None or CHECK_KEYS:
-        meta = meta_of()
+        meta = add_compile_options(meta_of())
         if hit is not None:
             full = _key(device, args, meta)
             if full != hit[1]:

@@ -21,6 +21,7 @@ import os
 
 from . import direct_launch
 from ._triton import TRITON_AVAILABLE, triton
+from .compile_options import add_compile_options
 from .runtime import INTERPRET as _RUNTIME_INTERPRET
 
 log = logging.getLogger("tensorlab")
@@ -44,7 +45,8 @@ def next_power_of_2(n: int) -> int:
 
 
 def launch(kernel, grid, *args, **meta):
-    """Start ``kernel`` on ``grid`` (a tuple) on the current stream; log it when debugging."""
+    """Start ``kernel`` on ``grid`` (a tuple) on the current stream with tensorlab's compile options
+    (``compile_options``); log it when debugging."""
     if not TRITON_AVAILABLE:
         raise RuntimeError("cannot launch Triton kernels: Triton is not installed")
     if DEBUG:
@@ -53,6 +55,7 @@ def launch(kernel, grid, *args, **meta):
     grid = tuple(grid)
     if 0 in grid:
         return None
+    add_compile_options(meta)
     if _launch_hook is not None:
         _launch_hook(kernel, grid, args, meta)
     if direct_launch.ENABLED:

@@ -609,7 +609,10 @@ def compile_one(rec: dict, arch: int = 90, resources: bool = True) -> dict:
         jit = resolve_kernel(rec["kernel"], rec.get("file"))
         res["signature"] = describe(rec, list(inspect.signature(jit.fn).parameters), _constexpr_positions(jit.fn))
         args = [decode(a) for a in rec["args"]]
-        meta = {k: decode(v) for k, v in rec["meta"].items()}
+        from tensorlab_kernels.compile_options import add_compile_options
+
+        # the compile options a launch adds (records made before they were recorded lack them)
+        meta = add_compile_options({k: decode(v) for k, v in rec["meta"].items()})
     except Exception as exc:  # the record cannot be rebuilt: report it, do not hide it
         res["status"] = "error"
         res["error"], res["error_full"] = _error_summary(exc)
@@ -773,7 +776,6 @@ def compile_all(paths, arch=90, jobs=1, only=None, cache_dir=None, resources=Tru
         tmp = tempfile.TemporaryDirectory(prefix="tl_compile_check_")
         cache_dir = tmp.name
     os.environ["TRITON_CACHE_DIR"] = str(cache_dir)
-    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # 3.9's default; set to silence its warning
     sys.path.insert(0, str(ROOT))
     import ml_dtypes  # noqa: F401  (registers numpy's "bfloat16", as importing tensorlab does)
     import triton
@@ -920,7 +922,6 @@ def main(argv=None) -> int:
     if args.cmd == "direct":
         if rest:
             ap.error(f"unrecognised arguments: {rest}")
-        os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # 3.9's default; set to silence its warning
         return check_direct(args.records, args.per_kernel, args.arch)
     if args.cmd == "record":
         if not rest and not args.script:
