@@ -1,7 +1,7 @@
 """tools/compile_check.py keeps working: record a few launches in the interpreter, compile them for sm_90.
 
 The real Triton compiler (and the ptxas in Triton's wheel) runs without a GPU, so this test runs
-everywhere. It compiles three kernels (fill, strided copy, one elementwise binary op) recorded
+everywhere. It compiles four kernels (fill, strided copy, one elementwise binary op, a full sum) recorded
 with the GPU launch configurations, replays them with direct launches off and on (``direct``),
 and checks that a kernel the compiler rejects is reported as a failure with a non-zero exit status.
 """
@@ -42,6 +42,8 @@ def test_recorded_kernels_compile_for_sm90(tmp_path):
         x = tl.full((37, 5), 1.5, device="cuda")           # fill
         y = x.t().to(tl.float16)                            # strided copy with a cast
         z = x + x                                           # an elementwise binary kernel
+        v = tl.ones(4096, device="cuda")
+        s = v.sum()                                         # a full reduction (one row)
     """))
     records = tmp_path / "launches.jsonl"
     rec = subprocess.run([sys.executable, str(TOOL), "record", "-o", str(records), "--script", str(script)],
@@ -68,6 +70,10 @@ def test_recorded_kernels_compile_for_sm90(tmp_path):
         assert r["status"] == "ok", r
         assert r["cached"] or r["reg"] > 0  # a real cubin was built and inspected
     assert "TRITON_DEFAULT_FP_FUSION" not in proc.stderr  # Triton 3.9's warning when the option is left unset
+    # the full sum over 4096 aligned float32s reads with vector loads only (its one row's offset must
+    # be known aligned: row_layout gives a single row stride 0)
+    (full_sum,) = [r for r in result["results"] if r["kernel"].endswith(":_reduce_kernel")]
+    assert full_sum["vector_loads"] > 0 and full_sum["scalar_loads"] == 0, full_sum
 
     # the same launches replayed with direct launches off and on pass the launcher the same arguments
     direct = subprocess.run([sys.executable, str(TOOL), "direct", str(records)], cwd=ROOT, env=_compile_env(),

@@ -18,7 +18,9 @@ real compiler rejects (and the other way round). This tool closes that gap in tw
    driver), so the installed Triton version's specialisation rules apply exactly as they would
    at a launch. ptxas ships in Triton's wheel. Each result is checked against Hopper's limits
    (227 KiB of shared memory per block, 64 Ki registers per block) and reports registers and
-   spills (``cuobjdump --dump-resource-usage``). Exit status 1 when anything fails.
+   spills (``cuobjdump --dump-resource-usage``) and, in ``--json``, how the PTX reads global
+   memory (``vector_loads``/``scalar_loads``: whether loads vectorised). Exit status 1 when
+   anything fails.
 
 Usage (from the repository root)::
 
@@ -601,6 +603,16 @@ def _error_summary(exc: BaseException, max_lines: int = 12) -> tuple[str, str]:
     return "\n".join(lines), text
 
 
+def global_loads(ptx: str) -> dict:
+    """How the compiled kernel reads global memory: ``vector_loads`` (``ld.global.v2``/``v4``: one
+    instruction moves 8 or 16 bytes per thread) and ``scalar_loads`` (one element per thread), as
+    counted in the PTX. A memory-bound kernel over contiguous, aligned data should have vector loads
+    only; scalar ones there mean Triton could not prove the offsets contiguous or aligned."""
+    loads = re.findall(r"\bld\.global\S*", ptx)  # e.g. ld.global.L1::evict_last.v4.b32
+    vector = sum(1 for op in loads if re.search(r"\.v[248]\.", op))
+    return {"vector_loads": vector, "scalar_loads": len(loads) - vector}
+
+
 def compile_one(rec: dict, arch: int = 90, resources: bool = True) -> dict:
     """Compile one record through Triton's launch path; returns a result dict (never raises)."""
     res = {"kernel": rec["kernel"], "key": rec["key"], "where": rec.get("where", ""), "status": "ok",
@@ -634,6 +646,8 @@ def compile_one(rec: dict, arch: int = 90, resources: bool = True) -> dict:
     res.update(num_warps=md.num_warps, num_stages=md.num_stages, shared=md.shared)
     if resources and not res["cached"]:
         res.update(_resources(kernel.asm["cubin"]))
+    if not res["cached"]:
+        res.update(global_loads(kernel.asm["ptx"]))
     problems = []
     limit = SMEM_LIMIT.get(arch)
     if limit is not None and md.shared > limit:

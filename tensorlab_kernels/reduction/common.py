@@ -246,6 +246,12 @@ def row_layout(shape, dims, kept_strides: list, red_strides: list, sort_reduced:
     rshape, rstr = collapse_dims(tuple(shape[d] for d in red), *[tuple(s[d] for d in red) for s in red_strides])
     if len(kshape) > MAX_DIMS or len(rshape) > MAX_DIMS:
         return None
+    if kshape == (1,):
+        # One row (a full reduction, a 1-D softmax): its stride is never used, so 0 rather than
+        # collapse_dims' 1. Triton specialises an int argument of 0 as a multiple of 16, so the row
+        # offset is known aligned and the column loads vectorise; with 1 they stay scalar (the
+        # offset is then the program id, of unknown alignment).
+        kstr = [(0,)] * len(kstr)
     return RowLayout(kshape, kstr, rshape, rstr)
 
 
