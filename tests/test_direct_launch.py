@@ -156,6 +156,7 @@ def _main() -> None:
 
     os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="tl-direct-launch-"))
     from tensorlab_kernels import direct_launch
+    from tensorlab_kernels.compile_options import add_compile_options
     from tensorlab_kernels.elementwise import binary as kb
     from tensorlab_kernels.launch import launch
     from tensorlab_kernels.runtime.array import DeviceArray
@@ -229,7 +230,8 @@ def _main() -> None:
         triton_runs.clear()
         launch(_probe_kernel, (4,), *args, **meta)
         assert not triton_runs, f"{name}: not direct"
-        chosen = real_run(_probe_kernel, *args, grid=(4,), warmup=True, **meta)
+        # what Triton compiles for the launch tensorlab makes (launch adds its compile options)
+        chosen = real_run(_probe_kernel, *args, grid=(4,), warmup=True, **add_compile_options(dict(meta)))
         assert calls[0][4] == chosen.function, f"{name}: direct path ran another kernel than Triton picks"
         functions.add(calls[0][4])
     # the variants really are different specialisations (the key is not merely ignoring them)
