@@ -37,6 +37,7 @@ _BITWISE = "bitwise"  # integers or bool only
 _SHIFT = "shift"  # integers only
 
 _NO_BOOL = {"remainder", "fmod", "div_trunc", "div_floor", "pow"}
+_NO_BOOL_SCALAR = {"clamp_min", "clamp_max"}  # PyTorch: no bool kernel for a number bound (a tensor bound works)
 
 
 def _common_dtype(op: str, a, b) -> D.dtype:
@@ -59,12 +60,17 @@ def _binary_types(op: str, kind: str, kop: str, a, b) -> tuple[D.dtype, str]:
     """(result dtype, compute type) for ``kop`` on operands ``a`` and ``b``."""
     common = _common_dtype(op, a, b)
     if kind == _ARITH:
-        if common is D.bool and kop in _NO_BOOL:
-            raise E.not_implemented_for(op, common)
+        if common is D.bool:
+            if kop == "pow" and isinstance(a, Tensor) and isinstance(b, bool):
+                # PyTorch's pow(bool tensor, bool number) stays bool (x ** True is x, x ** False is True);
+                # computed as uint8, since the kernels have no bool arithmetic
+                return D.bool, "uint8"
+            if kop in _NO_BOOL or (kop in _NO_BOOL_SCALAR and not isinstance(b, Tensor)):
+                raise E.not_implemented_for(op, common)
         return common, E.ct(common)
     if kind == _FLOAT:
-        if common is D.bool and kop in _NO_BOOL:
-            raise E.not_implemented_for(op, common)
+        if (common is D.bool and kop in _NO_BOOL) or (kop == "hypot" and not common.is_floating_point):
+            raise E.not_implemented_for(op, common)  # PyTorch's hypot has only floating kernels
         out = E.float_result(common)
         return out, E.ct(out)
     if kind == _BOOL:
@@ -573,11 +579,17 @@ def copysign_(self, other):
     return _binary_(COPYSIGN, "copysign", self, other, needs_self="any")
 
 
-def _comparison(op, name):
+def _comparison(op, name, tensor_other: bool = False):
+    """``name`` and ``name_``; ``tensor_other``: ``other`` must be a Tensor (PyTorch's logical ops take no number)."""
+
     def fn(input, other, *, out=None):
+        if tensor_other:
+            _tensor_pair(name, input, other)
         return _binary(op, name, input, other, out=out)
 
     def fn_(self, other):
+        if tensor_other and not isinstance(other, Tensor):
+            raise TypeError(f"{name}_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
         return _binary_(op, name, self, other, needs_self=None)
 
     fn.__name__, fn_.__name__ = name, name + "_"
@@ -596,9 +608,9 @@ ge, ge_ = _comparison(GE, "ge")
 not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 for _alias, _fn in (("not_equal", ne), ("less", lt), ("less_equal", le), ("greater", gt), ("greater_equal", ge)):
     tensor_method(_fn, name=_alias)
-logical_and, logical_and_ = _comparison(LOGICAL_AND, "logical_and")
-logical_or, logical_or_ = _comparison(LOGICAL_OR, "logical_or")
-logical_xor, logical_xor_ = _comparison(LOGICAL_XOR, "logical_xor")
+logical_and, logical_and_ = _comparison(LOGICAL_AND, "logical_and", tensor_other=True)
+logical_or, logical_or_ = _comparison(LOGICAL_OR, "logical_or", tensor_other=True)
+logical_xor, logical_xor_ = _comparison(LOGICAL_XOR, "logical_xor", tensor_other=True)
 bitwise_and, bitwise_and_ = _comparison(BITWISE_AND, "bitwise_and")
 bitwise_or, bitwise_or_ = _comparison(BITWISE_OR, "bitwise_or")
 bitwise_xor, bitwise_xor_ = _comparison(BITWISE_XOR, "bitwise_xor")
@@ -670,6 +682,8 @@ tensor_method(_tensor_where, name="where")
 
 def _clamp_meta(x, lo, hi) -> Plan:
     out_dtype = D.result_type(x, lo, hi)
+    if out_dtype is D.bool:  # PyTorch has no bool clamp kernel (clamp(bool, 0, 1) is int64 and works)
+        raise E.not_implemented_for("clamp", out_dtype)
     E.check_scalars_fit("clamp", out_dtype, lo, hi)
     shape = E.broadcast_shape("clamp", x, lo, hi)
     return Plan(args=E.impl_args("clamp", shape, (x, lo, hi)), outputs=[(shape, out_dtype)],
@@ -788,6 +802,8 @@ def lerp_(self, end, weight):
 def _addc_meta(name: str):
     def meta(x, t1, t2, *, value=1) -> Plan:
         out_dtype = D.result_type(x, t1, t2)
+        if name == "addcmul" and out_dtype is D.bool:  # PyTorch has no bool addcmul kernel
+            raise E.not_implemented_for(name, out_dtype)
         if name == "addcdiv" and not D.promote_types(t1.dtype, t2.dtype).is_floating_point:
             raise RuntimeError(
                 "addcdiv(): Integer division with addcdiv is no longer supported, and in a future release addcdiv "

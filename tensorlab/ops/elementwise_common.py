@@ -35,9 +35,10 @@ def torch_name(dtype: D.dtype) -> str:
     return _TORCH_NAMES[dtype.name]
 
 
-def not_implemented_for(op: str, dtype: D.dtype) -> RuntimeError:
-    """PyTorch's error for an op without a kernel for a dtype (``"silu" not implemented for 'Long'``)."""
-    return RuntimeError(f'{op}(): "{op}" not implemented for \'{torch_name(dtype)}\'')
+def not_implemented_for(op: str, dtype: D.dtype) -> NotImplementedError:
+    """PyTorch's error for an op without a kernel for a dtype (``"silu" not implemented for 'Long'``):
+    a NotImplementedError, as PyTorch raises (a RuntimeError too: Python's NotImplementedError derives from it)."""
+    return NotImplementedError(f'{op}(): "{op}" not implemented for \'{torch_name(dtype)}\'')
 
 
 def ct(dtype: D.dtype) -> str:

@@ -63,6 +63,8 @@ def _result(name: str, kind: str, dtype: D.dtype) -> tuple[D.dtype, str]:
         if name == "neg":
             raise RuntimeError("neg(): Negation, the `-` operator, on a bool tensor is not supported. If you are "
                                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        if name == "hardtanh":  # PyTorch's own check (a RuntimeError, not a missing kernel)
+            raise RuntimeError("hardtanh(): Bool inputs not supported for hardtanh")
         raise E.not_implemented_for(name, dtype)
     if kind == _BITS and dtype.is_floating_point:
         raise E.not_implemented_for(name, dtype)
@@ -420,9 +422,13 @@ RELU = _declare("relu", _SAME_NO_BOOL, _relu_backward, _save_output, needs_input
 
 
 def _hardtanh_args(x, min_val=-1.0, max_val=1.0):
-    if not x.dtype.is_floating_point and not (isinstance(min_val, int) and isinstance(max_val, int)):
-        raise RuntimeError(f"hardtanh(): result type Float can't be cast to the desired output type "
-                           f"{E.torch_name(x.dtype)}")
+    if not x.dtype.is_floating_point:
+        # PyTorch converts the limits to the input's integer dtype, truncating (hardtanh(int) clamps
+        # to [-1, 1], -2.5 becomes -2); negative limits are refused for an unsigned dtype
+        if x.dtype is D.uint8 and (min_val < 0 or max_val < 0):
+            raise RuntimeError("hardtanh(): cannot do hardtanh on an unsigned type with negative limits")
+        E.check_scalars_fit("hardtanh", x.dtype, min_val, max_val)
+        min_val, max_val = int(min_val), int(max_val)
     return "hardtanh", (min_val, max_val)
 
 

@@ -406,9 +406,9 @@ for _name, _np_fn in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), (
                       ("gt", np.greater), ("ge", np.greater_equal)):
     OPS.append(binary_info(_name, getattr(tl, _name), _np_fn, result="bool", grad=False,
                            cuda_dtypes=CUDA_ALL if _name in ("eq", "lt") else (F32, tl.int32), scalars=(2, 2.5)))
-for _name in ("logical_and", "logical_or", "logical_xor"):
+for _name in ("logical_and", "logical_or", "logical_xor"):  # (no number operand: PyTorch refuses one)
     OPS.append(binary_info(_name, getattr(tl, _name), getattr(np, _name), result="bool", grad=False,
-                           cuda_dtypes=(F32, tl.int32, tl.bool), scalars=(0, True)))
+                           cuda_dtypes=(F32, tl.int32, tl.bool), scalars=()))
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
     OPS.append(binary_info(_name, getattr(tl, _name), getattr(np, _name), dtypes=_INT_AND_BOOL, grad=False,
                            cuda_dtypes=(tl.int32, tl.uint8, tl.bool), scalars=(5, True)))

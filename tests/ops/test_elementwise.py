@@ -553,3 +553,80 @@ def test_integer_division_by_zero_raises_on_cpu():
             call()
     assert (a / z).tolist() == [float("inf"), float("-inf")]  # true division is floating
     assert (tl.tensor([1.0]) // 0).tolist() == [float("inf")]
+
+
+# ----------------------------------------------------------------------------------------------
+# dtypes PyTorch refuses or keeps (checked against torch 2.13)
+# ----------------------------------------------------------------------------------------------
+
+
+def test_dtype_kernels_pytorch_lacks_raise_not_implemented(device):
+    b, i = t([True, False], device), t([3, 4], device)
+    with pytest.raises(NotImplementedError, match=r"\"hypot\" not implemented for 'Long'"):
+        tl.hypot(i, i)
+    with pytest.raises(NotImplementedError, match=r"\"hypot\" not implemented for 'Bool'"):
+        tl.hypot(b, b)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        i.clone().hypot_(i)
+    assert tl.hypot(t([3], device), t([4.0], device)).tolist() == [5.0]  # a float operand: fine
+    with pytest.raises(NotImplementedError, match=r"\"pow\" not implemented for 'Bool'"):
+        tl.pow(b, b)  # (was a plain RuntimeError: PyTorch raises NotImplementedError, a RuntimeError subclass)
+
+
+def test_logical_ops_take_no_number(device):
+    x = t([0.0, 1.0, 2.0], device)
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        with pytest.raises(TypeError, match=rf"{name}\(\): argument 'other' \(position 2\) must be Tensor, not int"):
+            getattr(tl, name)(x, 1)
+        with pytest.raises(TypeError, match="must be Tensor, not bool"):
+            getattr(x, name)(True)
+        with pytest.raises(TypeError, match=rf"{name}_\(\): argument 'other' \(position 1\) must be Tensor, not float"):
+            getattr(x, name + "_")(1.5)
+    assert x.tolist() == [0.0, 1.0, 2.0]  # nothing written
+    assert tl.logical_and(x, t(1, device)).tolist() == [False, True, True]  # a 0-d tensor is fine
+
+
+def test_clamp_and_addcmul_of_bool_raise(device):
+    b = t([True, False], device)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        tl.clamp(b, min=True)  # a number bound
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        tl.clamp(b, t(False, device), t(True, device))  # both bounds (tensors)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        tl.clamp_max(b, True)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        b.clamp_(True)
+    with pytest.raises(NotImplementedError, match=r"\"addcmul\" not implemented for 'Bool'"):
+        tl.addcmul(b, b, b)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        b.addcmul_(b, b)
+    assert b.tolist() == [True, False]
+    # what PyTorch accepts: a result that is not bool, or a single tensor bound
+    assert tl.clamp(b, 0, 1).tolist() == [1, 0] and tl.clamp(b, 0, 1).dtype is tl.int64
+    assert tl.clamp(b, 0.5).tolist() == [1.0, 0.5]
+    assert tl.clamp_min(b, t(True, device)).tolist() == [True, True]
+    assert tl.addcmul(t([1, 2], device), b, b).tolist() == [2, 2]
+
+
+def test_pow_of_bool_by_bool_number_stays_bool(device):
+    b = t([True, False], device)
+    assert tl.pow(b, True).tolist() == [True, False] and tl.pow(b, True).dtype is tl.bool
+    assert (b ** False).tolist() == [True, True] and (b ** False).dtype is tl.bool
+    assert tl.pow(b, 2).dtype is tl.int64  # an int exponent promotes
+    assert b.clone().pow_(True).tolist() == [True, False]
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        tl.pow(True, b)
+
+
+def test_hardtanh_of_integers(device):
+    x = t([-3, 0, 3], device)
+    y = tl.nn.functional.hardtanh(x)  # default limits -1.0, 1.0 convert to the integer dtype
+    assert y.tolist() == [-1, 0, 1] and y.dtype is tl.int64
+    assert tl.nn.functional.hardtanh(x, -2.5, 2.5).tolist() == [-2, 0, 2]  # truncated, as PyTorch
+    assert tl.nn.functional.hardtanh(x.clone(), inplace=True).tolist() == [-1, 0, 1]
+    with pytest.raises(RuntimeError, match="cannot do hardtanh on an unsigned type with negative limits"):
+        tl.nn.functional.hardtanh(t([0, 3], device, tl.uint8))
+    with pytest.raises(RuntimeError, match="Bool inputs not supported for hardtanh"):
+        tl.nn.functional.hardtanh(t([True], device))
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8 without overflow"):
+        tl.nn.functional.hardtanh(t([1], device, tl.int8), -1000, 1000)
