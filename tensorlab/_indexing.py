@@ -50,15 +50,24 @@ def _consumes_dim(item) -> int:
 
 def expand_ellipsis(x: Tensor, index: tuple) -> tuple:
     ellipses = [i for i, it in enumerate(index) if it is Ellipsis]
-    if len(ellipses) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     used = sum(_consumes_dim(it) for it in index)
     if used > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-    if ellipses:
-        e = ellipses[0]
-        return index[:e] + (slice(None),) * (x.ndim - used) + index[e + 1:]
-    return index + (slice(None),) * (x.ndim - used)
+    rest = x.ndim - used  # the dims no item indexes: what an ellipsis stands for
+    if not ellipses:
+        return index + (slice(None),) * rest
+    e = ellipses[0]
+    after = index[e + 1:]
+    if len(ellipses) > 1:
+        # PyTorch (unlike NumPy) takes several ellipses: each one skips `rest` dims, so a later one
+        # is a no-op when `rest` is 0 or nothing but ellipses follows it; otherwise the items after
+        # it would index past the last dim
+        if rest and any(it is not Ellipsis for it in index[ellipses[1]:]):
+            raise IndexError(f"an index with more than one ellipsis ('...') indexes past the last dim of a tensor "
+                             f"of dimension {x.ndim}: each ellipsis stands for the {rest} dim(s) no other item "
+                             f"indexes")
+        after = tuple(it for it in after if it is not Ellipsis)
+    return index[:e] + (slice(None),) * rest + after
 
 
 def basic_getitem(x: Tensor, index: tuple) -> Tensor:
@@ -109,13 +118,19 @@ def getitem(x: Tensor, index):
 
 
 def setitem(x: Tensor, index, value) -> None:
-    index = _normalize(index)
     if not isinstance(value, Tensor):
         if not isinstance(value, numbers.Number) or isinstance(value, complex):
             raise TypeError(f"can't assign a {type(value).__name__} to a {x.dtype.name} tensor")
         from ._factories import check_scalar_fits
 
         check_scalar_fits("index_put_", value, x.dtype, floats=False)  # PyTorch's __setitem__ check
+    if index is True or index is False:
+        # PyTorch: x[True] = v is x[None] = v, a copy (v of any dtype); x[False] = v writes nothing.
+        # (x[True,] and x[(True,)] are advanced indices, with index_put_'s checks.)
+        if index is False:
+            return
+        index = None
+    index = _normalize(index)
     if any(_is_advanced(it) for it in index):
         if advanced_setitem is None:
             raise NotImplementedError("advanced index assignment (tensor, list or bool indices) is not available")

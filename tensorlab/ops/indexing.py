@@ -83,6 +83,9 @@ def _index_dtype(op: str, index: Tensor, allowed=(D.int64,), exc=RuntimeError) -
         raise exc(f"{op}(): Expected dtype {names} for index, but got {index.dtype.name}")
 
 
+_GATHER_INDEX = (D.int32, D.int64)  # gather and the scatters take int32 too (PyTorch 2.x); take and index_copy do not
+
+
 def _same_dtype(op: str, a: Tensor, b: Tensor, what: str = "src") -> None:
     if a.dtype is not b.dtype:
         raise RuntimeError(f"{op}(): Expected self.dtype to be equal to {what}.dtype (got self {a.dtype.name} and "
@@ -334,11 +337,20 @@ def _scatter_reduce_grads(ctx, g, dim, reduce, include_self):
         gsrc = where(src_single_zero, dispatch(GATHER, g * masked_src_result, index, dim=dim),
                      dispatch(GATHER, g * result, index, dim=dim) / dispatch(MASKED_FILL, src, src_zero, 1))
         return gx, gsrc
-    raise NotImplementedError(f"scatter_reduce backward for reduce={reduce!r}")
+    # 'max' and 'min' (aliases the forward takes): PyTorch's backward refuses them
+    raise RuntimeError(f"scatter_reduce(): Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but "
+                       f"got {reduce}.")
 
 
-SCATTER_REDUCE = defop("scatter_reduce", twin=ks.scatter_reduce_twin, kernel=ks.scatter_reduce, meta=_scatter_meta,
-                       backward=_scatter_reduce_backward, save=_scatter_reduce_save,
+_REDUCE_ALIASES = {"max": "amax", "min": "amin"}  # PyTorch's forward takes these (its backward does not)
+
+
+def _scatter_reduce_meta(x, index, src, dim, reduce, include_self=True):
+    return _scatter_meta(x, index, src, dim, reduce=_REDUCE_ALIASES.get(reduce, reduce), include_self=include_self)
+
+
+SCATTER_REDUCE = defop("scatter_reduce", twin=ks.scatter_reduce_twin, kernel=ks.scatter_reduce,
+                       meta=_scatter_reduce_meta, backward=_scatter_reduce_backward, save=_scatter_reduce_save,
                        tags={"indexing", "inplace_safe"},
                        doc="input with src reduced into input[..index[i]..] (sum, prod, mean, amax, amin).")
 
@@ -583,9 +595,9 @@ def _gather_shape_check(op: str, x: Tensor, dim: int, index: Tensor, src: Tensor
 
 @tensor_method
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None) -> Tensor:
-    """``out[i][j][k] = input[index[i][j][k]][j][k]`` for ``dim == 0`` (index: int64, same rank)."""
+    """``out[i][j][k] = input[index[i][j][k]][j][k]`` for ``dim == 0`` (index: int64 or int32, same rank)."""
     _need_tensor("gather", index, "index")
-    _index_dtype("gather", index)
+    _index_dtype("gather", index, _GATHER_INDEX)
     d = _dim("gather", dim, input.ndim)
     index = _on_device(index, input)
     _gather_shape_check("gather", input, d, index)
@@ -634,12 +646,12 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, ou
 # public functions: scatter family
 # ----------------------------------------------------------------------------------------------
 
-_SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+_SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin", *_REDUCE_ALIASES)
 
 
 def _scatter_checks(op: str, input: Tensor, dim, index: Tensor, src: Tensor | None):
     _need_tensor(op, index, "index")
-    _index_dtype(op, index)
+    _index_dtype(op, index, _GATHER_INDEX)
     d = _dim(op, dim, input.ndim)
     index = _on_device(index, input)
     if src is not None:
@@ -720,7 +732,8 @@ def _scatter_reduce(op, input, dim, index, src, reduce, include_self, inplace):
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                    include_self: bool = True) -> Tensor:
     """``src`` reduced into ``input`` at ``index`` along ``dim``: ``reduce`` is sum, prod, mean, amax or
-    amin; with ``include_self=False`` the scattered-to positions start from the sources alone."""
+    amin ('max'/'min' are taken as amax/amin, without a gradient, as PyTorch); with
+    ``include_self=False`` the scattered-to positions start from the sources alone."""
     return _scatter_reduce("scatter_reduce", input, dim, index, src, reduce, include_self, False)
 
 
@@ -748,6 +761,11 @@ def _index_rows_checks(op: str, input: Tensor, dim, index: Tensor, source: Tenso
     index = _on_device(index, input)
     source = _on_device(source, input)
     xs, ss = input._shape or (1,), source._shape or (1,)
+    if op.startswith("index_add") and input.ndim != source.ndim:
+        # PyTorch's index_add wants the same rank (a 0-d self takes only a 0-d source); index_copy
+        # reads a 0-d tensor as size 1
+        raise RuntimeError(f"{op}(): source tensor shape must match self tensor shape, excluding the specified "
+                           f"dimension. Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
     if input.ndim and source.ndim and (len(xs) != len(ss) or any(a != b for i, (a, b) in enumerate(zip(xs, ss))
                                                                   if i != d)):
         raise RuntimeError(f"{op}(): Source/destination tensor must have same slice shapes. Destination slice shape: "
@@ -832,15 +850,20 @@ def _index_put(op: str, input: Tensor, indices, values, accumulate, inplace: boo
 
     if not isinstance(indices, tuple | list):
         raise TypeError(f"{op}(): indices must be a tuple of Tensors, got {type(indices).__name__}")
-    for i in indices:
-        if i is not None and not isinstance(i, Tensor):
-            raise TypeError(f"{op}(): indices must be a tuple of Tensors (or None), got {type(i).__name__}")
+    for n, i in enumerate(indices):
+        if not isinstance(i, Tensor):  # PyTorch's argument parser takes no None here (unlike x[None, idx])
+            raise TypeError(f"{op}(): expected Tensor as element {n} in argument 'indices', but got "
+                            f"{type(i).__name__}")
     _need_tensor(op, values, "values")
-    if values.dtype is not input.dtype:
-        raise RuntimeError(f"{op}(): Index put requires the source and destination dtypes match, got "
-                           f"{input.dtype.name} for the destination and {values.dtype.name} for the source.")
-    items = tuple(slice(None) if i is None else i for i in indices)
-    return put(input, items, values, accumulate=bool(accumulate), inplace=inplace, op=op)
+    if values.dtype is not input.dtype and not accumulate and len(indices) == 1 and indices[0].dtype is D.bool \
+            and values.numel() == 1:
+        values = values.to(input.dtype)  # PyTorch runs this as masked_fill_, which takes any dtype; put refuses others
+    return put(input, tuple(indices), values, accumulate=bool(accumulate), inplace=inplace, op=op)
+
+
+def _index_put_dtype_error(op: str, input: Tensor, values: Tensor) -> RuntimeError:
+    return RuntimeError(f"{op}(): Index put requires the source and destination dtypes match, got "
+                        f"{input.dtype.name} for the destination and {values.dtype.name} for the source.")
 
 
 @tensor_method

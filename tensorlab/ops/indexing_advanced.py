@@ -210,7 +210,7 @@ def _result_shape(p: Parsed, indices) -> tuple:
 
 def put(x: Tensor, index: tuple, values: Tensor, *, accumulate: bool = False, inplace: bool = True,
         op: str = "index_put_") -> Tensor:
-    """``x[index] = values`` (``+=`` with ``accumulate``), in place or on a copy; ``values`` has x's dtype."""
+    """``x[index] = values`` (``+=`` with ``accumulate``), in place or on a copy; ``values`` must have x's dtype."""
     return _put(x, parse(x, index), values, accumulate, inplace, op)
 
 
@@ -230,6 +230,8 @@ def _put(x: Tensor, p: Parsed, values: Tensor, accumulate: bool, inplace: bool, 
     except RuntimeError:
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
                            f"indexing result of shape {list(shape)}") from None
+    if values.dtype is not x.dtype:  # (after the shape check, as PyTorch)
+        raise ops._index_put_dtype_error(op, x, values)
     basic = () if p.trivial_basic() else tuple(p.basic)
     return ops.index_put_dims(x, indices, values, accumulate=accumulate, basic=basic, inplace=inplace)
 
@@ -238,13 +240,15 @@ def setitem(x: Tensor, index: tuple, value) -> None:
     """``x[index] = value`` with advanced indices (``_indexing.setitem`` has checked a number value)."""
     from .._factories import filled
 
+    p = parse(x, index)
+    m = p.single_mask()
     if isinstance(value, Tensor):
         if value.device != x.device:
             value = value.to(x.device)
-        if value.dtype is not x.dtype:
+        # PyTorch converts the value where it runs as a copy (no index tensor: a list read as a tuple)
+        # or as masked_fill_ (one bool mask, a one-element value); _put refuses another dtype
+        if value.dtype is not x.dtype and (not p.entries or (m is not None and value.numel() == 1)):
             value = value.to(x.dtype)
-    p = parse(x, index)
-    m = p.single_mask()
     if m is not None and p.trivial_basic() and (not isinstance(value, Tensor) or value.ndim == 0):
         ydim, mask = m
         shape = (1,) * ydim + mask._shape + (1,) * (x.ndim - ydim - mask.ndim)

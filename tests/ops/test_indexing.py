@@ -223,9 +223,11 @@ def test_setitem_iadd_with_duplicates_adds_once(device):
 
 def test_setitem_casts_value_and_accepts_python_numbers(device):
     x = tl.zeros(2, 3, dtype=tl.int32, device=device)
-    x[[1]] = tl.tensor([1.7, -2.2, 3.9], device=device)  # float values into int32: truncation
+    x[1] = tl.tensor([1.7, -2.2, 3.9], device=device)  # float values into int32 (a basic index: a copy): truncation
     x[tl.tensor([[True, False, False], [False, False, False]], device=device)] = 9
     assert x.tolist() == [[9, 0, 0], [1, -2, 3]]
+    with pytest.raises(RuntimeError, match="dtypes match"):  # an index put does not convert (PyTorch)
+        x[[1]] = tl.tensor([1.7, -2.2, 3.9], device=device)
 
 
 def test_setitem_shape_mismatch_raises_before_writing(device):
@@ -260,7 +262,7 @@ def test_index_put_inplace_and_out_of_place(device):
     idx = (tl.tensor([1, 1], device=device), tl.tensor([0, 0], device=device))
     y = tl.index_put(x, idx, tl.tensor([1.0, 2.0], device=device), accumulate=True)
     assert x.tolist() == [[0.0] * 3] * 2 and y.tolist() == [[0.0] * 3, [3.0, 0.0, 0.0]]
-    r = x.index_put_((None, tl.tensor([2], device=device)), tl.tensor([5.0], device=device))
+    r = x.index_put_((tl.tensor([0, 1], device=device), tl.tensor([2], device=device)), tl.tensor([5.0], device=device))
     assert r is x and x.tolist() == [[0.0, 0.0, 5.0]] * 2
     with pytest.raises(RuntimeError, match="dtypes match"):
         x.index_put_(idx, tl.ones(2, dtype=tl.float64, device=device))
@@ -313,8 +315,8 @@ def test_wrong_index_dtypes():
         x[tl.tensor([0.0, 1.0])]
     with pytest.raises(IndexError, match="tensors used as indices"):
         x[tl.tensor([0, 1], dtype=tl.int16)]
-    with pytest.raises(RuntimeError, match="int64"):
-        x.gather(0, tl.tensor([[0, 1, 2]], dtype=tl.int32))
+    with pytest.raises(RuntimeError, match="Expected dtype int32 or int64 for index, but got int16"):
+        x.gather(0, tl.tensor([[0, 1, 2]], dtype=tl.int16))
     with pytest.raises(IndexError, match="int32 or int64"):
         x.index_select(0, tl.tensor([0], dtype=tl.int8))
     with pytest.raises(IndexError, match="int64"):
@@ -355,8 +357,8 @@ def test_shape_errors():
         x.masked_fill(x > 0, tl.ones(2))
     with pytest.raises(RuntimeError, match="source"):
         x.masked_scatter(tl.ones(4, 3, dtype=tl.bool), tl.ones(5))
-    with pytest.raises(RuntimeError, match="reduce"):
-        x.scatter_reduce(0, tl.zeros(1, 3, dtype=tl.int64), tl.ones(1, 3), "max")
+    with pytest.raises(RuntimeError, match="reduce argument must be either sum, prod, mean, amax or amin, got 'add'"):
+        x.scatter_reduce(0, tl.zeros(1, 3, dtype=tl.int64), tl.ones(1, 3), "add")
 
 
 def test_errors_leave_input_unchanged(device):
@@ -704,3 +706,117 @@ def test_nonzero_of_bf16_treats_negative_zero_as_zero(device):
         assert tl.nonzero(x).tolist() == [[0, 2], [1, 0]]
         assert tl.nonzero(x[:, 1]).shape == (0, 1)
         assert [t.tolist() for t in tl.nonzero(x, as_tuple=True)] == [[0, 1], [2, 0]]
+
+
+# ----------------------------------------------------------------------------------------------
+# PyTorch's (2.13) acceptance and refusals, checked against torch
+# ----------------------------------------------------------------------------------------------
+
+
+def test_index_add_into_0d_needs_a_0d_source(device):
+    x = tl.tensor(1.0, device=device)
+    for source in (tl.tensor([1.0, 2.0], device=device), tl.tensor([2.0], device=device)):
+        index = tl.zeros(source.numel(), dtype=tl.int64, device=device)
+        with pytest.raises(RuntimeError, match=r"source tensor shape must match self tensor shape.*"
+                                               r"self.shape = \[\] source.shape = \[\d\]"):
+            x.index_add_(0, index, source)
+    assert x.item() == 1.0
+    with pytest.raises(RuntimeError, match=r"self.shape = \[3\] source.shape = \[\]"):
+        tl.zeros(3, device=device).index_add(0, tl.tensor([1], device=device), tl.tensor(2.0, device=device))
+    assert x.index_add(0, tl.tensor([0], device=device), tl.tensor(2.0, device=device)).item() == 3.0
+    # index_copy reads a 0-d tensor as size 1 (PyTorch too)
+    assert x.index_copy(0, tl.tensor([0], device=device), tl.tensor([2.0], device=device)).item() == 2.0
+
+
+def test_setitem_with_a_value_of_another_dtype(device):
+    def half():
+        return tl.zeros(4, dtype=tl.float16, device=device)
+
+    idx, mask = tl.tensor([0, 1], device=device), tl.tensor([True, False, True, False], device=device)
+    for index, value in ((idx, tl.tensor([1, 2], device=device)), (idx, tl.tensor(3, device=device)),
+                         (mask, tl.tensor([1, 2], device=device)), ([0, 1], tl.tensor([1.0, 2.0], device=device)),
+                         ((True,), tl.tensor(2, device=device))):
+        h = half()
+        with pytest.raises(RuntimeError, match="Index put requires the source and destination dtypes match, got "
+                                               "float16 for the destination and (int64|float32) for the source"):
+            h[index] = value
+        assert h.tolist() == [0.0] * 4
+    # PyTorch converts where it runs masked_fill_ (one mask, one element) or a copy (basic indices, x[True])
+    h = half()
+    h[mask] = tl.tensor(2, device=device)
+    h[1:3] = tl.tensor([5, 6], device=device)
+    assert h.tolist() == [2.0, 5.0, 6.0, 0.0]
+    h[True] = tl.tensor([1, 2, 3, 4], device=device)
+    assert h.tolist() == [1.0, 2.0, 3.0, 4.0]
+    h[False] = tl.tensor(7, device=device)
+    assert h.tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert half().index_put_((mask,), tl.tensor([2], device=device)).tolist() == [2.0, 0.0, 2.0, 0.0]
+    with pytest.raises(RuntimeError, match="dtypes match"):
+        half().index_put_((mask,), tl.tensor(2, device=device), accumulate=True)
+    with pytest.raises(RuntimeError, match="shape mismatch"):  # the shape is checked first, as PyTorch
+        half()[idx] = tl.tensor([1, 2, 3], device=device)
+
+
+def test_index_put_takes_no_none(device):
+    x = tl.zeros(2, 3, device=device)
+    idx = tl.tensor([0, 1], device=device)
+    with pytest.raises(TypeError, match="expected Tensor as element 0 in argument 'indices', but got NoneType"):
+        x.index_put_((None, idx), tl.tensor(1.0, device=device))
+    with pytest.raises(TypeError, match="expected Tensor as element 1"):
+        tl.index_put(x, (idx, None), tl.tensor(1.0, device=device))
+    assert x.tolist() == [[0.0] * 3] * 2
+    x[:, idx] = 1.0  # what (None, idx) meant to say
+    assert x.tolist() == [[1.0, 1.0, 0.0]] * 2
+
+
+def test_several_ellipses_as_pytorch(device):
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = tl.tensor(a, device=device)
+    # each ellipsis skips the dims no other item indexes: later ones are no-ops at the end or when
+    # they stand for no dim
+    assert x[..., ...].shape == (2, 3, 4) and x[..., ...]._base is x
+    np.testing.assert_array_equal(to_numpy(x[..., 0, ...]), a[..., 0])
+    np.testing.assert_array_equal(to_numpy(x[0, ..., ...]), a[0])
+    assert x[..., None, ...].shape == (2, 3, 4, 1)
+    assert x[0, 1, ..., 2, ...].item() == a[0, 1, 2]
+    np.testing.assert_array_equal(to_numpy(x[..., tl.tensor([0], device=device), ...]), a[..., [0]])
+    assert tl.tensor(3.0, device=device)[..., ...].shape == ()
+    for index in ((0, ..., ..., 1), (..., ..., 0), (..., ..., None)):
+        with pytest.raises(IndexError, match="more than one ellipsis"):
+            x[index]
+    y = tl.zeros(2, 3, device=device)
+    y[..., ...] = tl.ones(3, device=device)
+    assert y.tolist() == [[1.0] * 3] * 2
+
+
+def test_scatter_reduce_takes_max_and_min_forward_only(device):
+    x, index, src = (tl.tensor([5.0, -5.0], device=device), tl.tensor([0, 1, 0], device=device),
+                     tl.tensor([1.0, 2.0, 3.0], device=device))
+    assert x.scatter_reduce(0, index, src, "max").tolist() == [5.0, 2.0]
+    assert x.scatter_reduce(0, index, src, "min", include_self=False).tolist() == [1.0, 2.0]
+    assert tl.zeros(2, device=device).scatter_reduce_(0, index, src, "max").tolist() == [3.0, 2.0]
+    s = src.clone().requires_grad_()
+    y = x.scatter_reduce(0, index, s, "max")
+    with pytest.raises(RuntimeError, match="Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', 'amin' "
+                                           "but got max"):
+        y.sum().backward()
+    with pytest.raises(RuntimeError, match="reduce argument must be either sum, prod, mean, amax or amin, got 'MAX'"):
+        x.scatter_reduce(0, index, src, "MAX")
+
+
+def test_gather_and_scatters_take_int32_indices(device):
+    src = tl.tensor([1.0, 2.0, 3.0], device=device)
+    i32 = tl.tensor([0, 1, 0], dtype=tl.int32, device=device)
+    assert tl.gather(src, 0, i32).tolist() == [1.0, 2.0, 1.0]
+    assert tl.zeros(2, device=device).scatter(0, i32, src).tolist() == [3.0, 2.0]
+    assert tl.zeros(2, device=device).scatter(0, i32, 1.0).tolist() == [1.0, 1.0]
+    assert tl.zeros(2, device=device).scatter_add(0, i32, src).tolist() == [4.0, 2.0]
+    assert tl.zeros(2, device=device).scatter_reduce(0, i32, src, "mean").tolist() == pytest.approx([4 / 3, 1.0])
+    x = src.clone().requires_grad_()
+    tl.gather(x, 0, i32).sum().backward()
+    assert x.grad.tolist() == [2.0, 1.0, 0.0]
+    for call in (lambda: tl.gather(src, 0, i32.to(tl.int16)), lambda: src.scatter(0, i32.to(tl.uint8), src)):
+        with pytest.raises(RuntimeError, match="Expected dtype int32 or int64 for index"):
+            call()
+    with pytest.raises(RuntimeError, match="dtype of indices should be int64"):  # (take_along_dim: int64 only)
+        tl.take_along_dim(src, i32, 0)
