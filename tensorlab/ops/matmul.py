@@ -398,8 +398,14 @@ def _linear_meta(inp, weight, bias=None, precision="highest"):
         _require_tensor("linear", bias, "bias")
     if weight.ndim > 2:
         raise RuntimeError(f"linear: weight must be 1-D or 2-D, got a {weight.ndim}-D tensor")
-    if inp.ndim == 0:
-        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are 0D and {weight.ndim}D")
+    if inp.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {inp.ndim}D and "
+                           f"{weight.ndim}D")
+    if weight.ndim == 1 and bias is not None and (inp.ndim == 2 or (inp.is_contiguous() and bias.ndim == 1)):
+        # PyTorch adds the bias inside addmm for a 2-D input, and for a contiguous input with a 1-D bias
+        # (flattened to 2-D); addmm wants a 2-D weight. Other inputs go through matmul + add and work.
+        raise RuntimeError(f"linear(): mat2 must be a matrix, got 1-D tensor (a 1-D weight with a bias and a "
+                           f"{inp.ndim}-D input)")
     wt_shape = tuple(reversed(weight._shape))
     if inp._shape[-1] != wt_shape[0]:
         rows = math.prod(inp._shape[:-1])

@@ -72,13 +72,13 @@ def reduction_dims(input: Tensor, dim, op: str, empty_means_all: bool = True) ->
         dims = [norm_dim(d, n, op) for d in dim]
     else:
         dims = [norm_dim(dim, n, op)]
-    if n == 0:
-        return ()
     seen = set()
-    for d in dims:
+    for d in dims:  # before the 0-d return: PyTorch refuses (0, 0) on a 0-d tensor too
         if d in seen:
             raise RuntimeError(f"{op}(): dim {d} appears multiple times in the list of dims")
         seen.add(d)
+    if n == 0:
+        return ()
     return tuple(sorted(seen))
 
 
@@ -523,6 +523,8 @@ def _minmax_dim(op, result_type, input: Tensor, dim, keepdim: bool, out, name: s
 
 
 def _argmaxmin(op, input: Tensor, dim, keepdim: bool, out, name: str) -> Tensor:
+    if input.dtype is D.bool:  # PyTorch refuses bool (max/min of a bool tensor work), before other checks
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:  # the index into the flattened input (keepdim: every dim kept as size 1)
         _check_nonempty(input, (), name, dim_given=False)
         return dispatch(op, input, dim=tuple(range(input.ndim)), keepdim=bool(keepdim), is_max=op is ARGMAX,
@@ -653,9 +655,9 @@ def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, c
 def _softmax_meta(x: Tensor, *, dim: int, dtype=None, log: bool = False) -> Plan:
     name = "log_softmax" if log else "softmax"
     target = dtype if dtype is not None else x.dtype
-    if not target.is_floating_point:
-        raise RuntimeError(f"{name}(): \"{name}\" not implemented for '{torch_name(target)}' (softmax needs a "
-                           "floating point input or a floating dtype=)")
+    if not target.is_floating_point and x.numel() != 0:  # (PyTorch returns an empty integer input as it is)
+        raise NotImplementedError(f"{name}(): \"{name}\" not implemented for '{torch_name(target)}' (softmax needs "
+                                  "a floating point input or a floating dtype=)")
     return Plan(args=[x], outputs=[(x._shape, target)],
                 params={"dim": dim, "log": log, "compute": None if dtype is None else dtype.np})
 

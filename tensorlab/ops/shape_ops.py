@@ -678,6 +678,8 @@ def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
 @tensor_method
 def trace(input: Tensor) -> Tensor:
     """Sum of the main diagonal of a matrix (integers sum to int64, as ``sum``)."""
+    if input.dtype is D.bool:  # PyTorch has no bool trace (though sum of bools counts them)
+        raise NotImplementedError("trace(): \"trace\" not implemented for 'Bool'")
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     return input.diagonal().sum()

@@ -440,9 +440,10 @@ OPS = [
            all_dtypes(), cuda_dtypes=_cuda(F32, F16, tl.int64)),
     OpInfo("min-dim", lambda x, **kw: tuple(x.min(**kw)), _minmax_dim_ref(False), _minmax_dim_samples,
            all_dtypes(), cuda_dtypes=_cuda(BF16, tl.int16, tl.bool)),
-    OpInfo("argmax", lambda x, **kw: tl.argmax(x, **kw), _arg_ref(True), _arg_samples, all_dtypes(),
+    # argmax/argmin: no bool (PyTorch refuses it; tests/ops/test_reductions.py checks the error)
+    OpInfo("argmax", lambda x, **kw: tl.argmax(x, **kw), _arg_ref(True), _arg_samples, NON_BOOL,
            cuda_dtypes=_cuda(F32, tl.uint8), grad=False, out_dtype=lambda d: INT64),
-    OpInfo("argmin", lambda x, **kw: x.argmin(**kw), _arg_ref(False), _arg_samples, all_dtypes(),
+    OpInfo("argmin", lambda x, **kw: x.argmin(**kw), _arg_ref(False), _arg_samples, NON_BOOL,
            cuda_dtypes=_cuda(F16, tl.int32), grad=False, out_dtype=lambda d: INT64),
     OpInfo("var", lambda x, **kw: tl.var(x, **kw), _var_ref(), _var_samples(), float_dtypes(),
            cuda_dtypes=_cuda(F32, F16), out_dtype=lambda d: d),

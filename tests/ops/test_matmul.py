@@ -436,6 +436,21 @@ def test_linear_shapes_and_errors(device):
         tl.linear(_t(x, device), _t(w, device), _t(_rand((3,)), device))
 
 
+def test_linear_with_a_1d_weight_and_a_bias_as_pytorch(device):
+    # PyTorch adds the bias inside addmm (which wants a 2-D weight) for a 2-D input and for a
+    # contiguous input with a 1-D bias; other inputs go through matmul + add
+    w, b1, b0 = tl.ones(3, device=device), tl.ones(1, device=device), tl.tensor(1.0, device=device)
+    x2, x3 = tl.ones(2, 3, device=device), tl.ones(2, 2, 3, device=device)
+    for x, b in ((x2, b1), (x2, b0), (x3, b1), (tl.ones(3, device=device), b1)):
+        with pytest.raises(RuntimeError, match="mat2 must be a matrix, got 1-D tensor"):
+            tl.linear(x, w, b)
+    assert tl.linear(x2, w).tolist() == [3.0, 3.0]  # no bias: fine
+    assert tl.linear(x3, w, b0).tolist() == [[4.0, 4.0], [4.0, 4.0]]  # a 0-d bias
+    assert tl.linear(tl.ones(2, 3, 2, device=device).transpose(1, 2), w, b1).shape == (2, 2)  # not contiguous
+    with pytest.raises(RuntimeError, match="both arguments to linear need to be at least 1D, but they are 2D and 0D"):
+        tl.linear(x2, b0)
+
+
 # ----------------------------------------------------------------------------------------------
 # out=
 # ----------------------------------------------------------------------------------------------

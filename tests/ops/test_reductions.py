@@ -177,6 +177,38 @@ def test_sum_empty_dim_list_means_all_and_zero_d_dims():
 # ----------------------------------------------------------------------------------------------
 
 
+def test_repeated_dims_of_a_0d_reduction_raise(device):
+    s = tl.tensor(3.0, device=device)  # as on a tensor with dims (PyTorch)
+    for fn in (lambda: s.sum((0, 0)), lambda: s.mean((0, -1)), lambda: s.amax((0, 0)), lambda: s.var((0, 0)),
+               lambda: s.logsumexp((0, 0)), lambda: s.any((0, 0)), lambda: tl.count_nonzero(s, (0, 0))):
+        with pytest.raises(RuntimeError, match="dim 0 appears multiple times in the list of dims"):
+            fn()
+    assert s.sum(0).item() == 3.0 and s.sum((0,)).item() == 3.0
+
+
+def test_argmax_argmin_of_bool_raise(device):
+    b = T([[True, False], [True, True]], device)
+    for name in ("argmax", "argmin"):
+        fn = getattr(tl, name)
+        for x, kw in ((b, {}), (b, {"dim": 1}), (T(np.zeros(0, bool), device), {}), (b, {"dim": 5})):
+            with pytest.raises(RuntimeError, match=rf"{name}\(\): does not support bool input"):  # before other checks
+                fn(x, **kw)
+    assert tl.max(b).item() is True  # max/min take bool
+
+
+def test_softmax_of_integers(device):
+    # PyTorch has no integer softmax kernel, but returns an empty integer input as it is
+    for fn in (tl.softmax, tl.log_softmax, tl.nn.functional.softmin):
+        r = fn(tl.zeros(0, 3, dtype=tl.int64, device=device), 1)
+        assert r.shape == (0, 3) and r.dtype is tl.int64
+        with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+            fn(tl.zeros(2, dtype=tl.int64, device=device), 0)
+    assert tl.softmax(tl.zeros(0, dtype=tl.int64, device=device), 0, dtype=tl.int32).dtype is tl.int32
+    assert tl.softmax(tl.zeros(0, dtype=tl.int64, device=device), 0, dtype=tl.float16).dtype is tl.float16
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        tl.softmax(tl.zeros(2, dtype=tl.bool, device=device), 0)
+
+
 def test_softmax_hard_inputs(device):
     x = T(np.array([[1000.0, 1000.0 + 1e-3], [-1000.0, 1000.0], [-np.inf, -np.inf], [-np.inf, 0.0]], np.float32),
           device)

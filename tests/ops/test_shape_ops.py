@@ -431,6 +431,12 @@ def test_diag_out(device):
     assert_close(out, [0.0, 3.0])
 
 
+def test_trace_of_bool_raises(device):
+    for shape in ((2, 2), (3,)):  # the dtype is checked first, as PyTorch
+        with pytest.raises(NotImplementedError, match="\"trace\" not implemented for 'Bool'"):
+            tl.trace(tl.ones(*shape, dtype=tl.bool, device=device))
+
+
 def test_trace_values_and_dtype(device):
     assert tl.trace(_t(np.arange(6, dtype=np.int32).reshape(2, 3), device)).dtype is tl.int64
     x = _t(np.zeros((2, 3)), device, requires_grad=True)

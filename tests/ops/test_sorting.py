@@ -256,6 +256,15 @@ def test_k_out_of_range(device):
         tl.topk(x, 1.5)
 
 
+def test_topk_of_bool_raises(device):
+    x = tl.tensor([True, False, True], device=device)
+    with pytest.raises(RuntimeError, match="topk does not support bool dtypes"):
+        tl.topk(x, 2)
+    with pytest.raises(RuntimeError, match="selected index k out of range"):  # k is checked first, as PyTorch
+        x.topk(5)
+    assert tl.sort(x).values.tolist() == [False, True, True]  # sort takes bool
+
+
 def test_kthvalue_values_and_keepdim(device):
     x = tl.tensor([[5.0, 1.0, 4.0, 1.0], [2.0, 8.0, 6.0, 0.0]], device=device)
     v, i = tl.kthvalue(x, 2)
