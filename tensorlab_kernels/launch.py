@@ -19,6 +19,8 @@ import logging
 import math
 import os
 
+import numpy as np
+
 from . import direct_launch
 from ._triton import TRITON_AVAILABLE, triton
 from .compile_options import add_compile_options
@@ -60,6 +62,12 @@ def launch(kernel, grid, *args, **meta):
         _launch_hook(kernel, grid, args, meta)
     if direct_launch.ENABLED:
         return direct_launch.launch(kernel, grid, args, meta)
+    if _RUNTIME_INTERPRET:
+        # Triton's interpreter computes with numpy, which warns where the GPU silently gives inf or
+        # nan (x / 0, log(0), overflowing casts, and masked lanes computing 0/0): no warning a GPU
+        # user would not see
+        with np.errstate(all="ignore"):
+            return kernel[grid](*args, **meta)
     return kernel[grid](*args, **meta)
 
 

@@ -177,6 +177,20 @@ def test_interpreter_protocol_on_device_arrays():
     assert arr.untyped_storage().data_ptr() == t._storage.data.ptr
 
 
+@needs_cuda
+def test_interpreted_kernels_warn_no_more_than_the_gpu():
+    # the interpreter computes with numpy, which warns where a GPU quietly gives inf/nan: x / 0,
+    # log(0), an overflowing cast (launch.launch silences numpy's floating-point warnings there)
+    import warnings
+
+    x = tl.tensor([1.0, 0.0, -1.0], device="cuda")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert (x / 0).tolist()[0] == float("inf") and tl.log(x).tolist()[1] == float("-inf")
+        assert tl.tensor([1e30], device="cuda").to(tl.float16).tolist() == [float("inf")]
+        assert np.isnan((x * float("inf")).tolist()[1])
+
+
 def test_debug_logging_names_op_and_launch():
     code = textwrap.dedent(
         """
