@@ -563,13 +563,13 @@ ONE_HOT = defop("one_hot", twin=ki.one_hot_twin, kernel=ki.one_hot, meta=_one_ho
 def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     """The slices of ``input`` along ``dim`` at the positions in ``index`` (0-d or 1-d, int32/int64)."""
     _need_tensor("index_select", index, "index")
-    _index_dtype("index_select", index, (D.int32, D.int64), IndexError)
+    _index_dtype("index_select", index, (D.int32, D.int64))  # (PyTorch: RuntimeError; a 2-d index: IndexError)
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = _dim("index_select", dim, input.ndim)
     index = _on_device(index, input)
     if input.ndim == 0 and index.numel() != 1:
-        raise IndexError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
     _check_range("index_select", index, input._shape[d] if input.ndim else 1, d, negative=False)
     return dispatch(INDEX_SELECT, input, index, dim=d, out=out)
 
@@ -751,7 +751,7 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 def _index_rows_checks(op: str, input: Tensor, dim, index: Tensor, source: Tensor, allowed):
     _need_tensor(op, index, "index")
     _need_tensor(op, source, "source")
-    _index_dtype(op, index, allowed, IndexError)
+    _index_dtype(op, index, allowed)  # (PyTorch: RuntimeError for the dtype, IndexError for the rank)
     if index.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector")
     d = _dim(op, dim, input.ndim)
@@ -807,8 +807,8 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 def _index_fill(op: str, input: Tensor, dim, index: Tensor, value, inplace: bool):
     _need_tensor(op, index, "index")
     _index_dtype(op, index, (D.int64,), IndexError)
-    if index.ndim > 1:
-        raise IndexError(f"{op}(): Index has to be a vector/scalar")
+    if index.ndim > 1:  # (PyTorch: IndexError for the dtype above, RuntimeError here)
+        raise RuntimeError(f"{op}(): Index has to be a vector/scalar")
     d = _dim(op, dim, input.ndim)
     index = _on_device(index, input)
     value = _fill_value(op, value, input)

@@ -691,25 +691,38 @@ def _sublist_equation(args) -> tuple[str, list]:
     return eq, ops
 
 
-def _parse_term(term: str, op_index: int | None) -> tuple[list, bool]:
-    labels, ell, i = [], False, 0
-    while i < len(term):
-        c = term[i]
+def _parse_term(equation: str, start: int, stop: int, what: str):
+    """Yields the labels of ``equation[start:stop]``, the subscripts of ``what`` ("operand 0",
+    "output"): letters, and ``...`` (Ellipsis) at most once; spaces are skipped. Syntax errors are
+    RuntimeErrors with PyTorch's messages, the index counted in the whole equation as PyTorch does.
+    A generator, so the caller's checks of each label come in PyTorch's order."""
+    ell, i = False, start
+    output = what == "output"
+    while i < stop:
+        c = equation[i]
+        if c == " ":
+            i += 1
+            continue
         if c == ".":
-            if term[i:i + 3] != "..." or ell:
-                where = f"operand {op_index}" if op_index is not None else "the output"
-                raise ValueError(f"einsum(): found {'more than one' if ell else 'an invalid'} '.' for {where}; "
-                                 "an ellipsis is written '...' and may appear once")
-            labels.append(...)
+            if ell:
+                raise RuntimeError(f"einsum(): found '.' for {what} but an ellipsis (...) was already found" if output
+                                   else f"einsum(): found '.' for {what} for which an ellipsis was already found")
+            if i + 3 > stop or equation[i:i + 3] != "...":
+                raise RuntimeError(f"einsum(): found '.' for {what} that is not part of any ellipsis"
+                                   + (" (...)" if output else ""))
+            yield ...
             ell = True
             i += 3
             continue
         if not c.isalpha() or not c.isascii():
-            raise ValueError(f"einsum(): invalid subscript given at index {i} in the equation string, subscripts must "
-                             f"be in [a-zA-Z], got {c!r}")
-        labels.append(c)
+            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, subscripts "
+                               f"must be in [a-zA-Z], got {c!r}")
+        yield c
         i += 1
-    return labels, ell
+
+
+_EINSUM_USAGE = ("einsum(): must specify the equation string and at least one operand, or at least one operand and "
+                 "its subscripts list")
 
 
 def einsum(*args) -> Tensor:
@@ -719,7 +732,7 @@ def einsum(*args) -> Tensor:
     matmul; more operands contract pairwise, left to right. Also the sublist form
     ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
     if not args:
-        raise TypeError("einsum(): must specify the equation string and at least one operand")
+        raise ValueError(_EINSUM_USAGE)  # (PyTorch's Python wrapper: ValueError)
     if isinstance(args[0], str):
         equation, operands = args[0], list(args[1:])
         if len(operands) == 1 and isinstance(operands[0], list | tuple):
@@ -729,28 +742,38 @@ def einsum(*args) -> Tensor:
     for i, t in enumerate(operands):
         _require_tensor("einsum", t, f"operands[{i}]")
     if not operands:
-        raise ValueError("einsum(): must provide at least one operand")
-    equation = equation.replace(" ", "")
-    lhs, arrow, rhs = equation.partition("->")
-    terms = lhs.split(",")
-    if len(terms) != len(operands):
-        more = "more" if len(operands) > len(terms) else "fewer"
-        raise ValueError(f"einsum(): {more} operands were provided than specified in the equation "
-                         f"({len(operands)} operands, {len(terms)} subscript groups in {equation!r})")
-    dts = {t.dtype for t in operands}
-    if len(dts) > 1:
-        raise RuntimeError(f"einsum(): expected all operands to have the same dtype, but got "
-                           f"{sorted(d.name for d in dts)}")
+        raise ValueError(_EINSUM_USAGE)
+
+    # -- the equation, left to right as PyTorch reads it (so the same error comes first) ----------
+    # Spaces are skipped, not removed first: "- >" is no arrow.
+    arrow = equation.find("->")
+    lhs_end = arrow if arrow >= 0 else len(equation)
+    parsed, start = [], 0
+    while True:
+        comma = equation.find(",", start, lhs_end)
+        labels = list(_parse_term(equation, start, lhs_end if comma < 0 else comma, f"operand {len(parsed)}"))
+        parsed.append((labels, ... in labels))
+        if comma < 0:
+            break
+        if len(parsed) >= len(operands):
+            raise RuntimeError(f"einsum(): fewer operands were provided than specified in the equation "
+                               f"({len(operands)} operands in {equation!r})")
+        start = comma + 1
+    if len(parsed) < len(operands):
+        raise RuntimeError(f"einsum(): more operands were provided than specified in the equation "
+                           f"({len(operands)} operands, {len(parsed)} subscript groups in {equation!r})")
 
     # -- labels per operand, the ellipsis expanded into right-aligned labels ("...", k) ----------
-    parsed = [_parse_term(t, i) for i, t in enumerate(terms)]
     ell_dims = 0
     op_labels = []
     for i, ((labels, ell), t) in enumerate(zip(parsed, operands)):
         named = len(labels) - (1 if ell else 0)
-        if (not ell and named != t.ndim) or (ell and named > t.ndim):
-            raise ValueError(f"einsum(): the number of subscripts in the equation ({named}) does not match the number "
-                             f"of dimensions ({t.ndim}) for operand {i}{'' if ell else ' and no ellipsis was given'}")
+        if ell and named > t.ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({named}) is more than the number "
+                               f"of dimensions ({t.ndim}) for operand {i}")
+        if not ell and named != t.ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({named}) does not match the "
+                               f"number of dimensions ({t.ndim}) for operand {i} and no ellipsis was given")
         ell_dims = max(ell_dims, t.ndim - named if ell else 0)
     for (labels, ell), t in zip(parsed, operands):
         n_ell = t.ndim - (len(labels) - (1 if ell else 0))
@@ -763,18 +786,17 @@ def einsum(*args) -> Tensor:
         op_labels.append(full)
     ell_labels = [("...", k) for k in range(ell_dims)]
 
-    if arrow:
-        out_parsed, out_ell = _parse_term(rhs, None)
+    if arrow >= 0:
         out_labels = []
-        for lab in out_parsed:
+        for lab in _parse_term(equation, arrow + 2, len(equation), "output"):
             if lab is ...:
                 out_labels.extend(ell_labels)
             else:
                 if lab in out_labels:
-                    raise ValueError(f"einsum(): output subscript {lab} appears more than once in the output")
+                    raise RuntimeError(f"einsum(): output subscript {lab} appears more than once in the output")
                 if not any(lab in ls for ls in op_labels):
-                    raise ValueError(f"einsum(): output subscript {lab} does not appear in the equation for any input "
-                                     "operand")
+                    raise RuntimeError(f"einsum(): output subscript {lab} does not appear in the equation for any "
+                                       "input operand")
                 out_labels.append(lab)
     else:
         counts: dict = {}
@@ -783,6 +805,10 @@ def einsum(*args) -> Tensor:
                 if isinstance(lab, str):
                     counts[lab] = counts.get(lab, 0) + 1
         out_labels = ell_labels + sorted(lab for lab, c in counts.items() if c == 1)
+    dts = {t.dtype for t in operands}
+    if len(dts) > 1:
+        raise RuntimeError(f"einsum(): expected all operands to have the same dtype, but got "
+                           f"{sorted(d.name for d in dts)}")
 
     # -- per operand: repeated labels -> diagonal --------------------------------------------------
     tensors = []

@@ -317,9 +317,9 @@ def test_wrong_index_dtypes():
         x[tl.tensor([0, 1], dtype=tl.int16)]
     with pytest.raises(RuntimeError, match="Expected dtype int32 or int64 for index, but got int16"):
         x.gather(0, tl.tensor([[0, 1, 2]], dtype=tl.int16))
-    with pytest.raises(IndexError, match="int32 or int64"):
+    with pytest.raises(RuntimeError, match="int32 or int64"):
         x.index_select(0, tl.tensor([0], dtype=tl.int8))
-    with pytest.raises(IndexError, match="int64"):
+    with pytest.raises(RuntimeError, match="int64"):
         x.index_copy(0, tl.tensor([0], dtype=tl.int32), tl.zeros(1, 3))
     with pytest.raises(RuntimeError, match="int64"):
         tl.take(x, tl.tensor([0], dtype=tl.int32))
@@ -329,6 +329,34 @@ def test_wrong_index_dtypes():
         tl.one_hot(tl.tensor([0, 1], dtype=tl.int32))
     with pytest.raises(IndexError, match="only integers"):
         x["a"]
+
+
+def test_index_error_classes_as_pytorch(device):
+    """PyTorch 2.13 raises RuntimeError (not IndexError) for a wrong index dtype in index_select,
+    index_add and index_copy, and for index_select of a 0-d tensor with several indices and
+    index_fill with a 2-d index; IndexError for index_fill's dtype and the other ops' 2-d index."""
+    x = tl.zeros(4, 3, device=device)
+    src = tl.ones(2, 3, device=device)
+    for dt in (tl.float32, tl.int16, tl.bool):
+        i = tl.tensor([0, 1], device=device).to(dt)
+        for fn, args in ((x.index_select, (0, i)), (x.index_add, (0, i, src)), (x.index_add_, (0, i, src)),
+                         (x.index_copy, (0, i, src))):
+            msg = f"Expected dtype int(32 or int)?64 for index, but got {dt.name}"
+            with pytest.raises(RuntimeError, match=msg) as e:
+                fn(*args)
+            assert not isinstance(e.value, IndexError)
+        with pytest.raises(IndexError, match=rf"index_fill_\(\): Expected dtype int64 for index, but got {dt.name}"):
+            x.index_fill_(0, i, 1.0)
+    assert x.tolist() == [[0.0] * 3] * 4
+    with pytest.raises(RuntimeError, match=r"index_select\(\): Index to scalar can have only 1 value, got 2 value"):
+        tl.tensor(1.0, device=device).index_select(0, tl.tensor([0, 0], device=device))
+    with pytest.raises(RuntimeError, match="Index has to be a vector/scalar") as e:
+        x.index_fill_(0, tl.zeros(1, 1, dtype=tl.int64, device=device), 1.0)
+    assert not isinstance(e.value, IndexError)
+    for fn in (lambda: x.index_select(0, tl.zeros(1, 1, dtype=tl.int64, device=device)),
+               lambda: x.index_add_(0, tl.zeros(1, 1, dtype=tl.int64, device=device), src[:1])):
+        with pytest.raises(IndexError, match="Index is supposed to be a vector"):
+            fn()
 
 
 def test_shape_errors():

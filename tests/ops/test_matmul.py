@@ -3,6 +3,7 @@ tiling and batching, precision, dtypes, einsum/tensordot variety, errors, out=, 
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -549,20 +550,63 @@ def test_einsum_forms_and_errors(device):
     tc = _t(b.T.copy(), device)  # (5, 4): the ellipsis is a shared (kept) dim here
     assert_close(tl.einsum(ta, [0, Ellipsis], tc, [2, Ellipsis]),
                  np.einsum(a.astype(np.float64), [0, Ellipsis], b.T, [2, Ellipsis]), rtol=1e-5, atol=1e-5)
-    with pytest.raises(ValueError, match="more operands were provided than specified"):
+    with pytest.raises(RuntimeError, match="more operands were provided than specified"):
         tl.einsum("ij->i", ta, tb)
-    with pytest.raises(ValueError, match="number of subscripts in the equation"):
+    with pytest.raises(RuntimeError, match="number of subscripts in the equation"):
         tl.einsum("ijk,jk->i", ta, tb)
     with pytest.raises(RuntimeError, match="subscript i is repeated for operand 0 but the sizes don't match, 3 != 4"):
         tl.einsum("ii->i", ta)
     with pytest.raises(RuntimeError, match="operands do not broadcast"):
         tl.einsum("ij,ij->ij", ta, tb)
-    with pytest.raises(ValueError, match="output subscript z does not appear"):
+    with pytest.raises(RuntimeError, match="output subscript z does not appear"):
         tl.einsum("ij,jk->iz", ta, tb)
-    with pytest.raises(ValueError, match="subscripts must be in"):
+    with pytest.raises(RuntimeError, match="subscripts must be in"):
         tl.einsum("i1,jk", ta, tb)
     with pytest.raises(RuntimeError, match="same dtype"):
         tl.einsum("ij,jk", ta, tb.double())
+
+
+# (equation, number of operands, PyTorch 2.13's message): every equation error is a RuntimeError,
+# reported in the order PyTorch reads the equation, a bad character at its index in the whole string
+EINSUM_ERRORS = [
+    ("ij,jk->ik->", 2, "invalid subscript given at index 9 in the equation string, subscripts must be in [a-zA-Z]"),
+    ("ij,jk>ik", 2, "invalid subscript given at index 5 in the equation string"),
+    ("ij,jk - > ik", 2, "invalid subscript given at index 6 in the equation string"),  # "- >" is no arrow
+    (" ij , jk -> i%k", 2, "invalid subscript given at index 13 in the equation string"),
+    ("i%,jk", 1, "invalid subscript given at index 1 in the equation string"),  # before the operand count
+    ("ij,k%", 1, "fewer operands were provided than specified in the equation"),  # the count before k%
+    ("i j", 2, "more operands were provided than specified in the equation"),
+    ("ij,jk->ii", 2, "output subscript i appears more than once in the output"),
+    ("ij,jk->iz%", 2, "output subscript z does not appear in the equation for any input operand"),
+    ("ijk,jk->i%", 2, "the number of subscripts in the equation (3) does not match the number of dimensions (2) for "
+                      "operand 0 and no ellipsis was given"),
+    ("ij...k,jk", 2, "the number of subscripts in the equation (3) is more than the number of dimensions (2) for "
+                     "operand 0"),
+    ("ij..,jk", 2, "found '.' for operand 0 that is not part of any ellipsis"),
+    ("...i...,jk", 2, "found '.' for operand 0 for which an ellipsis was already found"),
+    ("ij,jk->i.k", 2, "found '.' for output that is not part of any ellipsis (...)"),
+    ("ij,jk->...ik...", 2, "found '.' for output but an ellipsis (...) was already found"),
+]
+
+
+@pytest.mark.parametrize("eq,n,msg", EINSUM_ERRORS, ids=[e for e, _, _ in EINSUM_ERRORS])
+def test_einsum_equation_errors_as_pytorch(device, eq, n, msg):
+    ops = [_t(_rand((2, 3), seed=1), device), _t(_rand((3, 4), seed=2), device)][:n]
+    with pytest.raises(RuntimeError, match=re.escape(f"einsum(): {msg}")):
+        tl.einsum(eq, *ops)
+
+
+def test_einsum_usage_errors_are_value_errors(device):
+    # PyTorch's Python wrapper raises ValueError when there is no operand (and for a bad sublist)
+    msg = "must specify the equation string and at least one operand"
+    with pytest.raises(ValueError, match=msg):
+        tl.einsum()
+    with pytest.raises(ValueError, match=msg):
+        tl.einsum("ij")
+    a = _t(_rand((2, 3), seed=1), device)
+    with pytest.raises(ValueError, match=re.escape("not within the valid range [0, 52)")):
+        tl.einsum(a, [0, 60])
+    assert tuple(tl.einsum("ij,jk-> i k", a, _t(_rand((3, 4), seed=2), device)).shape) == (2, 4)
 
 
 @needs_cuda
