@@ -310,11 +310,33 @@ LOGSUMEXP = _declare_reduce("logsumexp", "logsumexp", _logsumexp_dtype, _logsume
                             save=_save_input_output, doc="log(sum(exp(x))) over dims, computed stably.")
 
 
-@tensor_method
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:  # noqa: A001
-    """Sum over ``dim`` (all dims by default); integer and bool inputs sum to int64."""
+    """Sum over ``dim`` (all dims by default); integer and bool inputs sum to int64. With ``out=``
+    (and a ``dim``: PyTorch's full sum has no ``out=``) the sum is computed in ``out``'s dtype, the
+    input converted to it first (``sum(float_x, 0, out=int64_t)`` sums the truncated values), and a
+    ``dtype`` must be ``out``'s."""
+    dtype = _opt_dtype(dtype, "sum")
+    if out is not None:
+        if dim is None:
+            raise TypeError("sum(): out= needs a dim (PyTorch has no sum(input, *, dtype, out) overload); "
+                            "use sum(input, dim, out=...)")
+        if not isinstance(out, Tensor):
+            raise TypeError(f"sum(): argument 'out' must be Tensor, not {type(out).__name__}")
+        if dtype is None:
+            dtype = out.dtype
+        elif dtype is not out.dtype:
+            raise RuntimeError(f"sum(): Expected out tensor to have dtype {dtype.name}, but got {out.dtype.name} "
+                               "instead")
     dims = reduction_dims(input, dim, "sum")
-    return dispatch(SUM, input, dim=dims, keepdim=bool(keepdim), dtype=_opt_dtype(dtype, "sum"), out=out)
+    return dispatch(SUM, input, dim=dims, keepdim=bool(keepdim), dtype=dtype, out=out)
+
+
+def _tensor_sum(self: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """``Tensor.sum``: no ``out=`` (as PyTorch's method)."""
+    return sum(self, dim, keepdim, dtype=dtype)
+
+
+tensor_method(_tensor_sum, name="sum")
 
 
 @tensor_method

@@ -479,6 +479,28 @@ def test_out_arguments(device):
     assert strided.tolist() == [5.0, 7.0]
 
 
+def test_sum_out_dtype_as_pytorch(device):
+    """torch 2.13: sum(x, dim, out=o) sums in o's dtype (the input converted first: 0.6 + 0.6 into
+    int64 is 0, not int(1.2)); with dtype= the out tensor must have that dtype; the full sum and
+    Tensor.sum take no out= (TypeError)."""
+    x = T(np.array([[0.6, 0.7], [0.6, -0.7]], np.float32), device)
+    for dt, expected in ((tl.int64, [0, 0]), (tl.int32, [0, 0]), (tl.bool, [True, True]),
+                         (tl.float16, [1.2001953125, 0.0]), (tl.float64, [1.2000000476837158, 0.0])):
+        o = tl.empty(2, dtype=dt, device=device)
+        assert tl.sum(x, 0, out=o) is o and o.dtype is dt and o.tolist() == expected
+    o = tl.empty(2, dtype=tl.int64, device=device)
+    assert tl.sum(x, 0, dtype=tl.int64, out=o).tolist() == [0, 0]
+    o = tl.full((2,), 7, dtype=tl.int64, device=device)
+    for dt, name in ((tl.float64, "float64"), (tl.float32, "float32"), (tl.int32, "int32")):
+        with pytest.raises(RuntimeError, match=f"Expected out tensor to have dtype {name}, but got int64 instead"):
+            tl.sum(x, 0, dtype=dt, out=o)
+    with pytest.raises(TypeError, match="out= needs a dim"):
+        tl.sum(x, out=tl.empty((), dtype=tl.int64, device=device))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'out'"):
+        x.sum(0, out=o)
+    assert o.tolist() == [7, 7]  # nothing written by the refusals
+
+
 @_CUDA
 def test_deterministic_results():
     rng = np.random.default_rng(4)
