@@ -13,6 +13,7 @@ dtype; comparisons and logical ops give bool; bitwise ops and shifts need intege
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -98,6 +99,24 @@ def _check_sub_bool(op: str, a, b) -> None:
                            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
+# PyTorch's cpu mul and div kernels read a number (or 0-d tensor) second operand of a float16/
+# bfloat16 op in float32, unrounded (``half_t * 0.1`` computes with 0.1f); the other ops round it
+_OPMATH_SECOND = frozenset({"mul", "div", "div_trunc", "div_floor"})
+
+
+def _round_0d_operands(op: str, kop: str, x: Tensor, y: Tensor) -> tuple:
+    """Two tensors of different dtypes, one 0-d (math order): when the common dtype is float16/
+    bfloat16 and the 0-d one did not decide it (``half_t + tensor(0.1)`` is float16), it is rounded
+    to that dtype first, like a number (checked bit for bit against torch 2.13)."""
+    common = _common_dtype(op, x, y)
+    if common is D.float16 or common is D.bfloat16:
+        if not x._shape and x.dtype is not common:
+            x = E.round_0d_to(x, common)
+        if not y._shape and y.dtype is not common and kop not in _OPMATH_SECOND:
+            y = E.round_0d_to(y, common)
+    return x, y
+
+
 def _binary_meta(name: str, kind: str, scalars_fit: bool = False):
     """meta for the binary op ``name``: params ``reverse`` (scalar first), ``alpha``, ``rounding_mode``.
     ``scalars_fit``: a number operand must fit the result dtype (clamp_min/clamp_max, as PyTorch)."""
@@ -110,6 +129,8 @@ def _binary_meta(name: str, kind: str, scalars_fit: bool = False):
         out_dtype, compute = _binary_types(name, kind if kop == name else _ARITH, kop, x, y)
         if name in ("add", "sub"):
             _check_alpha(name, out_dtype, alpha)
+            if alpha != 1 and (out_dtype is D.float16 or out_dtype is D.bfloat16):
+                alpha = E.round_scalar_to(alpha, out_dtype)  # PyTorch's kernel converts alpha to the dtype too
             if name == "sub":
                 _check_sub_bool(name, x, y)
         if kop == "pow" and out_dtype in D.INTEGRAL and E.is_scalar(y) and not isinstance(y, bool) and y < 0:
@@ -118,8 +139,11 @@ def _binary_meta(name: str, kind: str, scalars_fit: bool = False):
             if scalars_fit:
                 E.check_scalars_fit(name, out_dtype, x, y)
             t = x if isinstance(x, Tensor) else y
-            if t.dtype is D.float16 or t.dtype is D.bfloat16:  # (a number never promotes a float tensor)
+            # (a number never promotes a float tensor; Python's ``2 * t`` is PyTorch's mul(t, 2))
+            if (t.dtype is D.float16 or t.dtype is D.bfloat16) and kop not in _OPMATH_SECOND:
                 x, y = E.round_scalar_to(x, t.dtype), E.round_scalar_to(y, t.dtype)
+        elif x.dtype is not y.dtype and (not x._shape or not y._shape):  # a 0-d tensor of another dtype
+            x, y = _round_0d_operands(name, kop, x, y)
         # the usual case without broadcasting machinery: one tensor shape (or a scalar operand)
         xs = x._shape if isinstance(x, Tensor) else None
         ys = y._shape if isinstance(y, Tensor) else xs
@@ -634,11 +658,18 @@ def equal(input, other) -> bool:
 
 
 def _where_meta(cond, a, b) -> Plan:
-    if cond.dtype is not D.bool:
+    if cond.dtype is D.uint8:  # PyTorch 2.13 still takes it (nonzero is True), with this warning
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
+                      "future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=4)
+    elif cond.dtype is not D.bool:
         raise RuntimeError(f"where(): expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{E.torch_name(cond.dtype)}")
     out_dtype = D.result_type(a, b)
     E.check_scalars_fit("where", out_dtype, a, b)
+    if out_dtype is D.float16 or out_dtype is D.bfloat16:
+        # a number is converted to the result dtype first (as PyTorch): the same value on every
+        # device, whatever the kernel's float -> bf16 conversion does
+        a, b = E.round_scalar_to(a, out_dtype), E.round_scalar_to(b, out_dtype)
     shape = E.broadcast_shape("where", cond, a, b)
     return Plan(args=E.impl_args("where", shape, (cond, a, b)), outputs=[(shape, out_dtype)],
                 params={"op": "where", "ct": E.ct(out_dtype)})
@@ -646,6 +677,8 @@ def _where_meta(cond, a, b) -> Plan:
 
 def _where_backward(ctx, g):
     (cond,) = ctx.saved_tensors
+    if cond.dtype is not D.bool:  # (a uint8 condition: warned about once, in the forward)
+        cond = cond != 0
     ga = E.reduce_grad(where(cond, g, 0.0), ctx.inputs[1]) if ctx.needs_input_grad[1] else None
     gb = E.reduce_grad(where(cond, 0.0, g), ctx.inputs[2]) if ctx.needs_input_grad[2] else None
     return None, ga, gb
@@ -685,6 +718,10 @@ def _clamp_meta(x, lo, hi) -> Plan:
     if out_dtype is D.bool:  # PyTorch has no bool clamp kernel (clamp(bool, 0, 1) is int64 and works)
         raise E.not_implemented_for("clamp", out_dtype)
     E.check_scalars_fit("clamp", out_dtype, lo, hi)
+    if out_dtype is D.float16 or out_dtype is D.bfloat16:
+        # PyTorch clamps in float32 and rounds the result; rounding a number bound first gives the
+        # same result (rounding is monotonic) and the same value on every device, as the binary ops do
+        lo, hi = E.round_scalar_to(lo, out_dtype), E.round_scalar_to(hi, out_dtype)
     shape = E.broadcast_shape("clamp", x, lo, hi)
     return Plan(args=E.impl_args("clamp", shape, (x, lo, hi)), outputs=[(shape, out_dtype)],
                 params={"op": "clamp", "ct": E.ct(out_dtype)})

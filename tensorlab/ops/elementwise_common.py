@@ -83,12 +83,26 @@ _HALF_TYPES = {D.float16: np.float16, D.bfloat16: ml_dtypes.bfloat16}
 
 def round_scalar_to(x, dtype: D.dtype):
     """A Python number operand of a float16/bfloat16 op, rounded to that dtype: PyTorch converts a
-    number to the op's common dtype before computing in float32 (``half == 0.1`` is True)."""
+    number to the op's common dtype before computing in float32 (``half == 0.1`` is True). Through
+    float32, as c10::Half/BFloat16 are built from a float: 1.00048828225 is 1.0 in half (float32
+    rounds it to the midpoint, which ties to even), not the nearest half 1.0009765625."""
     kind = _HALF_TYPES.get(dtype)
     if kind is None or (x.__class__ is not float and x.__class__ is not int):
         return x
     with np.errstate(over="ignore"):
-        return float(kind(x))
+        return float(kind(np.float32(x)))
+
+
+def round_0d_to(t: Tensor, dtype: D.dtype) -> Tensor:
+    """A 0-d tensor operand of a float16/bfloat16 op whose dtype it does not decide (PyTorch's
+    promotion treats it like a number: ``half_t + tensor(0.1)`` is float16): converted to ``dtype``
+    before computing, as PyTorch converts every operand to the common dtype, through float32 as c10
+    converts (``half_t == tensor(0.1)`` is True where ``half_t`` holds 0.1). Not recorded by
+    autograd: the op records its own inputs."""
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        return (t if t.dtype is D.float32 else t.to(D.float32)).to(dtype)
 
 
 def is_scalar(x) -> bool:

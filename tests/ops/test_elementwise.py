@@ -541,7 +541,91 @@ def test_half_precision_ops_round_numbers_to_their_dtype(device, dtype):
     assert (x == 0.1).item() and (0.1 == x).item() and not (x < 0.1).item() and (x >= 0.1).item()
     if dtype is tl.float16:
         assert (x + 0.1).item() == 0.199951171875
-        assert (tl.tensor([0.5], dtype=dtype, device=device) * 70000).item() == float("inf")
+        assert (tl.tensor([0.5], dtype=dtype, device=device) + 70000).item() == float("inf")
+        # mul reads its number operand unrounded in float32 (PyTorch's kernel): 0.5 * 70000 fits
+        assert (tl.tensor([0.5], dtype=dtype, device=device) * 70000).item() == 35008.0
+
+
+def test_where_takes_a_uint8_condition_with_a_warning(device):
+    # PyTorch 2.13: a uint8 condition is deprecated but works (nonzero is True); other dtypes raise
+    c = tl.tensor([1, 0, 2], dtype=tl.uint8, device=device)
+    a = t([1.0, 2.0, 3.0], device).requires_grad_()
+    b = t([-1.0, -2.0, -3.0], device)
+    with pytest.warns(UserWarning, match="where received a uint8 condition tensor. This behavior is deprecated"):
+        r = tl.where(c, a, b)
+    assert r.tolist() == [1.0, -2.0, 3.0]
+    r.sum().backward()
+    assert a.grad.tolist() == [1.0, 0.0, 1.0]
+    with pytest.warns(UserWarning, match="uint8 condition"):
+        assert tl.where(c, 1.0, 0.0).tolist() == [1.0, 0.0, 1.0]
+    with pytest.warns(UserWarning, match="uint8 condition"):
+        assert b.where(c, 0).tolist() == [-1.0, 0.0, -3.0]
+    with pytest.raises(RuntimeError, match="expected condition to be a boolean tensor, but got .* dtype Long"):
+        tl.where(c.long(), a, b)
+
+
+@pytest.mark.parametrize("dtype", [tl.float16, tl.bfloat16])
+def test_half_precision_numbers_round_as_pytorch(device, dtype):
+    """Bit-exact against torch 2.13: a number converts to float16/bfloat16 through float32 (c10's
+    Half/BFloat16 are built from a float), in the binary ops, where and clamp; lerp computes with
+    its weight in float32 and does not round it to the tensor's dtype."""
+    f = tl.tensor([False, False], device=device)
+    z = tl.zeros(2, dtype=dtype, device=device)
+    # just above a midpoint of two fp16 (resp. bf16) neighbours; float32 rounds it onto the midpoint,
+    # which then ties to even: 1.0, where rounding once would give the upper neighbour
+    v = 1.00048828225 if dtype is tl.float16 else 1.00390625 + 1e-9
+    for r in (z + v, z * 0 + v, tl.where(f, z, v), tl.where(~f, v, z), tl.clamp(z, v), tl.clamp(z, v, 2.0),
+              tl.clamp(z + 2, max=v), tl.clamp_min(z, v), z.clone().clamp_(v, 2.0)):
+        assert r.float().tolist() == [1.0, 1.0]
+    one_tenth = 0.0999755859375 if dtype is tl.float16 else 0.10009765625  # 0.1 in the dtype
+    h = tl.tensor([1.0, 0.0], dtype=dtype, device=device)
+    assert tl.where(f, h, 0.1).float().tolist() == [one_tenth] * 2
+    assert tl.clamp(h, -0.1, 0.1).float().tolist() == [one_tenth, 0.0]
+    assert h.clone().clamp_(-0.1, 0.1).float().tolist() == [one_tenth, 0.0]
+    if dtype is tl.float16:  # with the weight rounded to fp16 (0.333251953125) this would be 21824.0
+        w = tl.lerp(tl.zeros(1, dtype=dtype, device=device), tl.tensor([65504.0], dtype=dtype, device=device), 1 / 3)
+        assert w.float().tolist() == [21840.0]
+    elif device == "cpu":  # (Triton's interpreter rounds float32 -> bf16 stores toward zero: 900.0, 39.75)
+        s, e = tl.tensor([0.0, 100.0], dtype=dtype), tl.tensor([3000.0, -100.0], dtype=dtype)
+        assert tl.lerp(s, e, 0.3).float().tolist() == [904.0, 40.0]  # a bf16 weight would give 39.75
+
+
+@pytest.mark.parametrize("sdtype", [tl.float32, tl.float64])
+def test_0d_tensor_with_a_half_tensor_rounds_like_a_number(device, sdtype):
+    """Bit-exact against torch 2.13 (cpu): a 0-d float32/float64 tensor does not promote a float16
+    tensor (the result is float16) and is rounded to float16 first, like a number; except as the
+    second operand of mul and div, which PyTorch's kernels read unrounded in float32 (numbers too:
+    ``h * 0.1`` is ``mul(h, 0.1)``). add's alpha is rounded as well."""
+    h = tl.tensor([3.0, 1.0, 0.0], dtype=tl.float16, device=device)
+
+    def s(v):
+        return tl.tensor(v, dtype=sdtype, device=device)
+
+    cases = [  # 2049.0000001 rounds (through float32) to 2048 in float16; unrounded, 1 + it would be 2050
+        (h + s(2049.0000001), [2052.0, 2048.0, 2048.0]), (s(2049.0000001) + h, [2052.0, 2048.0, 2048.0]),
+        (h - s(2049.0000001), [-2045.0, -2047.0, -2048.0]),
+        (h.clone().add_(s(2049.0000001)), [2052.0, 2048.0, 2048.0]),
+        (tl.remainder(h, s(0.1)), [0.000732421875, 0.000244140625, 0.0]),
+        (h ** s(1 / 3), [1.4423828125, 1.0, 0.0]),
+        (tl.mul(s(0.1), h), [0.2998046875, 0.0999755859375, 0.0]),  # first operand: rounded
+        (h * s(0.1), [0.300048828125, 0.0999755859375, 0.0]), (h * 0.1, [0.300048828125, 0.0999755859375, 0.0]),
+        (0.1 * h, [0.300048828125, 0.0999755859375, 0.0]),
+        (h.clone().mul_(0.1), [0.300048828125, 0.0999755859375, 0.0]),
+        (h / s(1.00048828225), [2.998046875, 0.99951171875, 0.0]),
+        (h / 1.00048828225, [2.998046875, 0.99951171875, 0.0]),
+        (h // s(0.1), [29.0, 9.0, 0.0]), (h // 0.1, [29.0, 9.0, 0.0]),
+        (tl.add(h, h, alpha=2049.0000001), [6148.0, 2048.0, 0.0]),
+    ]
+    for r, expected in cases:
+        assert r.dtype is tl.float16 and r.tolist() == expected
+    assert ((h * 0 + s(0.1)) == s(0.1)).tolist() == [True] * 3  # float16(0.1) == tensor(0.1)
+    assert (h < s(1 / 3)).tolist() == [False, False, True]
+    a = s(0.5).requires_grad_()
+    x = h.clone().requires_grad_()
+    ((x + a).sum() + (x * a).sum()).backward()  # the rounding is not on the tape
+    assert a.grad.dtype is sdtype and a.grad.item() == 7.0 and x.grad.tolist() == [1.5] * 3
+
+
 
 
 def test_integer_division_by_zero_raises_on_cpu():
