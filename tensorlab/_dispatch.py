@@ -266,6 +266,41 @@ def _check_no_internal_overlap(op_name: str, dst: Tensor) -> None:
             )
 
 
+_PARTIAL_OVERLAP_CHECKED = frozenset({"elementwise", "copy"})  # PyTorch's TensorIterator ops
+
+
+def _dense_byte_range(shape, strides, offset: int, itemsize: int):
+    """[start, end) in bytes of a view whose elements fill that range exactly once (PyTorch's
+    non-overlapping and dense), else None (PyTorch calls the overlap of such views too hard)."""
+    expected = 1
+    n = 1
+    for size, stride in sorted(((n_, s_) for n_, s_ in zip(shape, strides) if n_ != 1), key=lambda d: d[1]):
+        if stride != expected:
+            return None
+        expected *= size
+        n *= size
+    if n == 0:
+        return None
+    return offset * itemsize, (offset + n) * itemsize
+
+
+def _check_no_partial_overlap(op_name: str, dst: Tensor, src, src_geometry) -> None:
+    """An input that shares the destination's storage must be the destination itself or lie
+    elsewhere in the storage: PyTorch refuses a partial overlap of two dense views
+    (``x[1:].copy_(x[:-1])``, ``add(x[:-1], 1, out=x[1:])``) rather than let the result depend on
+    the order of the writes. Only called when the storages are the same object."""
+    shape, strides, offset = src_geometry
+    if (shape, strides, offset) == (dst._shape, dst._stride, dst._offset) and src.dtype.itemsize == dst.dtype.itemsize:
+        return  # the destination itself (``x.copy_(x)``): each element is read before it is written
+    a = _dense_byte_range(dst._shape, dst._stride, dst._offset, dst.dtype.itemsize)
+    b = _dense_byte_range(shape, strides, offset, src.dtype.itemsize)
+    if a is not None and b is not None and a[0] < b[1] and b[0] < a[1]:
+        raise RuntimeError(
+            f"{op_name}: unsupported operation: some elements of the input tensor and the written-to tensor refer "
+            "to a single memory location. Please clone() the tensor before performing the operation."
+        )
+
+
 def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
     """Returns (outputs, write_back). ``write_back`` is (destinations, temporaries) when the
     implementation must write to temporaries first (the destination overlaps an input)."""
@@ -310,9 +345,13 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
     for o in outs:
         for a in flat_args:
             t = a.tensor if isinstance(a, Geometry) else a
-            if isinstance(t, Tensor) and t._storage is o._storage:
+            if isinstance(t, Tensor) and t._storage is o._storage:  # (rare: the cheap test comes first)
                 same = (isinstance(a, Tensor) and a._shape == o._shape and a._stride == o._stride
                         and a._offset == o._offset)
+                if not same and not op.tags.isdisjoint(_PARTIAL_OVERLAP_CHECKED):
+                    _check_no_partial_overlap(f"{op.name}_" if inplace else op.name, o, t,
+                                              (tuple(a.shape), tuple(a.strides), a.offset) if isinstance(a, Geometry)
+                                              else (t._shape, t._stride, t._offset))
                 if not (same and "inplace_safe" in op.tags):
                     needs_temp.append(o)
                     break

@@ -148,7 +148,7 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     """Concatenate ``tensors`` along ``dim`` (all on one device; dtypes promote like ``result_type``)."""
     tensors = _tensor_list(tensors, "cat")
     if not tensors:
-        raise RuntimeError("cat(): expected a non-empty list of Tensors")
+        raise ValueError("cat(): expected a non-empty list of Tensors")  # (PyTorch's class: its argument parser)
     for i, t in enumerate(tensors):
         if t.ndim == 0:
             raise RuntimeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be concatenated")

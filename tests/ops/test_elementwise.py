@@ -626,6 +626,39 @@ def test_0d_tensor_with_a_half_tensor_rounds_like_a_number(device, sdtype):
     assert a.grad.dtype is sdtype and a.grad.item() == 7.0 and x.grad.tolist() == [1.5] * 3
 
 
+_OVERLAP = "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single"
+
+
+def test_partially_overlapping_writes_raise_as_pytorch(device):
+    """torch 2.13 refuses an elementwise write or copy whose input is a dense view of the same
+    memory that overlaps the destination without being it; it takes disjoint views, the destination
+    itself, and views it cannot call dense (strided)."""
+    x = tl.arange(6.0, device=device)
+    refused = [
+        ("copy_", lambda: x.__setitem__(slice(1, None), x[:-1])), ("copy_", lambda: x[1:].copy_(x[:-1])),
+        ("copy_", lambda: x[:-1].copy_(x[1:])), ("add", lambda: tl.add(x[:-1], 1, out=x[1:])),
+        ("add", lambda: tl.add(x[1:], 1, out=x[:-1])), ("add_", lambda: x[1:].add_(x[:-1])),
+        ("neg", lambda: tl.neg(x[:-1], out=x[1:])), ("mul", lambda: tl.mul(x[:-1], x[1:], out=x[1:])),
+        ("add_", lambda: x.view(3, 2).add_(x.view(2, 3).t())),  # same memory, another layout
+    ]
+    for name, call in refused:
+        with pytest.raises(RuntimeError, match=f"{name}: {_OVERLAP}"):
+            call()
+    assert x.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]  # nothing written
+    accepted = [  # (each on a fresh arange(6); results as torch's)
+        (lambda y: y[:3].copy_(y[3:]), [3.0, 4.0, 5.0, 3.0, 4.0, 5.0]),
+        (lambda y: y.copy_(y), [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]),
+        (lambda y: y[::2].copy_(y[1::2]), [1.0, 1.0, 3.0, 3.0, 5.0, 5.0]),
+        (lambda y: tl.add(y[:3], y[3:], out=y[3:]), [0.0, 1.0, 2.0, 3.0, 5.0, 7.0]),
+        (lambda y: tl.add(y, 1, out=y), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
+        (lambda y: y[:3].add_(y[3:]), [3.0, 5.0, 7.0, 3.0, 4.0, 5.0]),
+        (lambda y: y.__setitem__(slice(1, None), y[:-1] * 1), [0.0, 0.0, 1.0, 2.0, 3.0, 4.0]),
+        (lambda y: y.__setitem__(slice(1, 3), y[0]), [0.0, 0.0, 0.0, 3.0, 4.0, 5.0]),
+    ]
+    for call, expected in accepted:
+        y = tl.arange(6.0, device=device)
+        call(y)
+        assert y.tolist() == expected
 
 
 def test_integer_division_by_zero_raises_on_cpu():
