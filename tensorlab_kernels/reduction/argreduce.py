@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import runtime as rt
 from .._triton import tl, triton
-from ..launch import cdiv, needs_int64
+from ..launch import cdiv, launch, needs_int64
 from . import common
 from .common import (
     RowLayout,
@@ -31,7 +31,6 @@ from .common import (
     float_acc,
     host_float,
     is_float,
-    launch_kernel,
     out_strides,
     row_layout,
     split_config,
@@ -149,7 +148,7 @@ def _worst(acc: np.dtype, is_max: bool):
 
 def _launch(values, indices, inp, in_idx, lay: RowLayout, *, is_max, acc, segments, seg_len, cfg):
     k, r = lay.kept_sizes, lay.red_sizes
-    launch_kernel(
+    launch(
         _argreduce_kernel, (cdiv(lay.n_rows, cfg["BLOCK_M"]), segments),
         values if values is not None else indices, indices, inp, in_idx if in_idx is not None else inp,
         lay.n_rows, lay.n_cols, seg_len,

@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import runtime as rt
 from .._triton import tl, triton
-from ..launch import INTERPRET, MAX_DIMS, collapse_dims, launch, pad_dims
+from ..launch import INTERPRET, MAX_DIMS, collapse_dims, pad_dims
 from ..strided import offsets
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -291,15 +291,6 @@ def out_dims_strides(strides: tuple, ndim: int, dims, keepdim: bool) -> tuple:
             result.append(strides[j])
             j += 1
     return tuple(result)
-
-
-def launch_kernel(kernel, grid, *args, **meta):
-    """``launch.launch``; in the interpreter, numpy's floating-point warnings are silenced: masked
-    lanes legitimately compute log(0), 0/0 or inf - inf there (the GPU raises no such warnings)."""
-    if INTERPRET:
-        with np.errstate(all="ignore"):
-            return launch(kernel, grid, *args, **meta)
-    return launch(kernel, grid, *args, **meta)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ import numpy as np
 from .. import runtime as rt
 from .._triton import tl, triton
 from ..fill import float64_bits
-from ..launch import cdiv, needs_int64
+from ..launch import cdiv, launch, needs_int64
 from . import common
 from .common import (
     RowLayout,
@@ -45,7 +45,6 @@ from .common import (
     float_acc,
     host_cast,
     is_float,
-    launch_kernel,
     max_nan,
     max_rows,
     min_nan,
@@ -298,7 +297,7 @@ def reduce(out, inp, *, op: str, dims, compute=None, p: float = 2.0, segments: i
     # two passes: partials[row, segment] in the accumulation dtype, then one launch combines them
     partial = rt.empty(*partial_spec, out.device) if partial_spec else None
     for to_partial, from_partial, grid, ints, meta in steps:
-        launch_kernel(_reduce_kernel, grid, partial if to_partial else out, partial if from_partial else inp, *ints,
+        launch(_reduce_kernel, grid, partial if to_partial else out, partial if from_partial else inp, *ints,
                       **meta)
 
 

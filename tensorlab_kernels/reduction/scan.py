@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._triton import tl, triton
-from ..launch import INTERPRET, cdiv, needs_int64
+from ..launch import INTERPRET, cdiv, launch, needs_int64
 from . import common
 from .common import (
     cast_to,
@@ -33,7 +33,6 @@ from .common import (
     host_cast,
     is_float,
     last_column,
-    launch_kernel,
     next_pow2,
     row_layout,
     tl_dtype,
@@ -194,7 +193,7 @@ def scan(out, indices, inp, *, op: str, dim: int, compute=None, exclusive: bool 
     if lay is None:
         raise NotImplementedError(f"{op}: a view with more than six non-mergeable dims besides dim {dim}")
     cfg = pick_config(lay.n_rows, lay.n_cols)
-    launch_kernel(
+    launch(
         _scan_kernel, (cdiv(lay.n_rows, cfg["BLOCK_M"]),),
         out, idx, inp, lay.n_rows, lay.n_cols, *lay.kept_sizes[1:], *lay.kept_strides[0], *lay.kept_strides[1],
         *lay.kept_strides[2], strides[0][dim], strides[1][dim], strides[2][dim],

@@ -27,13 +27,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._triton import tl, triton
-from ..launch import INTERPRET, cdiv, needs_int64
+from ..launch import INTERPRET, cdiv, launch, needs_int64
 from .common import (
     cast_to,
     dim_offsets,
     float_acc,
     host_cast,
-    launch_kernel,
     max_shift,
     next_pow2,
     row_layout,
@@ -215,7 +214,7 @@ def softmax(out, inp, *, dim: int, log: bool = False, compute=None) -> None:
     if lay is None:
         raise NotImplementedError(f"softmax: a view with more than six non-mergeable dims besides dim {dim}")
     cfg = pick_config(lay.n_rows, lay.n_cols, lay.kept_strides[0][-1], col_strides[0])
-    launch_kernel(
+    launch(
         _softmax_kernel, (cdiv(lay.n_rows, cfg["BLOCK_M"]),),
         out, inp, lay.n_rows, lay.n_cols, *lay.kept_sizes[1:], *lay.kept_strides[0], *lay.kept_strides[1],
         *col_strides,
@@ -233,7 +232,7 @@ def softmax_backward(grad_input, grad, output, *, dim: int, log: bool = False) -
     if lay is None:
         raise NotImplementedError(f"softmax backward: a view with more than six non-mergeable dims besides dim {dim}")
     cfg = pick_config(lay.n_rows, lay.n_cols, lay.kept_strides[0][-1], col_strides[0])
-    launch_kernel(
+    launch(
         _softmax_backward_kernel, (cdiv(lay.n_rows, cfg["BLOCK_M"]),),
         grad_input, grad, output, lay.n_rows, lay.n_cols, *lay.kept_sizes[1:], *lay.kept_strides[0],
         *lay.kept_strides[1], *lay.kept_strides[2], *col_strides,

@@ -33,7 +33,7 @@ import numpy as np
 from .. import runtime as rt
 from .._triton import tl, triton
 from ..fill import float64_bits
-from ..launch import cdiv, needs_int64
+from ..launch import cdiv, launch, needs_int64
 from . import common
 from .common import (
     RowLayout,
@@ -41,7 +41,6 @@ from .common import (
     dim_offsets,
     float_acc,
     host_cast,
-    launch_kernel,
     out_strides,
     row_layout,
     split_config,
@@ -155,7 +154,7 @@ def _var_kernel(
 def _launch(var, mean, inp, in_m2, lay: RowLayout, *, final, std, acc, segments, seg_len, part_len, n_total,
             divisor, cfg):
     k, r = lay.kept_sizes, lay.red_sizes
-    launch_kernel(
+    launch(
         _var_kernel, (cdiv(lay.n_rows, cfg["BLOCK_M"]), segments),
         var, mean if mean is not None else var, inp, in_m2 if in_m2 is not None else inp,
         lay.n_rows, lay.n_cols, seg_len, part_len, n_total, float64_bits(divisor),

@@ -705,8 +705,8 @@ def test_reused_launch_plans_follow_each_call(monkeypatch):
     np.testing.assert_allclose(to_numpy(x[0].norm(3, 1)), (np.abs(a[0].astype(np.float64)) ** 3).sum(1) ** (1 / 3),
                                rtol=1e-5)
     calls = []
-    real = kreduce.launch_kernel
-    monkeypatch.setattr(kreduce, "launch_kernel", lambda *args, **meta: calls.append(args[1]) or real(*args, **meta))
+    real = kreduce.launch
+    monkeypatch.setattr(kreduce, "launch", lambda *args, **meta: calls.append(args[1]) or real(*args, **meta))
     x[0].sum(1)
     monkeypatch.setattr(kcommon, "FORCE_SEGMENTS", 3)
     monkeypatch.setattr(kcommon, "TILE_BUDGET", 16)  # 16-column tiles: 3 segments of 17 round up to 2 of 32
