@@ -73,5 +73,10 @@ def all_dtypes():
     return (tl.float16, tl.bfloat16, tl.float32, tl.float64, tl.uint8, tl.int8, tl.int16, tl.int32, tl.int64, tl.bool)
 
 
+def non_bool_dtypes():
+    """Every dtype but bool (ops PyTorch refuses for bool: neg, argmax, topk, ...)."""
+    return tuple(d for d in all_dtypes() if d is not tl.bool)
+
+
 def float_dtypes():
     return (tl.float16, tl.bfloat16, tl.float32, tl.float64)

@@ -20,7 +20,7 @@ import numpy as np
 import tensorlab as tl
 from tests.helpers import random_array
 
-from .core import OpInfo, SampleInput, all_dtypes, float_dtypes
+from .core import OpInfo, SampleInput, all_dtypes, float_dtypes, non_bool_dtypes
 
 F16, BF16, F32, F64 = tl.float16, tl.bfloat16, tl.float32, tl.float64
 INTS = (tl.uint8, tl.int8, tl.int16, tl.int32, tl.int64)
@@ -171,7 +171,7 @@ def _round_half_even(x, decimals=0):
 
 
 _SELU_A, _SELU_S = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
-_NO_BOOL = tuple(d for d in ALL if d is not tl.bool)
+_NO_BOOL = non_bool_dtypes()
 _INT_CUDA = (F32, F16, BF16, tl.int32)
 
 OPS = [

@@ -19,7 +19,7 @@ import numpy as np
 import tensorlab as tl
 from tests.helpers import random_array
 
-from .core import OpInfo, SampleInput, all_dtypes, float_dtypes
+from .core import OpInfo, SampleInput, all_dtypes, float_dtypes, non_bool_dtypes
 
 INT64 = tl.int64
 
@@ -406,7 +406,7 @@ def _cuda(*dtypes):
 
 
 F32, F16, BF16, F64 = tl.float32, tl.float16, tl.bfloat16, tl.float64
-NON_BOOL = tuple(d for d in all_dtypes() if d is not tl.bool)
+NON_BOOL = non_bool_dtypes()
 
 
 def _sum_dtype(dtype):

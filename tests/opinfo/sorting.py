@@ -17,15 +17,14 @@ import numpy as np
 import tensorlab as tl
 from tests.helpers import random_array
 
-from .core import OpInfo, SampleInput, all_dtypes
+from .core import OpInfo, SampleInput, all_dtypes, non_bool_dtypes
 
 # The cuda kernels run in the interpreter on CI: one dtype per key path (32-bit float, the two
 # 16-bit floats, 64-bit integer keys, bool). tests/ops/test_sorting.py covers the rest of the
 # key mappings (uint8, int8, int16, int32, float64) on cuda.
 CUDA_SORT = (tl.float32, tl.float16, tl.bfloat16, tl.int64, tl.bool)
 CUDA_FEW = (tl.float32, tl.int64)
-_NO_BOOL = tuple(d for d in all_dtypes() if d is not tl.bool)  # topk: PyTorch refuses bool
-_NO_BOOL_SORT = tuple(d for d in CUDA_SORT if d is not tl.bool)
+_NO_BOOL_SORT = tuple(d for d in CUDA_SORT if d is not tl.bool)  # topk: PyTorch refuses bool
 
 
 # ----------------------------------------------------------------------------------------------
@@ -347,7 +346,7 @@ OPS = [
     OpInfo("sort", tl.sort, _ref_sort, _sort_samples, all_dtypes(), cuda_dtypes=CUDA_SORT),
     OpInfo("argsort", tl.argsort, _ref_argsort, _argsort_samples, all_dtypes(), cuda_dtypes=CUDA_FEW, grad=False),
     OpInfo("msort", tl.msort, _ref_msort, _msort_samples, all_dtypes(), cuda_dtypes=(tl.float32,)),
-    OpInfo("topk", tl.topk, _ref_topk, _topk_samples, _NO_BOOL, cuda_dtypes=_NO_BOOL_SORT),
+    OpInfo("topk", tl.topk, _ref_topk, _topk_samples, non_bool_dtypes(), cuda_dtypes=_NO_BOOL_SORT),
     OpInfo("kthvalue", tl.kthvalue, _ref_kthvalue, _kthvalue_samples, all_dtypes(), cuda_dtypes=CUDA_FEW),
     OpInfo("median", tl.median, _ref_median, _median_samples, all_dtypes(), cuda_dtypes=CUDA_FEW),
     OpInfo("median_all", tl.median, _ref_median_all, _median_all_samples, all_dtypes(), cuda_dtypes=CUDA_FEW),
