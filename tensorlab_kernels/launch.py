@@ -29,6 +29,10 @@ from .runtime import INTERPRET as _RUNTIME_INTERPRET
 log = logging.getLogger("tensorlab")
 DEBUG = os.environ.get("TENSORLAB_DEBUG", "0") not in ("", "0")
 INTERPRET = _RUNTIME_INTERPRET and os.environ.get("TENSORLAB_GPU_CONFIGS", "0") in ("", "0")
+if _RUNTIME_INTERPRET and TRITON_AVAILABLE:  # interpreted kernels compute as the GPU's do
+    from . import interpreter_fixes
+
+    interpreter_fixes.install()
 
 # Called as hook(kernel, grid, args, meta) before every launch when set (set_launch_hook); the
 # only cost when unset is this one global check in launch().

@@ -191,6 +191,25 @@ def test_interpreted_kernels_warn_no_more_than_the_gpu():
         assert np.isnan((x * float("inf")).tolist()[1])
 
 
+@needs_cuda
+def test_interpreted_bfloat16_rounds_as_the_gpu():
+    # Triton's interpreter truncates float32 -> bfloat16; the GPU (cvt.rn.bf16.f32), PyTorch and the
+    # cpu twins round to nearest even (tensorlab_kernels/interpreter_fixes.py)
+    import ml_dtypes
+
+    rng = np.random.default_rng(0)
+    ties = [1 + 2**-8, 1 + 3 * 2**-8, -(1 + 2**-8)]  # halfway: to the even neighbour (1.0, 1 + 2**-6)
+    x = np.concatenate([rng.standard_normal(200), ties, [0.1, 3.4e38, np.inf, np.nan]]).astype(np.float32)
+    want = x.astype(ml_dtypes.bfloat16).astype(np.float32)
+    got = tl.tensor(x, device="cuda").to(tl.bfloat16).cpu().numpy().astype(np.float32)
+    np.testing.assert_array_equal(got, want)
+    assert got[200:203].tolist() == [1.0, 1 + 2**-6, -1.0]
+    # a kernel's own float32 -> bf16 store: exp computed in float32, stored as bf16, as on cpu
+    h = tl.tensor(x[:200], device="cuda").to(tl.bfloat16)
+    np.testing.assert_array_equal(tl.exp(h).cpu().numpy().astype(np.float32),
+                                  tl.exp(h.cpu()).numpy().astype(np.float32))
+
+
 def test_debug_logging_names_op_and_launch():
     code = textwrap.dedent(
         """
