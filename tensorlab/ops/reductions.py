@@ -39,7 +39,8 @@ from .._tensor import Tensor, norm_dim, tensor_method
 
 __all__ = [
     "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std", "var_mean",
-    "std_mean", "norm", "logsumexp", "softmax", "log_softmax", "cumsum", "cumprod", "cummax", "cummin", "all",
+    "std_mean", "norm", "logsumexp", "softmax", "log_softmax", "cumsum", "cumprod", "logcumsumexp", "cummax",
+    "cummin", "all",
     "any", "count_nonzero", "sum_to_size",
 ]
 
@@ -759,7 +760,7 @@ def log_softmax(input: Tensor, dim=None, dtype=None, *, _stacklevel: int = 3) ->
 
 
 # ----------------------------------------------------------------------------------------------
-# cumsum, cumprod, cummax, cummin (tensorlab_kernels.reduction.scan)
+# cumsum, cumprod, logcumsumexp, cummax, cummin (tensorlab_kernels.reduction.scan)
 # ----------------------------------------------------------------------------------------------
 
 
@@ -810,6 +811,29 @@ def _cumprod_backward(ctx, g):
     return (grad.to(x.dtype),)
 
 
+def _logcumsumexp_meta(x: Tensor, *, dim: int, reverse: bool = False) -> Plan:
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(f"logcumsumexp(): \"logcumsumexp\" not implemented for '{torch_name(x.dtype)}'")
+    return Plan(args=[None, x], outputs=[(x._shape, x.dtype)],
+                params={"op": "logcumsumexp", "dim": dim, "reverse": reverse})
+
+
+def _logcumsumexp_backward(ctx, g):
+    """d y_j / d x_i = exp(x_i - y_j) for i <= j (in scan order), so the gradient of x_i is
+    ``sum_{j >= i} g_j exp(x_i - y_j)``: PyTorch's rule (after TensorFlow's) sums it in log space, the
+    positive and the negative g apart, with a logcumsumexp scanning the other way, so nothing overflows."""
+    x, y = ctx.saved_tensors
+    dim, rev = ctx.params["dim"], ctx.params.get("reverse", False)
+    tl = _tl()
+    log_g = g.abs().log()
+    lowest = float(D.float_info(g.dtype).min)  # (PyTorch's choice: not -inf, which would give -inf - -inf)
+    parts = []
+    for sign in (g > 0, g < 0):
+        lse = dispatch(LOGCUMSUMEXP, tl.where(sign, log_g, lowest) - y, dim=dim, reverse=not rev)
+        parts.append((lse + x).exp())
+    return (parts[0] - parts[1],)
+
+
 def _cummax_meta(x: Tensor, *, dim: int) -> Plan:
     return Plan(args=[x], outputs=[(x._shape, x.dtype), (x._shape, D.int64)], params={"dim": dim}, single=False)
 
@@ -841,6 +865,9 @@ CUMSUM = defop("cumsum", twin=kscan.scan_twin, kernel=kscan.scan, meta=_scan_met
 CUMPROD = defop("cumprod", twin=kscan.scan_twin, kernel=kscan.scan, meta=_scan_meta("cumprod"),
                 backward=_cumprod_backward, save=_save_input_output, tags={"reduction"},
                 doc="Cumulative product (integers/bools -> int64).")
+LOGCUMSUMEXP = defop("logcumsumexp", twin=kscan.scan_twin, kernel=kscan.scan, meta=_logcumsumexp_meta,
+                     backward=_logcumsumexp_backward, save=_save_input_output, tags={"reduction"},
+                     doc="log(cumsum(exp(x))) along a dim, computed stably (floating dtypes).")
 _cummax_kernel, _cummax_twin = _scan_impl(True)
 _cummin_kernel, _cummin_twin = _scan_impl(False)
 CUMMAX = defop("cummax", twin=_cummax_twin, kernel=_cummax_kernel, meta=_cummax_meta, backward=_cummax_backward,
@@ -866,6 +893,12 @@ def cumsum(input: Tensor, dim, *, dtype=None, out=None) -> Tensor:
 @tensor_method
 def cumprod(input: Tensor, dim, *, dtype=None, out=None) -> Tensor:
     return _scan(CUMPROD, input, dim, dtype=_opt_dtype(dtype, "cumprod"), out=out)
+
+
+@tensor_method
+def logcumsumexp(input: Tensor, dim, *, out=None) -> Tensor:
+    """``log(cumsum(exp(input)))`` along ``dim``, without overflow (floating inputs; fp16/bf16 in fp32)."""
+    return dispatch(LOGCUMSUMEXP, input, dim=norm_dim(dim, input.ndim, "logcumsumexp"), out=out)
 
 
 cummax_return = namedtuple("cummax", ["values", "indices"])

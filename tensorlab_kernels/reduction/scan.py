@@ -1,4 +1,5 @@
-"""Scans along one dim: ``cumsum``, ``cumprod``, ``cummax`` and ``cummin`` (values and indices).
+"""Scans along one dim: ``cumsum``, ``cumprod``, ``logcumsumexp``, ``cummax`` and ``cummin`` (values
+and indices).
 
 Rows x columns as in the rest of the package (strided, no copies; the scan dim is the column).
 A program owns ``BLOCK_M`` rows and walks their columns left to right in ``BLOCK_N`` tiles:
@@ -7,14 +8,17 @@ carry (the combination of everything to the left) is applied to it, and the scan
 tile's last column becomes the next carry. Sums of fp16/bf16 accumulate in
 fp32 (fp64 for fp64), integers and bools in int64 (PyTorch's cumsum of integers is int64).
 
+logcumsumexp scans with ``log(exp(a) + exp(b))`` written as the larger plus ``log1p(exp(smaller -
+larger))``: never overflows, and the identity is -inf.
+
 cummax/cummin follow PyTorch: a value equal to the running extreme takes over the index (the
 *last* occurrence wins), and NaN propagates (from the first NaN on the value is NaN and the
 index is that of the latest NaN). The combine is a maximum under the total order
 (NaN-ness, value, index), so it is associative and commutative.
 
 Two variants the backward rules need: ``exclusive`` (element ``i`` combines elements ``< i``;
-the first is the identity) and ``reverse`` (scan from the end: a negative-stride view of the
-input and the output, no copy).
+the first is the identity; cumsum and cumprod) and ``reverse`` (scan from the end: a
+negative-stride view of the input and the output, no copy; cumsum, cumprod and logcumsumexp).
 
 Layout of this file: kernel, launcher, numpy twin.
 """
@@ -24,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._triton import tl, triton
+from ..elementwise.libdevice import libdevice as ld
 from ..launch import INTERPRET, cdiv, launch, needs_int64
 from . import common
 from .common import (
@@ -38,7 +43,7 @@ from .common import (
     tl_dtype,
 )
 
-SCAN_OPS = {"cumsum": 0, "cumprod": 1, "cummax": 2, "cummin": 3}
+SCAN_OPS = {"cumsum": 0, "cumprod": 1, "cummax": 2, "cummin": 3, "logcumsumexp": 4}
 
 # ----------------------------------------------------------------------------------------------
 # Kernel
@@ -68,6 +73,18 @@ def _cummax_combine(a, ia, b, ib):
 def _cummin_combine(a, ia, b, ib):
     w = _later_wins(a, ia, b, ib, False)
     return tl.where(w, b, a), tl.where(w, ib, ia)
+
+
+@triton.jit
+def _logaddexp(a, b):
+    """``log(exp(a) + exp(b))`` without overflow (PyTorch's _log_add_exp_helper): the larger plus
+    ``log1p(exp(smaller - larger))``. Equal operands differ by 0, so two equal infinities give that
+    infinity (not inf - inf = nan); a NaN operand gives NaN (the GPU's max would drop it)."""
+    mx = tl.maximum(a, b)
+    mn = tl.minimum(a, b)
+    d = tl.where(mn == mx, 0.0, mn - mx)
+    r = mx + ld.log1p(tl.exp(d))
+    return tl.where((a != a) | (b != b), a + b, r)
 
 
 @triton.jit
@@ -116,6 +133,9 @@ def _scan_kernel(
         elif OP == 1:
             y = tl.cumprod(x, axis=1) * carry[:, None]
             carry = last_column(y, cols, last)
+        elif OP == 4:
+            y = _logaddexp(carry[:, None], tl.associative_scan(x, 1, _logaddexp))
+            carry = last_column(y, cols, last)
         else:
             xi = tl.where(load_mask, src.to(tl.int64)[None, :], -1)
             if OP == 2:
@@ -147,6 +167,8 @@ def _identity(op: str, acc: np.dtype):
         return 0
     if op == "cumprod":
         return 1
+    if op == "logcumsumexp":
+        return float("-inf")
     floating = acc.kind == "f"
     if op == "cummax":
         return float("-inf") if floating else int(np.iinfo(acc).min)
@@ -176,7 +198,7 @@ def scan(out, indices, inp, *, op: str, dim: int, compute=None, exclusive: bool 
     """``out`` (and ``indices`` for cummax/cummin, else None) = the scan ``op`` of ``inp`` along ``dim``."""
     if op not in SCAN_OPS:
         raise ValueError(f"scan: unknown op {op!r}; expected one of {sorted(SCAN_OPS)}")
-    if (exclusive or reverse) and op not in ("cumsum", "cumprod"):
+    if (exclusive and op not in ("cumsum", "cumprod")) or (reverse and op not in ("cumsum", "cumprod", "logcumsumexp")):
         raise ValueError(f"scan: exclusive/reverse {op} is not supported")
     if out.numel == 0:
         return
@@ -244,6 +266,8 @@ def scan_twin(out, indices, inp, *, op: str, dim: int, compute=None, exclusive: 
                 first = np.full(x.shape[:-1] + (1,), 0 if op == "cumsum" else 1, x.dtype)
                 y = np.concatenate([first, y[..., :-1]], axis=-1)
             i = None
+        elif op == "logcumsumexp":
+            y, i = np.logaddexp.accumulate(x, axis=-1), None
         else:
             y, i = _cum_extreme(x, op == "cummax")
     if reverse:

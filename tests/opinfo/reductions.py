@@ -232,6 +232,10 @@ def _cum_ref(kind):
     return ref
 
 
+def _logcumsumexp_ref(x, dim):
+    return np.logaddexp.accumulate(x.astype(np.float64), axis=dim) if x.ndim else x.astype(np.float64)
+
+
 def _cumext_ref(is_max):
     """PyTorch's rule: take the new element when it is NaN, or when the running value is not NaN
     and the element is >= (cummax) / <= (cummin) it: the last index among ties wins."""
@@ -468,6 +472,8 @@ OPS = [
            tol={F32: (1e-5, 1e-4)}),  # fp32 running sums of ~1000 values: rounding ~ sqrt(n) * eps * |partial sum|
     OpInfo("cumprod", lambda x, **kw: x.cumprod(**kw), _cum_ref("prod"), _dim_samples(big=False), all_dtypes(),
            cuda_dtypes=_cuda(F32, tl.int64), out_dtype=_sum_dtype),
+    OpInfo("logcumsumexp", lambda x, **kw: tl.logcumsumexp(x, **kw), _logcumsumexp_ref, _dim_samples(),
+           float_dtypes(), cuda_dtypes=_cuda(F32, BF16)),
     OpInfo("cummax", lambda x, **kw: tuple(tl.cummax(x, **kw)), _cumext_ref(True), _dim_samples(big=False),
            all_dtypes(), cuda_dtypes=_cuda(F32, tl.int8)),
     OpInfo("cummin", lambda x, **kw: tuple(x.cummin(**kw)), _cumext_ref(False), _dim_samples(big=False),

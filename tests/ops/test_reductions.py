@@ -762,3 +762,28 @@ def test_bf16_signed_zero_is_zero_in_nonzero_reductions(device, op):
             assert x.count_nonzero(1).tolist() == [1, 0] and tl.count_nonzero(x).item() == 1
         else:
             assert tl.norm(x, p=0, dim=1).tolist() == [1.0, 0.0] and tl.norm(x[1], p=0).item() == 0.0
+
+
+def test_logcumsumexp_as_pytorch(device):
+    # values, special values and the gradient checked against torch 2.13
+    inf, nan = math.inf, math.nan
+    x = tl.tensor([1.0, 2.0, 3.0], device=device)
+    np.testing.assert_allclose(tl.logcumsumexp(x, 0).tolist(), [1.0, 2.3132617, 3.4076061], rtol=1e-6)
+    np.testing.assert_allclose(x.logcumsumexp(-1).tolist(), [1.0, 2.3132617, 3.4076061], rtol=1e-6)
+    assert x.to(tl.float16).logcumsumexp(0).tolist() == [1.0, 2.3125, 3.408203125]
+    assert x.to(tl.bfloat16).logcumsumexp(0).tolist() == [1.0, 2.3125, 3.40625]
+    r = tl.logcumsumexp(tl.tensor([inf, inf, -inf, nan, 1.0], device=device), 0).tolist()
+    assert r[:3] == [inf, inf, inf] and math.isnan(r[3]) and math.isnan(r[4])  # equal infinities stay
+    assert tl.logcumsumexp(tl.tensor([-inf, -inf], device=device), 0).tolist() == [-inf, -inf]
+    assert tl.logcumsumexp(tl.tensor([0.0, -30.0], device=device), 0).tolist()[1] == pytest.approx(9.3576229e-14)
+    big = tl.tensor([1000.0, 1000.0], device=device)  # exp would overflow
+    assert tl.logcumsumexp(big, 0).tolist() == pytest.approx([1000.0, 1000.0 + math.log(2)])
+    assert tl.logcumsumexp(tl.tensor(2.0, device=device), 0).item() == 2.0
+    out = tl.empty(3, device=device)
+    assert tl.logcumsumexp(x, 0, out=out) is out and out.tolist()[0] == 1.0
+    a = tl.tensor([[1.0, 2.0], [3.0, 4.0]], device=device, requires_grad=True)
+    tl.logcumsumexp(a, 1).backward(tl.tensor([[1.0, -2.0], [0.5, 0.0]], device=device))
+    np.testing.assert_allclose(a.grad.tolist(), [[0.4621172, -1.4621172], [0.5, 0.0]], rtol=1e-5)
+    for bad in (tl.tensor([1, 2], device=device), tl.tensor([True], device=device)):
+        with pytest.raises(NotImplementedError, match="\"logcumsumexp\" not implemented for"):
+            tl.logcumsumexp(bad, 0)
