@@ -666,10 +666,6 @@ def _where_meta(cond, a, b) -> Plan:
                            f"{E.torch_name(cond.dtype)}")
     out_dtype = D.result_type(a, b)
     E.check_scalars_fit("where", out_dtype, a, b)
-    if out_dtype is D.float16 or out_dtype is D.bfloat16:
-        # a number is converted to the result dtype first (as PyTorch): the same value on every
-        # device, whatever the kernel's float -> bf16 conversion does
-        a, b = E.round_scalar_to(a, out_dtype), E.round_scalar_to(b, out_dtype)
     shape = E.broadcast_shape("where", cond, a, b)
     return Plan(args=E.impl_args("where", shape, (cond, a, b)), outputs=[(shape, out_dtype)],
                 params={"op": "where", "ct": E.ct(out_dtype)})
@@ -718,10 +714,6 @@ def _clamp_meta(x, lo, hi) -> Plan:
     if out_dtype is D.bool:  # PyTorch has no bool clamp kernel (clamp(bool, 0, 1) is int64 and works)
         raise E.not_implemented_for("clamp", out_dtype)
     E.check_scalars_fit("clamp", out_dtype, lo, hi)
-    if out_dtype is D.float16 or out_dtype is D.bfloat16:
-        # PyTorch clamps in float32 and rounds the result; rounding a number bound first gives the
-        # same result (rounding is monotonic) and the same value on every device, as the binary ops do
-        lo, hi = E.round_scalar_to(lo, out_dtype), E.round_scalar_to(hi, out_dtype)
     shape = E.broadcast_shape("clamp", x, lo, hi)
     return Plan(args=E.impl_args("clamp", shape, (x, lo, hi)), outputs=[(shape, out_dtype)],
                 params={"op": "clamp", "ct": E.ct(out_dtype)})
