@@ -116,6 +116,15 @@ def as_dtype(value, op: str = "dtype") -> dtype:
 _INT_ORDER = {uint8: 0, int8: 1, int16: 2, int32: 3, int64: 4}
 
 
+_TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+                "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
+
+
+def torch_name(d: dtype) -> str:
+    """The dtype as PyTorch's messages spell it (``Long``, ``Float``, ...)."""
+    return _TORCH_NAMES[d.name]
+
+
 def float_info(d: dtype):
     """numpy's finfo of a floating dtype (ml_dtypes' for bfloat16): max, eps, tiny, ..."""
     return ml_dtypes.finfo(d.np) if d is bfloat16 else np.finfo(d.np)

@@ -105,7 +105,6 @@ def check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True) -> No
         raise RuntimeError(f"{op}: value cannot be converted to type {dtype.name} without overflow: {value}")
 
 
-
 # ----------------------------------------------------------------------------------------------
 # from Python / numpy data
 # ----------------------------------------------------------------------------------------------

@@ -663,7 +663,7 @@ def _where_meta(cond, a, b) -> Plan:
                       "future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=4)
     elif cond.dtype is not D.bool:
         raise RuntimeError(f"where(): expected condition to be a boolean tensor, but got a tensor with dtype "
-                           f"{E.torch_name(cond.dtype)}")
+                           f"{D.torch_name(cond.dtype)}")
     out_dtype = D.result_type(a, b)
     E.check_scalars_fit("where", out_dtype, a, b)
     shape = E.broadcast_shape("where", cond, a, b)

@@ -26,19 +26,11 @@ from .._tensor import Tensor
 
 TAGS = frozenset({"elementwise", "inplace_safe"})
 
-_TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-                "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
-
-
-def torch_name(dtype: D.dtype) -> str:
-    """The dtype as PyTorch's messages spell it (``Long``, ``Float``, ...)."""
-    return _TORCH_NAMES[dtype.name]
-
 
 def not_implemented_for(op: str, dtype: D.dtype) -> NotImplementedError:
     """PyTorch's error for an op without a kernel for a dtype (``"silu" not implemented for 'Long'``):
     a NotImplementedError, as PyTorch raises (a RuntimeError too: Python's NotImplementedError derives from it)."""
-    return NotImplementedError(f'{op}(): "{op}" not implemented for \'{torch_name(dtype)}\'')
+    return NotImplementedError(f'{op}(): "{op}" not implemented for \'{D.torch_name(dtype)}\'')
 
 
 def ct(dtype: D.dtype) -> str:

@@ -70,8 +70,6 @@ def get_float32_matmul_precision() -> str:
 # checks shared by the declarations
 # ----------------------------------------------------------------------------------------------
 
-_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-                "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def _dims(shape) -> str:
@@ -94,7 +92,7 @@ def _check_supported(op: str, kernel_name: str, t: Tensor) -> None:
     """Integer products exist on cpu only (as in PyTorch); bool products nowhere."""
     dt = t.dtype
     if t.is_cuda and not dt.is_floating_point:
-        raise RuntimeError(f"{op}: \"{kernel_name}_cuda\" not implemented for '{_TORCH_NAMES[dt.name]}'")
+        raise RuntimeError(f"{op}: \"{kernel_name}_cuda\" not implemented for '{D.torch_name(dt)}'")
     if dt is D.bool:
         raise RuntimeError(f"{op}: \"{kernel_name}_impl_cpu_\" not implemented for 'Bool'")
 
@@ -308,7 +306,7 @@ def _dot_meta_for(op: str):
             raise RuntimeError(f"{op}: 1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
         if a.dtype is not b.dtype:
             raise RuntimeError(f"{op}: expected both vectors to have same dtype, but found "
-                               f"{_TORCH_NAMES[a.dtype.name]} and {_TORCH_NAMES[b.dtype.name]}")
+                               f"{D.torch_name(a.dtype)} and {D.torch_name(b.dtype)}")
         shape = _matmul_shape(op, a._shape, b._shape)
         _check_supported(op, "dot", a)
         return _plan(a, b, shape, precision)

@@ -36,6 +36,7 @@ from .. import _dtype as D
 from .._dispatch import dispatch
 from .._registry import Plan, defop
 from .._tensor import Tensor, norm_dim, tensor_method
+from . import elementwise_common as E
 
 __all__ = [
     "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std", "var_mean",
@@ -47,13 +48,6 @@ __all__ = [
 _builtin_sum, _builtin_max, _builtin_min, _builtin_all, _builtin_any = (
     builtins.sum, builtins.max, builtins.min, builtins.all, builtins.any)
 
-_TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-                "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
-
-
-def torch_name(dtype: D.dtype) -> str:
-    """The dtype as PyTorch's messages spell it (``Long``, ``Float``, ...)."""
-    return _TORCH_NAMES[dtype.name]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -173,13 +167,13 @@ def _mean_dtype(x: Tensor, dtype, op: str = "mean"):
         if not dtype.is_floating_point:
             raise RuntimeError(
                 f"{op}(): could not infer output dtype. Optional dtype must be either a floating point or complex "
-                f"dtype. Got: {torch_name(dtype)}"
+                f"dtype. Got: {D.torch_name(dtype)}"
             )
         return dtype, dtype
     if not x.dtype.is_floating_point:
         raise RuntimeError(
             f"{op}(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-            f"Got: {torch_name(x.dtype)}"
+            f"Got: {D.torch_name(x.dtype)}"
         )
     return x.dtype, None
 
@@ -196,11 +190,11 @@ def _norm_dtype(x: Tensor, dtype):
     if dtype is not None:
         if not dtype.is_floating_point:
             raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
-                               f"{torch_name(dtype)}")
+                               f"{D.torch_name(dtype)}")
         return dtype, dtype
     if not x.dtype.is_floating_point:
         raise RuntimeError(
-            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {torch_name(x.dtype)}"
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {D.torch_name(x.dtype)}"
         )
     return x.dtype, None
 
@@ -630,7 +624,7 @@ def _var_args(input: Tensor, dim, unbiased, keepdim, correction, name: str):
         raise TypeError(f"{name}(): correction must be a number, got {type(correction).__name__}")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"{name}(): std and var only support floating point and complex dtypes (got "
-                           f"{torch_name(input.dtype)})")
+                           f"{D.torch_name(input.dtype)})")
     dims = reduction_dims(input, dim, name)
     n = math.prod(input._shape[d] for d in dims)
     if n - correction <= 0:
@@ -679,7 +673,7 @@ def _softmax_meta(x: Tensor, *, dim: int, dtype=None, log: bool = False) -> Plan
     name = "log_softmax" if log else "softmax"
     target = dtype if dtype is not None else x.dtype
     if not target.is_floating_point and x.numel() != 0:  # (PyTorch returns an empty integer input as it is)
-        raise NotImplementedError(f"{name}(): \"{name}\" not implemented for '{torch_name(target)}' (softmax needs "
+        raise NotImplementedError(f"{name}(): \"{name}\" not implemented for '{D.torch_name(target)}' (softmax needs "
                                   "a floating point input or a floating dtype=)")
     return Plan(args=[x], outputs=[(x._shape, target)],
                 params={"dim": dim, "log": log, "compute": None if dtype is None else dtype.np})
@@ -813,7 +807,7 @@ def _cumprod_backward(ctx, g):
 
 def _logcumsumexp_meta(x: Tensor, *, dim: int, reverse: bool = False) -> Plan:
     if not x.dtype.is_floating_point:
-        raise NotImplementedError(f"logcumsumexp(): \"logcumsumexp\" not implemented for '{torch_name(x.dtype)}'")
+        raise E.not_implemented_for("logcumsumexp", x.dtype)
     return Plan(args=[None, x], outputs=[(x._shape, x.dtype)],
                 params={"op": "logcumsumexp", "dim": dim, "reverse": reverse})
 

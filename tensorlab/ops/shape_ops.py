@@ -35,6 +35,7 @@ from .._dispatch import dispatch
 from .._registry import Geometry, Plan, defop
 from .._tensor import Tensor, norm_dim, tensor_method
 from .._views import shape_args
+from . import elementwise_common as E
 
 __all__ = [
     "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "cat", "column_stack", "concat", "concatenate",
@@ -679,7 +680,7 @@ def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
 def trace(input: Tensor) -> Tensor:
     """Sum of the main diagonal of a matrix (integers sum to int64, as ``sum``)."""
     if input.dtype is D.bool:  # PyTorch has no bool trace (though sum of bools counts them)
-        raise NotImplementedError("trace(): \"trace\" not implemented for 'Bool'")
+        raise E.not_implemented_for("trace", input.dtype)
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     return input.diagonal().sum()
