@@ -855,9 +855,6 @@ def _index_put(op: str, input: Tensor, indices, values, accumulate, inplace: boo
             raise TypeError(f"{op}(): expected Tensor as element {n} in argument 'indices', but got "
                             f"{type(i).__name__}")
     _need_tensor(op, values, "values")
-    if values.dtype is not input.dtype and not accumulate and len(indices) == 1 and indices[0].dtype is D.bool \
-            and values.numel() == 1:
-        values = values.to(input.dtype)  # PyTorch runs this as masked_fill_, which takes any dtype; put refuses others
     return put(input, tuple(indices), values, accumulate=bool(accumulate), inplace=inplace, op=op)
 
 

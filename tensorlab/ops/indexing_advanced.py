@@ -231,7 +231,9 @@ def _put(x: Tensor, p: Parsed, values: Tensor, accumulate: bool, inplace: bool, 
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
                            f"indexing result of shape {list(shape)}") from None
     if values.dtype is not x.dtype:  # (after the shape check, as PyTorch)
-        raise ops._index_put_dtype_error(op, x, values)
+        if accumulate or p.single_mask() is None or values.numel() != 1:
+            raise ops._index_put_dtype_error(op, x, values)
+        values = values.to(x.dtype)  # a lone mask and one value: PyTorch runs masked_fill_, which converts
     basic = () if p.trivial_basic() else tuple(p.basic)
     return ops.index_put_dims(x, indices, values, accumulate=accumulate, basic=basic, inplace=inplace)
 
@@ -245,9 +247,9 @@ def setitem(x: Tensor, index: tuple, value) -> None:
     if isinstance(value, Tensor):
         if value.device != x.device:
             value = value.to(x.device)
-        # PyTorch converts the value where it runs as a copy (no index tensor: a list read as a tuple)
-        # or as masked_fill_ (one bool mask, a one-element value); _put refuses another dtype
-        if value.dtype is not x.dtype and (not p.entries or (m is not None and value.numel() == 1)):
+        # PyTorch converts the value where it runs as a copy (no index tensor: a list read as a tuple);
+        # as masked_fill_ (one bool mask, one value) masked_fill or _put converts it
+        if value.dtype is not x.dtype and not p.entries:
             value = value.to(x.dtype)
     if m is not None and p.trivial_basic() and (not isinstance(value, Tensor) or value.ndim == 0):
         ydim, mask = m
