@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numbers
 
-import ml_dtypes
 import numpy as np
 
 from tensorlab_kernels.elementwise.common import opmath
@@ -70,19 +69,15 @@ def check_scalars_fit(op: str, dtype: D.dtype, *operands) -> None:
             check_scalar_fits(op, x, dtype)
 
 
-_HALF_TYPES = {D.float16: np.float16, D.bfloat16: ml_dtypes.bfloat16}
-
-
 def round_scalar_to(x, dtype: D.dtype):
     """A Python number operand of a float16/bfloat16 op, rounded to that dtype: PyTorch converts a
     number to the op's common dtype before computing in float32 (``half == 0.1`` is True). Through
     float32, as c10::Half/BFloat16 are built from a float: 1.00048828225 is 1.0 in half (float32
     rounds it to the midpoint, which ties to even), not the nearest half 1.0009765625."""
-    kind = _HALF_TYPES.get(dtype)
-    if kind is None or (x.__class__ is not float and x.__class__ is not int):
+    if (dtype is not D.float16 and dtype is not D.bfloat16) or (x.__class__ is not float and x.__class__ is not int):
         return x
     with np.errstate(over="ignore"):
-        return float(kind(np.float32(x)))
+        return float(np.float32(x).astype(dtype.np))
 
 
 def round_0d_to(t: Tensor, dtype: D.dtype) -> Tensor:
