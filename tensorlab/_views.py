@@ -186,8 +186,11 @@ def _expand_geom(shape, strides, offset, size):
             f"expand: the number of sizes provided ({n}) must be greater or equal to the number of dimensions in the "
             f"tensor ({m})"
         )
-    out_shape, out_strides = [], []
-    for i in range(n):
+    out_shape, out_strides = [0] * n, [0] * n
+    # Right to left, as PyTorch's inferExpandGeometry: a new leading dim of size 1 gets the stride
+    # that would make it contiguous with the next one (so x.expand(1, *x.shape) keeps x's
+    # contiguity and strides); a 0-d input gives all-zero strides.
+    for i in range(n - 1, -1, -1):
         j = i - (n - m)
         target = size[i]
         if j < 0:
@@ -196,20 +199,18 @@ def _expand_geom(shape, strides, offset, size):
                     f"expand: The expanded size of the tensor ({target}) isn't allowed in a leading, non-existing "
                     f"dimension {i}"
                 )
-            out_shape.append(target)
-            out_strides.append(0)
+            out_shape[i] = target
+            out_strides[i] = out_shape[i + 1] * out_strides[i + 1] if target == 1 and i + 1 < n and m else 0
             continue
         cur, st = shape[j], strides[j]
         if target == -1:
             target = cur
         if cur == target:
-            out_shape.append(cur)
-            out_strides.append(st)
+            out_shape[i], out_strides[i] = cur, st
         elif cur == 1:
             if target < 0:
                 raise RuntimeError(f"expand: invalid size {target} at dimension {i}")
-            out_shape.append(target)
-            out_strides.append(0)
+            out_shape[i], out_strides[i] = target, 0
         else:
             raise RuntimeError(
                 f"expand: The expanded size of the tensor ({target}) must match the existing size ({cur}) at "
@@ -230,6 +231,9 @@ def _squeeze_geom(shape, strides, offset, dims=None):
         keep = [i for i in range(n) if shape[i] != 1]
     else:
         drop = {norm_dim(d, n, "squeeze") for d in dims}
+        if len(drop) != len(dims):
+            dup = next(d for d in drop if sum(norm_dim(e, n, "squeeze") == d for e in dims) > 1)
+            raise RuntimeError(f"squeeze(): dim {dup} appears multiple times in the list of dims")
         keep = [i for i in range(n) if not (i in drop and shape[i] == 1)]
     return tuple(shape[i] for i in keep), tuple(strides[i] for i in keep), offset
 
@@ -350,6 +354,8 @@ AS_STRIDED = defop("as_strided", view=_as_strided_geom, backward=_as_strided_bac
 @tensor_method
 def view(input: Tensor, *shape) -> Tensor:
     """The same data with another shape; needs compatible strides (else use ``reshape``)."""
+    if not shape:
+        raise TypeError("view() missing 1 required positional argument: 'size' (or 'dtype')")
     if len(shape) == 1 and not isinstance(shape[0], list | tuple) and not _is_int(shape[0]):
         raise NotImplementedError("view(dtype) is not supported by tensorlab; use .to(dtype) for a converted copy")
     return dispatch(VIEW, input, size=shape_args(shape, "view"))
@@ -388,6 +394,7 @@ def reshape_as(input: Tensor, other: Tensor) -> Tensor:
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     n = input.ndim
     if n == 0:
+        norm_dim(start_dim, 0, "flatten"), norm_dim(end_dim, 0, "flatten")
         return reshape(input, (1,))
     s, e = norm_dim(start_dim, n, "flatten"), norm_dim(end_dim, n, "flatten")
     if s > e:
@@ -420,6 +427,8 @@ swapdims = tensor_method(transpose, name="swapdims")
 
 @tensor_method
 def permute(input: Tensor, *dims) -> Tensor:
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     return dispatch(PERMUTE, input, dims=shape_args(dims, "permute"))
 
 
@@ -438,25 +447,38 @@ def _T(self: Tensor) -> Tensor:
     return permute(self, tuple(reversed(range(self.ndim))))
 
 
-def _mT(self: Tensor) -> Tensor:
+def _mT(self: Tensor, name: str = "tensor.mT") -> Tensor:
+    # PyTorch: the identity on 0-d tensors (deprecated there), an error on 1-d ones.
+    if self.ndim == 0:
+        return permute(self, ())
     if self.ndim < 2:
-        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
+        raise RuntimeError(f"{name} is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
     return transpose(self, -2, -1)
+
+
+def _H(self: Tensor) -> Tensor:
+    # Real dtypes only, so the conjugate transpose is the transpose; PyTorch allows 0-d and 2-d.
+    if self.ndim not in (0, 2):
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
+                           + (" For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""))
+    return _T(self) if self.ndim else permute(self, ())
 
 
 Tensor.T = property(_T)
 Tensor.mT = property(_mT)
-Tensor.H = property(_T)
-Tensor.mH = property(_mT)
+Tensor.H = property(_H)
+Tensor.mH = property(lambda self: _mT(self, "tensor.mH"))
 
 
 @tensor_method
 def adjoint(input: Tensor) -> Tensor:
-    return _mT(input)
+    return _mT(input, "tensor.adjoint()")
 
 
 @tensor_method
 def expand(input: Tensor, *sizes) -> Tensor:
+    if not sizes:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     return dispatch(EXPAND, input, size=shape_args(sizes, "expand"))
 
 
@@ -493,12 +515,12 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     d = norm_dim(dim, n, "narrow")
     size = input._shape[d]
     start = operator.index(start)
+    if length < 0:  # checked before start, as PyTorch does
+        raise RuntimeError(f"narrow(): length must be non-negative, got {length}")
     if not -size <= start <= size:
         raise IndexError(f"narrow(): start ({start}) out of range for dimension {d} of size {size}")
     if start < 0:
         start += size
-    if length < 0:
-        raise RuntimeError(f"narrow(): length must be non-negative, got {length}")
     if start + length > size:
         raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return dispatch(SLICE, input, dim=d, start=start, stop=start + length, step=1)
@@ -529,6 +551,8 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
 
 @tensor_method
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = norm_dim(dim, tensor.ndim, "split")
     size = tensor._shape[d]
     if isinstance(split_size_or_sections, list | tuple):
@@ -554,16 +578,32 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = norm_dim(dim, input.ndim, "chunk")
     size = input._shape[d]
+    if size == 0:  # PyTorch: `chunks` empty pieces
+        return tuple(narrow(input, d, 0, 0) for _ in range(chunks))
     step = max(1, -(-size // chunks))
     return split(input, step, d)
 
 
 @tensor_method
 def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = norm_dim(dim, input.ndim, "tensor_split")
     size = input._shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        # PyTorch: a 0-d int64 tensor is a number of sections, a 1-d one the indices.
+        ios = indices_or_sections
+        if ios.dtype.name != "int64":
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{ios.dtype.name}")
+        if ios.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {ios.ndim} dims")
+        indices_or_sections = ios.item() if ios.ndim == 0 else [int(i) for i in ios.tolist()]
     if isinstance(indices_or_sections, int):
         n = indices_or_sections
         if n <= 0:
@@ -573,7 +613,15 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
         for i in range(n):
             bounds.append(bounds[-1] + base + (1 if i < extra else 0))
     else:
-        bounds = [0] + [min(max(int(i), 0), size) for i in indices_or_sections] + [size]
+        # Each piece is input[start:stop] on d with Python's slice rules (negative indices wrap), as PyTorch.
+        ends = [operator.index(i) for i in indices_or_sections]
+        starts = [0] + ends
+        ends = ends + [size]
+        pieces = []
+        for a, b in zip(starts, ends):
+            a, b, _ = slice(a, b).indices(size)
+            pieces.append(narrow(input, d, a, max(b - a, 0)))
+        return tuple(pieces)
     return tuple(narrow(input, d, bounds[i], max(bounds[i + 1] - bounds[i], 0)) for i in range(len(bounds) - 1))
 
 

@@ -569,3 +569,71 @@ def test_dims_wrap_and_out_of_range_dims_name_the_op():
     with pytest.raises(TypeError, match="dim must be an int"):
         x.transpose(0.5, 0)
     assert tl.zeros(()).unsqueeze(-1).shape == (1,)
+
+
+# ----------------------------------------------------------------------------------------------
+# view ops: strides, edge cases and errors as PyTorch (values from torch 2.13)
+# ----------------------------------------------------------------------------------------------
+
+
+def test_expand_strides_of_new_leading_dims(device):
+    # A new leading size-1 dim gets the stride that keeps the tensor contiguous (inferExpandGeometry).
+    x = tl.zeros(2, 3, device=device)
+    assert x.expand(1, 2, 3).stride() == (6, 3, 1)
+    assert x.expand(1, 2, 3).is_contiguous()
+    assert x[:, :1].expand(1, 2, 5).stride() == (6, 3, 0)
+    assert x[:, :1].expand(1, 2, 1).stride() == (6, 3, 1)
+    assert x.expand(4, 1, 2, 3).stride() == (0, 6, 3, 1)
+    assert tl.zeros((), device=device).expand(1, 1).stride() == (0, 0)
+
+
+def test_chunk_split_tensor_split_edge_cases(device):
+    x = tl.arange(5, device=device)
+    # tensor_split indices follow Python's slice rules: negative indices wrap, reversed ranges are empty.
+    got = [p.tolist() for p in x.tensor_split([-1, 4])]
+    assert got == [[0, 1, 2, 3], [], [4]]
+    assert [p.tolist() for p in x.tensor_split([3, 1])] == [[0, 1, 2], [], [1, 2, 3, 4]]
+    assert [p.tolist() for p in x.tensor_split([2, -4])] == [[0, 1], [], [1, 2, 3, 4]]
+    assert [p.tolist() for p in x.tensor_split([-7, 9])] == [[], [0, 1, 2, 3, 4], []]
+    # a 0-d int64 tensor is a number of sections, a 1-d one the indices
+    assert [p.tolist() for p in x.tensor_split(tl.tensor(2))] == [[0, 1, 2], [3, 4]]
+    assert [p.tolist() for p in x.tensor_split(tl.tensor([1, 3]))] == [[0], [1, 2], [3, 4]]
+    with pytest.raises(RuntimeError, match="dtype of long"):
+        x.tensor_split(tl.tensor([1.0]))
+    # chunk of an empty dim gives `chunks` empty pieces
+    assert [p.shape for p in tl.zeros(0, 3, device=device).chunk(3)] == [(0, 3)] * 3
+    z = tl.zeros((), device=device)
+    for fn, msg in [(lambda: z.split(1), "split expects at least a 1-dimensional tensor"),
+                    (lambda: z.chunk(1), "chunk expects at least a 1-dimensional tensor"),
+                    (lambda: z.tensor_split(1), "tensor_split expected at least a 1-dimensional tensor")]:
+        with pytest.raises(RuntimeError, match=msg):
+            fn()
+
+
+def test_view_op_errors_as_pytorch():
+    x = tl.zeros(3)
+    with pytest.raises(RuntimeError, match="dim 0 appears multiple times"):
+        x.squeeze((0, -1))
+    with pytest.raises(IndexError, match=r"but got 1"):
+        tl.zeros(()).flatten(1, 0)
+    assert tl.zeros(()).flatten(-1, 0).shape == (1,)
+    with pytest.raises(RuntimeError, match="length must be non-negative"):
+        tl.zeros(0).narrow(0, 1, -1)  # checked before start, as PyTorch
+    for fn in (lambda: x.view(), lambda: x.permute(), lambda: x.expand()):
+        with pytest.raises(TypeError):
+            fn()
+
+
+def test_matrix_transpose_properties_on_small_ranks(device):
+    s = tl.tensor(2.0, device=device)
+    # PyTorch: mT / mH / adjoint / H are the identity on 0-d tensors, errors on 1-d ones; H needs 2-d.
+    for v in (s.mT, s.mH, s.adjoint(), s.H):
+        assert v.shape == () and v.item() == 2.0
+    v = tl.arange(3, device=device)
+    for fn, msg in [(lambda: v.mT, "tensor.mT"), (lambda: v.mH, "tensor.mH"),
+                    (lambda: v.adjoint(), r"tensor.adjoint\(\)"), (lambda: v.H, "tensor.H")]:
+        with pytest.raises(RuntimeError, match=msg):
+            fn()
+    with pytest.raises(RuntimeError, match="For batches of matrices"):
+        _ = tl.zeros(2, 3, 4).H
+    assert tl.zeros(2, 3, device=device).H.shape == (3, 2)
