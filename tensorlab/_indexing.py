@@ -25,7 +25,9 @@ def _is_advanced(item) -> bool:
     if isinstance(item, bool):
         return True
     if isinstance(item, Tensor):
-        return item.ndim > 0 or item.dtype.name == "bool" or item.dtype.is_floating_point
+        # a uint8 tensor is a (deprecated) byte mask even when 0-d, as in PyTorch: x[tensor(2, uint8)]
+        # is x[True], not x[2]
+        return item.ndim > 0 or item.dtype.name in ("bool", "uint8") or item.dtype.is_floating_point
     return isinstance(item, list | tuple | np.ndarray)
 
 
@@ -99,10 +101,10 @@ def basic_getitem(x: Tensor, index: tuple) -> Tensor:
             if not -size <= i < size:
                 raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
             out = select(out, dim, i)
-    if out is x:  # x[...] or x[:] is still a new view object, as in PyTorch
-        from ._views import view
+    if out is x:  # x[...] or x[:] is still a new view object with x's strides, as in PyTorch
+        from ._views import permute
 
-        out = view(x, x._shape)
+        out = permute(x, tuple(range(x.ndim)))
     return out
 
 

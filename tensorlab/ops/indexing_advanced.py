@@ -120,6 +120,10 @@ def parse(x: Tensor, index: tuple) -> Parsed:
                 warnings.warn("indexing with dtype uint8 is deprecated, please use a dtype bool instead.",
                               UserWarning, stacklevel=3)
                 it = it.to(D.bool)
+            elif it.ndim == 0 and it.dtype is not D.bool and not it.dtype.is_floating_point:
+                it = int(it.item())  # a 0-d integer tensor of any int dtype is an int (PyTorch's select)
+                items.append(it)
+                continue
             elif it.dtype not in (D.bool, D.int64, D.int32):
                 raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors (got "
                                  f"{it.dtype.name})")

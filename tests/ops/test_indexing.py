@@ -169,6 +169,30 @@ def test_uint8_index_is_a_deprecated_mask():
     np.testing.assert_array_equal(to_numpy(got), X[[0, 3]])
 
 
+def test_0d_index_tensors_as_pytorch(device):
+    # values from torch 2.13: a 0-d uint8 tensor is a byte mask (x[True] / x[False]), not an int ...
+    x = tl.tensor(X[:2, :3, 0], device=device)
+    with pytest.warns(UserWarning, match="uint8"):
+        assert x[tl.tensor(2, dtype=tl.uint8)].shape == (1, 2, 3)
+    with pytest.warns(UserWarning, match="uint8"):
+        assert x[tl.tensor(0, dtype=tl.uint8)].shape == (0, 2, 3)
+    # ... while a 0-d tensor of any other int dtype is an int, also next to advanced indices
+    y = tl.tensor(X, device=device)
+    got = y[tl.tensor(1, dtype=tl.int16), [0, 2], tl.tensor(-1, dtype=tl.int8)]
+    np.testing.assert_array_equal(to_numpy(got), X[1, [0, 2], -1])
+    y[tl.tensor(1, dtype=tl.int8), [0, 2], tl.tensor(-1, dtype=tl.int16)] = -5.0
+    assert (to_numpy(y)[1, [0, 2], -1] == -5.0).all()
+
+
+def test_ellipsis_alone_keeps_the_strides(device):
+    # x[...] and x[:] are new views with x's own strides (also of size-1 and expanded dims), as PyTorch
+    x = tl.zeros(2, 4, 3, device=device)[:, :, :1].permute(2, 0, 1)
+    assert x.stride() == (1, 12, 3)
+    assert x[...].stride() == (1, 12, 3)
+    assert x[:].stride() == (1, 12, 3)
+    assert tl.zeros(8, device=device).as_strided((1, 2, 4), (0, 4, 1))[...].stride() == (0, 4, 1)
+
+
 # ----------------------------------------------------------------------------------------------
 # x[idx] = v
 # ----------------------------------------------------------------------------------------------
