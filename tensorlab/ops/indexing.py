@@ -68,6 +68,19 @@ def _check_range(op: str, index: Tensor, size: int, dim: int, *, negative: bool)
         raise IndexOutOfRangeError(f"{op}(): index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
+def _wrap_negative(op: str, index: Tensor, size: int, dim: int) -> Tensor:
+    """``index`` with values in ``[-size, 0)`` moved to ``[0, size)`` (an error for others out of range).
+
+    PyTorch 2.13's take_along_dim reads negative indices from the end, as NumPy's take_along_axis;
+    (it wraps every index modulo the size: we raise for one outside ``[-size, size)`` instead).
+    """
+    r = index_minmax(index)
+    if r is None or r[0] >= 0:
+        return index
+    _check_range(op, index, size, dim, negative=True)
+    return index + (index < 0).to(index.dtype) * size
+
+
 def _need_tensor(op: str, x, name: str) -> None:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(x).__name__}")
@@ -626,11 +639,13 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, ou
     if indices.dtype is not D.int64:
         raise RuntimeError(f"take_along_dim(): dtype of indices should be int64 but got {indices.dtype.name}")
     if dim is None:
-        return gather(input.reshape(-1), 0, indices.reshape(-1))
+        flat = input.reshape(-1)
+        return gather(flat, 0, _wrap_negative("take_along_dim", indices, flat._shape[0], 0).reshape(-1))
     if input.ndim != indices.ndim:
         raise RuntimeError(f"take_along_dim(): input and indices should have the same number of dimensions, but got "
                            f"{input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
     d = _dim("take_along_dim", dim, input.ndim)
+    indices = _wrap_negative("take_along_dim", indices, input._shape[d] if input.ndim else 1, d)
     sizes = list(input._shape)
     if sizes:
         sizes[d] = indices._shape[d]
@@ -983,7 +998,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     num_classes = operator.index(num_classes)
     r = index_minmax(tensor)
     if r is None:
-        if num_classes == -1:
+        if num_classes <= 0:  # PyTorch: also 0 (and other negatives) for an empty tensor
             raise RuntimeError("one_hot: Can not infer total number of classes from empty tensor.")
     else:
         if r[0] < 0:
@@ -1005,7 +1020,11 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     from .._factories import ones, zeros
     from ..autograd.grad_mode import no_grad
 
-    if input.ndim != 1 or input.dtype.is_floating_point or input.dtype is D.bool:
+    if input.dtype.is_floating_point or input.dtype is D.bool:  # PyTorch's dtype dispatch fails first
+        from .elementwise_common import not_implemented_for
+
+        raise not_implemented_for("bincount", input.dtype)
+    if input.ndim != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     minlength = operator.index(minlength)
     if minlength < 0:

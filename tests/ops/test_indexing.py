@@ -437,6 +437,28 @@ def test_one_hot_and_bincount_errors():
         tl.bincount(tl.tensor([[1]]))
     with pytest.raises(RuntimeError, match="weights"):
         tl.bincount(tl.tensor([1, 2]), tl.ones(3))
+    # as torch 2.13: the dtype is checked first, with NotImplementedError; an empty tensor needs
+    # num_classes > 0 (0 cannot be inferred either)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        tl.bincount(tl.tensor(True))
+    with pytest.raises(NotImplementedError, match="not implemented for 'Float'"):
+        tl.bincount(tl.tensor([1.0]))
+    with pytest.raises(RuntimeError, match="empty"):
+        tl.one_hot(tl.tensor([], dtype=tl.int64), 0)
+    assert tl.one_hot(tl.tensor([], dtype=tl.int64), 3).shape == (0, 3)
+
+
+def test_take_along_dim_reads_negative_indices_from_the_end(device):
+    # values from torch 2.13 (which wraps every index modulo the size; out of [-size, size) we raise)
+    x = tl.arange(10.0, 14.0, device=device)
+    np.testing.assert_array_equal(to_numpy(tl.take_along_dim(x, tl.tensor([-1, -4, 3], device=device), 0)),
+                                  [13.0, 10.0, 13.0])
+    m = x.reshape(2, 2)
+    np.testing.assert_array_equal(to_numpy(tl.take_along_dim(m, tl.tensor([[-1], [0]], device=device), 1)),
+                                  [[11.0], [12.0]])
+    np.testing.assert_array_equal(to_numpy(tl.take_along_dim(m, tl.tensor([-1, 1], device=device))), [13.0, 11.0])
+    with pytest.raises(IndexError, match="index -5 is out of bounds"):
+        tl.take_along_dim(x, tl.tensor([-5], device=device), 0)
 
 
 # ----------------------------------------------------------------------------------------------
