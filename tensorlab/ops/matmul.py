@@ -92,9 +92,9 @@ def _check_supported(op: str, kernel_name: str, t: Tensor) -> None:
     """Integer products exist on cpu only (as in PyTorch); bool products nowhere."""
     dt = t.dtype
     if t.is_cuda and not dt.is_floating_point:
-        raise RuntimeError(f"{op}: \"{kernel_name}_cuda\" not implemented for '{D.torch_name(dt)}'")
+        raise NotImplementedError(f"{op}: \"{kernel_name}_cuda\" not implemented for '{D.torch_name(dt)}'")
     if dt is D.bool:
-        raise RuntimeError(f"{op}: \"{kernel_name}_impl_cpu_\" not implemented for 'Bool'")
+        raise NotImplementedError(f"{op}: \"{kernel_name}_impl_cpu_\" not implemented for 'Bool'")
 
 
 def _check_scalars(op: str, dtype: D.dtype, **scalars) -> None:
