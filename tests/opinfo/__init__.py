@@ -13,7 +13,9 @@ from .core import OpInfo, SampleInput  # noqa: F401
 
 OP_DB: list[OpInfo] = [*_copies]
 
-for _family in ("elementwise", "reductions", "matmul", "indexing", "shape_ops", "sorting", "nn", "nn_losses"):
+for _family in (
+    "elementwise", "reductions", "matmul", "indexing", "shape_ops", "sorting", "nn", "nn_losses", "composite",
+):
     try:
         _mod = __import__(f"{__name__}.{_family}", fromlist=["OPS"])
     except ModuleNotFoundError as exc:  # a family not written yet

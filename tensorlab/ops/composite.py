@@ -1,0 +1,412 @@
+"""Ops PyTorch users reach for that are compositions of registered ops.
+
+Each function here is a few registered ops (elementwise kernels, reductions, views, matmul,
+index_put), so it runs on both devices, and its gradient comes from the gradients of the parts:
+nothing here declares an OpDef. What each function adds is PyTorch's argument handling, its
+dtype rules and its error messages, all checked against torch 2.13.
+
+- comparison: ``isclose``, ``allclose``;
+- reductions that skip NaN: ``nansum``, ``nanmean``; both extremes at once: ``aminmax``;
+- differences and products: ``diff``, ``kron``, ``inner``, ``cross``;
+- geometry: ``rot90``, ``ravel``, ``tril_indices``/``triu_indices``, ``fill_diagonal_``;
+- writes through a flattened view: ``put``/``put_``;
+- conversions: ``deg2rad``/``rad2deg``, ``float_power``, ``sgn``, ``numel``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections import namedtuple
+
+import numpy as np
+
+from .. import _dtype as D
+from .._factories import tensor as _tensor
+from .._tensor import Tensor, norm_dim, tensor_method
+from . import elementwise_binary as B
+from . import elementwise_common as E
+from . import indexing as I
+from . import matmul as M
+from . import reductions as R
+from . import shape_ops as S
+
+__all__ = ["isclose", "allclose", "nansum", "nanmean", "aminmax", "diff", "kron", "inner", "cross", "rot90",
+           "ravel", "tril_indices", "triu_indices", "put", "deg2rad", "rad2deg", "float_power", "sgn", "numel"]
+
+AminmaxResult = namedtuple("aminmax", ["min", "max"])
+
+
+def _need_tensor(op: str, x, name: str, position: int) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}")
+
+
+# ----------------------------------------------------------------------------------------------
+# comparison
+# ----------------------------------------------------------------------------------------------
+
+
+@tensor_method
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    """``|input - other| <= atol + rtol * |other|``, elementwise (bool), with equal infinities
+    close and, with ``equal_nan``, NaN close to NaN. Both tensors must have one dtype."""
+    _need_tensor("isclose", input, "input", 1)
+    _need_tensor("isclose", other, "other", 2)
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"isclose(): {D.torch_name(input.dtype)} did not match {D.torch_name(other.dtype)}")
+    if rtol < 0:
+        raise RuntimeError(f"isclose(): rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"isclose(): atol must be greater than or equal to zero, but got {atol}")
+    close = input == other  # equal values, equal infinities
+    if equal_nan and input.dtype.is_floating_point:
+        close = close | (input.isnan() & other.isnan())
+    if rtol == 0 and atol == 0:
+        return close
+    # integers and bools compare in the default float dtype (no wrap-around in the difference)
+    a, b = (input, other) if input.dtype.is_floating_point else \
+        (input.to(D.get_default_dtype()), other.to(D.get_default_dtype()))
+    allowed = (b * rtol).abs() + atol  # PyTorch's order: atol + |rtol * other|
+    actual = (a - b).abs()
+    return close | (actual.isfinite() & (actual <= allowed))
+
+
+@tensor_method
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    """Whether every element of ``input`` is close to ``other`` (see :func:`isclose`): a Python bool."""
+    return bool(isclose(input, other, rtol, atol, equal_nan).all().item())
+
+
+# ----------------------------------------------------------------------------------------------
+# reductions
+# ----------------------------------------------------------------------------------------------
+
+
+@tensor_method
+def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """``sum`` with NaN counted as zero (their gradient is zero)."""
+    _need_tensor("nansum", input, "input", 1)
+    x = B.where(input.isnan(), 0, input) if input.dtype.is_floating_point else input
+    return R.sum(x, dim, keepdim, dtype=dtype)
+
+
+@tensor_method
+def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """``mean`` over the elements that are not NaN (NaN where all are)."""
+    _need_tensor("nanmean", input, "input", 1)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{D.torch_name(input.dtype)}")
+    count = R.sum(input.isnan().logical_not(), dim, keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+@tensor_method
+def aminmax(input: Tensor, *, dim=None, keepdim: bool = False) -> AminmaxResult:
+    """``(amin, amax)`` over ``dim`` (everything by default), as a named tuple ``(min, max)``."""
+    _need_tensor("aminmax", input, "input", 1)
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+    else:
+        d = norm_dim(dim, input.ndim, "aminmax")
+        if input.ndim and input.shape[d] == 0:
+            raise IndexError(f"aminmax(): Expected reduction dim {d} to have non-zero size.")
+    dims = () if dim is None else dim
+    if dim is None and keepdim:  # PyTorch keeps every dim as size 1
+        dims = tuple(range(input.ndim))
+    return AminmaxResult(R.amin(input, dims, keepdim), R.amax(input, dims, keepdim))
+
+
+# ----------------------------------------------------------------------------------------------
+# differences and products
+# ----------------------------------------------------------------------------------------------
+
+
+@tensor_method
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (``logical_xor`` for bool), after joining
+    ``prepend`` and ``append`` to ``input`` along ``dim``."""
+    _need_tensor("diff", input, "input", 1)
+    if input.ndim == 0:
+        raise RuntimeError("diff(): diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"diff(): order must be non-negative but got {n}")
+    d = norm_dim(dim, input.ndim, "diff")
+    for name, extra in (("prepend", prepend), ("append", append)):
+        if extra is not None and not isinstance(extra, Tensor):
+            raise TypeError(f"diff(): argument '{name}' must be Tensor, not {type(extra).__name__}")
+        if extra is None:
+            continue
+        if extra.ndim != input.ndim:
+            raise RuntimeError("diff(): diff expects prepend or append to be the same dimension as input")
+        for i, (m, k) in enumerate(zip(input.shape, extra.shape)):
+            if i != d and m != k:
+                raise RuntimeError("diff(): diff expects the shape of tensor to prepend or append to match that of "
+                                   f"input except along the differencing dimension; input.size({i}) = {m}, but got "
+                                   f"tensor.size({i}) = {k}")
+    parts = [t for t in (prepend, input, append) if t is not None]
+    x = S.cat(parts, d) if len(parts) > 1 else input
+    for _ in range(n):
+        size = x.shape[d]
+        if size == 0:
+            break
+        hi, lo = x.narrow(d, 1, size - 1), x.narrow(d, 0, size - 1)
+        x = B.logical_xor(hi, lo) if x.dtype is D.bool else hi - lo
+    return x
+
+
+@tensor_method
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: block ``(i, j)`` of the result is ``input[i, j] * other``."""
+    _need_tensor("kron", input, "input", 1)
+    _need_tensor("kron", other, "other", 2)
+    nd = max(input.ndim, other.ndim)
+    a_shape = (1,) * (nd - input.ndim) + input.shape
+    b_shape = (1,) * (nd - other.ndim) + other.shape
+    # a as (a0, 1, a1, 1, ...) times b as (1, b0, 1, b1, ...), then merge each pair of dims
+    a = input.reshape([s for d in a_shape for s in (d, 1)])
+    b = other.reshape([s for d in b_shape for s in (1, d)])
+    return (a * b).reshape([x * y for x, y in zip(a_shape, b_shape)])
+
+
+@tensor_method
+def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """Sum of products over the last dim of both (a product when either is 0-d)."""
+    _need_tensor("inner", input, "input", 1)
+    _need_tensor("inner", other, "other", 2)
+    if input.ndim == 0 or other.ndim == 0:
+        return B.mul(input, other, out=out)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner(): the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    if input.dtype is not other.dtype:
+        raise RuntimeError("inner(): both inputs should have same dtype")
+    return M.tensordot(input, other, dims=([input.ndim - 1], [other.ndim - 1]), out=out)
+
+
+def _cross(op: str, input: Tensor, other: Tensor, dim: int) -> Tensor:
+    if input.dtype is D.bool:
+        raise E.not_implemented_for(op, input.dtype)
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{op}(): expected scalar type {D.torch_name(input.dtype)} but found "
+                           f"{D.torch_name(other.dtype)}")
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"{op}(): inputs must have the same number of dimensions, got {input.ndim} and "
+                           f"{other.ndim}")
+    d = norm_dim(dim, input.ndim, op)
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"{op}(): inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
+                           f"{other.shape[d]}")
+    a = [input.narrow(d, i, 1) for i in range(3)]
+    b = [other.narrow(d, i, 1) for i in range(3)]
+    return S.cat([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]], d)
+
+
+@tensor_method
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The 3-d cross product along ``dim`` (broadcast elsewhere). Without ``dim``: the first dim
+    of size 3, with PyTorch's deprecation warning."""
+    _need_tensor("cross", input, "input", 1)
+    _need_tensor("cross", other, "other", 2)
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+        if input.ndim != other.ndim:
+            raise RuntimeError(f"cross(): inputs must have the same number of dimensions, got {input.ndim} and "
+                               f"{other.ndim}")
+        shape = tuple(max(x, y) for x, y in zip(input.shape, other.shape))
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("cross(): no dimension of size 3 in input")
+    return _cross("cross", input, other, dim)
+
+
+# ----------------------------------------------------------------------------------------------
+# geometry
+# ----------------------------------------------------------------------------------------------
+
+
+@tensor_method
+def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+    """Rotate by 90° ``k`` times in the plane ``dims``, from the first dim towards the second
+    (a copy, as PyTorch)."""
+    _need_tensor("rot90", input, "input", 1)
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"rot90(): expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"rot90(): expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = norm_dim(dims[0], input.ndim, "rot90"), norm_dim(dims[1], input.ndim, "rot90")
+    if d0 == d1:
+        raise RuntimeError(f"rot90(): expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return S.flip(input, [d1]).transpose(d0, d1)
+    if k == 2:
+        return S.flip(input, [d0, d1])
+    if k == 3:
+        return S.flip(input, [d0]).transpose(d0, d1)
+    return input.clone()
+
+
+@tensor_method
+def ravel(input: Tensor) -> Tensor:
+    """The elements in row-major order as a 1-d tensor (a view when the strides allow)."""
+    return input.reshape(-1)
+
+
+def _triangle_indices(op: str, row: int, col: int, offset: int, lower: bool, dtype, device) -> Tensor:
+    if row < 0:
+        raise RuntimeError(f"{op}(): row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"{op}(): col must be non-negative, got{col}")
+    dtype = D.int64 if dtype is None else dtype
+    if dtype not in (D.int32, D.int64):
+        raise E.not_implemented_for(op, dtype)
+    r, c = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
+    return _tensor(np.stack([r, c]).astype(dtype.np).reshape(2, -1), device=device)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None) -> Tensor:
+    """The ``(2, N)`` coordinates of the lower triangle of a ``row × col`` matrix (row-major order)."""
+    return _triangle_indices("tril_indices", row, col, offset, True, dtype, device)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None) -> Tensor:
+    """The ``(2, N)`` coordinates of the upper triangle of a ``row × col`` matrix (row-major order)."""
+    return _triangle_indices("triu_indices", row, col, offset, False, dtype, device)
+
+
+@tensor_method
+def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
+    """Fill the main diagonal (all dims equal, or a 2-d matrix) in place; ``wrap``: a tall matrix
+    starts the diagonal again every ``cols + 1`` rows (numpy's rule)."""
+    if self.ndim < 2:
+        raise RuntimeError("fill_diagonal_(): dimensions must larger than 1")
+    if self.ndim > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("fill_diagonal_(): all dimensions of input must be of equal length")
+    rows = self.shape[0]
+    step = self.shape[1] + 1 if self.ndim == 2 else rows  # rows between the starts of wrapped diagonals
+    starts = range(0, rows, step) if wrap and self.ndim == 2 else (0,)
+    for start in starts:
+        block = self.narrow(0, start, rows - start)
+        n = min(block.shape)
+        diagonal = block.as_strided((n,), (sum(block.stride()),), block.storage_offset())
+        diagonal.fill_(fill_value)
+    return self
+
+
+# ----------------------------------------------------------------------------------------------
+# put: writes into the row-major flattening
+# ----------------------------------------------------------------------------------------------
+
+
+def _put_checks(op: str, input: Tensor, index: Tensor, source: Tensor) -> Tensor:
+    _need_tensor(op, index, "index", 2)
+    _need_tensor(op, source, "source", 3)
+    if index.dtype is not D.int64:
+        raise RuntimeError(f"{op}(): Expected a long tensor for index, but got {D.torch_name(index.dtype)}")
+    if input.dtype is not source.dtype:
+        raise RuntimeError(f"{op}(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{D.torch_name(input.dtype)} and source.dtype = {D.torch_name(source.dtype)}")
+    if index.numel() != source.numel():
+        raise IndexError(f"{op}(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    index = index.to(input.device).reshape(-1)
+    n = input.numel()
+    r = I.index_minmax(index)
+    if r is not None and (r[1] >= n or r[0] < -n):
+        bad = r[1] if r[1] >= n else r[0]
+        raise I.IndexOutOfRangeError(f"{op}(): out of range: tried to access index {bad} on a tensor of {n} "
+                                     "elements.")
+    return index
+
+
+def _put(op: str, target: Tensor, index: Tensor, source: Tensor, accumulate: bool) -> Tensor:
+    index = _put_checks(op, target, index, source)
+    source = source.reshape(-1)
+    if target.numel() == 0 or index.numel() == 0:
+        return target
+    if target.is_contiguous():  # the flattening is a view: one index_put_ through it
+        target.view(-1).index_put_((index,), source, accumulate=accumulate)
+        return target
+    # otherwise turn the flat positions into one index per dim (row-major) and index target itself
+    flat = B.where(index < 0, index + target.numel(), index)
+    coords = []
+    for size in reversed(target.shape):
+        coords.append(flat.remainder(size))
+        flat = flat.div(size, rounding_mode="floor")
+    target.index_put_(tuple(reversed(coords)), source, accumulate=accumulate)
+    return target
+
+
+@tensor_method
+def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """Write ``source`` at the positions ``index`` of ``self`` read as 1-d (row-major; negative
+    positions wrap); ``accumulate`` adds instead (repeated positions add up)."""
+    return _put("put_", self, index, source, accumulate)
+
+
+@tensor_method
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """Out-of-place :func:`put_`."""
+    _need_tensor("put", input, "input", 1)
+    return _put("put", input.clone(), index, source, accumulate)
+
+
+# ----------------------------------------------------------------------------------------------
+# conversions
+# ----------------------------------------------------------------------------------------------
+
+
+def _to_float(op: str, input: Tensor) -> Tensor:
+    _need_tensor(op, input, "input", 1)
+    return input if input.dtype.is_floating_point else input.to(D.get_default_dtype())
+
+
+@tensor_method
+def deg2rad(input: Tensor) -> Tensor:
+    """Degrees to radians (integer and bool inputs give the default float dtype)."""
+    return _to_float("deg2rad", input) * (math.pi / 180.0)
+
+
+@tensor_method
+def rad2deg(input: Tensor) -> Tensor:
+    """Radians to degrees (integer and bool inputs give the default float dtype)."""
+    return _to_float("rad2deg", input) * (180.0 / math.pi)
+
+
+@tensor_method
+def float_power(input, exponent) -> Tensor:
+    """``pow`` computed in float64 (the result is float64 whatever the operands)."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError("float_power(): one of input and exponent must be a Tensor")
+    base = input.to(D.float64) if isinstance(input, Tensor) else float(input)
+    exp = exponent.to(D.float64) if isinstance(exponent, Tensor) else float(exponent)
+    return B.pow(base, exp)
+
+
+@tensor_method
+def float_power_(self: Tensor, exponent) -> Tensor:
+    """In-place :func:`float_power`: ``self`` must be float64."""
+    if self.dtype is not D.float64:
+        raise RuntimeError(f"float_power_(): the base given to float_power_ has dtype {D.torch_name(self.dtype)} but "
+                           "the operation's result requires dtype Double")
+    return self.pow_(exponent.to(D.float64) if isinstance(exponent, Tensor) else float(exponent))
+
+
+@tensor_method
+def sgn(input: Tensor) -> Tensor:
+    """``sign`` (tensorlab has no complex dtypes, where ``sgn`` differs)."""
+    return input.sign()
+
+
+def numel(input: Tensor) -> int:
+    """The number of elements of ``input``."""
+    _need_tensor("numel", input, "input", 1)
+    return input.numel()
