@@ -78,12 +78,12 @@ class Parsed:
     shape of ``y = x[basic]``, and ``entries``: ``(ydim, tensor)`` for integer indices and
     ``(ydim, mask)`` for bool masks (a mask covers ``mask.ndim`` dims from ``ydim``)."""
 
-    __slots__ = ("basic", "yshape", "entries", "x")
+    __slots__ = ("basic", "yshape", "entries", "x", "range_error")
 
-    def __init__(self, x, basic, entries):
+    def __init__(self, x, basic, entries, range_error=None):
         from tensorlab_kernels.indexing.layout import basic_view_geometry
 
-        self.x, self.basic, self.entries = x, basic, entries
+        self.x, self.basic, self.entries, self.range_error = x, basic, entries, range_error
         self.yshape = basic_view_geometry(x._shape, x._stride, x._offset, basic)[0]
 
     def trivial_basic(self) -> bool:
@@ -135,6 +135,7 @@ def parse(x: Tensor, index: tuple) -> Parsed:
     items = _indexing.expand_ellipsis(x, tuple(items))
 
     basic, entries = [], []
+    range_error = None
     xd = yd = 0
     for it in items:
         if it is None:
@@ -166,7 +167,12 @@ def parse(x: Tensor, index: tuple) -> Parsed:
             xd += k
             yd += k
         elif isinstance(it, Tensor):
-            ops._check_range("index", it, x._shape[xd], yd, negative=True)
+            try:
+                ops._check_range("index", it, x._shape[xd], yd, negative=True)
+            except IndexError as exc:
+                # PyTorch checks an index where it reads it: an out-of-range index is no error when
+                # the result is empty (x[False, [5]]); raised by check_range once the shape is known
+                range_error = range_error or exc
             basic.append(slice(None))
             entries.append((yd, it))
             xd += 1
@@ -181,7 +187,13 @@ def parse(x: Tensor, index: tuple) -> Parsed:
                 raise IndexError(f"index {i} is out of bounds for dimension {xd} with size {size}")
             basic.append(i)
             xd += 1
-    return Parsed(x, basic, entries)
+    return Parsed(x, basic, entries, range_error)
+
+
+def check_range(p: Parsed, shape: tuple) -> None:
+    """Raise an index's out-of-range error unless the result (of ``shape``) is empty."""
+    if p.range_error is not None and 0 not in shape:
+        raise p.range_error
 
 
 # ----------------------------------------------------------------------------------------------
@@ -197,7 +209,11 @@ def getitem(x: Tensor, index: tuple) -> Tensor:
     m = p.single_mask()
     if m is not None and m[1].ndim == y.ndim:
         return dispatch(ops.MASKED_SELECT, y, m[1])
-    return ops.index_dims(y, p.indices())
+    indices = p.indices()
+    if p.range_error is not None:
+        check_range(p, _result_shape(p, indices))
+        return y.reshape(-1)[:0].reshape(_result_shape(p, indices))  # empty: nothing to read
+    return ops.index_dims(y, indices)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -224,6 +240,7 @@ def _put(x: Tensor, p: Parsed, values: Tensor, accumulate: bool, inplace: bool, 
         raise IndexError(f"{op}(): needs at least one index tensor")
     indices = p.indices()
     shape = _result_shape(p, indices)
+    check_range(p, shape)
     # PyTorch drops leading size-1 dims of the value that the result does not have
     while values.ndim > len(shape) and values._shape[0] == 1:
         values = values.reshape(values._shape[1:])

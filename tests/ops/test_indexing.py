@@ -184,6 +184,21 @@ def test_0d_index_tensors_as_pytorch(device):
     assert (to_numpy(y)[1, [0, 2], -1] == -5.0).all()
 
 
+def test_out_of_range_index_is_no_error_when_the_result_is_empty(device):
+    # values from torch 2.13: it checks an index where it reads it, so an empty result reads none
+    x = tl.zeros(2, 3, device=device)
+    assert x[False, [5]].shape == (0, 3)
+    assert x[False, [1], [7]].shape == (0,)
+    assert tl.zeros(1, 4, 0, device=device)[True, [-4]].shape == (1, 4, 0)
+    x[False, [5]] = 1.0
+    x[False, [1], [7]] = tl.tensor(2.0, device=device)
+    assert to_numpy(x).sum() == 0
+    with pytest.raises(IndexError, match="index 5 is out of bounds"):
+        x[True, [5]]
+    with pytest.raises(IndexError, match="index 5 is out of bounds"):
+        x[True, [5]] = 1.0
+
+
 def test_ellipsis_alone_keeps_the_strides(device):
     # x[...] and x[:] are new views with x's own strides (also of size-1 and expanded dims), as PyTorch
     x = tl.zeros(2, 4, 3, device=device)[:, :, :1].permute(2, 0, 1)
