@@ -535,6 +535,21 @@ def test_prelu_weight_gradient_and_errors():
         assert tl.autograd.gradcheck(F.prelu, (x, w))
     with pytest.raises(RuntimeError, match="Mismatch of parameter numbers and input channel size"):
         F.prelu(x, tl.ones(3, dtype=tl.float64))
+    # a 1-D input has one channel (PyTorch's channel dim is dim 1): 3 weights do not fit 3 elements
+    with pytest.raises(RuntimeError, match="parameter numbers = 3 and channel size = 1"):
+        F.prelu(_t([1.0, -1.0, 2.0]), tl.ones(3, dtype=tl.float64))
+
+
+def test_inplace_celu_backward(device):
+    """celu(inplace=True) is differentiable (alpha 1 too: it overwrote the input elu saved)."""
+    x = np.linspace(-3, 3, 12)
+    for alpha in (1.0, 0.5):
+        leaf = _t(x, device, requires_grad=True)
+        t = leaf * 1.0
+        out = F.celu(t, alpha, inplace=True)
+        assert out is t
+        out.backward(_t(np.ones(12), device))
+        assert_close(leaf.grad, np.where(x > 0, 1.0, np.exp(x / alpha)), rtol=1e-12, atol=1e-12)
 
 
 def test_inplace_activations_write_their_input(device):

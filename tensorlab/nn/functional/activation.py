@@ -78,7 +78,11 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     _need_tensor("celu", input)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: celu(): alpha must not be 0")
-    result = elu(input / alpha) * alpha if alpha != 1.0 else elu(input)
+    if alpha == 1.0:
+        # celu is elu here; elu's own in-place op saves its result for backward, whereas elu(input)
+        # followed by a copy_ into input would overwrite the input elu saved (backward then fails)
+        return elu(input, inplace=inplace)
+    result = elu(input / alpha) * alpha
     return _write_back("celu", input, result) if inplace else result
 
 
@@ -101,10 +105,12 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     else:
         if input.ndim == 0:
             raise RuntimeError("prelu: Not allow zero-dim input tensor.")
-        cdim = 1 if input.ndim >= 2 else 0  # the channel dim
-        if n != input._shape[cdim]:
+        # PyTorch's channel dim is dim 1; a 1-D input has one channel (its weight must have 1 element)
+        cdim = 1 if input.ndim >= 2 else 0
+        channels = input._shape[1] if input.ndim >= 2 else 1
+        if n != channels:
             raise RuntimeError(f"prelu: Mismatch of parameter numbers and input channel size. Found parameter "
-                               f"numbers = {n} and channel size = {input._shape[cdim]}.")
+                               f"numbers = {n} and channel size = {channels}.")
         shape = [1] * input.ndim
         shape[cdim] = n
         w = weight.reshape(shape)
