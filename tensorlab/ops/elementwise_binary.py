@@ -39,6 +39,7 @@ _SHIFT = "shift"  # integers only
 
 _NO_BOOL = {"remainder", "fmod", "div_trunc", "div_floor", "pow"}
 _NO_BOOL_SCALAR = {"clamp_min", "clamp_max"}  # PyTorch: no bool kernel for a number bound (a tensor bound works)
+_FLOAT_KERNELS_ONLY = {"hypot", "logaddexp", "logaddexp2"}  # integer operands raise instead of promoting
 
 
 def _common_dtype(op: str, a, b) -> D.dtype:
@@ -70,8 +71,8 @@ def _binary_types(op: str, kind: str, kop: str, a, b) -> tuple[D.dtype, str]:
                 raise E.not_implemented_for(op, common)
         return common, E.ct(common)
     if kind == _FLOAT:
-        if (common is D.bool and kop in _NO_BOOL) or (kop == "hypot" and not common.is_floating_point):
-            raise E.not_implemented_for(op, common)  # PyTorch's hypot has only floating kernels
+        if (common is D.bool and kop in _NO_BOOL) or (kop in _FLOAT_KERNELS_ONLY and not common.is_floating_point):
+            raise E.not_implemented_for(op, common)  # no integer promotion: PyTorch has only floating kernels
         out = E.float_result(common)
         return out, E.ct(out)
     if kind == _BOOL:
@@ -319,6 +320,26 @@ def _copysign_backward(ctx, g):
 # declarations
 # ----------------------------------------------------------------------------------------------
 
+def _logaddexp_backward(base2: bool):
+    def backward(ctx, g):
+        from .elementwise_unary import exp, exp2
+
+        x, y, nx, ny = _operands(ctx)
+        power = exp2 if base2 else exp
+        return _finish(ctx, g / (power(y - x) + 1) if nx else None, g / (power(x - y) + 1) if ny else None)
+
+    return backward
+
+
+def _xlogy_backward(ctx, g):
+    x, y, nx, ny = _operands(ctx)
+    gx = None
+    if nx:  # PyTorch's: log(y), but 0 where x == 0 and y <= 0 (where log(y) is -inf or nan)
+        gx = xlogy(g, y)
+        gx = where((x == 0) & (y <= 0), 0.0, gx) if isinstance(y, Tensor) else where(x == 0, 0.0, gx) if y <= 0 else gx
+    return _finish(ctx, gx, g * x / y if ny else None)
+
+
 
 def _declare(name, kind, backward=None, save=E.save_inputs, doc="", scalars_fit: bool = False):
     return defop(name, twin=kb.binary_twin, kernel=kb.binary, meta=_binary_meta(name, kind, scalars_fit),
@@ -345,6 +366,9 @@ CLAMP_MIN = _declare("clamp_min", _ARITH, _clamp_min_backward, doc="max(input, m
 CLAMP_MAX = _declare("clamp_max", _ARITH, _clamp_max_backward, doc="min(input, max); nan propagates", scalars_fit=True)
 EQ = _declare("eq", _BOOL, doc="input == other")
 NE = _declare("ne", _BOOL, doc="input != other")
+LOGADDEXP = _declare("logaddexp", _FLOAT, _logaddexp_backward(False), doc="log(exp(input) + exp(other))")
+LOGADDEXP2 = _declare("logaddexp2", _FLOAT, _logaddexp_backward(True), doc="log2(2**input + 2**other)")
+XLOGY = _declare("xlogy", _FLOAT, _xlogy_backward, doc="input * log(other), 0 where input is 0")
 LT = _declare("lt", _BOOL, doc="input < other")
 LE = _declare("le", _BOOL, doc="input <= other")
 GT = _declare("gt", _BOOL, doc="input > other")
@@ -607,6 +631,31 @@ def _comparison(op, name, tensor_other: bool = False):
     """``name`` and ``name_``; ``tensor_other``: ``other`` must be a Tensor (PyTorch's logical ops take no number)."""
 
     def fn(input, other, *, out=None):
+@tensor_method
+def logaddexp(input, other, *, out=None):
+    """``log(exp(input) + exp(other))`` without overflow (floating tensors only)."""
+    return _binary(LOGADDEXP, "logaddexp", *_tensor_pair("logaddexp", input, other), out=out)
+
+
+@tensor_method
+def logaddexp2(input, other, *, out=None):
+    """``log2(2**input + 2**other)`` without overflow (floating tensors only)."""
+    return _binary(LOGADDEXP2, "logaddexp2", *_tensor_pair("logaddexp2", input, other), out=out)
+
+
+@tensor_method
+def xlogy(input, other, *, out=None):
+    """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is nan); either may be a number."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        return _binary(XLOGY, "xlogy", other, E.as_operand("xlogy", input, "self"), out=out, reverse=True)
+    return _binary(XLOGY, "xlogy", input, other, out=out)
+
+
+@tensor_method
+def xlogy_(self, other):
+    return _binary_(XLOGY, "xlogy", self, other)
+
+
         if tensor_other:
             _tensor_pair(name, input, other)
         return _binary(op, name, input, other, out=out)
@@ -916,8 +965,9 @@ def isnan(input):  # the unary module defines the real one; imported lazily to a
 
 __all__ = [
     "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "remainder",
-    "fmod", "pow", "maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "hypot", "copysign", "eq", "ne", "lt",
-    "le", "gt", "ge", "not_equal", "less", "less_equal", "greater", "greater_equal", "equal", "logical_and",
-    "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
-    "bitwise_right_shift", "where", "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv",
+    "fmod", "pow", "maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "hypot", "copysign", "logaddexp",
+    "logaddexp2", "xlogy", "eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater",
+    "greater_equal", "equal", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_left_shift", "bitwise_right_shift", "where", "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul",
+    "addcdiv",
 ]

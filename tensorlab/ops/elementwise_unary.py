@@ -271,6 +271,26 @@ def _erf_backward(ctx, g):
 def _erfinv_backward(ctx, g):
     y = ctx.saved_tensors[0]
     return (g * exp(y * y) * _SQRT_PI_OVER_2,)
+def _erfc_backward(ctx, g):
+    x = _x(ctx)
+    return (-g * exp(-(x * x)) * _TWO_OVER_SQRT_PI,)
+
+
+def _asinh_backward(ctx, g):
+    x = _x(ctx)
+    return (g * rsqrt(x * x + 1),)
+
+
+def _acosh_backward(ctx, g):
+    x = _x(ctx)
+    return (g * rsqrt(x * x - 1),)
+
+
+def _atanh_backward(ctx, g):
+    x = _x(ctx)
+    return (g / (1 - x * x),)
+
+
 
 
 def _frac_backward(ctx, g):
@@ -408,6 +428,10 @@ TRUNC = _declare("trunc", _SAME_NO_BOOL, _zeros_backward, E.save_nothing, needs_
 
 
 def _round_args(x, decimals=0):
+ERFC = _declare("erfc", _FLOAT, _erfc_backward, doc="1 - erf(input), accurate where erf is near 1")
+ASINH = _declare("asinh", _FLOAT, _asinh_backward)
+ACOSH = _declare("acosh", _FLOAT, _acosh_backward)
+ATANH = _declare("atanh", _FLOAT, _atanh_backward)
     if decimals == 0:
         return "round", ()
     if not x.dtype.is_floating_point:
@@ -480,7 +504,7 @@ NAN_TO_NUM = _declare("nan_to_num", _SAME, _nan_to_num_backward, kernel_args=_na
 
 _SIMPLE = ["neg", "abs", "sign", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "square",
            "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "erf",
-           "erfinv", "floor", "ceil", "trunc", "frac", "logical_not", "bitwise_not"]
+           "erfc", "erfinv", "asinh", "acosh", "atanh", "floor", "ceil", "trunc", "frac", "logical_not", "bitwise_not"]
 _PREDICATES = ["isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit"]
 
 
@@ -531,7 +555,11 @@ ceil, ceil_ = _make_simple("ceil")
 trunc, trunc_ = _make_simple("trunc")
 frac, frac_ = _make_simple("frac")
 logical_not, logical_not_ = _make_simple("logical_not")
+erfc, erfc_ = _make_simple("erfc")
 bitwise_not, bitwise_not_ = _make_simple("bitwise_not")
+asinh, asinh_ = _make_simple("asinh")
+acosh, acosh_ = _make_simple("acosh")
+atanh, atanh_ = _make_simple("atanh")
 
 
 def _make_predicate(name: str):
@@ -557,9 +585,12 @@ arcsin, arcsin_, arccos, arccos_, arctan, arctan_ = asin, asin_, acos, acos_, at
 fix, fix_ = trunc, trunc_
 for _alias, _fn in (("negative", neg), ("negative_", neg_), ("absolute", abs), ("absolute_", abs_),
                     ("arcsin", asin), ("arcsin_", asin_), ("arccos", acos), ("arccos_", acos_),
-                    ("arctan", atan), ("arctan_", atan_), ("fix", trunc), ("fix_", trunc_)):
+                    ("arctan", atan), ("arctan_", atan_), ("fix", trunc), ("fix_", trunc_),
+                    ("arcsinh", asinh), ("arcsinh_", asinh_), ("arccosh", acosh), ("arccosh_", acosh_),
+                    ("arctanh", atanh), ("arctanh_", atanh_)):
     tensor_method(_fn, name=_alias)
 
+arcsinh, arcsinh_, arccosh, arccosh_, arctanh, arctanh_ = asinh, asinh_, acosh, acosh_, atanh, atanh_
 
 @tensor_method
 def positive(input):
@@ -713,7 +744,8 @@ def hardswish(input, inplace: bool = False):
 
 __all__ = [
     *_SIMPLE, *[n + "_" for n in _SIMPLE if n not in ("logical_not", "bitwise_not")], *_PREDICATES,
-    "negative", "absolute", "arcsin", "arccos", "arctan", "fix", "positive", "logit", "round", "nan_to_num",
+    "negative", "absolute", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "fix", "positive",
+    "logit", "round", "nan_to_num",
     "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_",
     "gelu", "silu", "mish", "softplus", "hardsigmoid", "hardswish",
 ]

@@ -607,6 +607,44 @@ def test_cross_entropy_shape_and_type_errors():
         F.cross_entropy(x, [1, 2, 3])
 
 
+def test_cross_entropy_probabilities_weight_gets_a_gradient():
+    """With class probabilities PyTorch composes the loss, so a weight that requires grad is allowed
+    and differentiated (it was refused as for class indices). Values from torch 2.13."""
+    x = T([[0.5, -1.0, 2.0, 0.1], [1.5, 0.3, -0.2, 0.0]], grad=True)
+    p = T([[0.1, 0.2, 0.3, 0.4], [0.7, 0.1, 0.1, 0.1]])
+    w = T([1.0, 2.0, 0.5, 1.5], grad=True)
+    loss = F.cross_entropy(x, p, w, label_smoothing=0.1)
+    loss.backward()
+    close(loss, 2.084497415075985)
+    close(w.grad, [0.2816413692110623, 0.4433692776534081, 0.18047754486806253, 0.550585812082717])
+    close(x.grad, [[0.0405370738411475, -0.18312497201334133, 0.36562168232179654, -0.22303378414960268],
+                   [-0.0009051428412520339, -0.016631519383492697, 0.030913499443259572, -0.013376837218515038]])
+
+
+def test_zero_classes():
+    """An input with 0 classes: a class index is out of bounds (IndexError, not a numpy reshape
+    error); all targets ignored give PyTorch's zeros / 0 / NaN (values from torch 2.13)."""
+    with pytest.raises(IndexError, match="Target 0 is out of bounds"):
+        F.cross_entropy(T(np.zeros((3, 0))), T(np.zeros(3, np.int64)))
+    with pytest.raises(IndexError, match="Target 0 is out of bounds"):
+        F.nll_loss(T(np.zeros((3, 0))), T(np.zeros(3, np.int64)))
+    for fn in (F.cross_entropy, F.nll_loss):
+        for reduction, expected in (("none", [0.0, 0.0, 0.0]), ("sum", 0.0), ("mean", math.nan)):
+            x = T(np.zeros((3, 0)), grad=True)
+            loss = fn(x, T(np.full(3, -100)), reduction=reduction)
+            close(loss, expected)
+            loss.sum().backward()
+            assert tuple(x.grad.shape) == (3, 0)
+
+
+def test_bce_target_gradient_is_unclamped():
+    """d/dy of binary_cross_entropy is -logit(x) without the forward's clamp: +-inf at x = 0, 1
+    (values from torch 2.13: [inf, -inf, -0.0])."""
+    y = T([1.0, 0.0, 0.25], grad=True)
+    F.binary_cross_entropy(T([0.0, 1.0, 0.5]), y, reduction="sum").backward()
+    close(y.grad, [math.inf, -math.inf, 0.0])
+
+
 def test_other_loss_errors():
     with pytest.raises(ValueError, match=r"Using a target size .* is deprecated"):
         F.binary_cross_entropy(T(P), T(P[:, :3]))

@@ -299,11 +299,12 @@ def _check_class_target_shape(op: str, input: Tensor, target: Tensor) -> None:
                            f"{list(input.shape)})")
 
 
-def _check_weight(op: str, weight, n_classes: int, input: Tensor) -> None:
+def _check_weight(op: str, weight, n_classes: int, input: Tensor, differentiable: bool = False) -> None:
     if weight is None:
         return
     _need_tensor(op, weight=weight)
-    _no_grad_arg(op, "weight", weight)
+    if not differentiable:  # class-probability cross_entropy is composed of ops: its weight has a gradient
+        _no_grad_arg(op, "weight", weight)
     if weight.ndim != 1 or weight.shape[0] != n_classes:
         raise RuntimeError(f"{op}: weight tensor should be defined either for all {n_classes} classes or no classes "
                            f"but got weight tensor of shape: {list(weight.shape)}")
@@ -345,6 +346,13 @@ def _check_index_target(op: str, input: Tensor, target: Tensor) -> None:
     _check_class_target_shape(op, input, target)
 
 
+def _no_class_loss(input: Tensor, cd: int, reduction: str) -> Tensor:
+    """The loss of an input with 0 classes whose targets are all ``ignore_index``: zeros per target
+    ('sum' 0, 'mean' 0/0 = NaN, as PyTorch), still connected to ``input`` for backward."""
+    loss = input.sum(cd) * 0
+    return loss.sum() / 0 if reduction == "mean" else _reduce(loss, reduction)
+
+
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
@@ -360,10 +368,13 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     _need_floating("cross_entropy", "input (logits)", input)
     cd = _class_dim(input)
     n_classes = input.shape[cd]
-    _check_weight("cross_entropy", weight, n_classes, input)
+    _check_weight("cross_entropy", weight, n_classes, input, differentiable=target.dtype.is_floating_point)
     if target.dtype.is_floating_point:
         return _cross_entropy_probabilities(input, target, weight, ignore_index, reduction, label_smoothing, cd)
     _check_index_target("cross_entropy", input, target)
+    if n_classes == 0:  # no class is valid, so every target must be ignored; the kernel needs C >= 1
+        _check_target_range("cross_entropy", target, n_classes, ignore_index)
+        return _no_class_loss(input, cd, reduction)
     loss, w_t, _, status = dispatch(CROSS_ENTROPY, input, target, weight, class_dim=cd,
                                     ignore_index=int(ignore_index), label_smoothing=label_smoothing)
     _check_target_range("cross_entropy", target, n_classes, ignore_index, status)
@@ -405,6 +416,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     _check_weight("nll_loss", weight, n_classes, input)
     _check_index_target("nll_loss", input, target)
     _check_target_range("nll_loss", target, n_classes, ignore_index)
+    if n_classes == 0:  # every target is ignore_index (checked above); gather needs C >= 1
+        return _no_class_loss(input, cd, reduction)
     valid = target != ignore_index
     t_safe = where(valid, target.to(D.int64), 0)
     picked = input.gather(cd, t_safe.unsqueeze(cd)).squeeze(cd)
@@ -426,7 +439,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 class _BinaryCrossEntropy(Function):
     """Elementwise ``-w (y log x + (1 - y) log(1 - x))`` with both logs clamped at -100; the
     gradients are PyTorch's: ``dx = w (x - y) / max(x (1 - x), 1e-12)``,
-    ``dy = w (log(1 - x) - log x)`` (clamped logs)."""
+    ``dy = w (log(1 - x) - log x)`` (logs not clamped)."""
 
     @staticmethod
     def forward(ctx, x, y, w):
@@ -444,7 +457,8 @@ class _BinaryCrossEntropy(Function):
         if ctx.needs_input_grad[0]:
             gx = gw * (x - y) / (x * (1 - x)).clamp_min(1e-12)
         if ctx.needs_input_grad[1]:
-            gy = gw * ((-x).log1p().clamp_min(-100.0) - x.log().clamp_min(-100.0))
+            # unclamped, as PyTorch's (-logit(x)): +-inf where x is exactly 0 or 1
+            gy = gw * ((-x).log1p() - x.log())
         return gx, gy, None
 
 
