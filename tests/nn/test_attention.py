@@ -84,7 +84,8 @@ CASES = {
     "causal-L>S": ((2, 11, 32), (2, 4, 32), (2, 4, 32), {"is_causal": True}, None),
     "bool-mask": ((2, 2, 6, 16), (2, 2, 5, 16), (2, 2, 5, 16), {}, RNG.random((6, 5)) < 0.6),
     "float-mask-bcast": ((2, 2, 6, 16), (2, 2, 5, 16), (2, 2, 5, 24), {"scale": 0.2}, RNG.standard_normal((2, 1, 5))),
-    "causal+mask": ((1, 1, 7, 16), (1, 1, 7, 16), (1, 1, 7, 16), {"is_causal": True}, RNG.random((7, 7)) < 0.7),
+    # is_causal with an attn_mask is an error (PyTorch's); the causal mask spelled out instead
+    "tril&mask": ((1, 1, 7, 16), (1, 1, 7, 16), (1, 1, 7, 16), {}, np.tril(RNG.random((7, 7)) < 0.7)),
     "2d-E40": ((6, 40), (9, 40), (9, 24), {}, None),
 }
 
@@ -269,6 +270,24 @@ def test_sdpa_errors():
         F.scaled_dot_product_attention(q, k, v, dropout_p=1.5)
     with pytest.raises(TypeError, match="argument 'key' must be Tensor"):
         F.scaled_dot_product_attention(q, None, v)
+    # PyTorch refuses a mask together with is_causal (every backend); it was combined silently
+    for mask in (T(np.ones((3, 5), bool)), T(np.zeros((3, 5)))):
+        with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when is_causal=True"):
+            F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=True)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_sdpa_zero_head_dim_averages_values(device):
+    """E == 0: every score is an empty sum (0), so each query averages the values, as PyTorch
+    (values from torch 2.13: the mean of v over S); the default scale 1/sqrt(0) = inf gave NaN."""
+    v = rand(2, 5, 3)
+    for kwargs in ({}, {"is_causal": True}, {"scale": 0.5}):
+        out = F.scaled_dot_product_attention(T(rand(2, 4, 0), device), T(rand(2, 5, 0), device), T(v, device),
+                                             **kwargs)
+        expected = np.broadcast_to(v.mean(1, keepdims=True), (2, 4, 3))
+        if kwargs.get("is_causal"):
+            expected = np.stack([np.cumsum(v, 1)[:, i] / (i + 1) for i in range(4)], 1)
+        np.testing.assert_allclose(to_numpy(out), expected, rtol=1e-12, atol=1e-12)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -477,7 +496,7 @@ def test_mha_errors():
         m(x, x, x, attn_mask=T(np.zeros((2, 3), np.float32)))
     with pytest.raises(AssertionError, match="expected `key` and `value` to be 3-D"):
         m(x, T(rand(3, 8).astype(np.float32)), x)
-    with pytest.raises(RuntimeError, match="embedding size 8"):
-        m(T(rand(3, 2, 6).astype(np.float32)), x, x)
+    with pytest.raises(AssertionError, match="was expecting embedding dimension of 8, but got 6"):
+        m(T(rand(3, 2, 6).astype(np.float32)), x, x)  # AssertionError, as PyTorch's
     with pytest.raises(AssertionError, match="only bool and floating types of key_padding_mask"):
         m(x, x, x, key_padding_mask=T(np.zeros((2, 3), np.int64)))

@@ -11,8 +11,8 @@ double backward works.
 PyTorch's semantics: ``query`` (..., L, E), ``key`` (..., S, E), ``value`` (..., S, Ev), batch dims
 broadcast (without copies: stride 0); a boolean ``attn_mask`` keeps where True, a floating one is
 added to the scores; ``is_causal`` is the upper-left aligned ``tril`` mask (combined with
-``attn_mask`` when both are given, as PyTorch's cpu math path does); ``scale`` defaults to
-``1/sqrt(E)``; ``enable_gqa`` lets ``query`` have a multiple of ``key``'s heads (dim -3), done by
+``attn_mask`` inside the kernel, but the public function refuses both together, as PyTorch does);
+``scale`` defaults to ``1/sqrt(E)``; ``enable_gqa`` lets ``query`` have a multiple of ``key``'s heads (dim -3), done by
 reading ``key``/``value`` with a stride-0 group dim. Rows whose keys are all masked give zeros
 (PyTorch's safe softmax).
 
@@ -235,8 +235,12 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  enable_gqa: bool = False) -> Tensor:
     """``softmax(query @ key^T * scale + mask) @ value`` (see the module doc for masks, causal, GQA)."""
     _check_sdpa(query, key, value, attn_mask, dropout_p)
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     E = query.shape[-1]
-    scale = float(scale) if scale is not None else (1.0 / math.sqrt(E) if E > 0 else math.inf)
+    # with E == 0 every score is an empty sum, 0 whatever the scale (PyTorch scales q and k before
+    # the matmul, so its 1/sqrt(0) = inf never multiplies anything); 0 * inf here would give NaN
+    scale = 1.0 if E == 0 else float(scale) if scale is not None else 1.0 / math.sqrt(E)
     if enable_gqa and key.ndim >= 3 and query.ndim >= 3 and query.shape[-3] != key.shape[-3]:
         q5, k5, v5, m5 = _gqa_views(query, key, value, attn_mask)
         out = scaled_dot_product_attention(q5, k5, v5, m5, dropout_p, is_causal, scale)

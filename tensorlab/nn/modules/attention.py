@@ -98,8 +98,9 @@ class MultiheadAttention(Module):
                                                        query.dtype)
         attn_mask = F.attention._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
         if query.ndim in (2, 3) and query.shape[-1] != self.embed_dim:
-            raise RuntimeError(f"MultiheadAttention: expected query with embedding size {self.embed_dim} (embed_dim) "
-                               f"in its last dim, got query of shape {list(query.shape)}")
+            # PyTorch's multi_head_attention_forward asserts this (AssertionError)
+            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {query.shape[-1]} "
+                                 f"(MultiheadAttention query of shape {list(query.shape)})")
         if self.batch_first and is_batched:
             if key is value:
                 if query is key:
