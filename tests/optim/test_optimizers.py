@@ -545,3 +545,14 @@ def test_lbfgs_cuda_follows_cpu():
     x_cuda, _, _ = _lbfgs_quadratic("cuda", 2)
     x_cpu, _, _ = _lbfgs_quadratic("cpu", 2)
     np.testing.assert_allclose(_host(x_cuda), _host(x_cpu), rtol=1e-10, atol=1e-12)
+
+
+def test_optimizer_repr_matches_pytorch():
+    """PyTorch's repr: one block per group, sorted keys, groups separated by a blank line (string
+    from torch 2.13 for the same optimizer)."""
+    opt = tl.optim.SGD([{"params": [tl.nn.Parameter(tl.zeros(2))]},
+                        {"params": [tl.nn.Parameter(tl.zeros(3))], "lr": 0.3}], lr=0.1)
+    group = ("    dampening: 0\n    differentiable: False\n    foreach: None\n    fused: None\n    lr: {}\n"
+             "    maximize: False\n    momentum: 0\n    nesterov: False\n    weight_decay: 0\n")
+    assert repr(opt) == ("SGD (\nParameter Group 0\n" + group.format(0.1) + "\nParameter Group 1\n" + group.format(0.3)
+                         + ")")
