@@ -211,3 +211,16 @@ def test_checkpoint_roundtrip_of_a_model(tmp_path):
     fresh.load_state_dict(tl.load(tmp_path / "net.safetensors"))
     x = tl.randn(3, 3)
     np.testing.assert_array_equal(fresh(x).detach().numpy(), net(x).detach().numpy())
+
+
+def test_parameter_dict_repr_and_load_result_repr():
+    """ParameterDict lists its entries (its repr was empty); load_state_dict's result prints as
+    PyTorch's (strings from torch 2.13 for the same calls)."""
+    pd = nn.ParameterDict({"a": tl.zeros(2, 3), "b": tl.zeros(1)})
+    assert repr(pd) == ("ParameterDict(\n  (a): Parameter containing: [tensorlab.Float32Tensor of size 2x3]\n"
+                        "  (b): Parameter containing: [tensorlab.Float32Tensor of size 1]\n)")
+    m = nn.Linear(2, 1)
+    assert repr(m.load_state_dict(m.state_dict())) == "<All keys matched successfully>"
+    res = m.load_state_dict({"weight": tl.zeros(1, 2), "extra": tl.zeros(1)}, strict=False)
+    assert repr(res) == "_IncompatibleKeys(missing_keys=['bias'], unexpected_keys=['extra'])"
+    assert res.missing_keys == ["bias"] and tuple(res) == (["bias"], ["extra"])

@@ -194,6 +194,16 @@ class ModuleDict(Module):
         raise NotImplementedError("ModuleDict has no forward(); index it and call its modules")
 
 
+def _param_line(key, p) -> str:
+    """One entry of ParameterList's / ParameterDict's repr."""
+    if isinstance(p, Tensor):
+        size = "x".join(str(s) for s in p.shape)
+        dev = "" if p.is_cpu else f" ({str(p.device).upper()})"
+        return (f"({key}): Parameter containing: [{type(p).__name__.replace('Parameter', 'tensorlab')}"
+                f".{'cuda.' if p.is_cuda else ''}{p.dtype.name.capitalize()}Tensor of size {size}{dev}]")
+    return f"({key}): Object of type: {type(p).__name__}"
+
+
 class ParameterList(Module):
     """A list of parameters (plain tensors are wrapped in Parameter)."""
 
@@ -236,17 +246,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
-        lines = []
-        for i in range(len(self)):
-            p = self[i]
-            if isinstance(p, Tensor):
-                size = "x".join(str(s) for s in p.shape)
-                dev = "" if p.is_cpu else f" ({str(p.device).upper()})"
-                lines.append(f"({i}): Parameter containing: [{type(p).__name__.replace('Parameter', 'tensorlab')}"
-                             f".{'cuda.' if p.is_cuda else ''}{p.dtype.name.capitalize()}Tensor of size {size}{dev}]")
-            else:
-                lines.append(f"({i}): Object of type: {type(p).__name__}")
-        return "\n".join(lines)
+        return "\n".join(_param_line(i, self[i]) for i in range(len(self)))
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ParameterList has no forward()")
@@ -301,6 +301,10 @@ class ParameterDict(Module):
         items = parameters.items() if isinstance(parameters, Mapping) else parameters
         for k, v in items:
             self[k] = v
+
+    def extra_repr(self) -> str:
+        # its entries, as ParameterList's (the repr listed nothing)
+        return "\n".join(_param_line(k, v) for k, v in self.items())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ParameterDict has no forward()")

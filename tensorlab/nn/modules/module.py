@@ -16,7 +16,18 @@ from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle, _HookDict, add_hook
 from ..parameter import Buffer, Parameter
 
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """load_state_dict's result; PyTorch's repr (``<All keys matched successfully>`` when clean)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
 
 
 class Module:
