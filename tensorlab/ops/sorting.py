@@ -119,6 +119,8 @@ def _topk_meta(x: Tensor, k, dim=-1, largest=True) -> Plan:
 def _kthvalue_meta(x: Tensor, k, dim=-1, keepdim=False) -> Plan:
     d = norm_dim(dim, x.ndim, "kthvalue")
     n = _dim_size(x, d)
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} (k = {k}, size {n})")
     shape = _reduced_shape(x, d, keepdim)
@@ -399,6 +401,13 @@ def _unique_dim(name: str, x: Tensor, dim: int, consecutive: bool):
     if x.ndim == 0:
         raise IndexError(f"{name}(): dim={dim} given for a 0-d tensor; use dim=None")
     d = norm_dim(dim, x.ndim, name)
+    if x.numel() == 0:  # PyTorch's checks: only the selected dim may be empty
+        if sum(s == 0 for s in x._shape) > 1:
+            raise RuntimeError(f"{name}(): Number of zero sized dimensions is more than one, so unique cannot be "
+                               "applied")
+        if x._shape[d] != 0:
+            raise RuntimeError(f"{name}(): There are 0 sized dimensions, and they aren't selected, so unique "
+                               "cannot be applied")
     xs = x.movedim(d, 0)
     n, rest = xs._shape[0], xs._shape[1:]
     x2 = xs.reshape(n, int(np.prod(rest)) if rest else 1)

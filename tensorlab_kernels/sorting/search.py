@@ -135,8 +135,9 @@ def searchsorted_twin(out: np.ndarray, sorted_sequence: np.ndarray, values: np.n
     if seq_keys.ndim <= 1:
         out[...] = np.searchsorted(seq_keys.reshape(-1), val_keys, side=side)
         return
-    rows_seq = seq_keys.reshape(-1, seq_keys.shape[-1])
-    rows_val = val_keys.reshape(-1, val_keys.shape[-1])
+    rows = int(np.prod(seq_keys.shape[:-1]))  # (explicit: reshape(-1, 0) fails for empty rows)
+    rows_seq = seq_keys.reshape(rows, seq_keys.shape[-1])
+    rows_val = val_keys.reshape(rows, val_keys.shape[-1])
     res = np.empty(rows_val.shape, np.int64)
     for r in range(rows_seq.shape[0]):
         res[r] = np.searchsorted(rows_seq[r], rows_val[r], side=side)

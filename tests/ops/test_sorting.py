@@ -499,3 +499,24 @@ def test_unique_dim_nan_slices_distinct_and_consecutive(device):
     np.testing.assert_array_equal(to_numpy(c), [2, 1, 1])
     with pytest.raises(IndexError):
         tl.unique(y, dim=2)
+
+
+def test_selection_and_search_edge_cases_as_pytorch(device):
+    # values from torch 2.13
+    with pytest.raises(IndexError, match="Expected reduction dim 1 to have non-zero size"):
+        tl.kthvalue(tl.zeros(3, 0, device=device), 1, dim=1)
+    assert tl.kthvalue(tl.zeros(3, 0, device=device), 1, dim=0).values.shape == (0,)
+    # N-D sequences with empty rows, or no rows
+    assert tl.searchsorted(tl.zeros(0, 4, device=device), tl.zeros(0, 3, device=device)).shape == (0, 3)
+    got = tl.searchsorted(tl.zeros(2, 0, device=device), tl.zeros(2, 3, device=device))
+    np.testing.assert_array_equal(to_numpy(got), np.zeros((2, 3), np.int64))
+
+
+def test_unique_dim_of_empty_tensors_as_pytorch(device):
+    x = tl.zeros(5, 0, device=device, dtype=tl.int8)
+    values, inverse, counts = tl.unique(x, dim=1, return_inverse=True, return_counts=True)
+    assert values.shape == (5, 0) and inverse.shape == (0,) and counts.shape == (0,)
+    with pytest.raises(RuntimeError, match="aren't selected"):
+        tl.unique(x, dim=0)
+    with pytest.raises(RuntimeError, match="more than one"):
+        tl.unique_consecutive(tl.zeros(0, 0, 2, device=device), dim=0)
