@@ -1037,7 +1037,9 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     r = index_minmax(input)
     if r is not None and r[0] < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    length = max(minlength, r[1] + 1 if r is not None else 0)
+    if r is None:  # PyTorch: an empty input gives int64 zeros, whatever the weights' dtype
+        return zeros(minlength, dtype=D.int64, device=input.device)
+    length = max(minlength, r[1] + 1)
     index = input if input.dtype in (D.int32, D.int64) else input.to(D.int64)
     with no_grad():
         if weights is None:

@@ -461,6 +461,9 @@ def test_one_hot_and_bincount_errors():
     with pytest.raises(RuntimeError, match="empty"):
         tl.one_hot(tl.tensor([], dtype=tl.int64), 0)
     assert tl.one_hot(tl.tensor([], dtype=tl.int64), 3).shape == (0, 3)
+    # an empty input counts in int64 even with float weights
+    e = tl.bincount(tl.tensor([], dtype=tl.int64), tl.tensor([], dtype=tl.float64), minlength=3)
+    assert e.dtype is tl.int64 and e.tolist() == [0, 0, 0]
 
 
 def test_take_along_dim_reads_negative_indices_from_the_end(device):
