@@ -25,7 +25,7 @@ OPS = [
     "add", "sub", "mul", "div", "div_trunc", "div_floor", "remainder", "fmod", "pow", "maximum", "minimum",
     "fmax", "fmin", "atan2", "hypot", "copysign", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
     "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
-    "clamp_min", "clamp_max",
+    "clamp_min", "clamp_max", "logaddexp", "logaddexp2", "xlogy",
 ]
 CODES = {name: i for i, name in enumerate(OPS)}
 
@@ -61,7 +61,13 @@ LEFT_SHIFT: tl.constexpr = tl.constexpr(28)
 RIGHT_SHIFT: tl.constexpr = tl.constexpr(29)
 CLAMP_MIN: tl.constexpr = tl.constexpr(30)
 CLAMP_MAX: tl.constexpr = tl.constexpr(31)
-assert len(OPS) == 32 and CODES["clamp_max"] == 31
+LOGADDEXP: tl.constexpr = tl.constexpr(32)
+LOGADDEXP2: tl.constexpr = tl.constexpr(33)
+XLOGY: tl.constexpr = tl.constexpr(34)
+assert len(OPS) == 35 and CODES["xlogy"] == 34
+
+INF: tl.constexpr = tl.constexpr(float("inf"))
+INV_LN2: tl.constexpr = tl.constexpr(1.4426950408889634)
 
 # ----------------------------------------------------------------------------------------------
 # Kernel
@@ -185,6 +191,17 @@ def _binary_op(a, b, alpha, OP: tl.constexpr, IS_FLOAT: tl.constexpr, NBITS: tl.
             y = tl.where(out_of_range, a * 0, a >> tl.where(out_of_range, b * 0, b))
         else:
             y = a >> tl.where((b < 0) | (b >= NBITS), b * 0 + (NBITS - 1), b)
+    elif OP == LOGADDEXP:  # log(e**a + e**b) = max + log1p(e**-|a - b|) (PyTorch's form); nan propagates
+        big = tl.where((a > b) | (a != a), a, b)
+        y = big + ld.log1p(ld.exp(-tl.abs(a - b)))
+        y = tl.where((a == b) & (tl.abs(a) == INF), a, y)  # equal infinities: inf - inf would give nan
+    elif OP == LOGADDEXP2:  # the same in base 2
+        big = tl.where((a > b) | (a != a), a, b)
+        y = big + ld.log1p(ld.exp2(-tl.abs(a - b))) * INV_LN2
+        y = tl.where((a == b) & (tl.abs(a) == INF), a, y)
+    elif OP == XLOGY:  # a * log(b), and 0 where a == 0 (even for b = 0 or inf) unless b is nan
+        y = tl.where(a == 0, 0.0, a * ld.log(b))
+        y = tl.where(b != b, b, y)
     elif OP == CLAMP_MIN:  # nan in either propagates, as PyTorch's clamp
         y = tl.where(a < b, b, a)
         y = tl.where(b != b, b, y)
@@ -320,6 +337,16 @@ def _np_binary(op: str, a, b, alpha, is_float: bool, nbits: int):
         if a.dtype.kind == "u":
             return np.where(bad, np.zeros_like(a), np.right_shift(a, np.where(bad, 0, b).astype(a.dtype)))
         return np.right_shift(a, np.where(bad, nbits - 1, b).astype(a.dtype))
+    if op in ("logaddexp", "logaddexp2"):
+        big = np.where((a > b) | (a != a), a, b)
+        if op == "logaddexp":
+            y = big + np.log1p(np.exp(-np.abs(a - b)))
+        else:
+            y = big + np.log1p(np.exp2(-np.abs(a - b))) * a.dtype.type(1.4426950408889634)
+        return np.where((a == b) & np.isinf(a), a, y)
+    if op == "xlogy":
+        y = np.where(a == 0, 0, a * np.log(b))
+        return np.where(b != b, b, y)
     if op == "clamp_min":
         return np.where(b != b, b, np.where(a < b, b, a))
     if op == "clamp_max":

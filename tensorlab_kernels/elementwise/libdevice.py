@@ -31,8 +31,8 @@ else:  # pragma: no cover - kernels cannot launch without Triton anyway
 
 
 
-def _erf_np(x):
-    flat = np.fromiter(map(math.erf, x.reshape(-1).tolist()), dtype=np.float64, count=x.size)
+def _erf_np(x, fn=math.erf):
+    flat = np.fromiter(map(fn, x.reshape(-1).tolist()), dtype=np.float64, count=x.size)
     return flat.reshape(x.shape).astype(x.dtype)
 
 
@@ -53,7 +53,8 @@ _NUMPY = {
     "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2, "log10": np.log10,
     "log1p": np.log1p, "sqrt": np.sqrt, "rsqrt": lambda x: (1 / np.sqrt(x)).astype(x.dtype),
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
-    "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "erf": _erf_np, "erfinv": erfinv_np,
+    "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh,
+    "atanh": np.arctanh, "erf": _erf_np, "erfc": lambda x: _erf_np(x, math.erfc), "erfinv": erfinv_np,
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "nearbyint": np.rint,
     "atan2": np.arctan2, "hypot": np.hypot, "copysign": np.copysign, "fmod": np.fmod, "pow": np.power,
     "fdiv_rn": np.divide, "ddiv_rn": np.divide, "signbit": _signbit, "isnan": _isnan, "isinf": _isinf,

@@ -31,6 +31,7 @@ OPS = [
     "logit_eps", "relu", "hardtanh", "leaky_relu", "elu", "selu", "gelu", "gelu_tanh", "silu", "mish", "softplus",
     "hardsigmoid", "hardswish", "erf", "erfinv", "floor", "ceil", "round", "round_decimals", "trunc", "frac",
     "logical_not", "bitwise_not", "isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit", "nan_to_num",
+    "asinh", "acosh", "atanh", "erfc",
 ]
 CODES = {name: i for i, name in enumerate(OPS)}
 
@@ -89,7 +90,11 @@ ISNEGINF: tl.constexpr = tl.constexpr(51)
 ISFINITE: tl.constexpr = tl.constexpr(52)
 SIGNBIT: tl.constexpr = tl.constexpr(53)
 NAN_TO_NUM: tl.constexpr = tl.constexpr(54)
-assert len(OPS) == 55 and CODES["nan_to_num"] == 54
+ASINH: tl.constexpr = tl.constexpr(55)
+ACOSH: tl.constexpr = tl.constexpr(56)
+ATANH: tl.constexpr = tl.constexpr(57)
+ERFC: tl.constexpr = tl.constexpr(58)
+assert len(OPS) == 59 and CODES["erfc"] == 58
 
 INF: tl.constexpr = tl.constexpr(float("inf"))
 SQRT1_2: tl.constexpr = tl.constexpr(0.70710678118654752440)
@@ -206,8 +211,16 @@ def _unary_op(x, p0, p1, p2, OP: tl.constexpr, IS_FLOAT: tl.constexpr, IS_BOOL: 
         z = tl.where(z < 0, 0.0, z)
         z = tl.where(z > 6, 6.0, z)
         y = fdiv(x * z, 6.0)
+    elif OP == ASINH:
+        y = ld.asinh(x)
+    elif OP == ACOSH:
+        y = ld.acosh(x)
+    elif OP == ATANH:
+        y = ld.atanh(x)
     elif OP == ERF:
         y = ld.erf(x)
+    elif OP == ERFC:  # 1 - erf(x) without the cancellation for large x
+        y = ld.erfc(x)
     elif OP == ERFINV:
         y = ld.erfinv(x)
     elif OP == FLOOR:
@@ -337,9 +350,13 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _np_erf(x):
-    flat = np.fromiter(map(math.erf, x.reshape(-1).tolist()), dtype=np.float64, count=x.size)
+def _np_erf(x, fn=math.erf):
+    flat = np.fromiter(map(fn, x.reshape(-1).tolist()), dtype=np.float64, count=x.size)
     return flat.reshape(x.shape).astype(x.dtype)
+
+
+def _np_erfc(x):
+    return _np_erf(x, math.erfc)
 
 
 def _clamp(x, lo, hi):
@@ -356,8 +373,8 @@ def _hardsigmoid_core(x, c):
 _UFUNCS = {"neg": np.negative, "abs": np.abs, "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log,
            "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
            "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
-           "cosh": np.cosh, "tanh": np.tanh}
-_SIMPLE = {**_UFUNCS, "erf": _np_erf, "erfinv": erfinv_np}
+           "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh}
+_SIMPLE = {**_UFUNCS, "erf": _np_erf, "erfc": _np_erfc, "erfinv": erfinv_np}
 
 
 def _np_unary(op: str, x, p, is_float: bool, is_bool: bool):

@@ -31,6 +31,7 @@ CUDA_FLOAT = (F32, F16, BF16)  # the interpreter is slow: cpu covers every dtype
 CUDA_ALL = (F32, F16, BF16, tl.int32, tl.bool)
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
+_erfc = np.vectorize(math.erfc, otypes=[np.float64])
 
 
 def _erfinv_ref(y):
@@ -205,6 +206,10 @@ OPS = [
     unary_info("logit_eps", tl.logit, lambda x, eps: (lambda z: np.log(z / (1 - z)))(np.clip(x, eps, 1 - eps)),
                domain=(0.05, 0.95), int_domain=(0, 1), kwargs={"eps": 0.2}),
     unary_info("erf", tl.erf, _erf),
+    unary_info("erfc", tl.erfc, _erfc, extra=([4.0, 9.0, -5.0, 26.0, 1e-7],)),  # erfc(9) ~ 4e-37: no cancellation
+    unary_info("asinh", tl.asinh, np.arcsinh, extra=([1e-7, -6e4, 6e4],)),
+    unary_info("acosh", tl.acosh, np.arccosh, domain=(1.1, 4.0), int_domain=(1, 9), extra=([1.0, 0.5, 6e4],)),
+    unary_info("atanh", tl.atanh, np.arctanh, domain=(-0.9, 0.9), int_domain=(-1, 1), extra=([1.0, -1.0, 1e-7],)),
     unary_info("erfinv", tl.erfinv, _erfinv_ref, domain=(-0.95, 0.95), int_domain=(-1, 1),
                extra=([0.999, -0.9999, 1.0, -1.0, 1e-6],)),
     unary_info("floor", tl.floor, np.floor, result="same", dtypes=_NO_BOOL, cuda_dtypes=_INT_CUDA),
@@ -395,6 +400,12 @@ OPS += [
     binary_info("fmin", tl.fmin, np.fmin, scalars=(), cuda_dtypes=(F32, F16, tl.int32)),
     binary_info("atan2", tl.atan2, np.arctan2, result="float", scalars=(), cuda_dtypes=(F32, F16, tl.int32)),
     binary_info("hypot", tl.hypot, np.hypot, result="float", dtypes=FLOATS, scalars=(), cuda_dtypes=(F32, F16)),
+    binary_info("logaddexp", tl.logaddexp, np.logaddexp, result="float", dtypes=FLOATS, scalars=(),
+                cuda_dtypes=(F32, BF16)),
+    binary_info("logaddexp2", tl.logaddexp2, np.logaddexp2, result="float", dtypes=FLOATS, scalars=(),
+                cuda_dtypes=(F32, F16)),
+    binary_info("xlogy", tl.xlogy, lambda a, b: np.where(np.isnan(b), b, np.where(a == 0, 0.0, a * np.log(b))),
+                result="float", b_domain=(0.1, 3.0), int_b_domain=(0, 9), scalars=(2.5,), cuda_dtypes=(F32, BF16)),
     binary_info("copysign", tl.copysign, lambda a, b: np.copysign(np.asarray(a, dtype=np.float64), b),
                 result="float", cuda_dtypes=(F32, F16, tl.int32), scalars=(-2.0,)),
     binary_info("clamp_min", tl.clamp_min, np.maximum, dtypes=_NUMERIC, cuda_dtypes=(F32, F16, tl.int32),

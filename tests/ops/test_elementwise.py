@@ -747,3 +747,37 @@ def test_hardtanh_of_integers(device):
         tl.nn.functional.hardtanh(t([True], device))
     with pytest.raises(RuntimeError, match="value cannot be converted to type int8 without overflow"):
         tl.nn.functional.hardtanh(t([1], device, tl.int8), -1000, 1000)
+
+
+def test_logaddexp_xlogy_and_inverse_hyperbolics(device):
+    # values from torch 2.13
+    inf, nan = float("inf"), float("nan")
+    x = t([1.0, inf, -inf, nan, 0.0], device)
+    r = tl.logaddexp(x, t([2.0, inf, inf, 0.0, -inf], device))
+    np.testing.assert_allclose(r.tolist(), [2.3132617, inf, inf, nan, 0.0], rtol=1e-6)
+    assert tl.logaddexp(x, x).tolist()[1:3] == [inf, -inf]  # equal infinities stay that infinity, not nan
+    np.testing.assert_allclose(tl.logaddexp2(x, x).tolist(), [2.0, inf, -inf, nan, 1.0])
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        tl.logaddexp(t([1, 2], device), t([1, 2], device))
+    with pytest.raises(TypeError, match="argument 'other' \\(position 2\\) must be Tensor, not float"):
+        tl.logaddexp(x, 1.0)
+    y = tl.xlogy(t([0.0, 0.0, 1.0, 2.0, nan, 0.0], device), t([0.0, nan, 0.0, -1.0, 1.0, inf], device))
+    np.testing.assert_array_equal(y.tolist(), [0.0, nan, -inf, nan, nan, 0.0])
+    assert tl.xlogy(t([1, 2], device), t([1, 2], device)).dtype is tl.float32
+    np.testing.assert_allclose(tl.xlogy(2, x).tolist(), [0.0, inf, nan, nan, -inf])
+    with pytest.raises(RuntimeError, match="result type float32 can't be cast to the desired output type int64"):
+        t([1], device).xlogy_(2)
+    np.testing.assert_allclose(tl.acosh(t([0.5, 1.0, 2.0], device)).tolist(), [nan, 0.0, 1.3169579], rtol=1e-6)
+    np.testing.assert_allclose(tl.atanh(t([-1.0, 0.5, 1.0, 2.0], device)).tolist(), [-inf, 0.5493061, inf, nan],
+                               rtol=1e-6)
+    np.testing.assert_allclose(tl.arcsinh(t([1, 2], device)).tolist(), [0.8813736, 1.4436355], rtol=1e-6)
+    assert tl.erfc(t([9.0], device)).item() == pytest.approx(4.1370317e-37, rel=1e-5)  # 1 - erf(9) would give 0
+
+
+def test_xlogy_gradient_where_x_is_zero(device):
+    # torch 2.13: d/dx xlogy(x, y) is log(y), also at x == 0, except where y <= 0 (there 0)
+    x = t([0.0, 0.0, 0.0, 2.0], device).requires_grad_()
+    y = t([2.0, 0.0, -1.0, 3.0], device).requires_grad_()
+    tl.xlogy(x, y).sum().backward()
+    np.testing.assert_allclose(x.grad.tolist(), [np.log(2.0), 0.0, 0.0, np.log(3.0)], rtol=1e-6)
+    np.testing.assert_allclose(y.grad.tolist(), [0.0, float("nan"), -0.0, 2.0 / 3.0], rtol=1e-6)  # x / y
