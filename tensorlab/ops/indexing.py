@@ -703,7 +703,8 @@ def _scatter(op: str, input, dim, index, src, value, reduce, inplace: bool):
             value = value.item()
         if not isinstance(value, numbers.Number):
             raise TypeError(f"{op}(): value must be a number, got {type(value).__name__}")
-        check_scalar_fits(op, value, input.dtype)
+        if isinstance(index, Tensor) and index.numel():  # PyTorch converts the value only to write it
+            check_scalar_fits(op, value, input.dtype)
         d, index, _ = _scatter_checks(op, input, dim, index, None)
         return dispatch(SCATTER_VALUE, input, index, dim=d, value=value, inplace=inplace)
     d, index, src = _scatter_checks(op, input, dim, index, src)
@@ -786,10 +787,13 @@ def _index_rows_checks(op: str, input: Tensor, dim, index: Tensor, source: Tenso
         raise RuntimeError(f"{op}(): Source/destination tensor must have same slice shapes. Destination slice shape: "
                            f"{list(input.shape)} at dimension {d} and source slice shape: {list(source.shape)} at "
                            f"dimension {d}.")
-    if source.ndim and index.numel() != ss[d] or not source.ndim and index.numel() != 1:
+    if not source.ndim and index.numel() != 1:  # (PyTorch: IndexError for a 0-d source)
+        raise IndexError(f"{op}(): When source is scalar, index should have one element (got {index.numel()})")
+    if source.ndim and index.numel() != ss[d]:
         raise RuntimeError(f"{op}(): Number of indices ({index.numel()}) should be equal to source.size(dim) "
                            f"({ss[d] if source.ndim else 1})")
-    _check_range(op, index, xs[d], d, negative=False)
+    if input.numel():  # PyTorch checks no index of an empty input (nothing is written; the kernels return)
+        _check_range(op, index, xs[d], d, negative=False)
     return d, index, source
 
 
@@ -827,7 +831,8 @@ def _index_fill(op: str, input: Tensor, dim, index: Tensor, value, inplace: bool
     d = _dim(op, dim, input.ndim)
     index = _on_device(index, input)
     value = _fill_value(op, value, input)
-    _check_range(op, index, input._shape[d] if input.ndim else 1, d, negative=True)
+    if input.numel():  # PyTorch checks no index of an empty input (nothing is written; the kernels return)
+        _check_range(op, index, input._shape[d] if input.ndim else 1, d, negative=True)
     return dispatch(INDEX_FILL, input, index, value, dim=d, inplace=inplace)
 
 

@@ -912,3 +912,25 @@ def test_gather_and_scatters_take_int32_indices(device):
             call()
     with pytest.raises(RuntimeError, match="dtype of indices should be int64"):  # (take_along_dim: int64 only)
         tl.take_along_dim(src, i32, 0)
+
+
+def test_index_ops_on_empty_inputs_and_scalar_sources_as_pytorch(device):
+    # values from torch 2.13: no index of an empty input is checked (nothing is written) ...
+    e = tl.zeros(2, 0, device=device)
+    assert e.index_fill(0, tl.tensor([5], device=device), 1.0).shape == (2, 0)
+    assert e.index_add(0, tl.tensor([5], device=device), tl.zeros(1, 0, device=device)).shape == (2, 0)
+    assert e.index_copy(0, tl.tensor([5], device=device), tl.zeros(1, 0, device=device)).shape == (2, 0)
+    assert tl.zeros(0, 3, device=device).index_add(0, tl.tensor([5], device=device),
+                                                   tl.ones(1, 3, device=device)).shape == (0, 3)
+    with pytest.raises(IndexError, match="out of bounds"):
+        tl.zeros(2, 3, device=device).index_fill(1, tl.tensor([5], device=device), 1.0)
+    # ... nor a scatter value that nothing receives
+    u = tl.zeros(3, dtype=tl.uint8, device=device)
+    assert u.scatter(0, tl.tensor([], dtype=tl.int64, device=device), -1.5).tolist() == [0, 0, 0]
+    with pytest.raises(RuntimeError, match="without overflow"):
+        u.scatter(0, tl.tensor([0], device=device), -1.5)
+    # a 0-d source takes exactly one index: IndexError
+    with pytest.raises(IndexError, match="index should have one element"):
+        tl.zeros(3, device=device).index_copy(0, tl.tensor([0, 1], device=device), tl.tensor(2.0, device=device))
+    with pytest.raises(IndexError, match="index should have one element"):
+        tl.tensor(1.0, device=device).index_add(0, tl.tensor([0, 0], device=device), tl.tensor(2.0, device=device))
