@@ -792,7 +792,8 @@ def _index_rows_checks(op: str, input: Tensor, dim, index: Tensor, source: Tenso
     if source.ndim and index.numel() != ss[d]:
         raise RuntimeError(f"{op}(): Number of indices ({index.numel()}) should be equal to source.size(dim) "
                            f"({ss[d] if source.ndim else 1})")
-    if input.numel():  # PyTorch checks no index of an empty input (nothing is written; the kernels return)
+    if input.numel() or input.ndim <= 1:
+        # PyTorch checks no index of an empty input of rank > 1 (nothing is written; the kernels return)
         _check_range(op, index, xs[d], d, negative=False)
     return d, index, source
 
@@ -831,7 +832,8 @@ def _index_fill(op: str, input: Tensor, dim, index: Tensor, value, inplace: bool
     d = _dim(op, dim, input.ndim)
     index = _on_device(index, input)
     value = _fill_value(op, value, input)
-    if input.numel():  # PyTorch checks no index of an empty input (nothing is written; the kernels return)
+    if input.numel() or input.ndim <= 1:
+        # PyTorch checks no index of an empty input of rank > 1 (nothing is written; the kernels return)
         _check_range(op, index, input._shape[d] if input.ndim else 1, d, negative=True)
     return dispatch(INDEX_FILL, input, index, value, dim=d, inplace=inplace)
 

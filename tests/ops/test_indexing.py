@@ -924,6 +924,8 @@ def test_index_ops_on_empty_inputs_and_scalar_sources_as_pytorch(device):
                                                    tl.ones(1, 3, device=device)).shape == (0, 3)
     with pytest.raises(IndexError, match="out of bounds"):
         tl.zeros(2, 3, device=device).index_fill(1, tl.tensor([5], device=device), 1.0)
+    with pytest.raises(IndexError, match="out of bounds"):  # a 1-d input is checked even when empty
+        tl.zeros(0, device=device).index_add(0, tl.tensor([0], device=device), tl.ones(1, device=device))
     # ... nor a scatter value that nothing receives
     u = tl.zeros(3, dtype=tl.uint8, device=device)
     assert u.scatter(0, tl.tensor([], dtype=tl.int64, device=device), -1.5).tolist() == [0, 0, 0]
