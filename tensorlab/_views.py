@@ -674,3 +674,27 @@ def _as_strided_geom_public(shape, strides, offset, size, stride, storage_offset
 
 
 AS_STRIDED.view = _as_strided_geom_public
+
+
+@tensor_method
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """A view of every ``size``-long window along ``dimension``, ``step`` apart, in a new last dim
+    (``Tensor.unfold``, PyTorch's strides: the window dim keeps the dim's stride, the dim's own
+    stride is multiplied by ``step``)."""
+    n = input.ndim
+    d = norm_dim(dimension, n, "unfold")
+    size, step = operator.index(size), operator.index(step)
+    max_size = input._shape[d] if n else 1
+    if size > max_size:
+        raise RuntimeError(f"unfold(): maximum size for tensor at dimension {d} is {max_size} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"unfold(): step is {step} but must be > 0")
+    if size < 0:
+        raise RuntimeError(f"unfold(): size is {size} but must be >= 0")
+    if n == 0:  # PyTorch: a 0-d tensor unfolds to (size,), stride 1
+        return as_strided(input, (size,), (1,))
+    shape, strides = list(input._shape), list(input._stride)
+    window_stride = strides[d]
+    shape[d] = (shape[d] - size) // step + 1
+    strides[d] *= step
+    return as_strided(input, tuple(shape) + (size,), tuple(strides) + (window_stride,))

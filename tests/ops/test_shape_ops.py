@@ -637,3 +637,26 @@ def test_matrix_transpose_properties_on_small_ranks(device):
     with pytest.raises(RuntimeError, match="For batches of matrices"):
         _ = tl.zeros(2, 3, 4).H
     assert tl.zeros(2, 3, device=device).H.shape == (3, 2)
+
+
+def test_unfold_windows_strides_and_errors(device):
+    # values from torch 2.13
+    x = tl.arange(12.0, device=device).reshape(3, 4)
+    w = x.unfold(1, 2, 1)
+    assert w.shape == (3, 3, 2) and w.stride() == (4, 1, 1)
+    np.testing.assert_array_equal(to_numpy(w)[1], [[4.0, 5.0], [5.0, 6.0], [6.0, 7.0]])
+    w = x.unfold(0, 2, 2)
+    assert w.shape == (1, 4, 2) and w.stride() == (8, 1, 4)
+    np.testing.assert_array_equal(to_numpy(w)[0], [[0.0, 4.0], [1.0, 5.0], [2.0, 6.0], [3.0, 7.0]])
+    w = x[:, 1:].unfold(1, 2, 2)
+    assert w.shape == (3, 1, 2) and w.stride() == (4, 2, 1) and w.storage_offset() == 1
+    np.testing.assert_array_equal(to_numpy(w)[:, 0], [[1.0, 2.0], [5.0, 6.0], [9.0, 10.0]])
+    assert x.unfold(1, 0, 1).shape == (3, 5, 0)
+    assert tl.tensor(5.0, device=device).unfold(0, 1, 1).tolist() == [5.0]
+    assert tl.zeros(0, 3, device=device).unfold(0, 0, 2).stride() == (6, 1, 3)
+    for args, err, msg in [((1, 5, 1), RuntimeError, "maximum size for tensor at dimension 1 is 4 but size is 5"),
+                           ((1, 2, 0), RuntimeError, "step is 0 but must be > 0"),
+                           ((1, -1, 1), RuntimeError, "size is -1 but must be >= 0"),
+                           ((2, 1, 1), IndexError, "Dimension out of range")]:
+        with pytest.raises(err, match=msg):
+            x.unfold(*args)
