@@ -262,11 +262,13 @@ def _pow_backward(ctx, g):
 def _maxmin_backward(greater: bool):
     def backward(ctx, g):
         x, y, nx, ny = _operands(ctx)
-        win_x = (x > y) if greater else (x < y)
+        # PyTorch: where(x == y, g / 2, g) with the loser's side zeroed, so at a NaN (no winner,
+        # no tie) both operands get the whole gradient
+        win_x, win_y = ((x > y), (x < y)) if greater else ((x < y), (x > y))
         tie = x == y
-        half = g / 2
-        gx = where(win_x, g, where(tie, half, 0.0)) if nx else None
-        gy = where(win_x | tie, where(tie, half, 0.0), g) if ny else None
+        shared = where(tie, g / 2, g)
+        gx = where(win_y, 0.0, shared) if nx else None
+        gy = where(win_x, 0.0, shared) if ny else None
         return _finish(ctx, gx, gy)
 
     return backward
@@ -297,7 +299,9 @@ def _clamp_max_backward(ctx, g):
 def _atan2_backward(ctx, g):
     x, y, nx, ny = _operands(ctx)
     denom = x * x + y * y
-    return _finish(ctx, g * y / denom if nx else None, -g * x / denom if ny else None)
+    # PyTorch: 0 (not 0/0) at the origin
+    recip = where(denom == 0, 0.0, 1 / denom)
+    return _finish(ctx, g * y * recip if nx else None, -g * x * recip if ny else None)
 
 
 def _hypot_backward(ctx, g):

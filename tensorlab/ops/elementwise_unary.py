@@ -256,10 +256,13 @@ def _sigmoid_backward(ctx, g):
 
 def _logit_backward(ctx, g):
     x = _x(ctx)
-    grad = g / (x * (1 - x))
+    # PyTorch: g * inf at exactly 0 and 1 (not g / +-0, whose sign follows a -0.0 input)
+    grad = where((x == 0) | (x == 1), g * float("inf"), g / (x * (1 - x)))
     eps = ctx.params.get("eps")
     if eps is not None and eps >= 0:
         grad = where((x < eps) | (x > 1 - eps), 0.0, grad)
+    else:  # PyTorch: NaN outside [0, 1], where the formula would give a finite slope of a NaN result
+        grad = where((x < 0) | (x > 1), float("nan"), grad)
     return (grad,)
 
 
@@ -299,7 +302,8 @@ def _frac_backward(ctx, g):
 
 def _relu_backward(ctx, g):
     y = ctx.saved_tensors[0]
-    return (where(y > 0, g, 0.0),)
+    # PyTorch's threshold_backward: 0 where result <= 0, so a NaN result passes the gradient
+    return (where(y <= 0, 0.0, g),)
 
 
 def _hardtanh_backward(ctx, g):
@@ -323,17 +327,18 @@ def _leaky_relu_backward(ctx, g):
 def _elu_backward(ctx, g):
     x, y = ctx.saved_tensors
     alpha = ctx.params.get("alpha", 1.0)
+    # PyTorch's elu_backward tests `<= 0` (a NaN takes the positive branch's gradient)
     if alpha >= 0:  # for x <= 0: d/dx alpha * (e^x - 1) = y + alpha
-        return (where(y > 0, g, g * (y + alpha)),)
+        return (where(y <= 0, g * (y + alpha), g),)
     if x is None:
         raise RuntimeError("elu_: In-place elu backward calculation is triggered with a negative alpha, which is not "
                            "supported; call the out-of-place version instead.")
-    return (where(x > 0, g, g * exp(x) * alpha),)
+    return (where(x <= 0, g * exp(x) * alpha, g),)
 
 
 def _selu_backward(ctx, g):
     y = ctx.saved_tensors[0]
-    return (where(y > 0, g * _SELU_SCALE, g * (y + _SELU_SCALE * _SELU_ALPHA)),)
+    return (where(y <= 0, g * (y + _SELU_SCALE * _SELU_ALPHA), g * _SELU_SCALE),)
 
 
 def _gelu_backward(ctx, g):
@@ -376,7 +381,8 @@ def _hardsigmoid_backward(ctx, g):
 
 def _hardswish_backward(ctx, g):
     x = _x(ctx)
-    return (where(x < -3.0, 0.0, where(x <= 3.0, g * (x / 3.0 + 0.5), g)),)
+    # PyTorch 2.13: 0 for x <= -3, the slope for -3 < x < 3, g from 3 on
+    return (where(x <= -3.0, 0.0, where(x < 3.0, g * (x / 3.0 + 0.5), g)),)
 
 
 def _nan_to_num_backward(ctx, g):

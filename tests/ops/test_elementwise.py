@@ -484,6 +484,44 @@ def test_rounding_ops_have_zero_gradient(device):
     assert x.grad.tolist() == [0.0, 0.0]
 
 
+def _grads(fn, device, *values):
+    xs = [t(v, device, tl.float64).requires_grad_() for v in values]
+    out = fn(*xs)
+    out.backward(tl.ones_like(out))
+    return [to_numpy(x.grad) for x in xs]
+
+
+def test_gradients_at_special_points_match_pytorch(device):
+    """values from torch 2.13 (float64): the branch a NaN, a -0.0 or a boundary takes in each backward."""
+    nan, inf = math.nan, math.inf
+    F = tl.nn.functional
+    (g,) = _grads(tl.logit, device, [-0.5, 0.0, -0.0, 0.25, 1.0, 1.5, inf, nan])
+    np.testing.assert_array_equal(g, [nan, inf, inf, 16 / 3, inf, nan, nan, nan])
+    (g,) = _grads(lambda x: tl.logit(x, eps=0.0), device, [-0.5, 0.0, -0.0, 0.25, 1.0, 1.5])
+    np.testing.assert_array_equal(g, [0.0, inf, inf, 16 / 3, inf, 0.0])
+    (g,) = _grads(tl.relu, device, [nan, 0.0, -1.0, 2.0])
+    np.testing.assert_array_equal(g, [1.0, 0.0, 0.0, 1.0])
+    (g,) = _grads(F.elu, device, [nan, 0.0, -1.0, 2.0])
+    np.testing.assert_allclose(g, [1.0, 1.0, 0.36787944117144233, 1.0], rtol=1e-15)
+    (g,) = _grads(lambda x: F.elu(x, alpha=-0.5), device, [nan, 0.0, -1.0, 2.0])
+    np.testing.assert_allclose(g, [1.0, -0.5, -0.18393972058572117, 1.0], rtol=1e-15)
+    (g,) = _grads(F.selu, device, [nan, 0.0, -1.0, 2.0])
+    np.testing.assert_allclose(g, [1.0507009873554805, 1.7580993408473766, 0.646768603034814, 1.0507009873554805],
+                               rtol=1e-15)
+    (g,) = _grads(F.hardswish, device, [-3.0, -2.9, 0.0, 2.9, 3.0, 3.1])
+    np.testing.assert_allclose(g, [0.0, -0.4666666666666667, 0.5, 1.4666666666666668, 1.0, 1.0], rtol=1e-15)
+    # maximum/minimum: half each at a tie, the whole gradient to both operands at a NaN
+    gx, gy = _grads(tl.maximum, device, [nan, 1.0, 2.0, 3.0], [1.0, nan, 2.0, 1.0])
+    np.testing.assert_array_equal(gx, [1.0, 1.0, 0.5, 1.0])
+    np.testing.assert_array_equal(gy, [1.0, 1.0, 0.5, 0.0])
+    gx, gy = _grads(tl.minimum, device, [nan, 1.0, 2.0, 3.0], [1.0, nan, 2.0, 1.0])
+    np.testing.assert_array_equal(gx, [1.0, 1.0, 0.5, 0.0])
+    np.testing.assert_array_equal(gy, [1.0, 1.0, 0.5, 1.0])
+    gx, gy = _grads(tl.atan2, device, [0.0, 1.0, 0.0], [0.0, 0.0, 2.0])  # 0 at the origin, not 0/0
+    np.testing.assert_array_equal(gx, [0.0, 0.0, 0.5])
+    np.testing.assert_array_equal(gy, [0.0, -1.0, 0.0])
+
+
 def test_comparisons_are_not_differentiable(device):
     x = t([1.0, 2.0], device).requires_grad_()
     assert not (x > 1).requires_grad
