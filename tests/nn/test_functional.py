@@ -689,6 +689,29 @@ def test_embedding_bag_modes(device, mode):
         assert tl.autograd.gradcheck(lambda a: F.embedding_bag(_t(idx), a, _t(offsets), mode=mode), (wt,))
 
 
+def test_embedding_bag_max_gradient_goes_to_the_first_maximum(device):
+    # values from torch 2.13: a tie within a bag sends the gradient to the first row holding the
+    # maximum (in bag order), not shared between the tied rows
+    w = _t([[1.0, 5.0], [3.0, 5.0], [3.0, 0.0], [2.0, 0.0]], device, requires_grad=True)
+    y = F.embedding_bag(_t([0, 1, 2, 3, 2, 2], device), w, _t([0, 3, 4], device), mode="max")
+    y.backward(_t([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], device))
+    assert y.tolist() == [[3.0, 5.0], [2.0, 0.0], [3.0, 0.0]]
+    assert w.grad.tolist() == [[0.0, 2.0], [1.0, 0.0], [5.0, 6.0], [3.0, 4.0]]
+
+
+def test_threshold_and_shrink_keep_nan(device):
+    # values from torch 2.13: PyTorch tests x <= threshold (and -lambd <= x <= lambd), so NaN stays NaN
+    nan = math.nan
+    x = _t([nan, 0.5, 1.0, 2.0], device, requires_grad=True)
+    y = F.threshold(x, 1.0, -2.0)
+    np.testing.assert_array_equal(to_numpy(y), [nan, -2.0, -2.0, 2.0])
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 0.0, 1.0]
+    x = _t([nan, 0.5, -0.2, 2.0], device)
+    np.testing.assert_array_equal(to_numpy(F.hardshrink(x)), [nan, 0.0, 0.0, 2.0])
+    np.testing.assert_array_equal(to_numpy(F.softshrink(x)), [nan, 0.0, 0.0, 1.5])
+
+
 def test_embedding_bag_weights_and_last_offset(device):
     w = RNG.standard_normal((7, 3))
     idx = np.array([1, 2, 0, 6, 6, 3, 1])

@@ -139,7 +139,8 @@ def _threshold(input: Tensor, threshold: float, value: float, inplace: bool) -> 
     from ... import where
 
     _need_tensor("threshold", input)
-    result = where(input > threshold, input, value)
+    # PyTorch's test is `x <= threshold`: a NaN stays NaN and passes its gradient
+    result = where(input <= threshold, value, input)
     return _write_back("threshold", input, result) if inplace else result
 
 
@@ -157,7 +158,9 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     from ... import where
 
     _need_tensor("hardshrink", input)
-    return where(input.abs() > lambd, input, 0.0)
+    # PyTorch: a NaN stays NaN (its gradient there is 0 or 1 depending on PyTorch's vectorised or
+    # scalar path; 0 here)
+    return where(input.abs() > lambd, input, where(input.isnan(), input.detach(), 0.0))
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -167,7 +170,8 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     _need_tensor("softshrink", input)
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
-    return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, 0.0))
+    # PyTorch's x * 0 in the middle: a NaN stays NaN (gradient 0, as for hardshrink)
+    return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, input.detach() * 0))
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

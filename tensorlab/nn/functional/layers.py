@@ -343,12 +343,31 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         rows = rows * psw.unsqueeze(1).to(rows.dtype)
     target = tensor(bag_of[positions], device=dev)
     if mode == "max":
-        return out.scatter_reduce(0, target.unsqueeze(1).expand(rows._shape), rows, "amax", include_self=False)
+        return _bag_max(out, rows, target)
     out = index_add(out, 0, target, rows)
     if mode == "mean":
         counts = np.bincount(bag_of[positions], minlength=bags).astype(np.float64)
         out = out / tensor(np.maximum(counts, 1.0).reshape(-1, 1), dtype=out.dtype, device=dev)
     return out
+
+
+def _bag_max(out: Tensor, rows: Tensor, target: Tensor) -> Tensor:
+    """Per bag and column, the row that holds the maximum; the gradient goes to the first such row
+    in bag order, as PyTorch's (an amax would share it between tied rows)."""
+    from ... import arange, full, where
+
+    index = target.unsqueeze(1).expand(rows._shape)
+    n = rows._shape[0]
+    if n == 0:
+        return out.scatter_reduce(0, index, rows, "amax", include_self=False)
+    with no_grad():
+        best = out.scatter_reduce(0, index, rows, "amax", include_self=False).index_select(0, target)
+        hit = (rows == best) | (rows.isnan() & best.isnan())
+        position = arange(n, device=rows.device).unsqueeze(1).expand(rows._shape)
+        first = full(out._shape, n, dtype=D.int64, device=rows.device).scatter_reduce(
+            0, index, where(hit, position, n), "amin")
+    picked = rows.gather(0, first.clamp_max(n - 1))
+    return where(first == n, out, picked)  # an empty bag keeps its zeros
 
 
 # ----------------------------------------------------------------------------------------------
