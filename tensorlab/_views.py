@@ -322,14 +322,32 @@ def _as_strided_backward(ctx, g):
     meta, p = ctx.inputs[0], ctx.params
     base_offset = ctx.params.get("_input_offset", 0)
     size, stride = p["size"], p["stride"]
-    if _overlaps(size, stride):
-        raise NotImplementedError("as_strided backward: views whose elements overlap (a stride of 0 or "
-                                  "interleaved strides) are not supported")
     if not p.get("_input_contiguous", True):
         raise NotImplementedError("as_strided backward: only supported when the input was contiguous")
     offset = (p["storage_offset"] if p["storage_offset"] is not None else base_offset) - base_offset
+    if _overlaps(size, stride):
+        # Several view elements share an input element (stride 0, windows that overlap): their
+        # gradients add up, as PyTorch's. index_add at each element's flat offset into the input.
+        return (_overlapping_strided_grad(g, meta.shape, size, stride, offset),)
     base = zeros(meta.shape, dtype=g.dtype, device=g.device)
     return (as_strided_scatter(base, g, size, stride, offset),)
+
+
+def _overlapping_strided_grad(g, shape, size, stride, offset):
+    import numpy as np
+
+    from ._factories import tensor, zeros
+
+    flat = np.full((), offset, dtype=np.int64)
+    for n, st in zip(size, stride):
+        flat = flat[..., None] + np.arange(n, dtype=np.int64) * st
+    numel = math.prod(shape)
+    if flat.size and int(flat.max()) >= numel:
+        raise NotImplementedError("as_strided backward: an overlapping view that reaches past its input's elements "
+                                  f"(size {list(size)}, stride {list(stride)}, offset {offset}, input {list(shape)})")
+    index = tensor(flat.reshape(-1), device=g.device)
+    grad = zeros((numel,), dtype=g.dtype, device=g.device).index_add(0, index, g.reshape(-1))
+    return grad.reshape(shape)
 
 
 def _overlaps(size, stride) -> bool:

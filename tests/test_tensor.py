@@ -231,6 +231,23 @@ def test_view_errors_match_pytorch(fn, err, match):
         fn(x)
 
 
+def test_as_strided_backward_adds_up_overlapping_elements(device):
+    # values from torch 2.13: windows that share elements (stride 1 < row length) and a stride-0
+    # dim send every copy's gradient to the one input element, summed
+    x = tl.arange(1.0, 7.0, dtype=tl.float64, device=device).requires_grad_()
+    x.as_strided((3, 3), (1, 1), 0).backward(tl.arange(9.0, dtype=tl.float64, device=device).reshape(3, 3))
+    assert x.grad.tolist() == [0.0, 4.0, 12.0, 12.0, 8.0, 0.0]
+    x = tl.arange(1.0, 7.0, dtype=tl.float64, device=device).requires_grad_()
+    x.as_strided((2, 3), (0, 2), 1).backward(tl.arange(6.0, dtype=tl.float64, device=device).reshape(2, 3))
+    assert x.grad.tolist() == [0.0, 3.0, 0.0, 5.0, 0.0, 7.0]
+    # differentiable again: d/dx sum(view ** 2) = 2 x * (number of copies)
+    x = tl.tensor([1.0, 2.0, 3.0, 4.0], dtype=tl.float64, device=device).requires_grad_()
+    (g,) = tl.autograd.grad((x.as_strided((2, 3), (1, 1)) ** 2).sum(), x, create_graph=True)
+    assert g.tolist() == [2.0, 8.0, 12.0, 8.0]
+    g.sum().backward()
+    assert x.grad.tolist() == [2.0, 4.0, 4.0, 2.0]
+
+
 def test_basic_indexing(device):
     a = np.arange(60).reshape(3, 4, 5)
     t = tl.tensor(a, device=device)
