@@ -773,6 +773,20 @@ def test_distance_gradients():
     assert np.isfinite(to_numpy(z.grad)).all()
 
 
+def test_cosine_similarity_eps_clamp_keeps_the_norm_gradient(device):
+    """PyTorch clamps the norms at eps under no_grad: a norm below eps still passes its gradient
+    (row 0 here; values from torch 2.13)."""
+    a = _t([[0.3, -0.4, 0.1], [2.0, 1.0, -1.0]], device, requires_grad=True)
+    b = _t([[1.0, 0.5, -0.2], [0.1, 0.2, 0.3]], device, requires_grad=True)
+    y = F.cosine_similarity(a, b, eps=1.0)
+    y.backward(_t([1.0, -2.0], device))
+    assert_close(y, [0.0704360725060499, 0.04082482904638633], rtol=1e-12, atol=1e-14)
+    assert_close(a.grad, [[0.8390099553830256, 0.4954800544196096, -0.1899038315793242],
+                          [-0.05443310539518171, -0.14969103983674978, -0.25855725062711327]], rtol=1e-12, atol=1e-14)
+    assert_close(b.grad, [[0.20953366530385004, -0.3794811658271681, 0.09896541195132982],
+                          [-1.611171372831853, -0.7728530028805276, 0.8819619479985239]], rtol=1e-12, atol=1e-14)
+
+
 def test_one_hot_is_the_indexing_op(device):
     y = F.one_hot(_t([0, 3, 1], device), 4)
     assert y.dtype is tl.int64

@@ -424,9 +424,16 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     a, b = broadcast_tensors(x1, x2)
     if not a.dtype.is_floating_point:
         a, b = a.to(D.get_default_dtype()), b.to(D.get_default_dtype())
-    na = a.norm(2, dim, keepdim=True).clamp_min(eps)
-    nb = b.norm(2, dim, keepdim=True).clamp_min(eps)
+    na = _clamp_min_no_grad(a.norm(2, dim, keepdim=True), eps)
+    nb = _clamp_min_no_grad(b.norm(2, dim, keepdim=True), eps)
     return ((a / na) * (b / nb)).sum(dim=dim)
+
+
+def _clamp_min_no_grad(n: Tensor, eps: float) -> Tensor:
+    """``n.clamp_min(eps)`` in value, ``n`` for autograd: PyTorch clamps the norms in place under
+    no_grad, so a norm below eps still passes its gradient. ``n - n.detach()`` is exactly 0."""
+    d = n.detach()
+    return (n - d) + d.clamp_min(eps) if n.requires_grad else n.clamp_min(eps)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
