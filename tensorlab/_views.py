@@ -322,31 +322,48 @@ def _as_strided_backward(ctx, g):
     meta, p = ctx.inputs[0], ctx.params
     base_offset = ctx.params.get("_input_offset", 0)
     size, stride = p["size"], p["stride"]
-    if not p.get("_input_contiguous", True):
-        raise NotImplementedError("as_strided backward: only supported when the input was contiguous")
     offset = (p["storage_offset"] if p["storage_offset"] is not None else base_offset) - base_offset
-    if _overlaps(size, stride):
-        # Several view elements share an input element (stride 0, windows that overlap): their
-        # gradients add up, as PyTorch's. index_add at each element's flat offset into the input.
-        return (_overlapping_strided_grad(g, meta.shape, size, stride, offset),)
+    if not p.get("_input_contiguous", True) or _overlaps(size, stride):
+        # Several view elements share an input element (stride 0, windows that overlap), or the
+        # input is itself strided: route each view element's gradient by storage position.
+        in_stride = p.get("_input_stride") or contiguous_strides(meta.shape)
+        return (_strided_grad_by_position(g, meta.shape, in_stride, size, stride, offset),)
     base = zeros(meta.shape, dtype=g.dtype, device=g.device)
     return (as_strided_scatter(base, g, size, stride, offset),)
 
 
-def _overlapping_strided_grad(g, shape, size, stride, offset):
+def _positions(shape, strides, offset):
+    import numpy as np
+
+    flat = np.full((), offset, dtype=np.int64)
+    for n, st in zip(shape, strides):
+        flat = flat[..., None] + np.arange(n, dtype=np.int64) * st
+    return flat.reshape(-1)
+
+
+def _strided_grad_by_position(g, shape, in_stride, size, stride, offset):
+    """as_strided's gradient as PyTorch's: the view elements' gradients add up per storage position
+    (offsets relative to the input's own), each input element takes its position's sum (shared
+    evenly among input elements that alias one position); view elements outside the input's
+    elements contribute nothing. index_add/index_select, so it is differentiable again."""
     import numpy as np
 
     from ._factories import tensor, zeros
 
-    flat = np.full((), offset, dtype=np.int64)
-    for n, st in zip(size, stride):
-        flat = flat[..., None] + np.arange(n, dtype=np.int64) * st
-    numel = math.prod(shape)
-    if flat.size and int(flat.max()) >= numel:
-        raise NotImplementedError("as_strided backward: an overlapping view that reaches past its input's elements "
-                                  f"(size {list(size)}, stride {list(stride)}, offset {offset}, input {list(shape)})")
-    index = tensor(flat.reshape(-1), device=g.device)
-    grad = zeros((numel,), dtype=g.dtype, device=g.device).index_add(0, index, g.reshape(-1))
+    pos_in = _positions(shape, in_stride, 0)
+    pos_view = _positions(size, stride, offset)
+    unique, inverse, counts = np.unique(pos_in, return_inverse=True, return_counts=True)
+    slot = np.searchsorted(unique, pos_view)
+    inside = slot < unique.size
+    inside[inside] = unique[slot[inside]] == pos_view[inside]
+    dev = g.device
+    g_flat = g.reshape(-1)
+    if not inside.all():
+        g_flat = g_flat.index_select(0, tensor(np.nonzero(inside)[0], device=dev))
+    acc = zeros((unique.size,), dtype=g.dtype, device=dev).index_add(0, tensor(slot[inside], device=dev), g_flat)
+    grad = acc.index_select(0, tensor(inverse.reshape(-1), device=dev))
+    if (counts > 1).any():
+        grad = grad / tensor(counts[inverse.reshape(-1)].astype(np.float64), dtype=g.dtype, device=dev)
     return grad.reshape(shape)
 
 
@@ -682,12 +699,14 @@ def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:
     size, stride = tuple(size), tuple(stride)
     off = input._offset if storage_offset is None else storage_offset
     _check_in_bounds("as_strided", input._storage.nbytes // max(input.dtype.itemsize, 1), size, stride, off)
+    contiguous = input.is_contiguous()
     return dispatch(AS_STRIDED, input, size=size, stride=stride, storage_offset=storage_offset,
-                    _input_offset=input._offset, _input_contiguous=input.is_contiguous())
+                    _input_offset=input._offset, _input_contiguous=contiguous,
+                    _input_stride=None if contiguous else tuple(input._stride))
 
 
 def _as_strided_geom_public(shape, strides, offset, size, stride, storage_offset=None, _input_offset=0,
-                            _input_contiguous=True):
+                            _input_contiguous=True, _input_stride=None):
     return _as_strided_geom(shape, strides, offset, size, stride, storage_offset)
 
 

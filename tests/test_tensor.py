@@ -248,6 +248,25 @@ def test_as_strided_backward_adds_up_overlapping_elements(device):
     assert x.grad.tolist() == [2.0, 4.0, 4.0, 2.0]
 
 
+def test_as_strided_backward_of_a_strided_input(device):
+    # values from torch 2.13: the view's offsets address the input's storage; gradients go to the
+    # input element at each position (none for positions outside the input, shared by aliases)
+    def grad_of(view_of, g):
+        x = tl.arange(12.0, dtype=tl.float64, device=device).reshape(3, 4).requires_grad_()
+        y = view_of(x)
+        y.backward(tl.tensor(g, dtype=tl.float64, device=device).reshape(y.shape))
+        return x.grad.tolist()
+
+    assert grad_of(lambda x: x.t().as_strided((3, 2), (1, 4), 0), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]) == \
+        [[1.0, 3.0, 5.0, 0.0], [2.0, 4.0, 6.0, 0.0], [0.0, 0.0, 0.0, 0.0]]
+    assert grad_of(lambda x: x[:, ::2].as_strided((3, 2), (1, 2), 0), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]) == \
+        [[1.0, 0.0, 7.0, 0.0], [6.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]
+    assert grad_of(lambda x: x.t().unfold(0, 3, 1), [1.0] * 18) == [[1.0, 2.0, 2.0, 1.0]] * 3
+    x = tl.arange(3.0, dtype=tl.float64, device=device).requires_grad_()
+    x.expand(2, 3).as_strided((2,), (1,), 1).backward(tl.tensor([10.0, 20.0], dtype=tl.float64, device=device))
+    assert x.grad.tolist() == [0.0, 10.0, 20.0]
+
+
 def test_basic_indexing(device):
     a = np.arange(60).reshape(3, 4, 5)
     t = tl.tensor(a, device=device)
