@@ -88,17 +88,20 @@ def _opt_dtype(dtype, op: str):
 
 
 def _check_nonempty(input: Tensor, dims: tuple, op: str, dim_given: bool) -> None:
-    """amax/max/argmax have no identity: an empty reduction is an error (PyTorch's messages)."""
+    """amax/max/argmax have no identity: an empty reduction is an error (PyTorch's messages and classes:
+    IndexError for an empty reduced dim, and for argmax/argmin without a dim; RuntimeError otherwise)."""
     if input.numel() != 0:
         return
     if not dim_given:
+        if op in ("argmax", "argmin"):
+            raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
         raise RuntimeError(
             f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with "
             "the 'dim' argument."
         )
     for d in dims:
         if input._shape[d] == 0:
-            raise RuntimeError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
 
 
 def _restore_dims(g: Tensor, dims: tuple, keepdim: bool) -> Tensor:

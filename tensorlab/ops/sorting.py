@@ -112,6 +112,8 @@ def _topk_meta(x: Tensor, k, dim=-1, largest=True) -> Plan:
     shape = list(x._shape)
     if x.ndim:
         shape[d] = k
+    else:  # a 0-d input's output is 0-d, its one element, even for k = 0 (as PyTorch)
+        k = 1
     return Plan(args=[x], outputs=[(tuple(shape), x.dtype), (tuple(shape), D.int64)],
                 params={"k": k, "dim": d, "largest": builtins.bool(largest)}, single=False)
 

@@ -232,6 +232,15 @@ def test_topk_largest_smallest_and_ties(device):
     np.testing.assert_array_equal(to_numpy(tl.topk(f, 1, largest=False).indices), [0])
 
 
+def test_topk_of_a_0d_tensor_with_k_0(device):
+    # PyTorch 2.13 returns the 0-d input's element for k = 0 as for k = 1 (it crashed here)
+    x = tl.tensor(1.5, device=device).requires_grad_()
+    v, i = tl.topk(x, 0)
+    assert v.shape == () and v.item() == 1.5 and i.item() == 0
+    v.backward()
+    assert x.grad.item() == 1.0
+
+
 def test_topk_out_and_dim(device):
     x = tl.tensor([[4.0, 9.0], [7.0, 1.0], [5.0, 8.0]], device=device)
     values = tl.empty((2, 2), device=device)
