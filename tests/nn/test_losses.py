@@ -645,6 +645,18 @@ def test_bce_target_gradient_is_unclamped():
     close(y.grad, [math.inf, -math.inf, 0.0])
 
 
+def test_integer_regression_losses_raise_not_implemented():
+    """PyTorch has no integer mse/smooth_l1/huber kernels (NotImplementedError, messages from torch
+    2.13); l1_loss works on integers, and an integer input with a floating target promotes."""
+    a, b = T([0, 1, 2]), T([2, 1, 0])
+    for fn, kernel in ((F.mse_loss, "mse"), (F.smooth_l1_loss, "smooth_l1"), (F.huber_loss, "huber")):
+        for reduction in REDUCTIONS:
+            with pytest.raises(NotImplementedError, match=f"\"{kernel}_cpu\" not implemented for 'Long'"):
+                fn(a, b, reduction=reduction)
+    close(F.mse_loss(a, b.float()), 8 / 3, rtol=1e-6)
+    close(F.l1_loss(a, b, reduction="none"), [2, 0, 2])
+
+
 def test_other_loss_errors():
     with pytest.raises(ValueError, match=r"Using a target size .* is deprecated"):
         F.binary_cross_entropy(T(P), T(P[:, :3]))

@@ -91,6 +91,14 @@ def _no_grad_arg(op: str, name: str, t) -> None:
                            "This input cannot have requires_grad True.")
 
 
+def _need_float_result(kernel: str, input: Tensor, target: Tensor) -> None:
+    """mse/smooth_l1/huber have no integer kernels in PyTorch: two integer operands raise its
+    NotImplementedError (``"mse_cpu" not implemented for 'Long'``) instead of an integer loss."""
+    dt = D.promote_types(input.dtype, target.dtype)
+    if not dt.is_floating_point:
+        raise NotImplementedError(f'"{kernel}_{input.device.type}" not implemented for \'{D.torch_name(dt)}\'')
+
+
 def _warn_size(input: Tensor, target: Tensor) -> None:
     if tuple(target.shape) != tuple(input.shape):
         warnings.warn(
@@ -133,6 +141,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
              weight: Tensor | None = None) -> Tensor:
     """``(input - target)^2``; with ``weight``, 'mean' is ``sum(w * l) / sum(w)`` (PyTorch's)."""
     _need_tensor("mse_loss", input=input, target=target)
+    _need_float_result("mse", input, target)
     _warn_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     a, b = _broadcast("mse_loss", input, target)
@@ -153,6 +162,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
                    beta: float = 1.0) -> Tensor:
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``beta == 0``: L1)."""
     _need_tensor("smooth_l1_loss", input=input, target=target)
+    _need_float_result("smooth_l1", input, target)
     _warn_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
@@ -172,6 +182,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``; with ``weight``, 'mean'
     is the plain mean of ``w * l`` (PyTorch's rule for huber, unlike mse/l1)."""
     _need_tensor("huber_loss", input=input, target=target)
+    _need_float_result("huber", input, target)
     _warn_size(input, target)
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
