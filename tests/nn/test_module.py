@@ -224,3 +224,22 @@ def test_parameter_dict_repr_and_load_result_repr():
     res = m.load_state_dict({"weight": tl.zeros(1, 2), "extra": tl.zeros(1)}, strict=False)
     assert repr(res) == "_IncompatibleKeys(missing_keys=['bias'], unexpected_keys=['extra'])"
     assert res.missing_keys == ["bias"] and tuple(res) == (["bias"], ["extra"])
+
+
+def test_state_dict_metadata_and_batchnorm_upgrade():
+    """state_dict carries PyTorch's per-module ``_metadata`` versions; a BatchNorm state dict without
+    them (an older or plain dict) may lack num_batches_tracked, which then keeps the module's value,
+    while its own (version 2) state dict without it is missing a key, as in torch 2.13."""
+    net = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    sd = net.state_dict()
+    assert sd._metadata == {"": {"version": 1}, "0": {"version": 1}, "1": {"version": 2}}
+    plain = {k: v for k, v in sd.items() if k != "1.num_batches_tracked"}
+    target = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    target[1].num_batches_tracked.fill_(7)
+    assert repr(target.load_state_dict(plain)) == "<All keys matched successfully>"
+    assert target[1].num_batches_tracked.item() == 7
+    del sd["1.num_batches_tracked"]
+    with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "1.num_batches_tracked"'):
+        target.load_state_dict(sd)
+    missing = nn.BatchNorm1d(2).load_state_dict({}, strict=False).missing_keys
+    assert missing == ["weight", "bias", "running_mean", "running_var"]  # torch 2.13's list

@@ -409,6 +409,9 @@ class Module:
             keep_vars = args[2] if len(args) > 2 else keep_vars
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        if hasattr(destination, "_metadata"):  # PyTorch's per-module versions (read by load_state_dict)
+            destination._metadata[prefix[:-1]] = {"version": self._version}
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
@@ -430,13 +433,26 @@ class Module:
                 if b is not None and name not in mod._non_persistent_buffers_set:
                     yield base + name, mod, name, "buffer"
 
+    def _missing_in_version(self, name: str, version) -> bool:
+        """Whether a state dict written by ``version`` of this module (None: no metadata) may lack
+        the entry ``name`` (PyTorch's ``_load_from_state_dict`` upgrades)."""
+        return False
+
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
         """Copy values from ``state_dict``. Every key and shape is validated first: on an error
         nothing changes, and the message lists missing, unexpected and mismatched keys."""
         if not hasattr(state_dict, "keys"):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict).__name__}.")
         entries = {key: (mod, name, kind) for key, mod, name, kind in self._state_entries()}
-        missing = [k for k in entries if k not in state_dict]
+        metadata = getattr(state_dict, "_metadata", None)
+
+        def legacy_ok(key):  # an entry an older version of its module did not save (it keeps its value)
+            mod, name, _ = entries[key]
+            mod_prefix = key[:-len(name) - 1]
+            version = metadata.get(mod_prefix, {}).get("version") if metadata is not None else None
+            return mod._missing_in_version(name, version)
+
+        missing = [k for k in entries if k not in state_dict and not legacy_ok(k)]
         unexpected = [k for k in state_dict if k not in entries]
         mismatched, bad_type = [], []
         for key, (mod, name, _) in entries.items():

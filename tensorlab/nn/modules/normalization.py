@@ -141,6 +141,11 @@ class _BatchNorm(Module):
             self.register_buffer("num_batches_tracked", None)
         self.reset_parameters()
 
+    def _missing_in_version(self, name: str, version) -> bool:
+        # version 2 added num_batches_tracked: PyTorch loads an older (or metadata-free) state dict
+        # without it, keeping the module's own count
+        return name == "num_batches_tracked" and self.track_running_stats and (version is None or version < 2)
+
     def reset_running_stats(self) -> None:
         if self.track_running_stats:
             with no_grad():
