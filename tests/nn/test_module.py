@@ -243,3 +243,13 @@ def test_state_dict_metadata_and_batchnorm_upgrade():
         target.load_state_dict(sd)
     missing = nn.BatchNorm1d(2).load_state_dict({}, strict=False).missing_keys
     assert missing == ["weight", "bias", "running_mean", "running_var"]  # torch 2.13's list
+
+
+def test_module_list_repr_compresses_repeats():
+    """ModuleList's repr compresses runs of identical entries, as PyTorch's (string from torch 2.13)."""
+    net = nn.Sequential(nn.ModuleList([nn.ReLU()] * 3), nn.ModuleList([nn.ModuleList([nn.ReLU()])] * 2),
+                        nn.ModuleList([nn.Linear(1, 1), nn.Tanh(), nn.Tanh(), nn.Linear(1, 1)]), nn.ModuleList())
+    assert repr(net) == (
+        "Sequential(\n  (0): ModuleList(\n    (0-2): 3 x ReLU()\n  )\n  (1): ModuleList(\n    (0-1): 2 x ModuleList(\n"
+        "      (0): ReLU()\n    )\n  )\n  (2): ModuleList(\n    (0): Linear(in_features=1, out_features=1, bias=True)\n"
+        "    (1-2): 2 x Tanh()\n    (3): Linear(in_features=1, out_features=1, bias=True)\n  )\n  (3): ModuleList()\n)")

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from ..._tensor import Tensor
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, _addindent
 
 
 def _index(idx: int, n: int, what: str) -> int:
@@ -94,6 +94,20 @@ class ModuleList(Module):
         super().__init__()
         if modules is not None:
             self.extend(modules)
+
+    def __repr__(self) -> str:
+        """PyTorch's: runs of identical entries compressed to ``(3-5): 3 x Linear(...)``."""
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        runs = []  # [start, end, repr]
+        for i, r in enumerate(reprs):
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        lines = [_addindent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}", 2) for a, b, r in runs]
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
