@@ -483,6 +483,14 @@ def test_mha_cuda_vs_cpu():
         np.testing.assert_allclose(g, c, rtol=1e-4, atol=1e-5)
 
 
+def test_mha_repr_matches_pytorch():
+    """out_proj is PyTorch's NonDynamicallyQuantizableLinear (a Linear), which its repr names."""
+    m = nn.MultiheadAttention(4, 2)
+    assert isinstance(m.out_proj, nn.Linear)
+    assert repr(m) == ("MultiheadAttention(\n  (out_proj): NonDynamicallyQuantizableLinear(in_features=4, "
+                       "out_features=4, bias=True)\n)")
+
+
 def test_mha_errors():
     with pytest.raises(AssertionError, match="embed_dim must be divisible by num_heads"):
         nn.MultiheadAttention(10, 3)

@@ -55,6 +55,10 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """PyTorch's name for MultiheadAttention's ``out_proj`` (a plain Linear; the name shows in repr)."""
+
+
 class Bilinear(Module):
     """``y = x1^T A x2 + b`` with ``weight`` (out_features, in1_features, in2_features); weight and bias
     initialised U(-1/sqrt(in1_features), 1/sqrt(in1_features))."""
@@ -92,4 +96,4 @@ class Bilinear(Module):
                 f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
-__all__ = ["Bilinear", "Identity", "Linear"]
+__all__ = ["Bilinear", "Identity", "Linear"]  # NonDynamicallyQuantizableLinear: not in torch.nn either
