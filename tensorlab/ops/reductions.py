@@ -788,24 +788,35 @@ def _cumprod_backward(ctx, g):
     x, y = ctx.saved_tensors
     p = ctx.params
     dim, rev = p["dim"], p["reverse"]
-    if p["exclusive"]:
-        raise NotImplementedError("backward of the exclusive cumprod (the double backward of prod when the input "
-                                  "has zeros) is not implemented")
-    tl = _tl()
     xc = x if x.dtype is g.dtype else x.to(g.dtype)
+    if p["exclusive"]:
+        # (prod's double backward with zeros) the exclusive scan is the inclusive scan of x without
+        # its last element (in scan order) shifted by one: that element gets no gradient
+        n = x._shape[dim]
+        if n <= 1:
+            return (_tl().zeros(x._shape, dtype=x.dtype, device=g.device),)
+        xs = xc.narrow(dim, 1 if rev else 0, n - 1)
+        gs = g.narrow(dim, 0 if rev else 1, n - 1)
+        grad = _inclusive_cumprod_grad(xs, _scan(CUMPROD, xs, dim, reverse=rev), gs, dim, rev)
+        edge = _tl().zeros_like(g.narrow(dim, 0, 1))
+        return (_tl().cat([edge, grad] if rev else [grad, edge], dim).to(x.dtype),)
     yc = y if y.dtype is g.dtype else y.to(g.dtype)
+    return (_inclusive_cumprod_grad(xc, yc, g, dim, rev).to(x.dtype),)
+
+
+def _inclusive_cumprod_grad(xc: Tensor, yc: Tensor, g: Tensor, dim: int, rev: bool) -> Tensor:
+    tl = _tl()
     a = _scan(CUMSUM, g * yc, dim, reverse=not rev)
     is_zero = xc == 0
     if not bool(is_zero.any()):
-        return ((a / xc).to(x.dtype),)
+        return a / xc
     zero = tl.zeros((), dtype=g.dtype, device=g.device)
     one = tl.ones((), dtype=g.dtype, device=g.device)
     first = is_zero & (_scan(CUMSUM, is_zero, dim, reverse=rev) == 1)
     y1 = _scan(CUMPROD, tl.where(first, one, xc), dim, reverse=rev)
     at_first = _scan(CUMSUM, g * y1, dim, reverse=not rev)
     safe_x = tl.where(is_zero, one, xc)
-    grad = tl.where(first, at_first, tl.where(is_zero, zero, a / safe_x))
-    return (grad.to(x.dtype),)
+    return tl.where(first, at_first, tl.where(is_zero, zero, a / safe_x))
 
 
 def _logcumsumexp_meta(x: Tensor, *, dim: int, reverse: bool = False) -> Plan:

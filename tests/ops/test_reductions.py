@@ -573,6 +573,19 @@ def test_prod_double_backward():
     assert tl.autograd.gradcheck(grad_of, (x,))
 
 
+def test_prod_double_backward_with_zeros(device):
+    # values from torch 2.13: prod's gradient with zeros goes through exclusive cumprods, whose own
+    # backward was missing (NotImplementedError)
+    x = tl.tensor([[0.0, 2, 3], [1, 0, 0], [1.5, 2, -1]], dtype=tl.float64, device=device, requires_grad=True)
+    (g,) = tl.autograd.grad(x.prod(1).sum(), x, create_graph=True)
+    assert g.tolist() == [[6.0, 0.0, 0.0], [0.0, 0.0, 0.0], [-2.0, -1.5, 3.0]]
+    v = tl.tensor([[1.0, -1, 2], [0.5, 3, -2], [1, 1, 1]], dtype=tl.float64, device=device)
+    (g2,) = tl.autograd.grad((g * v).sum(), x)
+    assert g2.tolist() == [[1.0, 3.0, 2.0], [0.0, -2.0, 3.0], [1.0, 0.5, 3.5]]
+    y = tl.tensor([2.0, 0.0, 3.0, 0.5], dtype=tl.float64, device=device, requires_grad=True)
+    assert tl.autograd.gradgradcheck(lambda t: t.prod(), (y,))
+
+
 def test_var_mean_and_std_gradients():
     rng = np.random.default_rng(6)
     x = tl.tensor(rng.standard_normal((3, 5)), dtype=tl.float64, requires_grad=True)
