@@ -217,8 +217,14 @@ def test_parameter_dict_repr_and_load_result_repr():
     """ParameterDict lists its entries (its repr was empty); load_state_dict's result prints as
     PyTorch's (strings from torch 2.13 for the same calls)."""
     pd = nn.ParameterDict({"a": tl.zeros(2, 3), "b": tl.zeros(1)})
-    assert repr(pd) == ("ParameterDict(\n  (a): Parameter containing: [tensorlab.Float32Tensor of size 2x3]\n"
-                        "  (b): Parameter containing: [tensorlab.Float32Tensor of size 1]\n)")
+    assert repr(pd) == ("ParameterDict(\n    (a): Parameter containing: [tensorlab.Float32Tensor of size 2x3]\n"
+                        "    (b): Parameter containing: [tensorlab.Float32Tensor of size 1]\n)")
+    # PyTorch's layouts: one entry inline, ParameterList with the dtype
+    assert repr(nn.ParameterDict({"z": tl.zeros(1)})) == (
+        "ParameterDict(  (z): Parameter containing: [tensorlab.Float32Tensor of size 1])")
+    assert repr(nn.ParameterList([tl.zeros(1), tl.zeros(2)])) == (
+        "ParameterList(\n    (0): Parameter containing: [tensorlab.float32 of size 1]\n"
+        "    (1): Parameter containing: [tensorlab.float32 of size 2]\n)")
     m = nn.Linear(2, 1)
     assert repr(m.load_state_dict(m.state_dict())) == "<All keys matched successfully>"
     res = m.load_state_dict({"weight": tl.zeros(1, 2), "extra": tl.zeros(1)}, strict=False)

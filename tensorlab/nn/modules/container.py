@@ -208,14 +208,17 @@ class ModuleDict(Module):
         raise NotImplementedError("ModuleDict has no forward(); index it and call its modules")
 
 
-def _param_line(key, p) -> str:
-    """One entry of ParameterList's / ParameterDict's repr."""
+def _param_line(key, p, typename: bool) -> str:
+    """One entry of ParameterList's (``typename=False``: the dtype) or ParameterDict's (the tensor
+    type name) repr, as PyTorch's, indented by two spaces."""
     if isinstance(p, Tensor):
         size = "x".join(str(s) for s in p.shape)
-        dev = "" if p.is_cpu else f" ({str(p.device).upper()})"
-        return (f"({key}): Parameter containing: [{type(p).__name__.replace('Parameter', 'tensorlab')}"
-                f".{'cuda.' if p.is_cuda else ''}{p.dtype.name.capitalize()}Tensor of size {size}{dev}]")
-    return f"({key}): Object of type: {type(p).__name__}"
+        dev = "" if p.is_cpu else f" ({p.device})"
+        kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+        what = (f"tensorlab.{'cuda.' if p.is_cuda else ''}{p.dtype.name.capitalize()}Tensor" if typename
+                else str(p.dtype))
+        return f"  ({key}): {kind} containing: [{what} of size {size}{dev}]"
+    return f"  ({key}): Object of type: {type(p).__name__}"
 
 
 class ParameterList(Module):
@@ -260,7 +263,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
-        return "\n".join(_param_line(i, self[i]) for i in range(len(self)))
+        return "\n".join(_param_line(i, self[i], False) for i in range(len(self)))
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ParameterList has no forward()")
@@ -318,7 +321,7 @@ class ParameterDict(Module):
 
     def extra_repr(self) -> str:
         # its entries, as ParameterList's (the repr listed nothing)
-        return "\n".join(_param_line(k, v) for k, v in self.items())
+        return "\n".join(_param_line(k, v, True) for k, v in self.items())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ParameterDict has no forward()")
