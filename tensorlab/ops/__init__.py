@@ -6,14 +6,26 @@ registers its ops and attaches its Tensor methods.
 
 from __future__ import annotations
 
-from . import composite, elementwise, indexing, matmul, reductions, shape_ops, sorting
+from . import (
+           composite,
+           composite_numeric,
+           composite_shape,
+           elementwise,
+           indexing,
+           matmul,
+           reductions,
+           shape_ops,
+           sorting,
+)
 
 # Collected before the star imports: ``from .matmul import *`` rebinds the name ``matmul`` here
 # to the function ``matmul`` (the module stays importable as ``tensorlab.ops.matmul``).
 __all__ = [*elementwise.__all__, *reductions.__all__, *matmul.__all__, *indexing.__all__, *shape_ops.__all__,
-           *sorting.__all__, *composite.__all__]
+           *sorting.__all__, *composite.__all__, *composite_numeric.__all__, *composite_shape.__all__]
 
 from .composite import *  # noqa: E402,F401,F403
+from .composite_numeric import *  # noqa: E402,F401,F403
+from .composite_shape import *  # noqa: E402,F401,F403
 from .elementwise import *  # noqa: E402,F401,F403
 from .indexing import *  # noqa: E402,F401,F403
 from .matmul import *  # noqa: E402,F401,F403

@@ -19,7 +19,8 @@ from .core import OpInfo, SampleInput, all_dtypes, float_dtypes, non_bool_dtypes
 
 CUDA_MIN = (tl.float32,)
 FEW = (tl.float32, tl.float64, tl.int64, tl.bool)
-# a difference of two rounded half-precision products (cross) cancels: errors of the products' size
+# sums and differences of rounded half-precision products (cross, addr, trapezoid) cancel: errors of
+# the products' size
 HALF_DIFFERENCES = {tl.float16: (1e-2, 2e-2), tl.bfloat16: (5e-2, 1.5e-1)}
 
 
@@ -287,4 +288,267 @@ OPS = [
     OpInfo("float_power", tl.float_power, lambda x, e: np.float_power(x.astype(np.float64), e),
            _float_power_samples, non_bool_dtypes(), cuda_dtypes=CUDA_MIN, out_dtype=lambda dtype: tl.float64),
     OpInfo("sgn", tl.sgn, np.sign, _unary_samples, non_bool_dtypes(), cuda_dtypes=CUDA_MIN),
+]
+
+
+# ==================================================================================================
+# composite_numeric.py
+# ==================================================================================================
+
+
+def _isin_samples(dtype, rng):
+    a = lambda *s: _arr(s, dtype, rng)  # noqa: E731
+    return [
+        SampleInput((a(3, 4), a(5)), name="tensors"),
+        SampleInput((a(3, 4), a(2, 2)), {"invert": True}, "invert"),
+        SampleInput((a(7), 2), name="number_test"),
+        SampleInput((a(), a(4)), name="0d"),
+        SampleInput((a(3), a(0)), name="empty_test"),
+    ]
+
+
+def _isin_ref(x, test, invert=False):
+    return np.isin(x, test, invert=invert)
+
+
+def _histc_samples(dtype, rng):
+    a = lambda *s: _arr(s, dtype, rng)  # noqa: E731
+    return [
+        SampleInput((a(50), 7), name="data_range"),
+        SampleInput((a(4, 5), 4, -1.0, 2.0), name="given_range"),
+        SampleInput((np.array([0.0, 0.5, 1.0, 1.0, 2.0, 3.0]).astype(dtype.np), 3, 0.0, 1.0), name="edges"),
+        SampleInput((a(0), 3), name="empty"),
+    ]
+
+
+def _histc_ref(x, bins, lo=0.0, hi=0.0):
+    x = x.astype(np.float64).reshape(-1)
+    if lo == hi and x.size:
+        lo, hi = x.min(), x.max()
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    counts, _ = np.histogram(x, bins=bins, range=(lo, hi))  # numpy: the last bin includes its right edge
+    return counts.astype(np.float64)
+
+
+def _cdist_samples(dtype, rng):
+    a = lambda *s: _arr(s, dtype, rng)  # noqa: E731
+    same = a(4, 3)
+    return [SampleInput((a(4, 3), a(5, 3), p), name=f"p{p}") for p in (0.0, 1.0, 2.0, 3.5, float("inf"))] + [
+        SampleInput((a(2, 3, 4), a(1, 6, 4), 2.0), name="batched"),
+        SampleInput((a(30, 3), a(5, 3), 2.0), name="matmul_path"),
+        SampleInput((same, same[:2], 2.0), name="zero_distances", grad_args=()),
+    ]
+
+
+def _cdist_ref(x1, x2, p):
+    diff = np.abs(x1[..., :, None, :] - x2[..., None, :, :])
+    if p == 0:
+        return (diff != 0).sum(-1).astype(x1.dtype)
+    if p == float("inf"):
+        return diff.max(-1)
+    return (diff**p).sum(-1) ** (1.0 / p)
+
+
+def _addr_samples(dtype, rng):
+    a = lambda *s: _arr(s, dtype, rng)  # noqa: E731
+    out = [SampleInput((a(3, 4), a(3), a(4)), name="plain"), SampleInput((a(4), a(3), a(4)), name="broadcast")]
+    if dtype is not tl.bool:
+        out.append(SampleInput((a(3, 4), a(3), a(4)), {"beta": 0, "alpha": 2}, "beta0"))
+    if dtype.is_floating_point:
+        out.append(SampleInput((a(3, 4), a(3), a(4)), {"beta": 0.5, "alpha": -1.5}, "scaled"))
+    return out
+
+
+def _addr_ref(m, v1, v2, beta=1, alpha=1):
+    if m.dtype == bool:
+        return (m & bool(beta)) | (np.outer(v1, v2) & bool(alpha))
+    outer = np.outer(v1, v2) * alpha
+    return outer if beta == 0 else outer + beta * m
+
+
+def _heaviside_samples(dtype, rng):
+    x = _arr((3, 4), dtype, rng)
+    x[0, :2] = 0
+    return [SampleInput((x, _arr((4,), dtype, rng)), name="broadcast", grad_args=()),
+            SampleInput((_arr((), dtype, rng), _arr((), dtype, rng)), name="0d", grad_args=())]
+
+
+def _trapezoid_samples(dtype, rng):
+    a = lambda *s: _arr(s, dtype, rng)  # noqa: E731
+    xdt = dtype if dtype.is_floating_point else tl.float64  # sample points in y's dtype: one result dtype
+    return [
+        SampleInput((a(3, 5),), name="unit"),
+        SampleInput((a(5, 3),), {"dim": 0, "dx": 0.5}, "dx"),
+        SampleInput((a(3, 5), np.sort(_arr((5,), xdt, rng))), name="x_1d"),
+        SampleInput((a(3, 5), np.sort(_arr((3, 5), xdt, rng), -1)), name="x_nd"),
+        SampleInput((a(1, 4),), {"dim": 0}, "single_sample"),
+    ]
+
+
+def _trapezoid(y, x=None, dx=None, dim=-1):
+    return tl.trapezoid(y, x, dx=dx, dim=dim)
+
+
+def _trapezoid_ref(y, x=None, dx=None, dim=-1):
+    y = y.astype(np.float64) if y.dtype.kind in "iu" else y
+    if x is not None:
+        return np.trapezoid(y, x, axis=dim)
+    return np.trapezoid(y, dx=1.0 if dx is None else dx, axis=dim)
+
+
+def _cumulative_trapezoid(y, x=None, dx=None, dim=-1):
+    return tl.cumulative_trapezoid(y, x, dx=dx, dim=dim)
+
+
+def _cumulative_trapezoid_ref(y, x=None, dx=None, dim=-1):
+    y = np.moveaxis(y.astype(np.float64) if y.dtype.kind in "iu" else y, dim, -1)
+    if x is None:
+        widths = 1.0 if dx is None else dx
+    else:
+        x = np.moveaxis(x, dim, -1) if x.ndim > 1 else x
+        widths = np.diff(x, axis=-1)
+    return np.moveaxis(np.cumsum(widths * (y[..., 1:] + y[..., :-1]) / 2, axis=-1), -1, dim)
+
+
+def _cov_samples(dtype, rng):
+    a = lambda *s: _arr(s, dtype, rng)  # noqa: E731
+    return [
+        SampleInput((a(3, 6),), name="plain"),
+        SampleInput((a(7),), name="one_variable"),
+        SampleInput((a(2, 5),), {"correction": 0}, "no_correction"),
+        SampleInput((a(3, 4),), {"fweights": np.array([1, 2, 0, 3]), "aweights": np.array([0.5, 1.0, 2.0, 0.25])},
+                    "weights"),
+    ]
+
+
+def _cov(x, correction=1, fweights=None, aweights=None):
+    as_t = lambda w: None if w is None else tl.tensor(w, device=x.device)  # noqa: E731
+    return tl.cov(x, correction=correction, fweights=as_t(fweights), aweights=as_t(aweights))
+
+
+def _cov_ref(x, correction=1, fweights=None, aweights=None):
+    x = x.astype(np.float64) if x.dtype.kind in "iu" else x
+    return np.cov(x, ddof=correction, fweights=fweights, aweights=aweights)
+
+
+OPS += [
+    OpInfo("isin", tl.isin, _isin_ref, _isin_samples, non_bool_dtypes(), cuda_dtypes=CUDA_MIN, grad=False,
+           out_dtype=lambda dtype: tl.bool),
+    OpInfo("histc", tl.histc, _histc_ref, _histc_samples, float_dtypes(), cuda_dtypes=CUDA_MIN, grad=False),
+    OpInfo("cdist", tl.cdist, _cdist_ref, _cdist_samples, (tl.float32, tl.float64), cuda_dtypes=CUDA_MIN),
+    OpInfo("dist", tl.dist, lambda a, b, p=2: np.linalg.norm((a - b).reshape(-1), p),
+           lambda d, r: [SampleInput((_arr((3, 4), d, r), _arr((4,), d, r)), name="l2"),
+                         SampleInput((_arr((5,), d, r), _arr((5,), d, r), 1), name="l1")],
+           (tl.float32, tl.float64), cuda_dtypes=CUDA_MIN),
+    OpInfo("addr", lambda m, v1, v2, **k: tl.addr(m, v1, v2, **k), _addr_ref, _addr_samples, all_dtypes(),
+           cuda_dtypes=CUDA_MIN, tol=HALF_DIFFERENCES),
+    OpInfo("heaviside", tl.heaviside, np.heaviside, _heaviside_samples, non_bool_dtypes(), cuda_dtypes=CUDA_MIN,
+           grad=False),
+    OpInfo("sinc", tl.sinc, lambda x: np.sinc(x.astype(np.float64)), _unary_samples, non_bool_dtypes(),
+           cuda_dtypes=CUDA_MIN),
+    OpInfo("trapezoid", _trapezoid, _trapezoid_ref, _trapezoid_samples, non_bool_dtypes(), cuda_dtypes=CUDA_MIN,
+           tol=HALF_DIFFERENCES),
+    OpInfo("cumulative_trapezoid", _cumulative_trapezoid, _cumulative_trapezoid_ref, _trapezoid_samples,
+           non_bool_dtypes(), cuda_dtypes=CUDA_MIN, tol=HALF_DIFFERENCES),
+    OpInfo("cov", _cov, _cov_ref, _cov_samples, non_bool_dtypes(), cuda_dtypes=CUDA_MIN),
+    OpInfo("corrcoef", tl.corrcoef, np.corrcoef, lambda d, r: _cov_samples(d, r)[:2], (tl.float32, tl.float64),
+           cuda_dtypes=CUDA_MIN),
+]
+
+
+# ==================================================================================================
+# composite_shape.py
+# ==================================================================================================
+
+
+def _block_diag_ref(*blocks):
+    blocks = [b.reshape(1, -1) if b.ndim < 2 else b for b in blocks]
+    dtype = np.result_type(*blocks)
+    out = np.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)), dtype=dtype)
+    r = c = 0
+    for b in blocks:
+        out[r:r + b.shape[0], c:c + b.shape[1]] = b
+        r, c = r + b.shape[0], c + b.shape[1]
+    return out
+
+
+def _cartesian_ref(*xs):
+    return np.stack([g.reshape(-1) for g in np.meshgrid(*xs, indexing="ij")], 1) if len(xs) > 1 else xs[0]
+
+
+def _vander_ref(x, N=None, increasing=False):
+    x = x if x.dtype.kind == "f" else x.astype(np.int64)
+    return np.vander(x, N, increasing=increasing)
+
+
+def _scatter_samples(kind):
+    def samples(dtype, rng):
+        a = lambda *s: _arr(s, dtype, rng)  # noqa: E731
+        if kind == "slice":
+            return [SampleInput((a(4, 3), a(2, 3), 0, 1, 3), name="rows"),
+                    SampleInput((a(3, 5), a(3, 3), 1, 0, None, 2), name="step")]
+        if kind == "select":
+            return [SampleInput((a(2, 3), a(3), 0, -1), name="row"),
+                    SampleInput((a(2, 3, 4), a(2, 4), 1, 1), name="mid")]
+        return [SampleInput((a(3, 3), a(2), 1), name="offset"), SampleInput((a(2, 3, 4), a(4, 2), 0, 0, 1), name="3d")]
+
+    return samples
+
+
+def _slice_scatter_ref(x, src, dim=0, start=None, end=None, step=1):
+    out = x.copy()
+    out[(slice(None),) * dim + (slice(start, end, step),)] = src
+    return out
+
+
+def _select_scatter_ref(x, src, dim, index):
+    out = x.copy()
+    out[(slice(None),) * dim + (index,)] = src
+    return out
+
+
+def _diagonal_scatter_ref(x, src, offset=0, dim1=0, dim2=1):
+    out = x.copy()
+    idx = np.arange(src.shape[-1])
+    rows, cols = (idx, idx + offset) if offset >= 0 else (idx - offset, idx)
+    view = np.moveaxis(out, (dim1, dim2), (-2, -1))
+    view[..., rows, cols] = src
+    return out
+
+
+OPS += [
+    OpInfo("block_diag", tl.block_diag, _block_diag_ref,
+           lambda d, r: [SampleInput((_arr((), d, r), _arr((2,), d, r), _arr((2, 1), d, r)), name="mixed"),
+                         SampleInput((_arr((0, 2), d, r), _arr((1, 1), d, r)), name="empty_rows")],
+           FEW, cuda_dtypes=CUDA_MIN),
+    OpInfo("cartesian_prod", tl.cartesian_prod, _cartesian_ref,
+           lambda d, r: [SampleInput((_arr((2,), d, r), _arr((3,), d, r)), name="two"),
+                         SampleInput((_arr((2,), d, r), _arr((1,), d, r), _arr((2,), d, r)), name="three"),
+                         SampleInput((_arr((4,), d, r),), name="one")],
+           FEW, cuda_dtypes=CUDA_MIN),
+    OpInfo("diagflat", tl.diagflat, lambda x, offset=0: np.diagflat(x, offset),
+           lambda d, r: [SampleInput((_arr((2, 2), d, r), 1), name="matrix"), SampleInput((_arr((3,), d, r),))],
+           FEW, cuda_dtypes=CUDA_MIN),
+    OpInfo("vander", tl.vander, _vander_ref,
+           lambda d, r: [SampleInput((_arr((4,), d, r),), name="square"),
+                         SampleInput((_arr((3,), d, r), 5, True), name="increasing")],
+           FEW, cuda_dtypes=CUDA_MIN),
+    OpInfo("hsplit", tl.hsplit, np.hsplit,
+           lambda d, r: [SampleInput((_arr((2, 4), d, r), 2)), SampleInput((_arr((6,), d, r), [1, 4]), name="1d")],
+           FEW, cuda_dtypes=CUDA_MIN),
+    OpInfo("vsplit", tl.vsplit, np.vsplit, lambda d, r: [SampleInput((_arr((4, 2), d, r), [1, 3]))], FEW,
+           cuda_dtypes=CUDA_MIN),
+    OpInfo("dsplit", tl.dsplit, np.dsplit, lambda d, r: [SampleInput((_arr((1, 2, 4), d, r), 2))], FEW,
+           cuda_dtypes=CUDA_MIN),
+    OpInfo("unravel_index", tl.unravel_index, np.unravel_index,
+           lambda d, r: [SampleInput((np.array([4, 1, 5]).astype(d.np), (2, 3))),
+                         SampleInput((np.array([[0, 7]]).astype(d.np), (2, 2, 2)), name="2d")],
+           (tl.int32, tl.int64), cuda_dtypes=(tl.int64,), grad=False, noncontiguous=False),
+    OpInfo("slice_scatter", tl.slice_scatter, _slice_scatter_ref, _scatter_samples("slice"), FEW,
+           cuda_dtypes=CUDA_MIN),
+    OpInfo("select_scatter", tl.select_scatter, _select_scatter_ref, _scatter_samples("select"), FEW,
+           cuda_dtypes=CUDA_MIN),
+    OpInfo("diagonal_scatter", tl.diagonal_scatter, _diagonal_scatter_ref, _scatter_samples("diagonal"), FEW,
+           cuda_dtypes=CUDA_MIN),
 ]

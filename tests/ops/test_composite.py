@@ -200,3 +200,161 @@ def test_conversions(device):
     assert to_numpy(tl.sgn(_t([-2, 0, 3], device))).tolist() == [-1, 0, 1]
     assert tl.numel(tl.ones(2, 3)) == 6
     assert to_numpy(tl.arange(6, device=device).view(2, 3).t().ravel()).tolist() == [0, 3, 1, 4, 2, 5]
+
+
+# -- composite_numeric.py ---------------------------------------------------------------------------
+
+
+def test_isin(device):
+    x = _t([[1, 2, 3], [4, 5, 6]], device)
+    assert to_numpy(tl.isin(x, _t([2, 5, 9], device))).tolist() == [[False, True, False], [False, True, False]]
+    assert to_numpy(tl.isin(x, 2, invert=True)).tolist() == [[True, False, True], [True, True, True]]
+    assert tl.isin(2, x).item() is True and tl.isin(2, x).shape == ()
+    assert to_numpy(tl.isin(_t([float("nan"), 1.0], device), _t([float("nan"), 1.0], device))).tolist() == [
+        False, True]  # NaN is in nothing
+    assert to_numpy(tl.isin(_t([255], device, tl.uint8), _t([-1], device))).tolist() == [False]  # promoted, no wrap
+    with pytest.raises(RuntimeError, match="Unsupported input type encountered for isin\\(\\): Bool"):
+        tl.isin(_t([True], device), _t([True], device))
+
+
+def test_histc(device):
+    x = _t([1.0, 2.0, 1.0, 4.0, 5.0, -1.0, 6.0, float("nan")], device)
+    assert to_numpy(tl.histc(x, bins=4, min=0, max=5)).tolist() == [2.0, 1.0, 0.0, 2.0]  # torch 2.13
+    assert to_numpy(tl.histc(_t([1.0, 2.0, 1.0, 4.0], device), bins=3)).tolist() == [2.0, 1.0, 1.0]
+    assert to_numpy(tl.histc(_t([2.0, 2.0], device), bins=3)).tolist() == [0.0, 2.0, 0.0]  # range [1, 3]
+    assert to_numpy(tl.histc(_t([], device), bins=3)).tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(NotImplementedError, match="\"histogram_cpu\" not implemented for 'Long'"):
+        tl.histc(_t([1, 2], device), bins=3)
+    with pytest.raises(RuntimeError, match="range of \\[1, inf\\] is not finite"):
+        tl.histc(_t([1.0, float("inf")], device), bins=3)
+    with pytest.raises(RuntimeError, match="bins must be > 0, but got 0"):
+        tl.histc(_t([1.0], device), bins=0)
+    with pytest.raises(RuntimeError, match="max must be larger than min"):
+        tl.histc(_t([1.0], device), bins=3, min=2, max=1)
+
+
+def test_cdist_values_gradients_and_errors(device):
+    a, b = _t([[0.0, 0.0], [1.0, 1.0]], device), _t([[1.0, 0.0], [0.0, 0.0], [3.0, 4.0]], device)
+    np.testing.assert_allclose(to_numpy(tl.cdist(a, b)), [[1.0, 0.0, 5.0], [1.0, 2**0.5, 13**0.5]], rtol=1e-6)
+    assert to_numpy(tl.cdist(a, b[[0, 2]], p=1)).tolist() == [[1.0, 7.0], [1.0, 5.0]]
+    assert to_numpy(tl.cdist(a, b[[0, 2]], p=0)).tolist() == [[1.0, 2.0], [1.0, 2.0]]
+    # p = inf skips NaN coordinates (PyTorch's running max from 0); p = 0 propagates NaN
+    n = _t([[float("nan"), 2.0]], device)
+    assert to_numpy(tl.cdist(n, _t([[0.0, 0.0]], device), p=float("inf"))).tolist() == [[2.0]]
+    assert np.isnan(to_numpy(tl.cdist(n, _t([[0.0, 0.0]], device), p=0))).all()
+    # the gradient at a zero distance is 0, on the direct path and the matmul path (torch 2.13's values)
+    x = _t([[0.0, 0.0], [1.0, 1.0]], device).requires_grad_()
+    y = _t([[0.0, 0.0], [3.0, 4.0]], device).requires_grad_()
+    tl.cdist(x, y).sum().backward()
+    np.testing.assert_allclose(to_numpy(x.grad), [[-0.6, -0.8], [0.152406, -0.124944]], rtol=1e-4)
+    x.grad = None
+    tl.cdist(x, y, compute_mode="use_mm_for_euclid_dist").sum().backward()
+    np.testing.assert_allclose(to_numpy(x.grad), [[-0.6, -0.8], [0.152406, -0.124944]], rtol=1e-4)
+    with pytest.raises(RuntimeError, match="cdist only supports floating-point dtypes, X1 got: Long"):
+        tl.cdist(tl.ones(3, 4, dtype=tl.int64, device=device), tl.ones(5, 4, dtype=tl.int64, device=device))
+    with pytest.raises(RuntimeError, match="cdist only supports at least 2D tensors, X1 got: 1D"):
+        tl.cdist(tl.ones(3, device=device), tl.ones(3, device=device))
+    with pytest.raises(RuntimeError, match="X1 and X2 must have the same number of columns. X1: 4 X2: 5"):
+        tl.cdist(tl.ones(3, 4, device=device), tl.ones(3, 5, device=device))
+    with pytest.raises(RuntimeError, match="cdist only supports non-negative p values"):
+        tl.cdist(tl.ones(3, 4, device=device), tl.ones(3, 4, device=device), p=-1)
+    assert tl.dist(_t([1.0, 2.0], device), _t([4.0, 6.0], device)).item() == 5.0
+
+
+def test_addr_heaviside_sinc(device):
+    r = tl.addr(tl.zeros(2, 3, device=device), _t([1.0, 2.0], device), _t([1.0, 2.0, 3.0], device), beta=2, alpha=3)
+    assert to_numpy(r).tolist() == [[3.0, 6.0, 9.0], [6.0, 12.0, 18.0]]
+    nan = tl.full((2, 2), float("nan"), device=device)
+    assert to_numpy(tl.addr(nan, tl.ones(2, device=device), tl.ones(2, device=device), beta=0)).tolist() == [
+        [1.0, 1.0], [1.0, 1.0]]  # beta = 0 ignores input, NaN included
+    assert to_numpy(tl.addr(tl.zeros(2, 2, dtype=tl.bool, device=device), _t([True, False], device),
+                            _t([True, True], device))).tolist() == [[True, True], [False, False]]
+    with pytest.raises(RuntimeError, match="addr: Expected 1-D argument vec1, but got 2-D"):
+        tl.addr(tl.zeros(2, 3, device=device), tl.ones(2, 1, device=device), tl.ones(3, device=device))
+    with pytest.raises(RuntimeError, match="argument alpha must not be a floating point number"):
+        tl.addr(tl.zeros(2, 2, dtype=tl.int64, device=device), _t([1, 1], device), _t([1, 1], device), alpha=0.5)
+    h = tl.heaviside(_t([-1.0, 0.0, 2.0, float("nan")], device), _t([0.5], device))
+    assert to_numpy(h).tolist() == [0.0, 0.5, 1.0, 0.0]
+    with pytest.raises(RuntimeError, match="heaviside is not yet implemented for tensors with different dtypes"):
+        tl.heaviside(_t([-1, 0, 2], device), _t([0.5], device))
+    x = _t([0.0, 1.0], device).requires_grad_()
+    assert not tl.heaviside(x, _t([0.5], device)).requires_grad  # not differentiable, as PyTorch's
+    s = tl.sinc(_t([0.0, 0.5, -2.5], device))
+    np.testing.assert_allclose(to_numpy(s), [1.0, 0.63662, 0.127324], rtol=1e-5)
+    assert tl.sinc(_t([0, 1], device)).dtype is tl.float32
+    # float16: computed in float32 and rounded once, bit for bit torch 2.13's values
+    h = tl.sinc(_t([1.7, -2.3, 0.9, 3.3, 7.77], device, tl.float16))
+    assert to_numpy(h).tolist() == [-0.1513671875, 0.11212158203125, 0.10943603515625, -0.07818603515625,
+                                    -0.0271453857421875]
+    z = _t([0.0, 0.5], device).requires_grad_()
+    tl.sinc(z).sum().backward()
+    assert to_numpy(z.grad)[0] == 0.0 and np.isfinite(to_numpy(z.grad)).all()
+
+
+def test_trapezoid_family(device):
+    y = _t([1.0, 2.0, 4.0], device)
+    assert tl.trapezoid(y).item() == 4.5 and tl.trapz(y, _t([0.0, 1.0, 3.0], device)).item() == 7.5
+    assert to_numpy(tl.trapezoid(y.reshape(1, 3), dx=2, dim=1)).tolist() == [9.0]
+    assert tl.trapezoid(_t([1, 2, 4], device)).dtype is tl.float32
+    e = tl.trapezoid(_t([], device, tl.int64))
+    assert e.dtype is tl.int64 and e.item() == 0  # PyTorch: zeros of y's dtype
+    assert to_numpy(tl.cumulative_trapezoid(y)).tolist() == [1.5, 4.5]
+    assert to_numpy(tl.cumulative_trapezoid(y, _t([0.0, 1.0, 3.0], device))).tolist() == [1.5, 7.5]
+    with pytest.raises(RuntimeError, match="received a bool input for `y`, but bool is not supported"):
+        tl.trapezoid(_t([True, False], device))
+
+
+def test_cov_corrcoef(device):
+    x = _t([[0.0, 1.0, 2.0], [2.0, 1.0, 5.0]], device)
+    np.testing.assert_allclose(to_numpy(tl.cov(x, correction=0)), [[0.666667, 1.0], [1.0, 2.888889]], rtol=1e-5)
+    w = tl.cov(x, fweights=_t([1, 2, 1], device), aweights=_t([0.5, 1.0, 2.0], device))
+    np.testing.assert_allclose(to_numpy(w), [[0.642857, 1.5], [1.5, 5.285714]], rtol=1e-5)
+    assert tl.cov(_t([1.0, 2.0, 4.0], device)).item() == pytest.approx(2.333333, rel=1e-6)
+    np.testing.assert_allclose(to_numpy(tl.corrcoef(x)), [[1.0, 0.720577], [0.720577, 1.0]], rtol=1e-5)
+    c = to_numpy(tl.corrcoef(_t([[1.0, 1.0, 1.0], [2.0, 1.0, 5.0]], device)))
+    assert np.isnan(c[0]).all() and c[1, 1] == 1.0  # a constant variable: NaN, as PyTorch
+    with pytest.raises(RuntimeError, match="cov\\(\\): bool dtype is not supported for input"):
+        tl.cov(_t([True, False], device))
+
+
+# -- composite_shape.py -----------------------------------------------------------------------------
+
+
+def test_shape_compositions(device):
+    bd = tl.block_diag(_t(1, device), _t([2, 3], device), _t([[4.0], [5.0]], device))
+    assert bd.dtype is tl.float32 and to_numpy(bd).tolist() == [
+        [1, 0, 0, 0], [0, 2, 3, 0], [0, 0, 0, 4], [0, 0, 0, 5]]
+    assert tl.block_diag().shape == (1, 0)
+    with pytest.raises(RuntimeError, match="Input tensors must have 2 or fewer dimensions. Input 0 has 3"):
+        tl.block_diag(tl.ones(1, 1, 1, device=device))
+    cp = tl.cartesian_prod(_t([1, 2], device), _t([3, 4, 5], device))
+    assert to_numpy(cp).tolist() == [[1, 3], [1, 4], [1, 5], [2, 3], [2, 4], [2, 5]]
+    with pytest.raises(RuntimeError, match="Expect a 1D vector, but got shape \\[2, 2\\]"):
+        tl.cartesian_prod(tl.ones(2, 2, device=device))
+    assert to_numpy(tl.vander(_t([1, 2, 3], device))).tolist() == [[1, 1, 1], [4, 2, 1], [9, 3, 1]]
+    assert tl.vander(_t([True, False], device)).dtype is tl.int64
+    with pytest.raises(RuntimeError, match="N must be non-negative"):
+        tl.vander(_t([1, 2], device), N=-1)
+    assert to_numpy(tl.diagflat(_t([[1, 2]], device), 1)).tolist() == [[0, 1, 0], [0, 0, 2], [0, 0, 0]]
+    assert [p.shape for p in tl.hsplit(tl.ones(4, device=device), [1, 3])] == [(1,), (2,), (1,)]
+    with pytest.raises(RuntimeError, match="torch.hsplit attempted to split along dimension 1, but the size of the "
+                                           "dimension 3 is not divisible by the split_size 2!"):
+        tl.hsplit(tl.ones(2, 3, device=device), 2)
+    with pytest.raises(RuntimeError, match="torch.vsplit requires a tensor with at least 2 dimension"):
+        tl.vsplit(tl.ones(4, device=device), 2)
+    rows, cols = tl.unravel_index(_t([4, 1, 5, -1, 6], device), (2, 3))
+    assert to_numpy(rows).tolist() == [1, 0, 1, 1, 0] and to_numpy(cols).tolist() == [1, 1, 2, 2, 0]  # wraps
+    with pytest.raises(TypeError, match="expected 'indices' to be integer dtype"):
+        tl.unravel_index(_t([1.0], device), (2, 3))
+    with pytest.raises(ValueError, match="'shape' cannot have negative values, but got \\(2, -3\\)"):
+        tl.unravel_index(_t([1], device), (2, -3))
+    s = tl.slice_scatter(tl.zeros(3, 4, device=device), tl.ones(3, 2, device=device), dim=1, start=0, step=2)
+    assert to_numpy(s).tolist() == [[1, 0, 1, 0]] * 3
+    with pytest.raises(RuntimeError, match="expected src to have a size equal to the slice of self. src size = "
+                                           "\\[3, 3\\], slice size = \\[2, 3\\]"):
+        tl.slice_scatter(tl.zeros(4, 3, device=device), tl.ones(3, 3, device=device), 0, 1, 3)
+    d = tl.diagonal_scatter(tl.zeros(3, 3, device=device), tl.ones(2, device=device), 1)
+    assert to_numpy(d).tolist() == [[0, 1, 0], [0, 0, 1], [0, 0, 0]]
+    src = tl.ones(3, device=device).requires_grad_()
+    tl.select_scatter(tl.zeros(2, 3, device=device), src * 2, 0, -1).sum().backward()
+    assert to_numpy(src.grad).tolist() == [2.0, 2.0, 2.0]  # differentiable through the written view

@@ -1,0 +1,338 @@
+"""Numeric ops PyTorch users expect, built from registered ops (no OpDef here; see composite.py).
+
+- membership and counting: ``isin`` (sort + searchsorted), ``histc`` (bucket index + bincount,
+  no data-dependent shapes);
+- distances: ``cdist`` (p = 0, 1, 2, inf or any p > 0, batched), ``dist``;
+- products: ``addr``;
+- piecewise functions: ``heaviside``, ``sinc`` (its gradient at 0 is 0, not NaN);
+- integration: ``trapezoid``/``trapz``, ``cumulative_trapezoid``;
+- statistics: ``cov`` (correction, fweights, aweights, as numpy), ``corrcoef``.
+
+Each follows torch 2.13's dtype rules and error messages, checked against it.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from .. import _dtype as D
+from .._tensor import Tensor, norm_dim, tensor_method
+from ..autograd.grad_mode import no_grad
+from . import elementwise_binary as B
+from . import reductions as R
+from . import shape_ops as S
+from . import sorting as SO
+
+__all__ = ["isin", "histc", "cdist", "dist", "addr", "heaviside", "sinc", "trapezoid", "trapz",
+           "cumulative_trapezoid", "cov", "corrcoef"]
+
+
+def _need_tensor(op: str, x, name: str, position: int) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}")
+
+
+# ----------------------------------------------------------------------------------------------
+# membership and counting
+# ----------------------------------------------------------------------------------------------
+
+
+def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Whether each of ``elements`` is in ``test_elements`` (either may be a number): a bool tensor
+    of ``elements``' shape. Compared in the promoted dtype; NaN is in nothing."""
+    from .._factories import tensor
+
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError("isin(): one of elements and test_elements must be a Tensor")
+    like = elements if isinstance(elements, Tensor) else test_elements
+    for t in (elements, test_elements):
+        if isinstance(t, Tensor) and t.dtype is D.bool:
+            raise RuntimeError("isin(): Unsupported input type encountered for isin(): Bool")
+    dtype = D.result_type(elements, test_elements)
+    el = elements.to(dtype) if isinstance(elements, Tensor) else tensor(elements, dtype=dtype, device=like.device)
+    te = (test_elements.to(dtype) if isinstance(test_elements, Tensor)
+          else tensor(test_elements, dtype=dtype, device=like.device)).reshape(-1)
+    if te.numel() == 0:
+        found = B.ne(el, el) & B.eq(el, el)  # all False, on el's device and shape
+    else:
+        table = SO.sort(te).values
+        pos = SO.searchsorted(table, el.contiguous()).clamp_max(te.numel() - 1)
+        found = B.eq(table.take(pos), el)
+    return found.logical_not() if invert else found
+
+
+def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002
+    """Counts of ``input`` in ``bins`` equal bins over ``[min, max]`` (the data's range when both
+    are 0), in ``input``'s dtype; values outside the range (and NaN) are not counted, ``max``
+    falls in the last bin."""
+    _need_tensor("histc", input, "input", 1)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"histc(): \"histogram_cpu\" not implemented for '{D.torch_name(input.dtype)}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    lo, hi = float(min), float(max)
+    if lo == hi and input.numel() > 0:
+        lo, hi = R.amin(input).item(), R.amax(input).item()
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    with no_grad():
+        x = input.reshape(-1)
+        pos = ((x - lo) * (bins / (hi - lo))).floor()
+        pos = B.where(x == hi, bins - 1, pos)  # the right edge belongs to the last bin
+        outside = (x < lo) | (x > hi) | x.isnan()
+        index = B.where(outside, bins, pos.clamp(0, bins - 1)).to(D.int64)  # outside: an extra bin, dropped
+        counts = index.bincount(minlength=bins + 1)[:bins]
+    return counts.to(input.dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# distances
+# ----------------------------------------------------------------------------------------------
+
+
+def _safe_sqrt(squared: Tensor) -> Tensor:
+    """sqrt with gradient 0 (not inf * 0) where the argument is 0: a distance between equal points."""
+    zero = squared == 0
+    return B.where(zero, 0.0, B.where(zero, 1.0, squared).sqrt())  # NaN stays NaN
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """p-norm distances between each row of ``x1`` (``..., P, M``) and of ``x2`` (``..., R, M``):
+    ``(..., P, R)``, the leading dims broadcast. For p = 2 with more than 25 rows on either side
+    (PyTorch's default rule) the squared distances come from one matmul, as PyTorch's."""
+    _need_tensor("cdist", x1, "x1", 1)
+    _need_tensor("cdist", x2, "x2", 2)
+    for name, x in (("X1", x1), ("X2", x2)):
+        if not x.dtype.is_floating_point:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {D.torch_name(x.dtype)}")
+        if x.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    modes = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
+    if compute_mode not in modes:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    if x1.dtype is not x2.dtype:
+        raise RuntimeError(f"cdist: X1 and X2 must have the same dtype, got {D.torch_name(x1.dtype)} and "
+                           f"{D.torch_name(x2.dtype)}")
+    rows1, rows2 = x1.shape[-2], x2.shape[-2]
+    use_mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or
+                         (compute_mode == modes[0] and (rows1 > 25 or rows2 > 25)))
+    if use_mm:  # PyTorch's _euclidean_dist: one matmul of [-2 x1, |x1|^2, 1] and [x2, 1, |x2|^2]
+        from .._factories import ones_like
+
+        n1, n2 = (x1 * x1).sum(-1, keepdim=True), (x2 * x2).sum(-1, keepdim=True)
+        a = S.cat([x1 * -2, n1, ones_like(n1)], -1)
+        b = S.cat([x2, ones_like(n2), n2], -1)
+        return (a @ b.transpose(-1, -2)).clamp_min(1e-30).sqrt()  # gradient 0 where the distance is 0
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., P, R, M)
+    if p == 0:  # the count of differing coordinates; NaN propagates, as PyTorch's min(ceil(|d|), 1)
+        return diff.abs().ceil().clamp_max(1).sum(-1)
+    if diff.shape[-1] == 0:  # no coordinates: every distance is 0
+        return diff.sum(-1)
+    if p == math.inf:  # PyTorch's running max from 0 skips NaN coordinates
+        size = diff.abs()
+        return B.where(size.isnan(), 0.0, size).amax(-1)
+    if p == 2:
+        return _safe_sqrt((diff * diff).sum(-1))
+    if p == 1:
+        return diff.abs().sum(-1)
+    return R.norm(diff, p, dim=-1)
+
+
+@tensor_method
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """The p-norm of ``input - other`` (broadcast)."""
+    _need_tensor("dist", other, "other", 2)
+    return R.norm(input - other, p)
+
+
+# ----------------------------------------------------------------------------------------------
+# products and piecewise functions
+# ----------------------------------------------------------------------------------------------
+
+
+@tensor_method
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)`` (``input`` broadcast to the outer product;
+    ``beta = 0`` ignores it, NaN included; for bools ``and``/``or`` instead of ``*``/``+``)."""
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        _need_tensor("addr", v, name, 2 if name == "vec1" else 3)
+        if v.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
+    dtype = D.result_type(input, vec1, vec2)
+    B._check_alpha("addr", dtype, alpha)
+    B._check_alpha("addr", dtype, beta, "beta")
+    product = vec1.to(dtype).unsqueeze(1) * vec2.to(dtype).unsqueeze(0)
+    base = input.to(dtype).expand(product.shape)
+    if dtype is D.bool:
+        product = product if alpha else product & False
+        return (base | product) if beta else product
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product
+    return product + (base if beta == 1 else base * beta)
+
+
+@tensor_method
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """0 where ``input < 0``, ``values`` where ``input == 0``, 1 where ``input > 0`` (and 0 for
+    NaN); both tensors of one dtype. Not differentiable, as PyTorch's."""
+    _need_tensor("heaviside", values, "values", 2)
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    with no_grad():
+        step = (input > 0).to(input.dtype)
+        return B.where(input == 0, values, step)
+
+
+@tensor_method
+def sinc(input: Tensor) -> Tensor:
+    """``sin(pi x) / (pi x)``, 1 at 0 (integers give the default float dtype)."""
+    dtype = input.dtype if input.dtype.is_floating_point else D.get_default_dtype()
+    x = input.to(D.float32) if dtype.itemsize == 2 else input.to(dtype)  # halves: in float32, rounded once
+    zero = x == 0
+    pix = B.where(zero, 1.0, x) * math.pi  # no 0 / 0 in the value nor in its gradient
+    return B.where(zero, 1.0, pix.sin() / pix).to(dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# integration
+# ----------------------------------------------------------------------------------------------
+
+
+def _widths(y: Tensor, x: Tensor, dim: int) -> Tensor:
+    """The interval widths ``x[1:] - x[:-1]`` along ``dim`` of y (a 1-d ``x`` lies along ``dim``)."""
+    if x.ndim == 1:
+        shape = [1] * y.ndim
+        shape[dim] = x.shape[0]
+        x = x.reshape(shape)
+        d = dim
+    else:
+        d = dim - y.ndim  # counted from the end: x broadcasts with y
+    n = x.shape[d]
+    return x.narrow(d, 1, n - 1) - x.narrow(d, 0, n - 1)
+
+
+def _integration_args(op: str, y: Tensor, x, dx, dim: int) -> int:
+    _need_tensor(op, y, "y", 1)
+    if y.dtype is D.bool:
+        raise RuntimeError(f"{op}: received a bool input for `y`, but bool is not supported")
+    if x is not None and dx is not None:
+        raise RuntimeError(f"{op}(): cannot pass both x and dx")
+    if x is not None and not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'x' (position 2) must be Tensor, not {type(x).__name__}")
+    return norm_dim(dim, y.ndim, op)
+
+
+def trapezoid(y: Tensor, x: Tensor | None = None, *, dx=None, dim: int = -1) -> Tensor:
+    """The trapezoidal rule along ``dim``, at sample points ``x`` or with spacing ``dx`` (default
+    1). PyTorch's formulas, so integer samples add up in their own dtype first."""
+    _need_tensor("trapezoid", y, "y", 1)
+    if y.ndim and y.shape[norm_dim(dim, y.ndim, "trapezoid")] == 0:  # PyTorch: zeros of y's dtype (bool too)
+        return R.sum(y, dim).to(y.dtype)
+    d = _integration_args("trapezoid", y, x, dx, dim)
+    n = y.shape[d]
+    if x is not None:
+        left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
+        return R.sum(_widths(y, x, d) * (left + right) / 2.0, d)
+    dx = 1 if dx is None else dx
+    return (R.sum(y, d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * dx
+
+
+def trapz(y: Tensor, x: Tensor | None = None, *, dx=None, dim: int = -1) -> Tensor:
+    """:func:`trapezoid` under its older name."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx=None, dim: int = -1) -> Tensor:
+    """The running trapezoidal integral along ``dim`` (one element fewer than ``y`` there)."""
+    d = _integration_args("cumulative_trapezoid", y, x, dx, dim)
+    n = y.shape[d]
+    if n == 0:  # empty, in the dtype the formula gives
+        dtype = D.result_type(y, x) if x is not None else y.dtype
+        return y.to(dtype if dtype.is_floating_point else D.get_default_dtype())
+    left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
+    if x is not None:
+        return (_widths(y, x, d) * (left + right) / 2.0).cumsum(d)
+    return ((1 if dx is None else dx) / 2.0 * (left + right)).cumsum(d)
+
+
+# ----------------------------------------------------------------------------------------------
+# statistics
+# ----------------------------------------------------------------------------------------------
+
+
+@tensor_method
+def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
+        aweights: Tensor | None = None) -> Tensor:
+    """Covariance of the variables in the rows of ``input`` (observations in columns; a 1-d
+    input is one variable), with frequency and/or analytic observation weights (numpy's rules)."""
+    if input.ndim > 2:
+        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with {input.ndim} "
+                         "dimensions")
+    if input.dtype is D.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    dtype = input.dtype if input.dtype.is_floating_point else D.get_default_dtype()
+    if aweights is not None and aweights.dtype.is_floating_point:
+        dtype = D.promote_types(dtype, aweights.dtype)
+    x = input.to(dtype)
+    x = x.reshape(1, -1) if x.ndim < 2 else x
+    n = x.shape[1]
+    w = None
+    for name, weights in (("fweights", fweights), ("aweights", aweights)):
+        if weights is None:
+            continue
+        if weights.ndim > 1:
+            raise ValueError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                             f"{weights.ndim} dimensions")
+        if weights.numel() != n:
+            raise ValueError(f"cov(): expected {name} to have the same numel as there are observations in the input "
+                             f"but got {weights.numel()} != {n}")
+        if name == "fweights" and weights.dtype.is_floating_point:
+            raise ValueError(f"cov(): expected fweights to have integral dtype but got fweights with "
+                             f"{D.torch_name(weights.dtype)} dtype")
+        w = weights.to(x.dtype) if w is None else w * weights.to(x.dtype)
+    if w is None:
+        w_sum = float(n)
+        avg = x.mean(1)
+        norm = n - correction
+    else:
+        w_sum = w.sum()
+        avg = (x * w).sum(1) / w_sum
+        if correction == 0:
+            norm = w_sum
+        elif aweights is None:
+            norm = w_sum - correction
+        else:
+            norm = w_sum - correction * (w * aweights.to(x.dtype)).sum() / w_sum
+    if not isinstance(norm, Tensor) and norm <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations.", UserWarning, stacklevel=2)
+        norm = 0
+    elif isinstance(norm, Tensor):
+        norm = norm.clamp_min(0)
+    centred = x - avg.unsqueeze(1)
+    weighted = centred if w is None else centred * w
+    c = (weighted @ centred.transpose(0, 1)) / norm
+    return c.reshape(()) if input.ndim < 2 else c
+
+
+@tensor_method
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the variables in the rows of ``input``, clipped to
+    [-1, 1] (NaN where a variable is constant)."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    std = c.diagonal().sqrt()
+    c = c / std.unsqueeze(1) / std.unsqueeze(0)
+    return c.clamp(-1, 1)
