@@ -687,8 +687,7 @@ moveaxis = tensor_method(movedim, name="moveaxis")
 
 @tensor_method
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    if input.ndim < 2:
-        raise RuntimeError(f"diagonal(): input must have at least 2 dimensions, got {input.ndim}")
+    # (a 0-d or 1-d input: the dims' wrapping raises PyTorch's IndexError, or identical dims a RuntimeError)
     return dispatch(DIAGONAL, input, offset_=offset, dim1=dim1, dim2=dim2)
 
 

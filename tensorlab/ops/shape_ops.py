@@ -527,8 +527,10 @@ REPEAT_INDEX = defop(
 def _check_repeats(repeats: Tensor, output_size, op: str = "repeat_interleave") -> int:
     """Validate 1-D integer repeats; the output length (read from the tensor when not given:
     one device-to-host read, as in PyTorch)."""
-    if repeats.dtype not in (D.int32, D.int64):
-        raise RuntimeError(f"{op}: repeats has to be Long or Int tensor, got {repeats.dtype.name}")
+    if repeats.dtype not in (D.int32, D.int64):  # PyTorch's dispatch fails: NotImplementedError
+        from .elementwise_common import not_implemented_for
+
+        raise not_implemented_for(op, repeats.dtype)
     if repeats.ndim != 1:
         raise RuntimeError(f"{op}: repeat_interleave only accept 1D vector as repeat, got {repeats.ndim}-d")
     if output_size is not None:
