@@ -259,3 +259,42 @@ def test_module_list_repr_compresses_repeats():
         "Sequential(\n  (0): ModuleList(\n    (0-2): 3 x ReLU()\n  )\n  (1): ModuleList(\n    (0-1): 2 x ModuleList(\n"
         "      (0): ReLU()\n    )\n  )\n  (2): ModuleList(\n    (0): Linear(in_features=1, out_features=1, bias=True)\n"
         "    (1-2): 2 x Tanh()\n    (3): Linear(in_features=1, out_features=1, bias=True)\n  )\n  (3): ModuleList()\n)")
+
+
+def test_forward_hook_always_call_and_pre_hook_result_check():
+    """register_forward_hook(always_call=True) also runs when forward (or an earlier hook) raises,
+    with the output so far, its own error silenced; a with_kwargs pre-hook must return None or
+    (args, kwargs). As torch 2.13 (the log lists are torch's)."""
+
+    class Boom(Exception):
+        pass
+
+    class Failing(nn.Module):
+        def forward(self, x, y=None):
+            raise Boom
+
+    m, log = Failing(), []
+    m.register_forward_hook(lambda mod, a, o: log.append(("always", o)), always_call=True)
+    m.register_forward_hook(lambda mod, a, o: log.append(("normal", o)))
+    m.register_forward_hook(lambda mod, a, k, o: log.append(("kw", sorted(k), o)), always_call=True, with_kwargs=True)
+    m.register_forward_hook(lambda mod, a, o: 1 / 0, always_call=True)
+    with pytest.warns(UserWarning, match="always_call=True"), pytest.raises(Boom):
+        m(1, y=2)
+    assert log == [("always", None), ("kw", ["y"], None)]
+
+    lin, log = nn.Linear(1, 1), []
+
+    def bad_hook(mod, a, o):
+        log.append("first")
+        raise Boom
+
+    lin.register_forward_hook(bad_hook)
+    lin.register_forward_hook(lambda mod, a, o: log.append(("second", o is None)), always_call=True)
+    with pytest.raises(Boom):
+        lin(tl.ones(1, 1))
+    assert log == ["first", ("second", False)]
+
+    lin = nn.Linear(1, 1)
+    lin.register_forward_pre_hook(lambda mod, a, k: a, with_kwargs=True)
+    with pytest.raises(RuntimeError, match="must return None or a tuple of \\(new_args, new_kwargs\\)"):
+        lin(tl.ones(1, 1))

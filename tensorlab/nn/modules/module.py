@@ -177,20 +177,43 @@ class Module:
             if hid in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)
                 if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                                           f"but got {result}.")
                     args, kwargs = result
             else:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
-        output = self.forward(*args, **kwargs)
-        for hid, hook in list(self._forward_hooks.items()):
-            if hid in self._forward_hooks_with_kwargs:
-                result = hook(self, args, kwargs, output)
-            else:
-                result = hook(self, args, output)
-            if result is not None:
-                output = result
-        return output
+        called, output = set(), None
+        try:
+            output = self.forward(*args, **kwargs)
+            for hid, hook in list(self._forward_hooks.items()):
+                called.add(hid)
+                if hid in self._forward_hooks_with_kwargs:
+                    result = hook(self, args, kwargs, output)
+                else:
+                    result = hook(self, args, output)
+                if result is not None:
+                    output = result
+            return output
+        except Exception:
+            # PyTorch: hooks registered with always_call=True still run (with the output so far: None
+            # when forward raised) after forward or a hook raised; their own errors are silenced
+            always = getattr(self, "_forward_hooks_always_called", ())
+            for hid, hook in list(self._forward_hooks.items()):
+                if hid in always and hid not in called:
+                    try:
+                        if hid in self._forward_hooks_with_kwargs:
+                            hook(self, args, kwargs, output)
+                        else:
+                            hook(self, args, output)
+                    except Exception as exc:
+                        import warnings
+
+                        warnings.warn("forward hook with ``always_call=True`` raised an exception that was silenced as "
+                                      f"another error was raised in forward: {exc}", stacklevel=2)
+            raise
 
     def register_forward_pre_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False) -> RemovableHandle:
         """``hook(module, args)`` (or ``hook(module, args, kwargs)``) before forward; may return new args."""
@@ -201,11 +224,17 @@ class Module:
             _move_first(self._forward_pre_hooks, handle.id)
         return handle
 
-    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False) -> RemovableHandle:
-        """``hook(module, args, output)`` after forward; may return a new output."""
+    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """``hook(module, args, output)`` after forward; may return a new output. ``always_call``:
+        also run (with output None) when forward raises."""
         handle = add_hook(self._forward_hooks, hook)
         if with_kwargs:
             self._forward_hooks_with_kwargs.add(handle.id)
+        if always_call:
+            if "_forward_hooks_always_called" not in self.__dict__:
+                object.__setattr__(self, "_forward_hooks_always_called", set())
+            self._forward_hooks_always_called.add(handle.id)
         if prepend:
             _move_first(self._forward_hooks, handle.id)
         return handle
