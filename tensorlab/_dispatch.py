@@ -390,6 +390,8 @@ def _dispatch_view(op: OpDef, inputs, params, requires_grad: bool):
         log.debug("%s view %s -> %s device=%s", op.name, list(x._shape), list(shape), x.device)
     if requires_grad:
         _record(op, inputs, (v,), params, requires_grad=True)
+        if v.grad_fn is not None:
+            v._view_version = x._storage.version
     return v
 
 

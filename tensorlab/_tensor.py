@@ -39,7 +39,7 @@ class Tensor:
     __slots__ = (
         "_storage", "_shape", "_stride", "_offset", "dtype",
         "_requires_grad", "grad", "grad_fn", "_output_nr", "_base", "_retains_grad",
-        "_hooks", "_grad_accumulator", "_impl_view", "__weakref__", "__dict__",
+        "_hooks", "_grad_accumulator", "_impl_view", "_view_version", "__weakref__", "__dict__",
     )
 
     # Users build tensors with tensorlab.tensor / zeros / ...; this keeps Tensor(...) from
@@ -64,6 +64,9 @@ class Tensor:
         t._hooks = None
         t._grad_accumulator = None
         t._impl_view = None  # the numpy view / DeviceArray the dispatcher hands to implementations
+        # a differentiable view: the storage version its grad_fn describes (autograd regenerates the
+        # grad_fn from the base when the storage was written since, as PyTorch); None otherwise
+        t._view_version = None
         return t
 
     # ------------------------------------------------------------------------------------

@@ -296,6 +296,25 @@ def test_inplace_on_view_rebases_base():
     np.testing.assert_allclose(a.grad.numpy(), [1.0, 20.0, 3.0])
 
 
+def test_view_sees_inplace_writes_through_its_base():
+    # values from torch 2.13: a view made before an in-place op on its base (or on another view of
+    # it) reads the new values, so its gradient must go through that op (its grad_fn was stale)
+    x = _leaf([[1.0, 2.0], [3.0, 4.0]])
+    y = x * 1
+    v = y[1]
+    y.mul_(2)
+    (v * tl.tensor([5.0, 6.0], dtype=tl.float64)).sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0], [10.0, 12.0]]
+    x = _leaf([[1.0, 2.0], [3.0, 4.0]])
+    y = x * 1
+    a, b = y[0], y[:, 0]  # they share y[0, 0]
+    a.mul_(tl.tensor([5.0, 6.0], dtype=tl.float64))
+    b.add_(1)
+    assert y.tolist() == [[6.0, 12.0], [4.0, 4.0]]
+    (y * y).sum().backward()
+    assert x.grad.tolist() == [[60.0, 144.0], [8.0, 8.0]]
+
+
 def test_setitem_from_values_that_require_grad():
     w = _leaf([2.0])
     z = tl.zeros(3, dtype=tl.float64)

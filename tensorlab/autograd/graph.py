@@ -326,6 +326,8 @@ def _meta_of(x):
 def _edge_of(t) -> tuple:
     if not t._requires_grad:
         return (None, 0)
+    if t._view_version is not None and t._view_version != t._storage.version:
+        regenerate_view_grad_fn(t)
     if t.grad_fn is not None:
         return (t.grad_fn, t._output_nr)
     return (accumulate_grad_of(t), 0)
@@ -473,6 +475,24 @@ def rebase_view(view) -> None:
                                                "_input_offset": base._offset, "_input_contiguous": True})
     view_node.ctx._saved = ()
     attach_outputs(view_node, (view,))
+    view._view_version = view._storage.version
+
+
+def regenerate_view_grad_fn(view) -> None:
+    """The storage under a differentiable view was written since its grad_fn was made (an in-place
+    op on the base or on another view of it): its value is now the base's region, so, as PyTorch,
+    its grad_fn becomes an as_strided of the base's current history."""
+    from .._views import AS_STRIDED
+
+    base = view._base
+    contiguous = base.is_contiguous()
+    view_node = new_node(AS_STRIDED, (base,), {
+        "size": tuple(view._shape), "stride": tuple(view._stride), "storage_offset": view._offset,
+        "_input_offset": base._offset, "_input_contiguous": contiguous,
+        "_input_stride": None if contiguous else tuple(base._stride)})
+    view_node.ctx._saved = ()
+    attach_outputs(view_node, (view,))
+    view._view_version = view._storage.version
 
 
 # ----------------------------------------------------------------------------------------------
