@@ -24,6 +24,7 @@ from ._registry import Plan, defop
 from ._storage import cpu_storage_from_array
 from ._tensor import Tensor, tensor_method
 from ._views import shape_args
+from .autograd.grad_mode import is_grad_enabled
 
 # ----------------------------------------------------------------------------------------------
 # fill_ (a registered in-place op)
@@ -58,8 +59,10 @@ def fill_(self: Tensor, value) -> Tensor:
             raise RuntimeError(
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
             )
-        if value._requires_grad:
-            raise NotImplementedError("fill_ with a value tensor that requires grad; use a multiplication instead")
+        if value._requires_grad and is_grad_enabled():
+            # as PyTorch: the value's gradient is the sum of the filled elements' gradients, which
+            # copy_ from the value expanded to self's shape gives
+            return self.copy_(value.expand(self._shape))
         value = value.item()
     check_scalar_fits("fill_", value, self.dtype)
     return dispatch(FILL_, self, value, inplace=True)

@@ -315,6 +315,17 @@ def test_view_sees_inplace_writes_through_its_base():
     assert x.grad.tolist() == [[60.0, 144.0], [8.0, 8.0]]
 
 
+def test_fill_with_a_value_tensor_that_requires_grad():
+    # values from torch 2.13: the value's gradient sums the filled elements' (NotImplementedError before)
+    x = _leaf([[1.0, 2.0], [3.0, 4.0]])
+    w = _leaf(3.0)
+    y = x * 1
+    y[1].fill_(w)
+    assert y.tolist() == [[1.0, 2.0], [3.0, 3.0]]
+    (y * tl.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=tl.float64)).sum().backward()
+    assert x.grad.tolist() == [[1.0, 2.0], [0.0, 0.0]] and w.grad.item() == 7.0
+
+
 def test_setitem_from_values_that_require_grad():
     w = _leaf([2.0])
     z = tl.zeros(3, dtype=tl.float64)
