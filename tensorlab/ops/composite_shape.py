@@ -23,7 +23,7 @@ __all__ = ["block_diag", "cartesian_prod", "diagflat", "vander", "hsplit", "vspl
 
 def block_diag(*tensors: Tensor) -> Tensor:
     """The block-diagonal matrix of 0-, 1- and 2-d tensors (a 0-d tensor is a 1×1 block, a 1-d
-    tensor a row), in their promoted dtype."""
+    tensor a row), in their result_type (as PyTorch: 0-d blocks count like scalars in the promotion)."""
     from .._factories import zeros
 
     blocks = []
@@ -36,9 +36,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
         blocks.append(t.reshape(1, -1) if t.ndim < 2 else t)
     if not blocks:
         return zeros(1, 0)
-    dtype = blocks[0].dtype
-    for b in blocks[1:]:
-        dtype = D.promote_types(dtype, b.dtype)
+    dtype = D.result_type(*tensors)  # PyTorch's result_type: a 0-d block ranks below dimensioned ones
     device = blocks[0].device
     width = sum(b.shape[1] for b in blocks)
     rows, left = [], 0

@@ -325,6 +325,13 @@ def test_shape_compositions(device):
     assert bd.dtype is tl.float32 and to_numpy(bd).tolist() == [
         [1, 0, 0, 0], [0, 2, 3, 0], [0, 0, 0, 4], [0, 0, 0, 5]]
     assert tl.block_diag().shape == (1, 0)
+    # values from torch 2.13: the dtype is result_type's, where a 0-d block ranks like a scalar
+    assert tl.block_diag(tl.ones(3, 2, dtype=tl.float16, device=device),
+                         tl.tensor(1.0, dtype=tl.bfloat16, device=device)).dtype is tl.float16
+    assert tl.block_diag(tl.tensor(1, dtype=tl.int8, device=device),
+                         tl.ones(3, dtype=tl.uint8, device=device)).dtype is tl.uint8
+    assert tl.block_diag(tl.ones(1, 1, dtype=tl.int8, device=device),
+                         tl.ones(1, 1, dtype=tl.uint8, device=device)).dtype is tl.int16
     with pytest.raises(RuntimeError, match="Input tensors must have 2 or fewer dimensions. Input 0 has 3"):
         tl.block_diag(tl.ones(1, 1, 1, device=device))
     cp = tl.cartesian_prod(_t([1, 2], device), _t([3, 4, 5], device))
