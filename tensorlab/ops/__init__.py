@@ -13,6 +13,7 @@ from . import (
            elementwise,
            indexing,
            matmul,
+           order_statistics,
            reductions,
            shape_ops,
            sorting,
@@ -21,7 +22,8 @@ from . import (
 # Collected before the star imports: ``from .matmul import *`` rebinds the name ``matmul`` here
 # to the function ``matmul`` (the module stays importable as ``tensorlab.ops.matmul``).
 __all__ = [*elementwise.__all__, *reductions.__all__, *matmul.__all__, *indexing.__all__, *shape_ops.__all__,
-           *sorting.__all__, *composite.__all__, *composite_numeric.__all__, *composite_shape.__all__]
+           *sorting.__all__, *composite.__all__, *composite_numeric.__all__, *composite_shape.__all__,
+           *order_statistics.__all__]
 
 from .composite import *  # noqa: E402,F401,F403
 from .composite_numeric import *  # noqa: E402,F401,F403
@@ -29,6 +31,7 @@ from .composite_shape import *  # noqa: E402,F401,F403
 from .elementwise import *  # noqa: E402,F401,F403
 from .indexing import *  # noqa: E402,F401,F403
 from .matmul import *  # noqa: E402,F401,F403
+from .order_statistics import *  # noqa: E402,F401,F403
 from .reductions import *  # noqa: E402,F401,F403
 from .shape_ops import *  # noqa: E402,F401,F403
 from .sorting import *  # noqa: E402,F401,F403

@@ -552,3 +552,77 @@ OPS += [
     OpInfo("diagonal_scatter", tl.diagonal_scatter, _diagonal_scatter_ref, _scatter_samples("diagonal"), FEW,
            cuda_dtypes=CUDA_MIN),
 ]
+
+
+# ==================================================================================================
+# order_statistics.py
+# ==================================================================================================
+
+
+def _quantile_samples(dtype, rng):
+    a = lambda *s: _arr(s, dtype, rng)  # noqa: E731
+    with_nan = a(3, 5)
+    with_nan[rng.random(with_nan.shape) < 0.3] = np.nan  # NaN only: numpy and PyTorch interpolate infinities apart
+    qs = np.array([0.1, 0.55, 0.95]).astype(dtype.np)  # no integer ranks: the gradient in q has no kink there
+    out = [SampleInput((a(7), 0.3), {"interpolation": m}, m) for m in ("linear", "lower", "higher", "midpoint",
+                                                                     "nearest")]
+    return out + [
+        SampleInput((a(3, 5), qs, 1), name="q_tensor_dim"),
+        SampleInput((a(3, 5), 0.5, 0, True), name="keepdim"),
+        SampleInput((a(2, 3, 4), qs), {"keepdim": True}, "all_keepdim"),
+        SampleInput((with_nan, qs, 1), name="nan_rows", grad_args=()),
+        SampleInput((a(), 0.5), name="0d"),
+    ]
+
+
+def _quantile_ref(nan_aware):
+    def ref(x, q, dim=None, keepdim=False, interpolation="linear"):
+        fn = np.nanquantile if nan_aware else np.quantile
+        with warnings.catch_warnings():  # numpy warns for all-NaN rows (the result is NaN, as PyTorch's)
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return fn(x, q, axis=dim, keepdims=keepdim, method=interpolation)
+
+    return ref
+
+
+def _lower_nanmedian_ref(x, dim, keepdim=False):
+    moved = np.moveaxis(x, dim, -1)
+    values = np.empty(moved.shape[:-1], dtype=x.dtype)
+    for i in np.ndindex(values.shape):
+        row = np.sort(moved[i][~np.isnan(moved[i])])
+        values[i] = row[(len(row) - 1) // 2] if len(row) else np.nan
+    return np.expand_dims(values, dim) if keepdim else values
+
+
+def _mode_ref(x, dim=-1, keepdim=False):
+    moved = np.moveaxis(x, dim, -1)
+    values = np.empty(moved.shape[:-1], dtype=x.dtype)
+    indices = np.empty(moved.shape[:-1], dtype=np.int64)
+    for i in np.ndindex(values.shape):
+        row = list(moved[i])
+        best = min(set(row), key=lambda v: (-row.count(v), v))  # most frequent, then smallest
+        values[i], indices[i] = best, len(row) - 1 - row[::-1].index(best)  # its last occurrence
+    if keepdim:
+        return np.expand_dims(values, dim), np.expand_dims(indices, dim)
+    return values, indices
+
+
+def _mode_samples(dtype, rng):
+    ints = lambda *s: rng.integers(0, 3, s).astype(dtype.np)  # noqa: E731  (few values: real ties)
+    # no gradcheck: a step of eps breaks the ties that decide the mode
+    return [SampleInput((ints(9),), name="1d", grad_args=()), SampleInput((ints(3, 8), 0), name="dim0", grad_args=()),
+            SampleInput((ints(2, 3, 5), 1, True), name="keepdim", grad_args=())]
+
+
+OPS += [
+    OpInfo("quantile", tl.quantile, _quantile_ref(False), _quantile_samples, (tl.float32, tl.float64),
+           cuda_dtypes=CUDA_MIN),
+    OpInfo("nanquantile", tl.nanquantile, _quantile_ref(True), _quantile_samples, (tl.float32, tl.float64),
+           cuda_dtypes=CUDA_MIN),
+    OpInfo("nanmedian", lambda x, dim, keepdim=False: tl.nanmedian(x, dim, keepdim).values, _lower_nanmedian_ref,
+           lambda d, r: [SampleInput((_with_specials(_arr((3, 6), d, r), r), 1), name="nan", grad_args=()),
+                         SampleInput((_arr((4, 5), d, r), 0, True), name="keepdim")],
+           float_dtypes(), cuda_dtypes=CUDA_MIN),
+    OpInfo("mode", lambda x, dim=-1, keepdim=False: tuple(tl.mode(x, dim, keepdim)), _mode_ref, _mode_samples,
+           non_bool_dtypes(), cuda_dtypes=(tl.float32, tl.int64)),
+]

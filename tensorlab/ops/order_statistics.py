@@ -1,0 +1,167 @@
+"""Order statistics built on the sort kernel: ``quantile``/``nanquantile``, ``nanmedian``, ``mode``.
+
+Each sorts once (stable; NaN sorts last) and reads the wanted ranks with ``gather``, so values
+are differentiable (the gradient goes to the elements read) and both devices share the code.
+Semantics are torch 2.13's, checked against it:
+
+- ``quantile``: the rank ``q * (n - 1)`` read with one of five interpolations; a row with a NaN
+  gives NaN. ``nanquantile`` uses the ``n`` non-NaN values instead (NaN when there are none).
+  The q dim comes first in the result, as PyTorch's.
+- ``nanmedian``: the lower median of the non-NaN values, with its index.
+- ``mode``: the most frequent value (the smallest among equally frequent ones) and the index of
+  its last occurrence.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from .. import _dtype as D
+from .._tensor import Tensor, norm_dim, tensor_method
+from . import elementwise_binary as B
+from . import sorting as SO
+from .shape_ops import cat
+
+__all__ = ["quantile", "nanquantile", "nanmedian", "mode"]
+
+NanmedianResult = namedtuple("nanmedian", ["values", "indices"])
+ModeResult = namedtuple("mode", ["values", "indices"])
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(op: str, input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool) -> Tensor:
+    from .._factories import tensor
+
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.dtype not in (D.float32, D.float64):
+        raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
+    if input.numel() == 0:
+        raise RuntimeError(f"{op}() input tensor must be non-empty")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest, but got "
+                           f"{interpolation}")
+    scalar_q = not isinstance(q, Tensor)
+    if scalar_q:
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"{op}() q must be in the range [0, 1] but got {q}")
+        q = tensor([float(q)], dtype=input.dtype, device=input.device)
+    else:
+        if q.ndim > 1:
+            raise RuntimeError(f"{op}() q must be a scalar or 1D tensor")
+        if q.dtype is not input.dtype:
+            raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor")
+        if q.numel() and not bool(((q >= 0) & (q <= 1)).all().item()):
+            raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
+    q_shape = () if scalar_q else tuple(q.shape)
+    q = q.reshape(-1).to(input.device)
+
+    if dim is None:  # over everything: the result keeps every dim as 1 with keepdim
+        x = input.reshape(-1)
+        kept = (1,) * input.ndim if keepdim else ()
+        d = 0
+    else:
+        d = norm_dim(dim, input.ndim, op) if input.ndim else 0
+        x = input.reshape(1) if input.ndim == 0 else input
+        kept = tuple(1 if i == d else s for i, s in enumerate(input.shape)) if keepdim else \
+            tuple(s for i, s in enumerate(input.shape) if i != d)
+    rows = x.movedim(d, -1)  # (..., n)
+    values = SO.sort(rows, -1).values
+    n = values.shape[-1]
+    nan = values.isnan()
+    if ignore_nan:  # the ranks of the non-NaN values (NaN values sort last); none: read a NaN
+        count = (~nan).sum(-1, keepdim=True)
+        last = (count - 1).clamp_min(0).to(input.dtype)
+        ranks = q * last  # (..., Q)
+        ranks = B.where(count == 0, float(n - 1), ranks)
+    else:  # a row holding a NaN reads its last value (a NaN)
+        ranks = (q * (n - 1)).expand(*values.shape[:-1], q.shape[0])
+        ranks = B.where(nan.any(-1, keepdim=True), float(n - 1), ranks)
+    if interpolation == "nearest":
+        ranks = ranks.round()  # half to even, as PyTorch
+    below = ranks.floor().to(D.int64)
+    above = ranks.ceil().to(D.int64)
+    low = values.gather(-1, below)
+    if interpolation == "lower" or interpolation == "nearest":
+        result = low
+    else:
+        high = values.gather(-1, above)
+        if interpolation == "higher":
+            result = high
+        else:
+            weight = ranks - below.to(input.dtype) if interpolation == "linear" else 0.5
+            result = low.lerp(high, weight)
+    result = result.movedim(-1, 0)  # (Q, ...): the q dim first
+    result = result.reshape((q.shape[0], *kept))
+    return result[0] if not q_shape else result
+
+
+@tensor_method
+def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
+             interpolation: str = "linear") -> Tensor:
+    """The ``q``-quantiles (a number or a 1-d tensor in [0, 1]) along ``dim`` (everything when
+    None); ``interpolation``: linear, lower, higher, midpoint or nearest. NaN where a row has one."""
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, ignore_nan=False)
+
+
+@tensor_method
+def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
+                interpolation: str = "linear") -> Tensor:
+    """:func:`quantile` of the values that are not NaN."""
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, ignore_nan=True)
+
+
+@tensor_method
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False):
+    """The lower median of the non-NaN values: a 0-d tensor without ``dim``, else ``(values,
+    indices)`` along ``dim`` (NaN, index 0, where a row has only NaN)."""
+    if dim is None:
+        x = input.reshape(-1)
+        if x.numel() == 0:
+            from .._factories import full
+
+            return full((), float("nan"), dtype=input.dtype, device=input.device)
+        return nanmedian(x, 0).values
+    d = norm_dim(dim, input.ndim, "nanmedian") if input.ndim else 0
+    x = input.reshape(1) if input.ndim == 0 else input
+    if x.shape[d] == 0:
+        raise IndexError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
+    values, order = SO.sort(x.movedim(d, -1), -1, stable=True)
+    count = (~values.isnan()).sum(-1, keepdim=True) if values.dtype.is_floating_point else None
+    if count is None:
+        pick = ((values.shape[-1] - 1) // 2) + 0 * order[..., :1]
+    else:
+        pick = (count - 1).clamp_min(0).div(2, rounding_mode="floor")
+    index = order.gather(-1, pick)
+    value = x.movedim(d, -1).gather(-1, index)  # differentiable: the gradient goes to index
+    if input.ndim == 0 or not keepdim:
+        value, index = value.squeeze(-1), index.squeeze(-1)
+        return NanmedianResult(value, index)
+    return NanmedianResult(value.movedim(-1, d), index.movedim(-1, d))
+
+
+@tensor_method
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
+    """``(values, indices)``: the most frequent value along ``dim`` (the smallest of equally
+    frequent ones) and the index of its last occurrence."""
+    from .._factories import arange, full_like
+
+    d = norm_dim(dim, input.ndim, "mode") if input.ndim else 0
+    x = input.reshape(1) if input.ndim == 0 else input
+    if x.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    rows = x.movedim(d, -1)
+    values, order = SO.sort(rows, -1, stable=True)  # equal values keep their order: a run ends at the last one
+    n = values.shape[-1]
+    position = arange(n, device=x.device).expand(values.shape)
+    changes = B.ne(values[..., 1:], values[..., :-1])
+    first = cat([full_like(values[..., :1], True, dtype=D.bool), changes], -1)  # where runs start
+    run_start = B.where(first, position, 0).cummax(-1).values
+    length = position - run_start + 1  # the run length so far: its maximum is reached at a run's end
+    end = length.argmax(-1, keepdim=True)  # the first maximum: the smallest of the most frequent values
+    index = order.gather(-1, end)
+    value = rows.gather(-1, index)
+    if input.ndim == 0 or not keepdim:
+        return ModeResult(value.squeeze(-1), index.squeeze(-1))
+    return ModeResult(value.movedim(-1, d), index.movedim(-1, d))

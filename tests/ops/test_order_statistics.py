@@ -1,0 +1,83 @@
+"""quantile/nanquantile, nanmedian and mode (tensorlab/ops/order_statistics.py): torch 2.13's values,
+gradients and errors. Values against numpy references are in tests/opinfo/composite.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorlab as tl
+from tests.helpers import to_numpy
+
+
+def _t(values, device, dtype=None):
+    return tl.tensor(values, dtype=dtype, device=device)
+
+
+def test_quantile_values_and_gradient(device):
+    x = _t([[1.0, 7.0, 3.0, 5.0], [4.0, 2.0, 8.0, 6.0]], device).requires_grad_()
+    y = tl.quantile(x, _t([0.25, 0.9], device), dim=1)  # the q dim first, as PyTorch
+    np.testing.assert_allclose(to_numpy(y), [[2.5, 3.5], [6.4, 7.4]], rtol=1e-6)
+    y.sum().backward()
+    np.testing.assert_allclose(to_numpy(x.grad), [[0.25, 0.7, 0.75, 0.3], [0.75, 0.25, 0.7, 0.3]], rtol=1e-5)
+    r = _t([4.0, 2.0, 8.0, 6.0], device)
+    got = [tl.quantile(r, 0.4, interpolation=m).item() for m in ("linear", "lower", "higher", "midpoint", "nearest")]
+    np.testing.assert_allclose(got, [4.4, 4.0, 6.0, 5.0, 4.0], rtol=1e-6)
+    near = tl.quantile(_t([1.0, 2.0, 3.0, 4.0], device), _t([1 / 6, 0.5, 0.5 + 1 / 6], device), interpolation="nearest")
+    assert to_numpy(near).tolist() == [1.0, 3.0, 3.0]  # ranks 0.5, 1.5, 2.0 round half to even
+    assert tl.quantile(_t([[1.0, 2.0]], device), _t([0.2, 0.5], device), keepdim=True).shape == (2, 1, 1)
+
+
+def test_quantile_nan_handling(device):
+    x = _t([[1.0, 7.0, 3.0, float("nan")], [4.0, 2.0, 8.0, 6.0]], device)
+    q = to_numpy(tl.quantile(x, 0.5, dim=1))
+    assert np.isnan(q[0]) and q[1] == 5.0  # a row with a NaN gives NaN
+    assert to_numpy(tl.nanquantile(x, 0.5, dim=1)).tolist() == [3.0, 5.0]
+    assert np.isnan(tl.nanquantile(_t([float("nan")], device), 0.5).item())
+
+
+def test_quantile_errors(device):
+    x = _t([1.0, 2.0], device)
+    with pytest.raises(RuntimeError, match="q must be in the range \\[0, 1\\] but got 1.5"):
+        tl.quantile(x, 1.5)
+    with pytest.raises(RuntimeError, match="input tensor must be either float or double dtype"):
+        tl.quantile(_t([1, 2], device), 0.5)
+    with pytest.raises(RuntimeError, match="q tensor must be same dtype as the input tensor"):
+        tl.quantile(x, _t([0.5], device, tl.float64))
+    with pytest.raises(RuntimeError, match="q must be a scalar or 1D tensor"):
+        tl.quantile(x, _t([[0.5]], device))
+    with pytest.raises(RuntimeError, match="input tensor must be non-empty"):
+        tl.quantile(_t([], device), 0.5)
+    with pytest.raises(RuntimeError, match="interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                                           "but got foo"):
+        tl.quantile(x, 0.5, interpolation="foo")
+
+
+def test_nanmedian(device):
+    x = _t([[1.0, 7.0, 3.0, float("nan")], [4.0, 2.0, 8.0, 6.0]], device)
+    r = tl.nanmedian(x, 1)
+    assert type(r).__name__ == "nanmedian"
+    assert to_numpy(r.values).tolist() == [3.0, 4.0] and to_numpy(r.indices).tolist() == [2, 0]
+    assert tl.nanmedian(x).item() == 4.0
+    v, i = tl.nanmedian(_t([float("nan"), float("nan")], device), 0)
+    assert np.isnan(v.item()) and i.item() == 0
+    w = _t([3.0, float("nan"), 1.0, 2.0], device).requires_grad_()
+    tl.nanmedian(w).backward()
+    assert to_numpy(w.grad).tolist() == [0.0, 0.0, 0.0, 1.0]  # torch 2.13
+
+
+def test_mode(device):
+    x = _t([[1, 2, 2, 3, 3], [5, 5, 1, 1, 0]], device)
+    r = tl.mode(x, 1)
+    assert type(r).__name__ == "mode"
+    # the smallest of the most frequent values, at its last occurrence (torch 2.13)
+    assert to_numpy(r.values).tolist() == [2, 1] and to_numpy(r.indices).tolist() == [2, 3]
+    v, i = tl.mode(_t([True, False, True], device))
+    assert v.item() is True and i.item() == 2
+    v, i = tl.mode(_t(3, device))
+    assert v.item() == 3 and i.item() == 0
+    with pytest.raises(IndexError, match="mode\\(\\): Expected reduction dim 0 to have non-zero size"):
+        tl.mode(_t([], device))
+    z = _t([[1.0, 2.0, 2.0, 3.0], [5.0, 5.0, 1.0, 0.0]], device).requires_grad_()
+    tl.mode(z, 1).values.sum().backward()
+    assert to_numpy(z.grad).tolist() == [[0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0]]
