@@ -76,6 +76,7 @@ from ._random import (
 )
 from ._registry import OpDef, get_op, registered_ops
 from ._repr import set_printoptions
+from ._sampling import multinomial
 from ._tensor import Size, Tensor
 from ._views import (
     adjoint,
