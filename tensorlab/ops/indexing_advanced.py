@@ -190,10 +190,19 @@ def parse(x: Tensor, index: tuple) -> Parsed:
     return Parsed(x, basic, entries, range_error)
 
 
-def check_range(p: Parsed, shape: tuple) -> None:
-    """Raise an index's out-of-range error unless the result (of ``shape``) is empty."""
-    if p.range_error is not None and 0 not in shape:
+def check_range(p: Parsed, shape: tuple, indices: list) -> None:
+    """Raise an index's out-of-range error unless the result (of ``shape``) is empty; PyTorch
+    raises even then when an indexed dim has size 0 but the index tensors are not empty."""
+    if p.range_error is None:
+        return
+    if 0 not in shape:
         raise p.range_error
+    present = [(p.yshape[i], t._shape) for i, t in enumerate(indices) if t is not None]
+    if any(size == 0 for size, _ in present):
+        from .._broadcast import broadcast_shapes
+
+        if 0 not in broadcast_shapes(*(s for _, s in present)):
+            raise p.range_error
 
 
 # ----------------------------------------------------------------------------------------------
@@ -211,7 +220,7 @@ def getitem(x: Tensor, index: tuple) -> Tensor:
         return dispatch(ops.MASKED_SELECT, y, m[1])
     indices = p.indices()
     if p.range_error is not None:
-        check_range(p, _result_shape(p, indices))
+        check_range(p, _result_shape(p, indices), indices)
         return y.reshape(-1)[:0].reshape(_result_shape(p, indices))  # empty: nothing to read
     return ops.index_dims(y, indices)
 
@@ -240,7 +249,7 @@ def _put(x: Tensor, p: Parsed, values: Tensor, accumulate: bool, inplace: bool, 
         raise IndexError(f"{op}(): needs at least one index tensor")
     indices = p.indices()
     shape = _result_shape(p, indices)
-    check_range(p, shape)
+    check_range(p, shape, indices)
     # PyTorch drops leading size-1 dims of the value that the result does not have
     while values.ndim > len(shape) and values._shape[0] == 1:
         values = values.reshape(values._shape[1:])

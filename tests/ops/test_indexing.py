@@ -197,6 +197,12 @@ def test_out_of_range_index_is_no_error_when_the_result_is_empty(device):
         x[True, [5]]
     with pytest.raises(IndexError, match="index 5 is out of bounds"):
         x[True, [5]] = 1.0
+    # ... but an index into a dim of size 0 raises when the index tensors are not empty
+    z = tl.zeros(0, 3, 1, 2, device=device)
+    with pytest.raises(IndexError, match="out of bounds"):
+        z[tl.tensor([[0], [0]], device=device), -3 % 3, 2:0]
+    with pytest.raises(IndexError, match="out of bounds"):
+        z[[0]] = 1.0
 
 
 def test_ellipsis_alone_keeps_the_strides(device):
