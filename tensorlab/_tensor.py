@@ -214,9 +214,17 @@ class Tensor:
         self._requires_grad = False
         return self
 
+    def _refresh_grad_fn(self) -> None:
+        """A view whose storage was written since its grad_fn was made gets its history anew."""
+        if self._view_version is not None and self._view_version != self._storage.version and self._requires_grad:
+            from .autograd.graph import regenerate_view_grad_fn
+
+            regenerate_view_grad_fn(self)
+
     def retain_grad(self) -> None:
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        self._refresh_grad_fn()
         if self.grad_fn is not None and not self._retains_grad:
             import weakref
 
@@ -239,6 +247,7 @@ class Tensor:
 
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        self._refresh_grad_fn()
         if self.grad_fn is None:
             if self._hooks is None:
                 self._hooks = _HookDict()

@@ -315,6 +315,32 @@ def test_view_sees_inplace_writes_through_its_base():
     assert x.grad.tolist() == [[60.0, 144.0], [8.0, 8.0]]
 
 
+def test_retain_grad_and_hooks_follow_inplace_writes():
+    # values from torch 2.13: .grad retained before an in-place op is the gradient of the new value;
+    # a view whose base was written since keeps retain_grad, and a hook registered on it then fires
+    x = _leaf([1.0, 2.0, 3.0])
+    y = x * 1
+    y.retain_grad()
+    y.mul_(2)
+    (y * 3).sum().backward()
+    assert y.grad.tolist() == [3.0, 3.0, 3.0]  # (6s, the old value's gradient, before)
+    x = _leaf([1.0, 2.0, 3.0])
+    y = x * 1
+    v = y[1:]
+    v.retain_grad()
+    y.mul_(2)
+    calls = []
+    v.register_hook(lambda g: calls.append(g.tolist()))
+    (v * 3).sum().backward()
+    assert v.grad.tolist() == [3.0, 3.0] and calls == [[3.0, 3.0]] and x.grad.tolist() == [0.0, 6.0, 6.0]
+    x = _leaf([1.0, 2.0, 3.0])
+    y = x * 1
+    v = y[1:]
+    y.mul_(2)
+    v.backward(tl.ones(2, dtype=tl.float64))  # backward from the stale view itself
+    assert x.grad.tolist() == [0.0, 2.0, 2.0]
+
+
 def test_fill_with_a_value_tensor_that_requires_grad():
     # values from torch 2.13: the value's gradient sums the filled elements' (NotImplementedError before)
     x = _leaf([[1.0, 2.0], [3.0, 4.0]])

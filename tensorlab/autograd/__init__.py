@@ -55,6 +55,8 @@ def _make_grads(outputs, grad_outputs, create_graph: bool, op: str):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
     """Accumulate d(tensors)/d(leaves) into the leaves' ``.grad``."""
     tensors = _as_tuple(tensors)
+    for t in tensors:
+        t._refresh_grad_fn()
     grad_tensors = _as_tuple(grad_tensors) or (None,) * len(tensors)
     if len(grad_tensors) != len(tensors):
         raise RuntimeError(f"backward: got {len(grad_tensors)} gradients for {len(tensors)} tensors")
@@ -74,6 +76,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
          allow_unused: bool = False, materialize_grads: bool = False):
     """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` untouched)."""
     outputs = _as_tuple(outputs)
+    for t in outputs:
+        t._refresh_grad_fn()
     inputs = _as_tuple(inputs)
     grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
     if len(grad_outputs) != len(outputs):

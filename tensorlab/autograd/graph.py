@@ -327,7 +327,7 @@ def _edge_of(t) -> tuple:
     if not t._requires_grad:
         return (None, 0)
     if t._view_version is not None and t._view_version != t._storage.version:
-        regenerate_view_grad_fn(t)
+        regenerate_view_grad_fn(t)  # (Tensor._refresh_grad_fn, inlined: this is on every op's path)
     if t.grad_fn is not None:
         return (t.grad_fn, t._output_nr)
     return (accumulate_grad_of(t), 0)
@@ -377,6 +377,8 @@ def attach_outputs(node: Node, outputs) -> None:
     node.ctx.outputs = node.outputs_meta
     for i, o in enumerate(outputs):
         if o.dtype.is_floating_point and id(o) not in node.ctx.non_differentiable:
+            if o._retains_grad:
+                _move_retained(o, node, i)
             o._requires_grad = True
             o.grad_fn = node
             o._output_nr = i
@@ -385,6 +387,19 @@ def attach_outputs(node: Node, outputs) -> None:
     for s in node.ctx._saved or ():
         if s is not None and s.is_output and s.output_nr < len(outputs):
             s.tensor._requires_grad = outputs[s.output_nr]._requires_grad
+
+
+def _move_retained(t, node: Node, output_nr: int) -> None:
+    """``t`` retains its grad and gets a new grad_fn (an in-place op, a view's new history): as
+    PyTorch, its ``.grad`` is then the gradient of its new value, not of the value it had."""
+    old = t.grad_fn
+    if old is not None and old._retained:
+        ref = old._retained.get(t._output_nr)
+        if ref is not None and ref() is t:
+            del old._retained[t._output_nr]
+    if node._retained is None:
+        node._retained = {}
+    node._retained[output_nr] = weakref.ref(t)
 
 
 def record(op, inputs, outputs, params, inplace: bool = False) -> None:
