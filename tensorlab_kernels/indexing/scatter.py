@@ -135,8 +135,9 @@ def _combine(acc, v, REDUCE: tl.constexpr):
 
 
 @triton.jit
-def _mean(acc, count, ACC_KIND: tl.constexpr):
-    if ACC_KIND == 2:  # integers: floor division, as PyTorch's div(rounding_mode='floor')
+def _mean(acc, count, ACC_KIND: tl.constexpr, TY: tl.constexpr):
+    if ACC_KIND == 2:  # integers: the sum wraps in the output dtype, then floor division (PyTorch's)
+        acc = acc.to(TY).to(tl.int64)
         q = acc // count
         r = tl.where((acc % count != 0) & (acc < 0), q - 1, q)
     else:
@@ -192,7 +193,7 @@ def _segment_reduce_kernel(
         long_run = (end - start) > CHUNK
         res = acc
         if REDUCE == 3:
-            res = _mean(acc, tl.maximum(end - start + INCLUDE_SELF, 1), ACC_KIND)
+            res = _mean(acc, tl.maximum(end - start + INCLUDE_SELF, 1), ACC_KIND, ty)
         tl.store(out_ptr + key, res.to(ty), mask=head & ~long_run)  # integers wrap; to bool is != 0
         # long runs: heads and later chunks leave partials for _long_runs_kernel
         slot = tl.where(head, 0, nslots) + j // CHUNK
@@ -219,7 +220,7 @@ def _long_runs_kernel(
         v = tl.load(part_ptr + nslots + (j + k * CHUNK) // CHUNK, mask=live, other=0)
         acc = tl.where(live, _combine(acc, v, REDUCE), acc)
     if REDUCE == 3:
-        acc = _mean(acc, tl.maximum(length + INCLUDE_SELF, 1), ACC_KIND)
+        acc = _mean(acc, tl.maximum(length + INCLUDE_SELF, 1), ACC_KIND, out_ptr.dtype.element_ty)
     tl.store(out_ptr + key, acc.to(out_ptr.dtype.element_ty), mask=head)
 
 
@@ -270,7 +271,7 @@ def _segment_reduce_rows_kernel(
         long_run = (end - start) > CHUNK
         res = acc
         if REDUCE == 3:
-            res = _mean(acc, tl.maximum(end - start + INCLUDE_SELF, 1)[:, None], ACC_KIND)
+            res = _mean(acc, tl.maximum(end - start + INCLUDE_SELF, 1)[:, None], ACC_KIND, ty)
         tl.store(out_ptr + dst, res.to(ty), mask=(head & ~long_run)[:, None] & cmask[None, :])
         slot = tl.where(head, 0, nslots) + j // CHUNK
         tl.store(part_ptr + slot[:, None] * w + cols[None, :], acc, mask=(sub & long_run)[:, None] & cmask[None, :])
@@ -300,7 +301,7 @@ def _long_runs_rows_kernel(
         v = tl.load(part_ptr + slot[:, None] * w + cols[None, :], mask=live, other=0)
         acc = tl.where(live, _combine(acc, v, REDUCE), acc)
     if REDUCE == 3:
-        acc = _mean(acc, tl.maximum(length + INCLUDE_SELF, 1)[:, None], ACC_KIND)
+        acc = _mean(acc, tl.maximum(length + INCLUDE_SELF, 1)[:, None], ACC_KIND, out_ptr.dtype.element_ty)
     tl.store(out_ptr + key[:, None] + cols[None, :] * out_w_stride, acc.to(out_ptr.dtype.element_ty), mask=m2)
 
 
@@ -650,8 +651,8 @@ def fold_twin(res: np.ndarray, dest: np.ndarray, vals: np.ndarray, reduce: str, 
             raise ValueError(f"unknown reduce {reduce!r}")
         if reduce == "mean":
             count = np.bincount(dest, minlength=acc.size)[touched] + int(include_self)
-            if accdt is np.int64:
-                acc[touched] = np.floor_divide(acc[touched], count)
+            if accdt is np.int64:  # the sum wraps in the output dtype first, as PyTorch's
+                acc[touched] = np.floor_divide(acc[touched].astype(res.dtype).astype(np.int64), count)
             else:
                 acc[touched] = acc[touched] / count
         out = acc[touched]

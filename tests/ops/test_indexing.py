@@ -942,3 +942,15 @@ def test_index_ops_on_empty_inputs_and_scalar_sources_as_pytorch(device):
         tl.zeros(3, device=device).index_copy(0, tl.tensor([0, 1], device=device), tl.tensor(2.0, device=device))
     with pytest.raises(IndexError, match="index should have one element"):
         tl.tensor(1.0, device=device).index_add(0, tl.tensor([0, 0], device=device), tl.tensor(2.0, device=device))
+
+
+def test_scatter_reduce_mean_of_small_integers_wraps_as_pytorch(device):
+    # torch 2.13: the sum wraps in uint8 (200 + 200 + 250 = 650 -> 138), then 138 // 3 = 46
+    x = tl.tensor([200, 100], dtype=tl.uint8, device=device)
+    src = tl.tensor([200, 250, 100], dtype=tl.uint8, device=device)
+    idx = tl.tensor([0, 0, 1], device=device)
+    assert x.scatter_reduce(0, idx, src, "mean").tolist() == [46, 100]
+    rows = x.reshape(2, 1).expand(2, 3).contiguous()  # the row kernel (several columns per index)
+    r = rows.scatter_reduce(0, idx.reshape(3, 1).expand(3, 3).contiguous(), src.reshape(3, 1).expand(3, 3).contiguous(),
+                            "mean")
+    assert r.tolist() == [[46] * 3, [100] * 3]
