@@ -10,7 +10,9 @@ dtype rules and its error messages, all checked against torch 2.13.
 - differences and products: ``diff``, ``kron``, ``inner``, ``cross``;
 - geometry: ``rot90``, ``ravel``, ``tril_indices``/``triu_indices``, ``fill_diagonal_``;
 - writes through a flattened view: ``put``/``put_``;
-- conversions: ``deg2rad``/``rad2deg``, ``float_power``, ``sgn``, ``numel``.
+- conversions: ``deg2rad``/``rad2deg``, ``float_power``, ``ldexp``, ``sgn``, ``numel``;
+- the rest: ``renorm``, ``index_reduce`` (``scatter_reduce`` with the index spread over rows),
+  ``narrow_copy``, ``combinations``, ``empty_strided``, ``is_tensor``, ``is_nonzero``, ``detach``.
 """
 
 from __future__ import annotations
@@ -32,7 +34,9 @@ from . import reductions as R
 from . import shape_ops as S
 
 __all__ = ["isclose", "allclose", "nansum", "nanmean", "aminmax", "diff", "kron", "inner", "cross", "rot90",
-           "ravel", "tril_indices", "triu_indices", "put", "deg2rad", "rad2deg", "float_power", "sgn", "numel"]
+           "ravel", "tril_indices", "triu_indices", "put", "deg2rad", "rad2deg", "float_power", "sgn", "numel",
+           "is_tensor", "is_nonzero", "detach", "empty_strided", "ldexp", "renorm", "index_reduce", "narrow_copy",
+           "combinations"]
 
 AminmaxResult = namedtuple("aminmax", ["min", "max"])
 
@@ -410,3 +414,142 @@ def numel(input: Tensor) -> int:
     """The number of elements of ``input``."""
     _need_tensor("numel", input, "input", 1)
     return input.numel()
+
+
+@tensor_method
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    """``input * 2**other`` in the promoted floating dtype."""
+    _need_tensor("ldexp", input, "input", 1)
+    _need_tensor("ldexp", other, "other", 2)
+    dtype = D.result_type(input, other)
+    dtype = dtype if dtype.is_floating_point else D.get_default_dtype()
+    compute = D.float64 if dtype is D.float64 else D.float32
+    return (input.to(compute) * B.pow(2.0, other.to(compute))).to(dtype)
+
+
+@tensor_method
+def ldexp_(self: Tensor, other: Tensor) -> Tensor:
+    result = ldexp(self, other)
+    if not D.can_cast(result.dtype, self.dtype):
+        raise RuntimeError(f"ldexp_(): result type {result.dtype.name} can't be cast to the desired output type "
+                           f"{self.dtype.name}")
+    return self.copy_(result)
+
+
+def _renorm_factor(input: Tensor, p, dim: int, maxnorm) -> Tensor:
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm(): input needs at least 2 dimensions, got {input.ndim} dimensions")
+    if p <= 0:
+        raise RuntimeError("renorm(): non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm(): expected maxnorm to be >= 0 but got {maxnorm}")
+    d = norm_dim(dim, input.ndim, "renorm")
+    norms = R.norm(input, p, dim=[i for i in range(input.ndim) if i != d], keepdim=True)
+    return B.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)  # PyTorch's 1e-7
+
+
+@tensor_method
+def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
+    """Each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to norm ``maxnorm``."""
+    return input * _renorm_factor(input, p, dim, maxnorm)
+
+
+@tensor_method
+def renorm_(self: Tensor, p, dim: int, maxnorm) -> Tensor:
+    return self.mul_(_renorm_factor(self, p, dim, maxnorm))
+
+
+_INDEX_REDUCE = ("prod", "mean", "amax", "amin")
+
+
+def _index_reduce_args(op: str, input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str,
+                       include_self: bool):
+    if reduce not in _INDEX_REDUCE:
+        raise RuntimeError(f"{op}(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    if input.dtype is D.bool and (reduce == "mean" or not include_self):  # PyTorch has no such bool kernels
+        raise E.not_implemented_for(op, input.dtype)
+    _need_tensor(op, index, "index", 3)
+    _need_tensor(op, source, "source", 4)
+    if index.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector")
+    d = norm_dim(dim, max(input.ndim, 1), op)
+    if source.ndim and index.numel() != source.shape[d]:
+        raise RuntimeError(f"{op}(): Number of indices ({index.numel()}) should be equal to source.size(dim) "
+                           f"({source.shape[d]})")
+    # index_reduce is scatter_reduce with each index spread over its row of source
+    shape = [1] * source.ndim
+    if source.ndim:
+        shape[d] = index.numel()
+    return d, index.reshape(shape).expand(source.shape)
+
+
+@tensor_method
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:
+    """Reduce the rows of ``source`` into ``input`` along ``dim`` at the positions ``index``
+    (``prod``, ``mean``, ``amax`` or ``amin``; ``include_self``: ``input``'s own row takes part)."""
+    d, spread = _index_reduce_args("index_reduce", input, dim, index, source, reduce, include_self)
+    return input.scatter_reduce(d, spread, source, reduce, include_self=include_self)
+
+
+@tensor_method
+def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                  include_self: bool = True) -> Tensor:
+    d, spread = _index_reduce_args("index_reduce_", self, dim, index, source, reduce, include_self)
+    return self.scatter_reduce_(d, spread, source, reduce, include_self=include_self)
+
+
+@tensor_method
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """A contiguous copy of ``input.narrow(dim, start, length)``."""
+    return input.narrow(dim, start, length).contiguous().clone()
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-``r`` combinations of the elements of a 1-d tensor, as rows (itertools order)."""
+    import itertools
+
+    if not isinstance(input, Tensor) or input.ndim != 1:
+        shape = list(input.shape) if isinstance(input, Tensor) else type(input).__name__
+        raise RuntimeError(f"combinations(): Expect a 1D vector, but got shape {shape}")
+    if r < 0:
+        raise RuntimeError(f"combinations(): Expect a non-negative number, but got {r}")
+    if r == 0:
+        return input[:0]
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(pick(range(input.shape[0]), r))
+    index = _tensor(rows if rows else np.zeros((0, r), np.int64), dtype=D.int64, device=input.device)
+    return input[index.reshape(-1)].reshape(len(rows), r)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """An uninitialised tensor with the given strides (its storage holds exactly the elements the
+    strides reach)."""
+    from .._factories import empty
+
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"empty_strided(): mismatch in length of strides and shape: {len(stride)} vs {len(size)}")
+    extent = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    t = empty(extent, dtype=dtype, device=device).as_strided(size, stride)
+    return t.requires_grad_() if requires_grad else t
+
+
+def is_tensor(obj) -> bool:
+    """Whether ``obj`` is a tensorlab Tensor."""
+    return isinstance(obj, Tensor)
+
+
+@tensor_method
+def is_nonzero(input: Tensor) -> bool:
+    """The truth of a one-element tensor (RuntimeError for other sizes, as ``bool()``)."""
+    if input.numel() == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if input.numel() > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input.item() != 0)
+
+
+def detach(input: Tensor) -> Tensor:
+    """``input.detach()``: the same data, outside the autograd graph."""
+    return input.detach()

@@ -365,3 +365,38 @@ def test_shape_compositions(device):
     src = tl.ones(3, device=device).requires_grad_()
     tl.select_scatter(tl.zeros(2, 3, device=device), src * 2, 0, -1).sum().backward()
     assert to_numpy(src.grad).tolist() == [2.0, 2.0, 2.0]  # differentiable through the written view
+
+
+def test_ldexp_renorm_index_reduce_and_small_helpers(device):
+    assert to_numpy(tl.ldexp(_t([1.0, 3.0], device), _t([2, -1], device))).tolist() == [4.0, 1.5]
+    assert tl.ldexp(_t([1, 3], device), _t([2, 1], device)).dtype is tl.float32
+    assert tl.ldexp(_t([1.0], device, tl.float16), _t([2], device)).dtype is tl.float16
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+        _t([1, 3], device).ldexp_(_t([2, 1], device))
+    r = tl.renorm(_t([[1.0, 1.0, 1.0], [2.0, 2.0, 2.0], [3.0, 3.0, 3.0]], device), 1, 0, 5)
+    np.testing.assert_allclose(to_numpy(r), [[1.0] * 3, [5 / 6 * 2] * 3, [5 / 9 * 3] * 3], rtol=1e-6)  # torch 2.13
+    with pytest.raises(RuntimeError, match="renorm\\(\\): non-positive-norm not supported"):
+        tl.renorm(tl.ones(2, 2, device=device), -1, 0, 5)
+    with pytest.raises(RuntimeError, match="expected maxnorm to be >= 0 but got -5"):
+        tl.renorm(tl.ones(2, 2, device=device), 1, 0, -5)
+    src = _t([[2.0, 3.0], [4.0, 5.0], [6.0, 7.0]], device)
+    idx = _t([0, 2, 0], device)
+    assert to_numpy(tl.ones(3, 2, device=device).index_reduce(0, idx, src, "prod")).tolist() == [
+        [12.0, 21.0], [1.0, 1.0], [4.0, 5.0]]
+    assert to_numpy(tl.ones(3, 2, device=device).index_reduce(0, idx, src, "mean", include_self=False)).tolist() == [
+        [4.0, 5.0], [1.0, 1.0], [4.0, 5.0]]
+    with pytest.raises(RuntimeError, match="Expected reduce to be one of prod, mean, amax or amin but got sum"):
+        tl.ones(3, 2, device=device).index_reduce(0, idx, src, "sum")
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        tl.ones(3, 2, dtype=tl.bool, device=device).index_reduce(0, idx, src > 3, "amax", include_self=False)
+    nc = tl.arange(6, device=device).view(2, 3).narrow_copy(1, 1, 2)
+    assert nc.is_contiguous() and to_numpy(nc).tolist() == [[1, 2], [4, 5]]
+    assert to_numpy(tl.combinations(_t([1, 2, 3], device), 2)).tolist() == [[1, 2], [1, 3], [2, 3]]
+    assert tl.combinations(_t([1, 2, 3], device), 2, with_replacement=True).shape == (6, 2)
+    assert tl.combinations(_t([1, 2, 3], device), 4).shape == (0, 4)
+    assert tl.empty_strided((2, 3), (1, 2), device=device).stride() == (1, 2)
+    assert tl.is_tensor(tl.ones(1)) and not tl.is_tensor([1])
+    assert tl.is_nonzero(_t([0.5], device)) is True
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value is ambiguous"):
+        tl.is_nonzero(_t([1, 2], device))
+    assert not tl.detach(tl.ones(2, requires_grad=True)).requires_grad
