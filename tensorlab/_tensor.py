@@ -38,7 +38,7 @@ def _norm_dim(dim, ndim: int, op: str) -> int:
 class Tensor:
     __slots__ = (
         "_storage", "_shape", "_stride", "_offset", "dtype",
-        "_requires_grad", "grad", "grad_fn", "_output_nr", "_base", "_retains_grad",
+        "_requires_grad", "_grad", "grad_fn", "_output_nr", "_base", "_retains_grad",
         "_hooks", "_grad_accumulator", "_impl_view", "_view_version", "__weakref__", "__dict__",
     )
 
@@ -56,7 +56,7 @@ class Tensor:
         t._offset = offset
         t.dtype = dtype
         t._requires_grad = False
-        t.grad = None
+        t._grad = None
         t.grad_fn = None
         t._output_nr = 0
         t._base = None
@@ -175,6 +175,27 @@ class Tensor:
                 f"only Tensors of floating point dtype can require gradients (got {self.dtype})"
             )
         self._requires_grad = value
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        # PyTorch's checks: a gradient matches its tensor's shape and device. (PyTorch also refuses
+        # another dtype here; tensorlab's optimizers refuse it at step(), which their tests rely on.)
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value._shape != self._shape:
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(value._shape)}' to a tensor of "
+                                   f"size '{list(self._shape)}'. Please ensure that the gradient and the tensor are "
+                                   "the same size")
+            if value._storage.device != self._storage.device:
+                raise RuntimeError(f"attempting to assign a gradient on device '{value.device}' to a tensor on "
+                                   f"device '{self.device}'. The gradient must be on the tensor's device")
+        self._grad = value
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         self.requires_grad = requires_grad

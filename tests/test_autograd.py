@@ -341,6 +341,20 @@ def test_retain_grad_and_hooks_follow_inplace_writes():
     assert x.grad.tolist() == [0.0, 2.0, 2.0]
 
 
+def test_assigning_a_mismatched_grad_raises():
+    # PyTorch 2.13's checks and messages (it refused nothing before)
+    x = _leaf([1.0, 2.0])
+    with pytest.raises(RuntimeError, match=r"attempting to assign a gradient of size '\[3\]' to a tensor of size "
+                                           r"'\[2\]'"):
+        x.grad = tl.zeros(3, dtype=tl.float64)
+    with pytest.raises(TypeError, match="assigned grad expected to be a Tensor or None but got grad of type list"):
+        x.grad = [1.0, 2.0]
+    assert x.grad is None
+    x.grad = tl.zeros(2, dtype=tl.float64).expand(2)
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
 def test_fill_with_a_value_tensor_that_requires_grad():
     # values from torch 2.13: the value's gradient sums the filled elements' (NotImplementedError before)
     x = _leaf([[1.0, 2.0], [3.0, 4.0]])
