@@ -702,8 +702,209 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return _reduce(loss, reduction)
 
 
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function=None, margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> Tensor:
+    """``max(0, margin + d(a, p) - d(a, n))`` with any ``distance_function(x1, x2)`` (default
+    ``pairwise_distance``); with ``swap`` ``d(a, n)`` becomes ``min(d(a, n), d(p, n))``. PyTorch's
+    Python composition, so gradients flow through whatever the distance function computes."""
+    from ...ops.elementwise_binary import minimum
+    from .layers import pairwise_distance
+
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _need_tensor("triplet_margin_with_distance_loss", anchor=anchor, positive=positive, negative=negative)
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+    if distance_function is None:
+        distance_function = pairwise_distance
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    if swap:
+        dist_neg = minimum(dist_neg, distance_function(positive, negative))
+    loss = (margin + dist_pos - dist_neg).clamp_min(0)
+    return _reduce(loss, reduction)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None, reduce=None,
+                         reduction: str = "mean") -> Tensor:
+    """``input`` where ``target == 1``, ``max(0, margin - input)`` where ``target == -1``; PyTorch's
+    composition, so any other target value gets both terms. The result has the broadcast shape and
+    the input's dtype (``margin`` is filled into the input's dtype first: truncated for integers)."""
+    from ..._factories import full_like, zeros_like
+    from ...ops.elementwise_binary import where
+
+    _need_tensor("hinge_embedding_loss", input=input, target=target)
+    reduction = _reduction(size_average, reduce, reduction)
+    zeros = zeros_like(input)
+    margin_clamp = (full_like(input, margin) - input).clamp_min(0)
+    output_margin = where(target != 1, margin_clamp, zeros)
+    output_self = where(target != -1, input, zeros)
+    return _reduce(output_margin + output_self, reduction)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """``log(1 + exp(-target * input))`` in the input's dtype and shape (``target`` broadcasts to the
+    input, not the other way: PyTorch computes in place into an input-shaped result). Not
+    differentiable with respect to ``target``, as in PyTorch."""
+    _need_tensor("soft_margin_loss", input=input, target=target)
+    reduction = _reduction(size_average, reduce, reduction)
+    _no_grad_arg("soft_margin_loss", "target", target)
+    dt = D.promote_types(input.dtype, target.dtype)
+    if not input.dtype.is_floating_point or not dt.is_floating_point:
+        raise RuntimeError(f"soft_margin_loss: result type {D.torch_name(dt if dt.is_floating_point else D.float32)} "
+                           f"can't be cast to the desired output type {D.torch_name(input.dtype)}")
+    from ..._broadcast import broadcast_shapes
+
+    try:
+        shape = tuple(broadcast_shapes(tuple(input.shape), tuple(target.shape)))
+    except (RuntimeError, ValueError) as exc:
+        raise RuntimeError(f"soft_margin_loss: the shapes {list(input.shape)} and {list(target.shape)} cannot be "
+                           f"broadcast together ({exc})") from None
+    if shape != tuple(input.shape):
+        raise RuntimeError(f"soft_margin_loss: output with shape {list(input.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
+    z = (-input) * target  # in the promoted dtype, rounded into the input's (PyTorch's in-place mul_)
+    if z.dtype is not input.dtype:
+        z = z.to(input.dtype)
+    return _reduce(z.exp().log1p(), reduction)
+
+
+def _margin_frames(op: str, input: Tensor) -> tuple[int, int]:
+    """(nframe, dim) of a multi(label) margin loss input: (C), (N, C) or a 0-D input of one class."""
+    ndims = input.ndim
+    if not ((ndims == 2 and input.shape[1] != 0) or (ndims == 1 and input.shape[0] != 0) or ndims == 0):
+        raise RuntimeError(f"{op}: Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    if ndims <= 1:
+        return 1, (1 if ndims == 0 else input.shape[0])
+    return input.shape[0], input.shape[1]
+
+
+def _margin_dtypes(op: str, input: Tensor, target: Tensor) -> None:
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{op}_{input.device.type}" not implemented for \'{D.torch_name(input.dtype)}\'')
+    if target.dtype is not D.int64:
+        raise RuntimeError(f"{op}: expected scalar type Long but found {D.torch_name(target.dtype)} (target)")
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                      size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """Multi-class hinge loss per sample: ``sum_{i != y} w_y max(0, margin - x_y + x_i)^p / C``
+    (p = 1 or 2), for input (C) or (N, C) and class indices (int64) ``target`` () or (N).
+
+    Composed from gather/where/relu (the gradient is 0 where ``margin - x_y + x_i == 0``, as
+    PyTorch's kernel's strict ``> 0``); not differentiable with respect to ``weight``. PyTorch's
+    cpu kernel also refuses float16/bfloat16 (its cuda kernel takes them); here they work on both."""
+    from ..._factories import arange
+    from ...ops.elementwise_binary import where
+
+    _need_tensor("multi_margin_loss", input=input, target=target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None:
+        _need_tensor("multi_margin_loss", weight=weight)
+        if weight.ndim != 1:
+            raise ValueError("weight must be one-dimensional")
+        _no_grad_arg("multi_margin_loss", "weight", weight)
+    nframe, dim = _margin_frames("multi_margin_loss", input)
+    if not (target.ndim <= 1 and target.numel() == nframe):
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{nframe}], but got {list(target.shape)}. "
+                           f"Input has shape {list(input.shape)}.")
+    if weight is not None and weight.numel() != dim:
+        raise RuntimeError(f"multi_margin_loss: inconsistent weight size, expected {dim} but got {list(weight.shape)}")
+    _margin_dtypes("multi_margin_loss", input, target)
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(f"multi_margin_loss: expected scalar type {D.torch_name(input.dtype)} but found "
+                           f"{D.torch_name(weight.dtype)} (weight)")
+    t = target.reshape(nframe)
+    if nframe and bool(((t < 0) | (t >= dim)).any()):
+        raise RuntimeError(f"multi_margin_loss: target out of range (expected class indices in [0, {dim}))")
+    x = input.reshape(nframe, dim)
+    t1 = t.unsqueeze(1)
+    z = (margin - x.gather(1, t1)) + x  # PyTorch's order: margin - x_y + x_i
+    h = z.relu()
+    if p == 2:
+        h = h * h
+    if weight is not None:
+        h = h * weight.take(t1)
+    h = where(arange(dim, device=input.device) != t1, h, 0.0)
+    loss = h.sum(1) / dim
+    if reduction == "none":
+        return loss if target.ndim > 0 else loss.reshape(())
+    return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                           reduction: str = "mean") -> Tensor:
+    """Multi-label hinge loss: ``sum_{j, i not a target} max(0, 1 - (x[y_j] - x[i])) / C`` per sample,
+    where the targets ``y`` (int64, the input's shape) are the class indices before the first -1.
+
+    Composed from gather/scatter_add/where/relu over an (N, C, C) block (PyTorch's kernel loops over
+    the same C * C pairs); a class listed twice counts twice, as in PyTorch."""
+    from ..._factories import zeros
+    from ...ops.elementwise_binary import where
+
+    _need_tensor("multilabel_margin_loss", input=input, target=target)
+    reduction = _reduction(size_average, reduce, reduction)
+    nframe, dim = _margin_frames("multilabel_margin_loss", input)
+    ok = (target.ndim <= 1 and target.numel() == dim) if input.ndim <= 1 else (
+        target.ndim == 2 and tuple(target.shape) == (nframe, dim))
+    if not ok:
+        raise RuntimeError(f"multilabel_margin_loss: inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    _margin_dtypes("multilabel_margin_loss", input, target)
+    t = target.reshape(nframe, dim)
+    valid = (t < 0).to(D.int64).cumsum(1) == 0  # the targets before the first negative entry
+    if t.numel() and bool(((t < -1) | (t >= dim)).any()):  # PyTorch checks every entry, padding included
+        raise RuntimeError(f"multilabel_margin_loss: argument #2 'target' is out of range (expected class indices in "
+                           f"[0, {dim}) followed by -1 padding)")
+    t_safe = where(valid, t, 0)
+    x = input.reshape(nframe, dim)
+    is_target = zeros((nframe, dim), dtype=D.int64, device=input.device).scatter_add(1, t_safe, valid.to(D.int64)) > 0
+    z = (1 - x.gather(1, t_safe)).unsqueeze(2) + x.unsqueeze(1)  # (N, j, i): 1 - x[y_j] + x[i]
+    pairs = valid.unsqueeze(2) & (~is_target).unsqueeze(1)
+    loss = where(pairs, z.relu(), 0.0).sum((1, 2)) / dim
+    if reduction == "none":
+        return loss if target.ndim == 2 else loss.reshape(())
+    return _reduce(loss, reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                                reduce=None, reduction: str = "mean") -> Tensor:
+    """``-mean_c w_c (y_c log sigmoid(x_c) + (1 - y_c) log sigmoid(-x_c))`` per sample (the last dim
+    is the class dim); PyTorch's Python composition, differentiable in input, target and weight."""
+    from .activation import logsigmoid
+
+    _need_tensor("multilabel_soft_margin_loss", input=input, target=target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.ndim - 1
+    if class_dim < 0:
+        raise IndexError("multilabel_soft_margin_loss: Dimension specified as -1 but tensor has no dimensions")
+    loss = loss.sum(dim=class_dim) / input.shape[class_dim]
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
 __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy",
-    "gaussian_nll_loss", "huber_loss", "kl_div", "l1_loss", "margin_ranking_loss", "mse_loss", "nll_loss",
-    "poisson_nll_loss", "smooth_l1_loss", "triplet_margin_loss",
+    "gaussian_nll_loss", "hinge_embedding_loss", "huber_loss", "kl_div", "l1_loss", "margin_ranking_loss",
+    "mse_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss", "nll_loss",
+    "poisson_nll_loss", "smooth_l1_loss", "soft_margin_loss", "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
 ]
