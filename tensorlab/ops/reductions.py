@@ -145,7 +145,8 @@ def _tl():
 def _reduce_meta(kernel_op: str, out_dtype):
     """meta for ``kernel_op``; ``out_dtype(x, dtype) -> (result dtype, compute dtype or None)``."""
 
-    def meta(x: Tensor, *, dim: tuple, keepdim: bool = False, dtype=None, p=None) -> Plan:
+    def meta(x: Tensor, *, dim: tuple, keepdim: bool = False, dtype=None, p=None, nan_shares: bool = False) -> Plan:
+        # (nan_shares: read by the amax/amin backward only)
         result, compute = out_dtype(x, dtype)
         params = {"op": kernel_op, "dims": dim, "compute": None if compute is None else compute.np}
         if p is not None:
@@ -243,12 +244,16 @@ def _prod_backward(ctx, g):
 
 
 def _minmax_evenly_backward(ctx, g):
-    """amax/amin/max()/min(): the gradient is shared evenly among the elements equal to the result."""
+    """amax/amin/max()/min(): the gradient is shared evenly among the elements equal to the result
+    (for max()/min(), PyTorch's evenly_distribute_backward, among the NaNs when the result is NaN)."""
     x, y = ctx.saved_tensors
     p = ctx.params
     dims, keepdim = p["dim"], p["keepdim"]
     y = _restore_dims(y, dims, keepdim)
-    mask = (x == y).to(g.dtype)
+    mask = x == y
+    if p.get("nan_shares"):
+        mask = mask | (x.isnan() & y.isnan())
+    mask = mask.to(g.dtype)
     count = mask.sum(dim=list(dims), keepdim=True)
     return ((mask * (_restore_dims(g, dims, keepdim) / count)).to(x.dtype),)
 
@@ -269,7 +274,8 @@ def _norm_backward(ctx, g):
     elif order == 2:
         grad = tl.where(y == 0, zero, xc / y) * g
     elif order in (math.inf, -math.inf):
-        mask = (xc.abs() == y).to(g.dtype)
+        # PyTorch: a NaN is one of the selected elements (its gradient is sign(NaN) = 0 times its share)
+        mask = ((xc.abs() == y) | xc.isnan()).to(g.dtype)
         grad = xc.sign() * mask * (g / mask.sum(dim=list(dims), keepdim=True))
     else:
         scaled = xc * xc.abs().pow(order - 2) if order >= 1 else tl.where(
@@ -465,7 +471,7 @@ def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A
         if keepdim:
             raise TypeError("max(): keepdim=True needs dim")
         _check_nonempty(input, (), "max", dim_given=False)
-        return dispatch(AMAX, input, dim=tuple(range(input.ndim)), keepdim=False, out=out)
+        return dispatch(AMAX, input, dim=tuple(range(input.ndim)), keepdim=False, nan_shares=True, out=out)
     return _minmax_dim(MAX_DIM, max_return, input, dim, keepdim, out, "max")
 
 
@@ -477,7 +483,7 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A
         if keepdim:
             raise TypeError("min(): keepdim=True needs dim")
         _check_nonempty(input, (), "min", dim_given=False)
-        return dispatch(AMIN, input, dim=tuple(range(input.ndim)), keepdim=False, out=out)
+        return dispatch(AMIN, input, dim=tuple(range(input.ndim)), keepdim=False, nan_shares=True, out=out)
     return _minmax_dim(MIN_DIM, min_return, input, dim, keepdim, out, "min")
 
 

@@ -528,6 +528,23 @@ def test_amax_gradient_is_shared_among_ties(device):
     assert x.grad.tolist() == [[0.0, 0.5, 0.5], [0.0, 0.0, 0.0]]
 
 
+def test_nan_results_share_the_gradient_as_pytorch(device):
+    # values from torch 2.13: max()/min() share a NaN result's gradient among the NaNs (amax keeps
+    # its own rule: NaN everywhere); an inf-norm counts a NaN among the selected elements (sign(NaN)
+    # = 0 then), so the other elements of a NaN row get 0, not NaN
+    nan = math.nan
+    for reduce in ("max", "min"):
+        x = T(np.array([1.0, nan, 2.0, nan]), device).requires_grad_()
+        getattr(x, reduce)().backward()
+        assert x.grad.tolist() == [0.0, 0.5, 0.0, 0.5]
+    x = T(np.array([1.0, nan, 2.0]), device).requires_grad_()
+    x.amax().backward()
+    assert np.isnan(to_numpy(x.grad)).all()
+    x = T(np.array([[1.0, nan, -2.0], [3.0, -3.0, 1.0]]), device).requires_grad_()
+    x.norm(p=math.inf, dim=1).sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0], [0.5, -0.5, 0.0]]
+
+
 def test_max_dim_gradient_goes_to_the_index(device):
     x = T(np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 1.0]]), device).requires_grad_()
     v, _ = x.max(1)
