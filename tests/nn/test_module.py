@@ -47,7 +47,7 @@ def test_registration_and_traversal():
     assert net.get_submodule("head.1") is net.head[1]
     assert net.get_parameter("a.scale") is net.a.scale
     assert list(net.parameters(recurse=False)) == []
-    with pytest.raises(AttributeError, match="has no submodule `nope`"):
+    with pytest.raises(AttributeError, match="Block has no attribute `nope`"):  # PyTorch's message
         net.get_submodule("a.nope")
 
 

@@ -6,8 +6,10 @@ changing the import and its state dict keys line up.
 
 from __future__ import annotations
 
+import itertools
+import warnings
 from collections import OrderedDict, namedtuple
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from ... import _dtype as D
 from ..._device import as_device
@@ -15,6 +17,12 @@ from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle, _HookDict, add_hook
 from ..parameter import Buffer, Parameter
+from ._backward_hooks import BackwardHook, WrappedHook, warn_non_full_backward_hook
+
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+# pending writes of the load_state_dict calls under way (innermost last): _load_from_state_dict
+# records into it, so nothing is written until the whole state dict has been checked
+_LOAD_PLANS: list[list] = []
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -46,12 +54,7 @@ class Module:
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", OrderedDict())
-        object.__setattr__(self, "_forward_hooks", _HookDict())
-        object.__setattr__(self, "_forward_hooks_with_kwargs", set())
-        object.__setattr__(self, "_forward_pre_hooks", _HookDict())
-        object.__setattr__(self, "_forward_pre_hooks_with_kwargs", set())
-        object.__setattr__(self, "_state_dict_hooks", _HookDict())
-        object.__setattr__(self, "_load_state_dict_pre_hooks", _HookDict())
+        _init_hook_dicts(self)
 
     forward: Callable
 
@@ -173,44 +176,80 @@ class Module:
     # calling
     # ------------------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        for hid, hook in list(self._forward_pre_hooks.items()):
-            if hid in self._forward_pre_hooks_with_kwargs:
-                result = hook(self, args, kwargs)
-                if result is not None:
-                    if not (isinstance(result, tuple) and len(result) == 2):
-                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
-                                           f"but got {result}.")
-                    args, kwargs = result
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
+            return self.forward(*args, **kwargs)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args, kwargs):
+        """PyTorch's ``_call_impl``: forward pre-hooks, the backward hooks' input wrapping, forward,
+        forward hooks, the output wrapping, then the deprecated (non-full) backward hooks."""
+        full_backward_hooks, non_full_backward_hooks, backward_pre_hooks = [], [], []
+        if self._backward_pre_hooks:
+            backward_pre_hooks = list(self._backward_pre_hooks.values())
+        if self._backward_hooks:
+            if self._is_full_backward_hook:
+                full_backward_hooks = list(self._backward_hooks.values())
             else:
-                result = hook(self, args)
-                if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
-        called, output = set(), None
+                non_full_backward_hooks = list(self._backward_hooks.values())
+        called, result = set(), None
         try:
-            output = self.forward(*args, **kwargs)
+            for hid, hook in list(self._forward_pre_hooks.items()):
+                if hid in self._forward_pre_hooks_with_kwargs:
+                    hook_result = hook(self, args, kwargs)
+                    if hook_result is not None:
+                        if not (isinstance(hook_result, tuple) and len(hook_result) == 2):
+                            raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, "
+                                               f"new_kwargs), but got {hook_result}.")
+                        args, kwargs = hook_result
+                else:
+                    hook_result = hook(self, args)
+                    if hook_result is not None:
+                        args = hook_result if isinstance(hook_result, tuple) else (hook_result,)
+            bw_hook = None
+            if full_backward_hooks or backward_pre_hooks:
+                bw_hook = BackwardHook(self, full_backward_hooks, backward_pre_hooks)
+                args = bw_hook.setup_input_hook(args)
+            result = self.forward(*args, **kwargs)
+            if bw_hook is not None:
+                bw_hook.check_inputs_not_modified()
             for hid, hook in list(self._forward_hooks.items()):
                 called.add(hid)
                 if hid in self._forward_hooks_with_kwargs:
-                    result = hook(self, args, kwargs, output)
+                    hook_result = hook(self, args, kwargs, result)
                 else:
-                    result = hook(self, args, output)
-                if result is not None:
-                    output = result
-            return output
+                    hook_result = hook(self, args, result)
+                if hook_result is not None:
+                    result = hook_result
+            if bw_hook is not None:
+                if not isinstance(result, Tensor | tuple):
+                    warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of "
+                                  f"Tensors but received {type(result)}", stacklevel=2)
+                result = bw_hook.setup_output_hook(result)
+            if non_full_backward_hooks:
+                var = result
+                while not isinstance(var, Tensor):
+                    if isinstance(var, dict):
+                        var = next(v for v in var.values() if isinstance(v, Tensor))
+                    else:
+                        var = var[0]
+                grad_fn = var.grad_fn
+                if grad_fn is not None:
+                    for hook in non_full_backward_hooks:
+                        grad_fn.register_hook(WrappedHook(hook, self))
+                    warn_non_full_backward_hook(args, result, grad_fn)
+            return result
         except Exception:
             # PyTorch: hooks registered with always_call=True still run (with the output so far: None
-            # when forward raised) after forward or a hook raised; their own errors are silenced
+            # when forward raised) after a hook or forward raised; their own errors are silenced
             always = getattr(self, "_forward_hooks_always_called", ())
             for hid, hook in list(self._forward_hooks.items()):
                 if hid in always and hid not in called:
                     try:
                         if hid in self._forward_hooks_with_kwargs:
-                            hook(self, args, kwargs, output)
+                            hook(self, args, kwargs, result)
                         else:
-                            hook(self, args, output)
+                            hook(self, args, result)
                     except Exception as exc:
-                        import warnings
-
                         warnings.warn("forward hook with ``always_call=True`` raised an exception that was silenced as "
                                       f"another error was raised in forward: {exc}", stacklevel=2)
             raise
@@ -238,6 +277,39 @@ class Module:
         if prepend:
             _move_first(self._forward_hooks, handle.id)
         return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_output)`` when the gradients with respect to the module's outputs have been
+        computed; may return a new ``grad_output`` tuple. ``grad_output`` has one entry per returned
+        value (None for non-tensors and unused outputs). The forward receives an alias of each input
+        tensor and the caller an alias of each output (PyTorch's ``BackwardHookFunction``)."""
+        handle = add_hook(self._backward_pre_hooks, hook)
+        if prepend:
+            _move_first(self._backward_pre_hooks, handle.id)
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_input, grad_output)`` when the gradients with respect to the module's
+        positional inputs have been computed (with respect to its outputs when no input requires grad);
+        may return a new ``grad_input`` tuple. One entry per positional argument (None for non-tensors);
+        keyword arguments are not covered. Writing to an input in place in ``forward`` raises."""
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        self._is_full_backward_hook = True
+        handle = add_hook(self._backward_hooks, hook)
+        if prepend:
+            _move_first(self._backward_hooks, handle.id)
+        return handle
+
+    def register_backward_hook(self, hook) -> RemovableHandle:
+        """Deprecated (as in PyTorch): ``hook(module, grad_input, grad_output)`` on the autograd node of
+        the module's first output only, so it sees that node's inputs, not the module's."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        self._is_full_backward_hook = False
+        return add_hook(self._backward_hooks, hook)
 
     # ------------------------------------------------------------------------------------------
     # traversal
@@ -302,24 +374,57 @@ class Module:
             return self
         mod = self
         for item in target.split("."):
-            if not hasattr(mod, item) or not isinstance(getattr(mod, item), Module):
-                raise AttributeError(f"{type(mod).__name__} has no submodule `{item}`")
+            if not hasattr(mod, item):
+                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
             mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Replace (or, unless ``strict``, add) the submodule at the dotted path ``target``; its parent
+        must exist."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError("`module` is not an nn.Module, found " + str(type(module)))
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
+        if hasattr(parent, atoms[-1]):
+            mod = getattr(parent, atoms[-1])
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
 
     def get_parameter(self, target: str) -> Parameter:
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
-        if name not in mod._parameters:
-            raise AttributeError(f"{type(mod).__name__} has no parameter `{name}`")
-        return mod._parameters[name]
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return param
 
     def get_buffer(self, target: str) -> Tensor:
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
         if name not in mod._buffers:
-            raise AttributeError(f"{type(mod).__name__} has no buffer `{name}`")
+            raise AttributeError("`" + name + "` is not a buffer")
         return mod._buffers[name]
+
+    def get_extra_state(self):
+        """Override (with ``set_extra_state``) to save extra state in the state dict under
+        ``<prefix>_extra_state``; the base class has none, so it is never called."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")
+
+    def set_extra_state(self, state) -> None:
+        """Override (with ``get_extra_state``) to restore the ``_extra_state`` entry of a state dict."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.")
 
     def apply(self, fn: Callable[[Module], None]) -> Module:
         for m in self.children():
@@ -397,6 +502,13 @@ class Module:
 
         return self._apply(convert)
 
+    def to_empty(self, *, device, recurse: bool = True) -> Module:
+        """Replace every parameter and buffer by an uninitialised tensor of its shape and dtype on
+        ``device`` (None: where it is); parameters keep their identity."""
+        from ..._factories import empty_like
+
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
     def cuda(self, device=None) -> Module:
         dev = as_device("cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
         return self._apply(lambda t: t.to(dev))
@@ -429,27 +541,76 @@ class Module:
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
+        if _overrides(self, "get_extra_state"):
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
     def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
-        """Parameters and persistent buffers by dotted name (PyTorch's key names)."""
+        """Parameters and persistent buffers by dotted name (PyTorch's key names), plus each module's
+        ``get_extra_state()`` under ``<prefix>_extra_state`` when it defines one. Pre-hooks run before
+        a module saves its entries, post-hooks after its children have."""
         if args:  # PyTorch's deprecated positional form: (destination, prefix, keep_vars)
-            destination = args[0] if len(args) > 0 else destination
-            prefix = args[1] if len(args) > 1 else prefix
-            keep_vars = args[2] if len(args) > 2 else keep_vars
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict"
+                          " for details.", FutureWarning, stacklevel=2)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
         if hasattr(destination, "_metadata"):  # PyTorch's per-module versions (read by load_state_dict)
-            destination._metadata[prefix[:-1]] = {"version": self._version}
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in list(self._state_dict_pre_hooks.values()):
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
-        for hook in self._state_dict_hooks.values():
-            result = hook(self, destination, prefix, {})
-            if result is not None:
-                destination = result
+        for hook in list(self._state_dict_hooks.values()):
+            result = hook(self, destination, prefix, local_metadata)
+            if not getattr(hook, "_from_public_api", False):
+                if result is not None:  # the private hook's old contract: a returned dict replaces it
+                    destination = result
+            elif result is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return destination
+
+    def register_state_dict_pre_hook(self, hook) -> RemovableHandle:
+        """``hook(module, prefix, keep_vars)`` before ``state_dict`` saves this module's entries."""
+        return add_hook(self._state_dict_pre_hooks, hook)
+
+    def register_state_dict_post_hook(self, hook) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata)`` after this module's (and its children's)
+        entries were saved; it may change ``state_dict`` in place and must return None."""
+        hook._from_public_api = True  # PyTorch marks the function itself (see _register_state_dict_hook)
+        return add_hook(self._state_dict_hooks, hook)
+
+    def _register_state_dict_hook(self, hook) -> RemovableHandle:
+        """PyTorch's older private post-hook: as ``register_state_dict_post_hook`` but a returned
+        dict replaces the state dict (respected only for the module ``state_dict`` was called on)."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook that was previously "
+                               "registered via register_state_dict_post_hook")
+        return add_hook(self._state_dict_hooks, hook)
+
+    def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)`` before this module reads its entries; it may edit ``state_dict`` (this module's
+        part of the copy being loaded) and the three lists in place."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False) -> RemovableHandle:
+        return add_hook(self._load_state_dict_pre_hooks, WrappedHook(hook, self if with_module else None))
+
+    def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
+        """``hook(module, incompatible_keys)`` once the state dict was loaded; it may edit
+        ``incompatible_keys.missing_keys`` / ``.unexpected_keys`` in place (which decides a strict
+        load's error) and must return None."""
+        return add_hook(self._load_state_dict_post_hooks, hook)
 
     def _state_entries(self):
         """(key, owning module, local name, kind) for every state dict entry."""
@@ -467,57 +628,126 @@ class Module:
         the entry ``name`` (PyTorch's ``_load_from_state_dict`` upgrades)."""
         return False
 
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """Copy values from ``state_dict``. Every key and shape is validated first: on an error
-        nothing changes, and the message lists missing, unexpected and mismatched keys."""
-        if not hasattr(state_dict, "keys"):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict).__name__}.")
-        entries = {key: (mod, name, kind) for key, mod, name, kind in self._state_entries()}
-        metadata = getattr(state_dict, "_metadata", None)
-
-        def legacy_ok(key):  # an entry an older version of its module did not save (it keeps its value)
-            mod, name, _ = entries[key]
-            mod_prefix = key[:-len(name) - 1]
-            version = metadata.get(mod_prefix, {}).get("version") if metadata is not None else None
-            return mod._missing_in_version(name, version)
-
-        missing = [k for k in entries if k not in state_dict and not legacy_ok(k)]
-        unexpected = [k for k in state_dict if k not in entries]
-        mismatched, bad_type = [], []
-        for key, (mod, name, _) in entries.items():
-            if key not in state_dict:
-                continue
-            value = state_dict[key]
-            current = getattr(mod, name)
-            if not isinstance(value, Tensor):
-                bad_type.append(f'While copying the parameter named "{key}", expected a Tensor, got '
-                                f"{type(value).__name__}")
-                continue
-            if tuple(value.shape) != tuple(current.shape):
-                mismatched.append(f"size mismatch for {key}: copying a param with shape {list(value.shape)} from "
-                                  f"checkpoint, the shape in current model is {list(current.shape)}.")
-        errors = list(bad_type) + mismatched
-        if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ".")
-        if errors:
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
-        with no_grad():
-            for key, (mod, name, kind) in entries.items():
-                if key not in state_dict:
-                    continue
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs) -> None:
+        """Check this module's own entries of ``state_dict`` (not its children's) and queue their
+        copies (PyTorch's signature, so a subclass may rename keys and call ``super()``). Within
+        ``load_state_dict`` the copies wait until every module has been checked."""
+        for hook in list(self._load_state_dict_pre_hooks.values()):
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        persistent = ((k, v) for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set)
+        local_state = {k: v for k, v in itertools.chain(self._parameters.items(), persistent) if v is not None}
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        version = local_metadata.get("version")
+        writes = []
+        for name, param in local_state.items():
+            key = prefix + name
+            if key in state_dict:
                 value = state_dict[key]
-                current = getattr(mod, name)
-                if assign:
-                    if kind == "parameter":
-                        mod._parameters[name] = Parameter(value.detach(), current.requires_grad)
-                    else:
-                        mod._buffers[name] = value.detach()
-                else:
-                    current.copy_(value)
-        return _IncompatibleKeys(missing, unexpected)
+                if not isinstance(value, Tensor):
+                    error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
+                                      f"Tensor-like object from checkpoint but received {type(value)}")
+                    continue
+                if param.ndim == 0 and value.ndim == 1 and value.shape[0] == 1:
+                    value = value[0]  # PyTorch's compatibility with 0.3's one-element vectors
+                if tuple(value.shape) != tuple(param.shape):
+                    error_msgs.append(f"size mismatch for {key}: copying a param with shape {list(value.shape)} from "
+                                      f"checkpoint, the shape in current model is {list(param.shape)}.")
+                    continue
+                writes.append((self, name, param, value, assign))
+            elif strict and not self._missing_in_version(name, version):
+                missing_keys.append(key)
+        extra_state_key = prefix + _EXTRA_STATE_KEY_SUFFIX
+        if _overrides(self, "set_extra_state"):
+            if extra_state_key in state_dict:
+                writes.append((self, None, None, state_dict[extra_state_key], False))
+            elif strict:
+                missing_keys.append(extra_state_key)
+        elif strict and extra_state_key in state_dict:
+            unexpected_keys.append(extra_state_key)
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix) and key != extra_state_key:
+                    input_name = key[len(prefix):].split(".", 1)
+                    if len(input_name) > 1:
+                        if input_name[0] not in self._modules:
+                            unexpected_keys.append(key)
+                    elif input_name[0] not in local_state:
+                        unexpected_keys.append(key)
+        if _LOAD_PLANS:
+            _LOAD_PLANS[-1].extend(writes)
+        else:  # called on its own, as PyTorch's: write now
+            _apply_writes(writes)
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """Copy values (and extra states) from ``state_dict``, walking the modules as PyTorch does
+        (load pre-hooks, ``_load_from_state_dict``, children, load post-hooks).
+
+        Every key and shape is checked before anything is written: on an error nothing changes and
+        the message lists the missing, unexpected and mismatched keys. Load post-hooks (which may
+        clear missing/unexpected keys, so decide a strict load's error) run after the writes, as in
+        PyTorch; a module tree with post-hooks is therefore written before a remaining strict key
+        error is raised."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing_keys: list[str] = []
+        unexpected_keys: list[str] = []
+        error_msgs: list[str] = []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+        if metadata is not None:
+            state_dict._metadata = metadata
+        post_hooked: list[Module] = []
+
+        def load(module: Module, local_state_dict, prefix: str = "") -> None:
+            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
+                                         unexpected_keys, error_msgs)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    child_state_dict = {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)}
+                    load(child, child_state_dict, child_prefix)
+            if module._load_state_dict_post_hooks:
+                post_hooked.append(module)  # children before parents, as PyTorch calls them
+
+        plan: list = []
+        _LOAD_PLANS.append(plan)
+        try:
+            load(self, state_dict)
+        finally:
+            _LOAD_PLANS.pop()
+
+        def key_errors() -> list[str]:
+            msgs = []
+            if strict:
+                if missing_keys:
+                    msgs.append("Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing_keys)))
+                if unexpected_keys:
+                    msgs.append("Unexpected key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in unexpected_keys)))
+            return msgs
+
+        if not post_hooked and (error_msgs or key_errors()):
+            self._raise_load_errors(key_errors() + error_msgs)
+        if not error_msgs:
+            _apply_writes(plan)
+        incompatible_keys = _IncompatibleKeys(missing_keys, unexpected_keys)
+        for module in post_hooked:
+            for hook in list(module._load_state_dict_post_hooks.values()):
+                if hook(module, incompatible_keys) is not None:
+                    raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                                         "expected to return new values, if incompatible_keys need to be modified, "
+                                         "it should be done inplace.")
+        errors = key_errors() + error_msgs
+        if errors:
+            self._raise_load_errors(errors)
+        return incompatible_keys
+
+    def _raise_load_errors(self, errors: list[str]) -> None:
+        raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
 
     # ------------------------------------------------------------------------------------------
     # repr
@@ -548,6 +778,41 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        _init_hook_dicts(self, only_missing=True)  # a module pickled before these existed
+
+
+def _init_hook_dicts(module: Module, only_missing: bool = False) -> None:
+    d = module.__dict__
+    for name in ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
+                 "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                 "_load_state_dict_post_hooks"):
+        if not only_missing or name not in d:
+            object.__setattr__(module, name, _HookDict())
+    for name in ("_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs"):
+        if not only_missing or name not in d:
+            object.__setattr__(module, name, set())
+    if not only_missing or "_is_full_backward_hook" not in d:
+        object.__setattr__(module, "_is_full_backward_hook", None)
+
+
+def _overrides(module: Module, method: str) -> bool:
+    """Whether the module's class defines its own ``get_extra_state``/``set_extra_state``."""
+    return getattr(type(module), method, None) is not getattr(Module, method)
+
+
+def _apply_writes(writes) -> None:
+    """Perform the copies (or, with ``assign``, replacements) and extra states load_state_dict queued."""
+    with no_grad():
+        for mod, name, current, value, assign in writes:
+            if name is None:
+                mod.set_extra_state(value)
+            elif assign:
+                if name in mod._parameters:
+                    mod._parameters[name] = Parameter(value.detach(), current.requires_grad)
+                else:
+                    mod._buffers[name] = value.detach()
+            else:
+                current.copy_(value)
 
 
 def _addindent(text: str, spaces: int) -> str:
