@@ -645,6 +645,30 @@ def test_bce_target_gradient_is_unclamped():
     close(y.grad, [math.inf, -math.inf, 0.0])
 
 
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=needs_cuda)])
+def test_loss_gradients_at_infinite_and_nan_inputs(device):
+    """Values from torch 2.13: smooth_l1/huber give +-1 (times beta/delta for huber) at an infinite
+    difference and NaN at a NaN; binary_cross_entropy_with_logits gives sigmoid(x) - y at infinite
+    logits (the derivative of the unselected square / of the stable forward formula gave NaN)."""
+    inf, nan = math.inf, math.nan
+    b = T([1.0, 1.0, 1.0, 0.0, 1.0], device)
+    a = T([-inf, inf, nan, 0.25, 3.0], device, grad=True)
+    F.smooth_l1_loss(a, b, reduction="sum", beta=0.5).backward()
+    close(a.grad, [-1.0, 1.0, nan, 0.5, 1.0])
+    a.grad = None
+    F.huber_loss(a, b, reduction="sum", delta=0.5).backward()
+    close(a.grad, [-0.5, 0.5, nan, 0.25, 0.5])
+    x = T([-inf, inf, 0.0, 2.0], device, grad=True)
+    y = T([0.25, 0.5, 1.0, 0.0], device, grad=True)
+    F.binary_cross_entropy_with_logits(x, y, reduction="sum").backward()
+    close(x.grad, [-0.25, 0.5, -0.5, 0.8807970779778823])
+    close(y.grad, [inf, -inf, 0.0, -2.0])
+    x.grad = y.grad = None
+    F.binary_cross_entropy_with_logits(x, y, reduction="sum", pos_weight=T([2.0], device)).backward()
+    close(x.grad, [-0.5, 0.5, -1.0, 0.8807970779778823])
+    close(y.grad, [inf, -inf, 0.6931471805599453, -1.8730719889570278])
+
+
 def test_integer_regression_losses_raise_not_implemented():
     """PyTorch has no integer mse/smooth_l1/huber kernels (NotImplementedError, messages from torch
     2.13); l1_loss works on integers, and an integer input with a floating target promotes."""

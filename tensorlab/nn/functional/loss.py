@@ -16,7 +16,9 @@ from registered ops instead, so double backward works.
 Every other loss is a composition of registered ops (elementwise, reductions, gather), so it runs
 on their kernels and is differentiable to any order. ``binary_cross_entropy`` is a custom
 autograd Function whose backward is PyTorch's formula ``(x - y) / max(x (1 - x), 1e-12)``
-(the composition would differ from PyTorch where the log is clamped at -100).
+(the composition would differ from PyTorch where the log is clamped at -100), and so is
+``binary_cross_entropy_with_logits`` (``sigmoid(x) - y``: the stable forward formula's own
+derivative is NaN at infinite logits).
 
 Reductions: ``'none' | 'mean' | 'sum'`` (``kl_div`` also ``'batchmean'``); the deprecated
 ``size_average``/``reduce`` arguments are honoured with PyTorch's warning.
@@ -173,7 +175,11 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
         return _reduce(d, reduction)
     from ...ops.elementwise_binary import where
 
-    loss = where(d < beta, d.square() * (0.5 / beta), d - 0.5 * beta)
+    # PyTorch's gradient is +-1 at an infinite d and NaN at a NaN d: the square is taken of d with
+    # the linear branch's elements zeroed (an unselected inf**2 would give a NaN gradient), and NaN
+    # takes the square's branch
+    big = d >= beta
+    loss = where(big, d - 0.5 * beta, where(big, 0.0, d).square() * (0.5 / beta))
     return _reduce(loss, reduction)
 
 
@@ -191,7 +197,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 
     a, b = _broadcast("huber_loss", input, target)
     d = (a - b).abs()
-    loss = where(d < delta, d.square() * 0.5, (d - 0.5 * delta) * delta)
+    big = d >= delta  # (the branches as smooth_l1_loss's)
+    loss = where(big, (d - 0.5 * delta) * delta, where(big, 0.0, d).square() * 0.5)
     return _weighted("huber_loss", loss, input, weight, reduction, mean_by_weight=False)
 
 
@@ -518,16 +525,40 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         if t is not None:
             _need_tensor("binary_cross_entropy_with_logits", **{name: t})
             _no_grad_arg("binary_cross_entropy_with_logits", name, t)
-    max_val = (-input).clamp_min(0)
-    softplus_neg = ((-max_val).exp() + (-input - max_val).exp()).log() + max_val
-    if pos_weight is not None:
-        log_weight = (pos_weight - 1) * target + 1
-        loss = (1 - target) * input + log_weight * softplus_neg
-    else:
-        loss = (1 - target) * input + softplus_neg
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    return _reduce(_BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight), reduction)
+
+
+class _BinaryCrossEntropyWithLogits(Function):
+    """The elementwise loss, with PyTorch's gradients: ``dx = w (sigmoid(x) - y)`` (with pos_weight
+    ``pw``: ``w ((pw y + 1 - y) sigmoid(x) - pw y)``), ``dy = -w x`` (``w (logsigmoid(-x) - pw
+    logsigmoid(x))``). Differentiating the stable forward formula instead gives NaN at infinite logits."""
+
+    @staticmethod
+    def forward(ctx, x, y, w, pw):
+        ctx.save_for_backward(x, y, w, pw)
+        max_val = (-x).clamp_min(0)
+        softplus_neg = ((-max_val).exp() + (-x - max_val).exp()).log() + max_val
+        if pw is not None:
+            loss = (1 - y) * x + ((pw - 1) * y + 1) * softplus_neg
+        else:
+            loss = (1 - y) * x + softplus_neg
+        return loss * w if w is not None else loss
+
+    @staticmethod
+    def backward(ctx, g):
+        from .activation import logsigmoid
+
+        x, y, w, pw = ctx.saved_tensors
+        gw = g * w if w is not None else g
+        gx = gy = None
+        if ctx.needs_input_grad[0]:
+            s = x.sigmoid()
+            gx = (((pw * y + 1 - y) * s - pw * y) if pw is not None else s - y) * gw
+            gx = gx.sum_to_size(*x.shape) if tuple(gx.shape) != tuple(x.shape) else gx
+        if ctx.needs_input_grad[1]:
+            gy = (logsigmoid(-x) - logsigmoid(x) * pw if pw is not None else -x) * gw
+            gy = gy.sum_to_size(*y.shape) if tuple(gy.shape) != tuple(y.shape) else gy
+        return gx, gy, None, None
 
 
 # ----------------------------------------------------------------------------------------------
