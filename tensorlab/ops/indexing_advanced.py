@@ -240,7 +240,22 @@ def _result_shape(p: Parsed, indices) -> tuple:
 def put(x: Tensor, index: tuple, values: Tensor, *, accumulate: bool = False, inplace: bool = True,
         op: str = "index_put_") -> Tensor:
     """``x[index] = values`` (``+=`` with ``accumulate``), in place or on a copy; ``values`` must have x's dtype."""
-    return _put(x, parse(x, index), values, accumulate, inplace, op)
+    p = parse(x, index)
+    if not p.entries and any(isinstance(i, Tensor) and i.ndim == 0 and i.dtype in (D.int64, D.int32) for i in index):
+        # index_put takes 0-d integer index tensors as index tensors (PyTorch), where parse reads them as
+        # selects: as 1-element ones they give the same result, once values fit the 0-d indices' result
+        shape = tuple(p.yshape)  # (the selects' result)
+        from .._broadcast import broadcast_shapes
+
+        try:
+            fits = tuple(broadcast_shapes(tuple(values.shape), shape)) == shape
+        except (RuntimeError, ValueError):
+            fits = False
+        if not fits:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
+                               f"indexing result of shape {list(shape)}")
+        p = parse(x, tuple(i.reshape(1) if isinstance(i, Tensor) and i.ndim == 0 else i for i in index))
+    return _put(x, p, values, accumulate, inplace, op)
 
 
 def _put(x: Tensor, p: Parsed, values: Tensor, accumulate: bool, inplace: bool, op: str) -> Tensor:

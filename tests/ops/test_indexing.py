@@ -867,6 +867,31 @@ def test_index_put_takes_no_none(device):
     assert x.tolist() == [[1.0, 1.0, 0.0]] * 2
 
 
+def test_index_put_with_0d_index_tensors(device):
+    # values from torch 2.13 (it raised "needs at least one index tensor"): 0-d integer index
+    # tensors index as in x[i]; the value must fit that result (no leading 1 dropped)
+    def t(v, **kw):
+        return tl.tensor(v, device=device, **kw)
+
+    x = t([1.0, 2.0])
+    x.index_put_((t(0),), t(5.0))
+    assert x.tolist() == [5.0, 2.0]
+    y = t([[1.0, 2.0], [3.0, 4.0]])
+    assert tl.index_put(y, (t(1),), t([7.0, 8.0])).tolist() == [[1.0, 2.0], [7.0, 8.0]]
+    assert tl.index_put(y, (t(1), t(0)), t(7.0), accumulate=True).tolist() == [[1.0, 2.0], [10.0, 4.0]]
+    with pytest.raises(RuntimeError, match=r"value tensor of shape \[1\] cannot be broadcast to indexing result of "
+                                           r"shape \[\]"):
+        x.index_put_((t(1),), t([5.0]), accumulate=True)
+    with pytest.raises(IndexError):
+        tl.index_put(x, (t(5),), t(7.0))
+    assert x.tolist() == [5.0, 2.0]
+    a = t([1.0, 2.0], dtype=tl.float64, requires_grad=True)
+    v = t(3.0, dtype=tl.float64, requires_grad=True)
+    out = tl.index_put(a * 1, (t(1),), v * 2, accumulate=True)
+    (out * t([1.0, 5.0], dtype=tl.float64)).sum().backward()
+    assert a.grad.tolist() == [1.0, 5.0] and v.grad.item() == 10.0
+
+
 def test_several_ellipses_as_pytorch(device):
     a = np.arange(24.0).reshape(2, 3, 4)
     x = tl.tensor(a, device=device)
