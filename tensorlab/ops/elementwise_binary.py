@@ -320,10 +320,6 @@ def _copysign_backward(ctx, g):
     return _finish(ctx, gx, gy)
 
 
-# ----------------------------------------------------------------------------------------------
-# declarations
-# ----------------------------------------------------------------------------------------------
-
 def _logaddexp_backward(base2: bool):
     def backward(ctx, g):
         from .elementwise_unary import exp, exp2
@@ -343,6 +339,10 @@ def _xlogy_backward(ctx, g):
         gx = where((x == 0) & (y <= 0), 0.0, gx) if isinstance(y, Tensor) else where(x == 0, 0.0, gx) if y <= 0 else gx
     return _finish(ctx, gx, g * x / y if ny else None)
 
+
+# ----------------------------------------------------------------------------------------------
+# declarations
+# ----------------------------------------------------------------------------------------------
 
 
 def _declare(name, kind, backward=None, save=E.save_inputs, doc="", scalars_fit: bool = False):
@@ -366,13 +366,13 @@ ATAN2 = _declare("atan2", _FLOAT, _atan2_backward, doc="atan(input / other) in t
 HYPOT = _declare("hypot", _FLOAT, _hypot_backward, E.save_inputs_and_output, doc="sqrt(input**2 + other**2)")
 COPYSIGN = _declare("copysign", _FLOAT, _copysign_backward, E.save_inputs_and_output,
                     doc="|input| with the sign of other")
+LOGADDEXP = _declare("logaddexp", _FLOAT, _logaddexp_backward(False), doc="log(exp(input) + exp(other))")
+LOGADDEXP2 = _declare("logaddexp2", _FLOAT, _logaddexp_backward(True), doc="log2(2**input + 2**other)")
+XLOGY = _declare("xlogy", _FLOAT, _xlogy_backward, doc="input * log(other), 0 where input is 0")
 CLAMP_MIN = _declare("clamp_min", _ARITH, _clamp_min_backward, doc="max(input, min); nan propagates", scalars_fit=True)
 CLAMP_MAX = _declare("clamp_max", _ARITH, _clamp_max_backward, doc="min(input, max); nan propagates", scalars_fit=True)
 EQ = _declare("eq", _BOOL, doc="input == other")
 NE = _declare("ne", _BOOL, doc="input != other")
-LOGADDEXP = _declare("logaddexp", _FLOAT, _logaddexp_backward(False), doc="log(exp(input) + exp(other))")
-LOGADDEXP2 = _declare("logaddexp2", _FLOAT, _logaddexp_backward(True), doc="log2(2**input + 2**other)")
-XLOGY = _declare("xlogy", _FLOAT, _xlogy_backward, doc="input * log(other), 0 where input is 0")
 LT = _declare("lt", _BOOL, doc="input < other")
 LE = _declare("le", _BOOL, doc="input <= other")
 GT = _declare("gt", _BOOL, doc="input > other")
@@ -631,10 +631,6 @@ def copysign_(self, other):
     return _binary_(COPYSIGN, "copysign", self, other, needs_self="any")
 
 
-def _comparison(op, name, tensor_other: bool = False):
-    """``name`` and ``name_``; ``tensor_other``: ``other`` must be a Tensor (PyTorch's logical ops take no number)."""
-
-    def fn(input, other, *, out=None):
 @tensor_method
 def logaddexp(input, other, *, out=None):
     """``log(exp(input) + exp(other))`` without overflow (floating tensors only)."""
@@ -660,6 +656,10 @@ def xlogy_(self, other):
     return _binary_(XLOGY, "xlogy", self, other)
 
 
+def _comparison(op, name, tensor_other: bool = False):
+    """``name`` and ``name_``; ``tensor_other``: ``other`` must be a Tensor (PyTorch's logical ops take no number)."""
+
+    def fn(input, other, *, out=None):
         if tensor_other:
             _tensor_pair(name, input, other)
         return _binary(op, name, input, other, out=out)

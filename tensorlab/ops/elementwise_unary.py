@@ -271,9 +271,6 @@ def _erf_backward(ctx, g):
     return (g * exp(-(x * x)) * _TWO_OVER_SQRT_PI,)
 
 
-def _erfinv_backward(ctx, g):
-    y = ctx.saved_tensors[0]
-    return (g * exp(y * y) * _SQRT_PI_OVER_2,)
 def _erfc_backward(ctx, g):
     x = _x(ctx)
     return (-g * exp(-(x * x)) * _TWO_OVER_SQRT_PI,)
@@ -294,6 +291,9 @@ def _atanh_backward(ctx, g):
     return (g / (1 - x * x),)
 
 
+def _erfinv_backward(ctx, g):
+    y = ctx.saved_tensors[0]
+    return (g * exp(y * y) * _SQRT_PI_OVER_2,)
 
 
 def _frac_backward(ctx, g):
@@ -428,16 +428,16 @@ def _logit_args(x, eps=None):
 LOGIT = _declare("logit", _FLOAT, _logit_backward, kernel_args=_logit_args, doc="log(p / (1 - p)), clamped by eps")
 ERF = _declare("erf", _FLOAT, _erf_backward)
 ERFINV = _declare("erfinv", _FLOAT, _erfinv_backward, _save_output, needs_input=False)
+ERFC = _declare("erfc", _FLOAT, _erfc_backward, doc="1 - erf(input), accurate where erf is near 1")
+ASINH = _declare("asinh", _FLOAT, _asinh_backward)
+ACOSH = _declare("acosh", _FLOAT, _acosh_backward)
+ATANH = _declare("atanh", _FLOAT, _atanh_backward)
 FLOOR = _declare("floor", _SAME_NO_BOOL, _zeros_backward, E.save_nothing, needs_input=False)
 CEIL = _declare("ceil", _SAME_NO_BOOL, _zeros_backward, E.save_nothing, needs_input=False)
 TRUNC = _declare("trunc", _SAME_NO_BOOL, _zeros_backward, E.save_nothing, needs_input=False)
 
 
 def _round_args(x, decimals=0):
-ERFC = _declare("erfc", _FLOAT, _erfc_backward, doc="1 - erf(input), accurate where erf is near 1")
-ASINH = _declare("asinh", _FLOAT, _asinh_backward)
-ACOSH = _declare("acosh", _FLOAT, _acosh_backward)
-ATANH = _declare("atanh", _FLOAT, _atanh_backward)
     if decimals == 0:
         return "round", ()
     if not x.dtype.is_floating_point:
@@ -555,17 +555,17 @@ cosh, cosh_ = _make_simple("cosh")
 tanh, tanh_ = _make_simple("tanh")
 sigmoid, sigmoid_ = _make_simple("sigmoid")
 erf, erf_ = _make_simple("erf")
+erfc, erfc_ = _make_simple("erfc")
 erfinv, erfinv_ = _make_simple("erfinv")
+asinh, asinh_ = _make_simple("asinh")
+acosh, acosh_ = _make_simple("acosh")
+atanh, atanh_ = _make_simple("atanh")
 floor, floor_ = _make_simple("floor")
 ceil, ceil_ = _make_simple("ceil")
 trunc, trunc_ = _make_simple("trunc")
 frac, frac_ = _make_simple("frac")
 logical_not, logical_not_ = _make_simple("logical_not")
-erfc, erfc_ = _make_simple("erfc")
 bitwise_not, bitwise_not_ = _make_simple("bitwise_not")
-asinh, asinh_ = _make_simple("asinh")
-acosh, acosh_ = _make_simple("acosh")
-atanh, atanh_ = _make_simple("atanh")
 
 
 def _make_predicate(name: str):
@@ -588,6 +588,7 @@ signbit = _make_predicate("signbit")
 # aliases (PyTorch's names)
 negative, negative_, absolute, absolute_ = neg, neg_, abs, abs_
 arcsin, arcsin_, arccos, arccos_, arctan, arctan_ = asin, asin_, acos, acos_, atan, atan_
+arcsinh, arcsinh_, arccosh, arccosh_, arctanh, arctanh_ = asinh, asinh_, acosh, acosh_, atanh, atanh_
 fix, fix_ = trunc, trunc_
 for _alias, _fn in (("negative", neg), ("negative_", neg_), ("absolute", abs), ("absolute_", abs_),
                     ("arcsin", asin), ("arcsin_", asin_), ("arccos", acos), ("arccos_", acos_),
@@ -596,7 +597,6 @@ for _alias, _fn in (("negative", neg), ("negative_", neg_), ("absolute", abs), (
                     ("arctanh", atanh), ("arctanh_", atanh_)):
     tensor_method(_fn, name=_alias)
 
-arcsinh, arcsinh_, arccosh, arccosh_, arctanh, arctanh_ = asinh, asinh_, acosh, acosh_, atanh, atanh_
 
 @tensor_method
 def positive(input):
