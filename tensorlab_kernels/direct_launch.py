@@ -49,6 +49,7 @@ import os
 from ._triton import TRITON_AVAILABLE, triton
 from .compile_options import add_compile_options
 from .runtime.array import DeviceArray
+from .torch_free import triton_launch
 
 # The launch protocol above was read in, and is tested against, these Triton versions.
 CHECKED_VERSIONS = ((3, 6), (3, 9))
@@ -150,16 +151,16 @@ def launch(kernel, grid: tuple, args: tuple, meta: dict):
     table = held[1]
     knobs = triton.knobs.runtime
     if table is _OFF or _hooked(knobs):
-        return kernel[grid](*args, **meta)
+        return triton_launch(kernel, grid, args, meta)
     drv = triton.runtime.driver.active
     device = drv.get_current_device()
     try:
         key = _key(device, args, meta)
         entry = table.get(key)
     except TypeError:  # an argument type we do not key, or an unhashable keyword value
-        return kernel[grid](*args, **meta)
+        return triton_launch(kernel, grid, args, meta)
     if entry is None:  # first launch with this key: Triton's path, then remember what it ran
-        compiled = kernel[grid](*args, **meta)
+        compiled = triton_launch(kernel, grid, args, meta)
         entry = table[key] = _entry(kernel, device, args, meta, compiled)
         if entry is _OFF:
             _tables[id(kernel)] = (kernel, _OFF)
@@ -202,7 +203,7 @@ def launch_keyed(kernel, grid: tuple, args: tuple, key, meta_of):
     docstring) and ``meta_of()`` building its keyword arguments, called only when needed."""
     knobs = triton.knobs.runtime
     if getattr(knobs.launch_enter_hook, "calls", True) or getattr(knobs.launch_exit_hook, "calls", True):
-        return kernel[grid](*args, **add_compile_options(meta_of()))  # _hooked(knobs), written out: the hot path
+        return triton_launch(kernel, grid, args, add_compile_options(meta_of()))  # _hooked(knobs), written out
     drv = triton.runtime.driver.active
     device = drv.get_current_device()
     keyed = _keyed.get(id(kernel))

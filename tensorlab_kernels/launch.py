@@ -25,6 +25,7 @@ from . import direct_launch
 from ._triton import TRITON_AVAILABLE, triton
 from .compile_options import add_compile_options
 from .runtime import INTERPRET as _RUNTIME_INTERPRET
+from .torch_free import triton_launch
 
 log = logging.getLogger("tensorlab")
 DEBUG = os.environ.get("TENSORLAB_DEBUG", "0") not in ("", "0")
@@ -72,7 +73,7 @@ def launch(kernel, grid, *args, **meta):
         # user would not see
         with np.errstate(all="ignore"):
             return kernel[grid](*args, **meta)
-    return kernel[grid](*args, **meta)
+    return triton_launch(kernel, grid, args, meta)
 
 
 def launch_keyed(kernel, grid: tuple, args: tuple, key, meta_of):

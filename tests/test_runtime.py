@@ -358,3 +358,29 @@ def test_needs_int64_bounds_offsets_by_the_allocation():
     unknown = type("StandIn", (), {"ptr": 0x1000, "device": 0})()
     assert not needs_int64(DeviceArray(unknown, 5, (4, 4), (4, 1), "float32"))
     assert needs_int64(DeviceArray(unknown, INT32_MAX, (4, 4), (4, 1), "float32"))
+
+
+def test_triton_launch_refuses_torch_while_triton_runs(monkeypatch):
+    # Triton 3.6's argument specialiser imports torch on its first bind where torch is installed
+    # (seen on an H100); triton_launch makes that import fail, so Triton takes torch as absent
+    import sys
+
+    from tensorlab_kernels.torch_free import triton_launch
+
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    seen = []
+
+    class FakeKernel:
+        def __getitem__(self, grid):
+            def run(*args, **meta):
+                try:
+                    import torch  # noqa: F401
+                except ImportError as exc:
+                    seen.append(type(exc).__name__)
+                return grid, args, meta
+
+            return run
+
+    assert triton_launch(FakeKernel(), (2,), (1, 2), {"BLOCK": 4}) == ((2,), (1, 2), {"BLOCK": 4})
+    assert seen == ["ModuleNotFoundError"] and "torch" not in sys.modules
+    assert not any(type(f).__name__ == "_RefuseTorch" for f in sys.meta_path)  # removed afterwards
