@@ -141,7 +141,9 @@ def _binary_op(a, b, alpha, OP: tl.constexpr, IS_FLOAT: tl.constexpr, NBITS: tl.
             y = a % b
     elif OP == POW:
         if IS_FLOAT:
-            y = ld.pow(a, b)
+            # x**2 as x*x and x**1 as x, exactly, as PyTorch's pow special-cases them (libdevice's
+            # pow can be an ulp off there: a gradient 2x computed as 2 * x**1 was, on an H100)
+            y = tl.where(b == 2.0, a * a, tl.where(b == 1.0, a, ld.pow(a, b)))
         else:
             y = _int_pow(a, b, NBITS)
     elif OP == MAXIMUM:  # nan propagates
