@@ -3,7 +3,8 @@
 Every benchmark script in ``bench/`` uses this module:
 
 - :func:`time_fn` times a callable: CUDA events on a real GPU (after warm-up, median of
-  repeats), ``perf_counter`` on cpu. Interpreted cuda is not a performance target: scripts refuse
+  repeats, each after an L2 flush that also hides the host's launch time), ``perf_counter`` on
+  cpu. Interpreted cuda is not a performance target: scripts refuse
   it unless ``--allow-interpreted`` is given (for smoke tests only).
 - :func:`copy_bandwidth` measures the device-to-device copy bandwidth that memory-bound kernels
   are compared with (DESIGN §4: report the fraction of the device's peak).
@@ -83,9 +84,16 @@ def time_fn(fn, dev: str, repeats: int = 20, warmup: int = 3) -> float:
     for _ in range(warmup):
         fn()
     if dev.startswith("cuda") and not tl.cuda.is_interpreted():
+        # Before each sample the GPU zeroes a 256 MB buffer (triton.testing.do_bench's method): it
+        # evicts the inputs from L2, and it keeps the GPU busy while the host records the start
+        # event and launches fn, so the events time the kernels, not the host's launch overhead
+        # (that is bench/launch.py's figure). Without it, an op's ~20 us of host time landed inside
+        # every sample on an H100 and was counted as kernel time.
+        flush = tl.empty(64 << 20, dtype=tl.int32, device=dev)
         times = []
         for _ in range(repeats):
             start, end = tl.cuda.Event(enable_timing=True), tl.cuda.Event(enable_timing=True)
+            flush.zero_()
             start.record()
             fn()
             end.record()

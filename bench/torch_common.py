@@ -43,9 +43,13 @@ def time_fn(fn: Callable, repeats: int, device: str = "cuda", warmup: int = 3) -
         fn()
     synchronize(device)
     times = []
+    # the same method as bench/harness.py: a 256 MB zeroing before each sample flushes L2 and keeps
+    # the GPU busy while the host launches, so the events time the kernels only
+    flush = torch.empty(64 << 20, dtype=torch.int32, device=device) if device.startswith("cuda") else None
     for _ in range(repeats):
         if device.startswith("cuda"):
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            flush.zero_()
             start.record()
             fn()
             end.record()
