@@ -322,7 +322,8 @@ def tile_config(n_rows: int, n_cols: int, row_stride: int, col_stride: int, item
       contiguous kept dim, a short BLOCK_N, so each load instruction is coalesced across rows.
     """
     # elements per tile: ~16 KB of input per load on a GPU; the interpreter prefers big tiles
-    budget = max_tile or TILE_BUDGET or (16384 if INTERPRET else max(2048, 16384 // max(itemsize, 1)))
+    # (the tests' TILE_BUDGET wins over a caller's max_tile)
+    budget = TILE_BUDGET or max_tile or (16384 if INTERPRET else max(2048, 16384 // max(itemsize, 1)))
     if row_stride == 1 and col_stride != 1 and n_rows > 1:
         block_m = min(next_pow2(n_rows), budget if INTERPRET else 256)
         block_n = min(next_pow2(max(n_cols, 1)), max(1, budget // block_m))
