@@ -19,7 +19,7 @@ from .._triton import tl, triton
 from ..runtime.array import DeviceArray
 from . import common as C
 from .libdevice import libdevice as ld
-from .unary import fdiv
+from .unary import INF, fdiv
 
 OPS = [
     "add", "sub", "mul", "div", "div_trunc", "div_floor", "remainder", "fmod", "pow", "maximum", "minimum",
@@ -66,7 +66,6 @@ LOGADDEXP2: tl.constexpr = tl.constexpr(33)
 XLOGY: tl.constexpr = tl.constexpr(34)
 assert len(OPS) == 35 and CODES["xlogy"] == 34
 
-INF: tl.constexpr = tl.constexpr(float("inf"))
 INV_LN2: tl.constexpr = tl.constexpr(1.4426950408889634)
 
 # ----------------------------------------------------------------------------------------------

@@ -31,7 +31,8 @@ else:  # pragma: no cover - kernels cannot launch without Triton anyway
 
 
 
-def _erf_np(x, fn=math.erf):
+def math_np(fn, x):
+    """``fn`` of Python's math module (erf, erfc: numpy has none) on each element, in x's dtype."""
     flat = np.fromiter(map(fn, x.reshape(-1).tolist()), dtype=np.float64, count=x.size)
     return flat.reshape(x.shape).astype(x.dtype)
 
@@ -54,7 +55,8 @@ _NUMPY = {
     "log1p": np.log1p, "sqrt": np.sqrt, "rsqrt": lambda x: (1 / np.sqrt(x)).astype(x.dtype),
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
     "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh,
-    "atanh": np.arctanh, "erf": _erf_np, "erfc": lambda x: _erf_np(x, math.erfc), "erfinv": erfinv_np,
+    "atanh": np.arctanh, "erf": lambda x: math_np(math.erf, x),
+    "erfc": lambda x: math_np(math.erfc, x), "erfinv": erfinv_np,
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "nearbyint": np.rint,
     "atan2": np.arctan2, "hypot": np.hypot, "copysign": np.copysign, "fmod": np.fmod, "pow": np.power,
     "fdiv_rn": np.divide, "ddiv_rn": np.divide, "signbit": _signbit, "isnan": _isnan, "isinf": _isinf,

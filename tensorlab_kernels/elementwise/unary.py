@@ -20,6 +20,7 @@ from .._triton import tl, triton
 from . import common as C
 from ._erfinv import erfinv_np
 from .libdevice import libdevice as ld
+from .libdevice import math_np
 
 # ----------------------------------------------------------------------------------------------
 # Op codes (index in OPS). Kernel code compares the constexpr OP with these names.
@@ -350,13 +351,12 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _np_erf(x, fn=math.erf):
-    flat = np.fromiter(map(fn, x.reshape(-1).tolist()), dtype=np.float64, count=x.size)
-    return flat.reshape(x.shape).astype(x.dtype)
+def _np_erf(x):
+    return math_np(math.erf, x)
 
 
 def _np_erfc(x):
-    return _np_erf(x, math.erfc)
+    return math_np(math.erfc, x)
 
 
 def _clamp(x, lo, hi):
