@@ -32,6 +32,7 @@ from . import indexing as I
 from . import matmul as M
 from . import reductions as R
 from . import shape_ops as S
+from .composite_shape import unravel_index
 
 __all__ = ["isclose", "allclose", "nansum", "nanmean", "aminmax", "diff", "kron", "inner", "cross", "rot90",
            "ravel", "tril_indices", "triu_indices", "put", "deg2rad", "rad2deg", "float_power", "sgn", "numel",
@@ -41,7 +42,7 @@ __all__ = ["isclose", "allclose", "nansum", "nanmean", "aminmax", "diff", "kron"
 AminmaxResult = namedtuple("aminmax", ["min", "max"])
 
 
-def _need_tensor(op: str, x, name: str, position: int) -> None:
+def need_tensor(op: str, x, name: str, position: int) -> None:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}")
 
@@ -55,8 +56,8 @@ def _need_tensor(op: str, x, name: str, position: int) -> None:
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     """``|input - other| <= atol + rtol * |other|``, elementwise (bool), with equal infinities
     close and, with ``equal_nan``, NaN close to NaN. Both tensors must have one dtype."""
-    _need_tensor("isclose", input, "input", 1)
-    _need_tensor("isclose", other, "other", 2)
+    need_tensor("isclose", input, "input", 1)
+    need_tensor("isclose", other, "other", 2)
     if input.dtype is not other.dtype:
         raise RuntimeError(f"isclose(): {D.torch_name(input.dtype)} did not match {D.torch_name(other.dtype)}")
     if rtol < 0:
@@ -90,7 +91,7 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 @tensor_method
 def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """``sum`` with NaN counted as zero (their gradient is zero)."""
-    _need_tensor("nansum", input, "input", 1)
+    need_tensor("nansum", input, "input", 1)
     x = B.where(input.isnan(), 0, input) if input.dtype.is_floating_point else input
     return R.sum(x, dim, keepdim, dtype=dtype)
 
@@ -98,7 +99,7 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
 @tensor_method
 def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """``mean`` over the elements that are not NaN (NaN where all are)."""
-    _need_tensor("nanmean", input, "input", 1)
+    need_tensor("nanmean", input, "input", 1)
     if not input.dtype.is_floating_point:
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{D.torch_name(input.dtype)}")
@@ -109,7 +110,7 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Te
 @tensor_method
 def aminmax(input: Tensor, *, dim=None, keepdim: bool = False) -> AminmaxResult:
     """``(amin, amax)`` over ``dim`` (everything by default), as a named tuple ``(min, max)``."""
-    _need_tensor("aminmax", input, "input", 1)
+    need_tensor("aminmax", input, "input", 1)
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
@@ -134,7 +135,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
          append: Tensor | None = None) -> Tensor:
     """The ``n``-th forward difference along ``dim`` (``logical_xor`` for bool), after joining
     ``prepend`` and ``append`` to ``input`` along ``dim``."""
-    _need_tensor("diff", input, "input", 1)
+    need_tensor("diff", input, "input", 1)
     if input.ndim == 0:
         raise RuntimeError("diff(): diff expects input to be at least one-dimensional")
     if n < 0:
@@ -166,8 +167,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
 @tensor_method
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product: block ``(i, j)`` of the result is ``input[i, j] * other``."""
-    _need_tensor("kron", input, "input", 1)
-    _need_tensor("kron", other, "other", 2)
+    need_tensor("kron", input, "input", 1)
+    need_tensor("kron", other, "other", 2)
     nd = max(input.ndim, other.ndim)
     a_shape = (1,) * (nd - input.ndim) + input.shape
     b_shape = (1,) * (nd - other.ndim) + other.shape
@@ -180,8 +181,8 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 @tensor_method
 def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """Sum of products over the last dim of both (a product when either is 0-d)."""
-    _need_tensor("inner", input, "input", 1)
-    _need_tensor("inner", other, "other", 2)
+    need_tensor("inner", input, "input", 1)
+    need_tensor("inner", other, "other", 2)
     if input.ndim == 0 or other.ndim == 0:
         return B.mul(input, other, out=out)
     if input.shape[-1] != other.shape[-1]:
@@ -214,8 +215,8 @@ def _cross(op: str, input: Tensor, other: Tensor, dim: int) -> Tensor:
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """The 3-d cross product along ``dim`` (broadcast elsewhere). Without ``dim``: the first dim
     of size 3, with PyTorch's deprecation warning."""
-    _need_tensor("cross", input, "input", 1)
-    _need_tensor("cross", other, "other", 2)
+    need_tensor("cross", input, "input", 1)
+    need_tensor("cross", other, "other", 2)
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
                       "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
@@ -239,7 +240,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
 def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     """Rotate by 90° ``k`` times in the plane ``dims``, from the first dim towards the second
     (a copy, as PyTorch)."""
-    _need_tensor("rot90", input, "input", 1)
+    need_tensor("rot90", input, "input", 1)
     dims = list(dims)
     if len(dims) != 2:
         raise RuntimeError(f"rot90(): expected total rotation dims == 2, but got dims = {len(dims)}")
@@ -311,8 +312,8 @@ def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
 
 
 def _put_checks(op: str, input: Tensor, index: Tensor, source: Tensor) -> Tensor:
-    _need_tensor(op, index, "index", 2)
-    _need_tensor(op, source, "source", 3)
+    need_tensor(op, index, "index", 2)
+    need_tensor(op, source, "source", 3)
     if index.dtype is not D.int64:
         raise RuntimeError(f"{op}(): Expected a long tensor for index, but got {D.torch_name(index.dtype)}")
     if input.dtype is not source.dtype:
@@ -322,12 +323,7 @@ def _put_checks(op: str, input: Tensor, index: Tensor, source: Tensor) -> Tensor
         raise IndexError(f"{op}(): Expected source and index to have the same number of elements, but got "
                          f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
     index = index.to(input.device).reshape(-1)
-    n = input.numel()
-    r = I.index_minmax(index)
-    if r is not None and (r[1] >= n or r[0] < -n):
-        bad = r[1] if r[1] >= n else r[0]
-        raise I.IndexOutOfRangeError(f"{op}(): out of range: tried to access index {bad} on a tensor of {n} "
-                                     "elements.")
+    I.check_flat_range(op, index, input.numel(), end=".")
     return index
 
 
@@ -339,13 +335,8 @@ def _put(op: str, target: Tensor, index: Tensor, source: Tensor, accumulate: boo
     if target.is_contiguous():  # the flattening is a view: one index_put_ through it
         target.view(-1).index_put_((index,), source, accumulate=accumulate)
         return target
-    # otherwise turn the flat positions into one index per dim (row-major) and index target itself
-    flat = B.where(index < 0, index + target.numel(), index)
-    coords = []
-    for size in reversed(target.shape):
-        coords.append(flat.remainder(size))
-        flat = flat.div(size, rounding_mode="floor")
-    target.index_put_(tuple(reversed(coords)), source, accumulate=accumulate)
+    # otherwise one index per dim (unravel_index wraps negative positions too) into target itself
+    target.index_put_(unravel_index(index, target.shape), source, accumulate=accumulate)
     return target
 
 
@@ -359,7 +350,7 @@ def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 @tensor_method
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """Out-of-place :func:`put_`."""
-    _need_tensor("put", input, "input", 1)
+    need_tensor("put", input, "input", 1)
     return _put("put", input.clone(), index, source, accumulate)
 
 
@@ -369,7 +360,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 
 
 def _to_float(op: str, input: Tensor) -> Tensor:
-    _need_tensor(op, input, "input", 1)
+    need_tensor(op, input, "input", 1)
     return input if input.dtype.is_floating_point else input.to(D.get_default_dtype())
 
 
@@ -412,15 +403,15 @@ def sgn(input: Tensor) -> Tensor:
 
 def numel(input: Tensor) -> int:
     """The number of elements of ``input``."""
-    _need_tensor("numel", input, "input", 1)
+    need_tensor("numel", input, "input", 1)
     return input.numel()
 
 
 @tensor_method
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """``input * 2**other`` in the promoted floating dtype."""
-    _need_tensor("ldexp", input, "input", 1)
-    _need_tensor("ldexp", other, "other", 2)
+    need_tensor("ldexp", input, "input", 1)
+    need_tensor("ldexp", other, "other", 2)
     dtype = D.result_type(input, other)
     dtype = dtype if dtype.is_floating_point else D.get_default_dtype()
     compute = D.float64 if dtype is D.float64 else D.float32
@@ -468,8 +459,8 @@ def _index_reduce_args(op: str, input: Tensor, dim: int, index: Tensor, source: 
         raise RuntimeError(f"{op}(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     if input.dtype is D.bool and (reduce == "mean" or not include_self):  # PyTorch has no such bool kernels
         raise E.not_implemented_for(op, input.dtype)
-    _need_tensor(op, index, "index", 3)
-    _need_tensor(op, source, "source", 4)
+    need_tensor(op, index, "index", 3)
+    need_tensor(op, source, "source", 4)
     if index.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector")
     d = norm_dim(dim, max(input.ndim, 1), op)

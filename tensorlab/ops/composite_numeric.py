@@ -23,14 +23,10 @@ from . import elementwise_binary as B
 from . import reductions as R
 from . import shape_ops as S
 from . import sorting as SO
+from .composite import need_tensor
 
 __all__ = ["isin", "histc", "cdist", "dist", "addr", "heaviside", "sinc", "trapezoid", "trapz",
            "cumulative_trapezoid", "cov", "corrcoef"]
-
-
-def _need_tensor(op: str, x, name: str, position: int) -> None:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -66,7 +62,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002
     """Counts of ``input`` in ``bins`` equal bins over ``[min, max]`` (the data's range when both
     are 0), in ``input``'s dtype; values outside the range (and NaN) are not counted, ``max``
     falls in the last bin."""
-    _need_tensor("histc", input, "input", 1)
+    need_tensor("histc", input, "input", 1)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"histc(): \"histogram_cpu\" not implemented for '{D.torch_name(input.dtype)}'")
     if bins <= 0:
@@ -105,8 +101,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     """p-norm distances between each row of ``x1`` (``..., P, M``) and of ``x2`` (``..., R, M``):
     ``(..., P, R)``, the leading dims broadcast. For p = 2 with more than 25 rows on either side
     (PyTorch's default rule) the squared distances come from one matmul, as PyTorch's."""
-    _need_tensor("cdist", x1, "x1", 1)
-    _need_tensor("cdist", x2, "x2", 2)
+    need_tensor("cdist", x1, "x1", 1)
+    need_tensor("cdist", x2, "x2", 2)
     for name, x in (("X1", x1), ("X2", x2)):
         if not x.dtype.is_floating_point:
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {D.torch_name(x.dtype)}")
@@ -150,7 +146,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
 @tensor_method
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """The p-norm of ``input - other`` (broadcast)."""
-    _need_tensor("dist", other, "other", 2)
+    need_tensor("dist", other, "other", 2)
     return R.norm(input - other, p)
 
 
@@ -164,7 +160,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
     """``beta * input + alpha * outer(vec1, vec2)`` (``input`` broadcast to the outer product;
     ``beta = 0`` ignores it, NaN included; for bools ``and``/``or`` instead of ``*``/``+``)."""
     for name, v in (("vec1", vec1), ("vec2", vec2)):
-        _need_tensor("addr", v, name, 2 if name == "vec1" else 3)
+        need_tensor("addr", v, name, 2 if name == "vec1" else 3)
         if v.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
     dtype = D.result_type(input, vec1, vec2)
@@ -186,7 +182,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """0 where ``input < 0``, ``values`` where ``input == 0``, 1 where ``input > 0`` (and 0 for
     NaN); both tensors of one dtype. Not differentiable, as PyTorch's."""
-    _need_tensor("heaviside", values, "values", 2)
+    need_tensor("heaviside", values, "values", 2)
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     with no_grad():
@@ -223,7 +219,7 @@ def _widths(y: Tensor, x: Tensor, dim: int) -> Tensor:
 
 
 def _integration_args(op: str, y: Tensor, x, dx, dim: int) -> int:
-    _need_tensor(op, y, "y", 1)
+    need_tensor(op, y, "y", 1)
     if y.dtype is D.bool:
         raise RuntimeError(f"{op}: received a bool input for `y`, but bool is not supported")
     if x is not None and dx is not None:
@@ -236,7 +232,7 @@ def _integration_args(op: str, y: Tensor, x, dx, dim: int) -> int:
 def trapezoid(y: Tensor, x: Tensor | None = None, *, dx=None, dim: int = -1) -> Tensor:
     """The trapezoidal rule along ``dim``, at sample points ``x`` or with spacing ``dx`` (default
     1). PyTorch's formulas, so integer samples add up in their own dtype first."""
-    _need_tensor("trapezoid", y, "y", 1)
+    need_tensor("trapezoid", y, "y", 1)
     if y.ndim and y.shape[norm_dim(dim, y.ndim, "trapezoid")] == 0:  # PyTorch: zeros of y's dtype (bool too)
         return R.sum(y, dim).to(y.dtype)
     d = _integration_args("trapezoid", y, x, dx, dim)

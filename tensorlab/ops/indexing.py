@@ -81,6 +81,16 @@ def _wrap_negative(op: str, index: Tensor, size: int, dim: int) -> Tensor:
     return index + (index < 0).to(index.dtype) * size
 
 
+def check_flat_range(op: str, index: Tensor, n: int, end: str = "") -> None:
+    """Every position of ``index`` in ``[-n, n)`` (positions in a tensor of ``n`` elements read as
+    1-d, as ``take`` and ``put_`` use them); PyTorch's message (``put_``'s ends with ``end="."``)."""
+    r = index_minmax(index)
+    if r is not None and (r[1] >= n or r[0] < -n):
+        bad = r[1] if r[1] >= n else r[0]
+        raise IndexOutOfRangeError(f"{op}(): out of range: tried to access index {bad} on a tensor of {n} "
+                                   f"elements{end}")
+
+
 def _need_tensor(op: str, x, name: str) -> None:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(x).__name__}")
@@ -624,11 +634,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     _need_tensor("take", index, "index")
     _index_dtype("take", index)
     index = _on_device(index, input)
-    n = input.numel()
-    r = index_minmax(index)
-    if r is not None and (r[1] >= n or r[0] < -n):
-        bad = r[1] if r[1] >= n else r[0]
-        raise IndexOutOfRangeError(f"take(): out of range: tried to access index {bad} on a tensor of {n} elements")
+    check_flat_range("take", index, input.numel())
     return dispatch(TAKE, input, index)
 
 
