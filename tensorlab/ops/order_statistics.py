@@ -112,6 +112,28 @@ def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False,
     return _quantile("nanquantile", input, q, dim, keepdim, interpolation, ignore_nan=True)
 
 
+def _sorted_rows(op: str, input: Tensor, dim: int):
+    """``(rows, values, order, d)``: ``input`` with ``dim`` moved last (a 0-d input as one element),
+    its stable ascending sort along it, and the wrapped dim; IndexError for an empty dim."""
+    d = norm_dim(dim, input.ndim, op) if input.ndim else 0
+    x = input.reshape(1) if input.ndim == 0 else input
+    if x.shape[d] == 0:
+        raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+    rows = x.movedim(d, -1)
+    values, order = SO.sort(rows, -1, stable=True)
+    return rows, values, order, d
+
+
+def _picked(result_type, input: Tensor, rows: Tensor, order: Tensor, pick: Tensor, d: int, keepdim: bool):
+    """The elements at sorted positions ``pick`` (one per row), as ``(values, indices)`` with the
+    reduced dim kept or dropped; values are read from ``input`` (the gradient goes to index)."""
+    index = order.gather(-1, pick)
+    value = rows.gather(-1, index)
+    if input.ndim == 0 or not keepdim:
+        return result_type(value.squeeze(-1), index.squeeze(-1))
+    return result_type(value.movedim(-1, d), index.movedim(-1, d))
+
+
 @tensor_method
 def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False):
     """The lower median of the non-NaN values: a 0-d tensor without ``dim``, else ``(values,
@@ -123,22 +145,10 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False):
 
             return full((), float("nan"), dtype=input.dtype, device=input.device)
         return nanmedian(x, 0).values
-    d = norm_dim(dim, input.ndim, "nanmedian") if input.ndim else 0
-    x = input.reshape(1) if input.ndim == 0 else input
-    if x.shape[d] == 0:
-        raise IndexError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
-    values, order = SO.sort(x.movedim(d, -1), -1, stable=True)
-    count = (~values.isnan()).sum(-1, keepdim=True) if values.dtype.is_floating_point else None
-    if count is None:
-        pick = ((values.shape[-1] - 1) // 2) + 0 * order[..., :1]
-    else:
-        pick = (count - 1).clamp_min(0).div(2, rounding_mode="floor")
-    index = order.gather(-1, pick)
-    value = x.movedim(d, -1).gather(-1, index)  # differentiable: the gradient goes to index
-    if input.ndim == 0 or not keepdim:
-        value, index = value.squeeze(-1), index.squeeze(-1)
-        return NanmedianResult(value, index)
-    return NanmedianResult(value.movedim(-1, d), index.movedim(-1, d))
+    rows, values, order, d = _sorted_rows("nanmedian", input, dim)
+    count = (~values.isnan()).sum(-1, keepdim=True)  # NaN sorts last; integers have none
+    pick = (count - 1).clamp_min(0).div(2, rounding_mode="floor")
+    return _picked(NanmedianResult, input, rows, order, pick, d, keepdim)
 
 
 @tensor_method
@@ -147,21 +157,13 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
     frequent ones) and the index of its last occurrence."""
     from .._factories import arange, full_like
 
-    d = norm_dim(dim, input.ndim, "mode") if input.ndim else 0
-    x = input.reshape(1) if input.ndim == 0 else input
-    if x.shape[d] == 0:
-        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
-    rows = x.movedim(d, -1)
-    values, order = SO.sort(rows, -1, stable=True)  # equal values keep their order: a run ends at the last one
+    # the stable sort keeps equal values in their order: a run of one value ends at its last occurrence
+    rows, values, order, d = _sorted_rows("mode", input, dim)
     n = values.shape[-1]
-    position = arange(n, device=x.device).expand(values.shape)
+    position = arange(n, device=input.device).expand(values.shape)
     changes = B.ne(values[..., 1:], values[..., :-1])
     first = cat([full_like(values[..., :1], True, dtype=D.bool), changes], -1)  # where runs start
     run_start = B.where(first, position, 0).cummax(-1).values
     length = position - run_start + 1  # the run length so far: its maximum is reached at a run's end
     end = length.argmax(-1, keepdim=True)  # the first maximum: the smallest of the most frequent values
-    index = order.gather(-1, end)
-    value = rows.gather(-1, index)
-    if input.ndim == 0 or not keepdim:
-        return ModeResult(value.squeeze(-1), index.squeeze(-1))
-    return ModeResult(value.movedim(-1, d), index.movedim(-1, d))
+    return _picked(ModeResult, input, rows, order, end, d, keepdim)
