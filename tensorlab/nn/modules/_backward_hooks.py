@@ -189,27 +189,27 @@ class WrappedHook:
         return self.hook(self.module, *args)
 
 
+def _tensor_tuple(x, verb: str, grads: str):
+    """``x`` as a tuple of Tensors, or None after PyTorch's warning that the deprecated hook will
+    miss part of ``grads`` (``x`` is neither a Tensor nor a tuple of them)."""
+    if isinstance(x, Tensor):
+        return (x,)
+    if isinstance(x, tuple) and all(isinstance(t, Tensor) for t in x):
+        return x
+    warnings.warn(f"Using non-full backward hooks on a Module that does not {verb} a single Tensor or a tuple of "
+                  f"Tensors is deprecated and will be removed in future versions. This hook will be missing some of "
+                  f"the {grads}. Please use register_full_backward_hook to get the documented behavior.",
+                  FutureWarning, stacklevel=4)
+    return None
+
+
 def warn_non_full_backward_hook(inputs, result, grad_fn) -> None:
     """PyTorch's ``_maybe_warn_non_full_backward_hook``: say when the deprecated hook will miss part
     of grad_input / grad_output (it only sees the last node of the forward)."""
-    if not isinstance(result, Tensor):
-        if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
-            warnings.warn("Using non-full backward hooks on a Module that does not return a single Tensor or a tuple "
-                          "of Tensors is deprecated and will be removed in future versions. This hook will be missing "
-                          "some of the grad_output. Please use register_full_backward_hook to get the documented "
-                          "behavior.", FutureWarning, stacklevel=3)
-            return
-    else:
-        result = (result,)
-    if not isinstance(inputs, Tensor):
-        if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
-            warnings.warn("Using non-full backward hooks on a Module that does not take as input a single Tensor or a "
-                          "tuple of Tensors is deprecated and will be removed in future versions. This hook will be "
-                          "missing some of the grad_input. Please use register_full_backward_hook to get the "
-                          "documented behavior.", FutureWarning, stacklevel=3)
-            return
-    else:
-        inputs = (inputs,)
+    result = _tensor_tuple(result, "return", "grad_output")
+    inputs = _tensor_tuple(inputs, "take as input", "grad_input") if result is not None else None
+    if result is None or inputs is None:
+        return
     out_grad_fn = {id(r.grad_fn) for r in result if r.grad_fn is not None}
     if not out_grad_fn or (len(out_grad_fn) == 1 and id(grad_fn) not in out_grad_fn):
         warnings.warn("Using a non-full backward hook when outputs are nested in python data structure is deprecated "
