@@ -103,8 +103,8 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Te
     if not input.dtype.is_floating_point:
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{D.torch_name(input.dtype)}")
-    count = R.sum(input.isnan().logical_not(), dim, keepdim)
-    return nansum(input, dim, keepdim, dtype=dtype) / count
+    nan = input.isnan()  # once, for the sum and the count
+    return R.sum(B.where(nan, 0, input), dim, keepdim, dtype=dtype) / R.sum(nan.logical_not(), dim, keepdim)
 
 
 @tensor_method
