@@ -3,13 +3,14 @@
 Rows x columns as everywhere in this package: the softmax dim is the column, every other dim
 a row (strided reads and writes, no copies; the dim need not be the last one).
 
-Forward. When a row fits in registers (``ONE_TILE``: the whole row is one tile), one program
-loads its rows once, takes the row maximum ``m``, ``e = exp(x - m)``, ``s = sum(e)`` and writes
-``e / s`` (or ``x - m - log(s)``): one read and one write of the data, which is what makes
-softmax memory-bound at copy speed. Longer rows use the online-softmax recurrence (Milakov &
-Gimelshein): a first pass keeps a running maximum and rescales the running sum when the
-maximum grows, a second pass writes the result: two reads, one write. fp16/bf16 compute in
-fp32, fp64 in fp64.
+Forward. When a row fits in registers (``ONE_TILE``: the whole row is one tile, up to
+``MAX_ONE_TILE`` = 32768 elements on a GPU, held by 32 warps as Liger-Kernel and Triton's
+fused-softmax tutorial do; 16384 for fp64), one program loads its rows once, takes the row maximum ``m``,
+``e = exp(x - m)``, ``s = sum(e)`` and writes ``e / s`` (or ``x - m - log(s)``): one read and one
+write of the data, which is what makes softmax memory-bound at copy speed. Longer rows use the
+online-softmax recurrence (Milakov & Gimelshein): a first pass keeps a running maximum and
+rescales the running sum when the maximum grows, a second pass writes the result: two reads,
+one write. fp16/bf16 compute in fp32, fp64 in fp64.
 
 Special values, as PyTorch: a row of all ``-inf`` has no finite maximum; shifting by 0 instead
 gives ``0 / 0 = nan`` (softmax) and ``-inf - -inf = nan`` (log-softmax), PyTorch's results. A
@@ -17,7 +18,8 @@ gives ``0 / 0 = nan`` (softmax) and ``-inf - -inf = nan`` (log-softmax), PyTorch
 
 Backward (``_softmax_backward_data`` in PyTorch's terms), from the forward's output ``y`` and the
 incoming gradient ``g``: softmax ``y * (g - sum(g * y))``, log-softmax ``g - exp(y) * sum(g)``;
-the same one-tile / two-pass structure.
+the same one-tile / two-pass structure, with a one-tile limit of ``MAX_ONE_TILE_BACKWARD`` =
+16384 elements on a GPU, as it holds two tiles (``g`` and ``y``) in registers.
 
 Layout of this file: kernels, launchers, numpy twins.
 """
@@ -175,24 +177,30 @@ def _softmax_backward_kernel(
 # Launchers
 # ----------------------------------------------------------------------------------------------
 
-MAX_ONE_TILE = 65536 if INTERPRET else 16384  # elements of a row tile kept in registers
+# Elements of a row tile kept in registers: the forward holds one tile (x, then e), the backward
+# two (g and y), so it keeps half the forward's limit on a GPU. The interpreter takes big tiles.
+MAX_ONE_TILE = 65536 if INTERPRET else 32768
+MAX_ONE_TILE_BACKWARD = 65536 if INTERPRET else 16384
 
 
-def pick_config(n_rows: int, n_cols: int, row_stride: int, col_stride: int) -> dict:
-    """One tile per row when it fits (several short rows per program); else a looped tile."""
+def pick_config(n_rows: int, n_cols: int, row_stride: int, col_stride: int, max_one_tile: int | None = None) -> dict:
+    """One tile per row when it fits in ``max_one_tile`` elements (default ``MAX_ONE_TILE``, the
+    forward's; several short rows per program); else a looped tile."""
+    if max_one_tile is None:
+        max_one_tile = MAX_ONE_TILE
     rows_contiguous = row_stride == 1 and col_stride != 1 and n_rows > 1
     min_m = min(next_pow2(n_rows), 16) if rows_contiguous else 1  # >= 16 rows wide for coalesced loads
     block_n = next_pow2(max(n_cols, 1))
-    one_tile = block_n * min_m <= MAX_ONE_TILE
+    one_tile = block_n * min_m <= max_one_tile
     if one_tile:
-        target = MAX_ONE_TILE if INTERPRET else 4096  # elements per program for short rows
+        target = max_one_tile if INTERPRET else 4096  # elements per program for short rows
         block_m = max(min_m, min(next_pow2(n_rows), max(1, target // block_n)))
     elif rows_contiguous:
         block_m, block_n = min(next_pow2(n_rows), 64), 64
     else:
-        block_m, block_n = 1, (MAX_ONE_TILE if INTERPRET else 4096)
+        block_m, block_n = 1, (max_one_tile if INTERPRET else 4096)
     tile = block_m * block_n
-    num_warps = 4 if tile <= 2048 else 8 if tile <= 8192 else 16
+    num_warps = 4 if tile <= 2048 else 8 if tile <= 8192 else 16 if tile <= 16384 else 32
     return {"BLOCK_M": block_m, "BLOCK_N": block_n, "ONE_TILE": one_tile, "num_warps": num_warps}
 
 
@@ -213,7 +221,9 @@ def softmax(out, inp, *, dim: int, log: bool = False, compute=None) -> None:
     lay, col_strides = _layout(inp.shape, dim, inp.strides, out.strides)
     if lay is None:
         raise NotImplementedError(f"softmax: a view with more than six non-mergeable dims besides dim {dim}")
-    cfg = pick_config(lay.n_rows, lay.n_cols, lay.kept_strides[0][-1], col_strides[0])
+    # an fp64 tile takes the registers of two fp32 ones: it keeps the two-tile limit (at 32768 it spills)
+    limit = MAX_ONE_TILE if acc.itemsize <= 4 else MAX_ONE_TILE_BACKWARD
+    cfg = pick_config(lay.n_rows, lay.n_cols, lay.kept_strides[0][-1], col_strides[0], limit)
     launch(
         _softmax_kernel, (cdiv(lay.n_rows, cfg["BLOCK_M"]),),
         out, inp, lay.n_rows, lay.n_cols, *lay.kept_sizes[1:], *lay.kept_strides[0], *lay.kept_strides[1],
@@ -231,7 +241,7 @@ def softmax_backward(grad_input, grad, output, *, dim: int, log: bool = False) -
     lay, col_strides = _layout(grad.shape, dim, grad.strides, output.strides, grad_input.strides)
     if lay is None:
         raise NotImplementedError(f"softmax backward: a view with more than six non-mergeable dims besides dim {dim}")
-    cfg = pick_config(lay.n_rows, lay.n_cols, lay.kept_strides[0][-1], col_strides[0])
+    cfg = pick_config(lay.n_rows, lay.n_cols, lay.kept_strides[0][-1], col_strides[0], MAX_ONE_TILE_BACKWARD)
     launch(
         _softmax_backward_kernel, (cdiv(lay.n_rows, cfg["BLOCK_M"]),),
         grad_input, grad, output, lay.n_rows, lay.n_cols, *lay.kept_sizes[1:], *lay.kept_strides[0],

@@ -384,6 +384,7 @@ def test_rows_walked_in_several_tiles(monkeypatch, transpose):
 
     monkeypatch.setattr(kcommon, "TILE_BUDGET", 64)
     monkeypatch.setattr(ksoftmax, "MAX_ONE_TILE", 64)
+    monkeypatch.setattr(ksoftmax, "MAX_ONE_TILE_BACKWARD", 64)
     rng = np.random.default_rng(8)
     a = rng.standard_normal((4, 300))
     a[0, :150] = -np.inf  # the first tiles of a row see only -inf
@@ -619,6 +620,32 @@ def test_sum_to_size_gradient_is_expand(device):
     y.backward(T(np.array([[1.0, 2.0, 3.0]]), device))
     assert x.grad.tolist() == [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
     assert x.sum_to_size(2, 3) is x
+
+
+def test_softmax_config_keeps_long_rows_in_one_tile_forward_only():
+    """Forward rows up to 32768 elements are one tile in registers (32 warps, as Liger-Kernel and
+    Triton's fused-softmax tutorial); the backward holds two tiles (g and y) and loops past 16384.
+    The limits are passed explicitly, so this holds with or without the interpreter."""
+    import os
+    import subprocess
+    import sys
+
+    from tensorlab_kernels.reduction import softmax as ksoftmax
+
+    fwd, bwd = 32768, 16384  # the GPU's limits (the interpreter's are bigger)
+    cfg = ksoftmax.pick_config(512, 32768, 32768, 1, fwd)
+    assert cfg == {"BLOCK_M": 1, "BLOCK_N": 32768, "ONE_TILE": True, "num_warps": 32}
+    one_row = ksoftmax.pick_config(1, 16384, 16384, 1, fwd)  # one row: BLOCK_M is 1 in or out of the interpreter
+    assert one_row == {"BLOCK_M": 1, "BLOCK_N": 16384, "ONE_TILE": True, "num_warps": 16}
+    assert not ksoftmax.pick_config(512, 32769, 32769, 1, fwd)["ONE_TILE"]  # pads to 65536: looped
+    back = ksoftmax.pick_config(512, 32768, 32768, 1, bwd)
+    assert not back["ONE_TILE"] and back["BLOCK_N"] < 32768
+    assert ksoftmax.pick_config(512, 16384, 16384, 1, bwd)["ONE_TILE"]
+    # the module's GPU limits, as the launchers pick them on a GPU (TENSORLAB_GPU_CONFIGS=1)
+    env = dict(os.environ, TENSORLAB_GPU_CONFIGS="1")
+    code = "from tensorlab_kernels.reduction import softmax as s; print(s.MAX_ONE_TILE, s.MAX_ONE_TILE_BACKWARD)"
+    got = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert got.stdout.split() == [str(fwd), str(bwd)]
 
 
 def test_cuda_softmax_backward_kernel_matches_cpu():
