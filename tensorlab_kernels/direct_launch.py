@@ -21,10 +21,13 @@ Why this cannot pick a wrong kernel:
 - When an entry is filled, the argument tuple the direct call will pass is compared with the
   arguments Triton's own binder produced for that launch; if they differ (a Triton whose launch
   protocol changed), the kernel stays on Triton's path for good.
-- The only difference from Triton's call: with no launch hook registered, the launch metadata
+- The differences from Triton's call: with no launch hook registered, the launch metadata
   and the two hooks are passed as None (Triton passes a metadata object and its empty hook
   chains, which the launcher then calls for nothing). With a hook registered (profilers such as
-  proton), every launch takes Triton's path.
+  proton), every launch takes Triton's path. And the leading pointer arguments are passed as
+  their addresses: Triton's C launcher takes an int as the address, where for an object it calls
+  ``data_ptr()`` and then asks the driver (``cuPointerGetAttribute``) whether the address is
+  device memory, per pointer per launch; a DeviceArray always is.
 - Anything else takes Triton's path: argument types outside the list above, the Triton
   interpreter, a Triton version outside the checked range, or ``TENSORLAB_DIRECT_LAUNCH=0``.
 - Not in the key: Triton's compilation settings read from the environment (instrumentation,
@@ -44,6 +47,7 @@ picks and passes its launcher the arguments Triton passes.
 
 from __future__ import annotations
 
+import operator
 import os
 
 from ._triton import TRITON_AVAILABLE, triton
@@ -69,11 +73,13 @@ ENABLED = (os.environ.get("TENSORLAB_DIRECT_LAUNCH", "1") not in ("", "0")
            and os.environ.get("TRITON_INTERPRET", "0") in ("", "0") and _version_checked())
 # Check every keyed launch's caller key against the full key (tests; costs what keying saves).
 CHECK_KEYS = os.environ.get("TENSORLAB_DIRECT_LAUNCH", "1") == "check"
+_runtime_knobs = triton.knobs.runtime if TRITON_AVAILABLE else None  # Triton's launch hooks and debug flag
 
 _OFF = False  # a table value: this kernel always takes Triton's path
 # id(kernel) -> (kernel, table or _OFF); the kernel is held so that its id is never reused.
-# A table maps a launch key to (run, function, packed_metadata, constexpr tail, compiled kernel);
-# holding the compiled kernel keeps its module loaded (Triton unloads it when the object dies).
+# A table maps a launch key to (run, function, packed_metadata, constexpr tail, compiled kernel, how many
+# leading pointer arguments); holding the compiled kernel keeps its module loaded (Triton unloads it
+# when the object dies).
 _tables: dict = {}
 # id(kernel) -> {(device, debug knob, caller key): (table entry, full key)} for keyed launches;
 # filled only from entries of _tables (the kernel itself is held there).
@@ -166,10 +172,10 @@ def launch(kernel, grid: tuple, args: tuple, meta: dict):
             _tables[id(kernel)] = (kernel, _OFF)
             _keyed.pop(id(kernel), None)
         return compiled
-    run, function, packed, tail, _ = entry
+    run, function, packed, tail, _, n_ptr = entry
     n = len(grid)
     run(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, drv.get_current_stream(device), function,
-        packed, None, None, None, *args, *tail)
+        packed, None, None, None, *map(_address, args[:n_ptr]), *args[n_ptr:], *tail)
     return None
 
 
@@ -191,25 +197,29 @@ def array_key(a: DeviceArray) -> int:
         code = _DTYPE_CODES.get(a.dtype)
         if code is None:
             code = _DTYPE_CODES[a.dtype] = len(_DTYPE_CODES)
-        k = a.launch_key = -1 - 2 * code - (not (a.data_ptr() & 15))
+        k = a.launch_key = -1 - 2 * code - (not (a._ptr & 15))
     return k
 
 
 _DTYPE_CODES: dict = {}  # numpy dtype -> a small int, in the order first seen
+_address = operator.attrgetter("_ptr")  # DeviceArray.data_ptr() without a Python call
 
 
-def launch_keyed(kernel, grid: tuple, args: tuple, key, meta_of):
-    """:func:`launch` with the caller's ``key`` for this launch's specialisation (see the module
-    docstring) and ``meta_of()`` building its keyword arguments, called only when needed."""
-    knobs = triton.knobs.runtime
+def launch_keyed(kernel, grid: tuple, arrays: list, rest: tuple, key, meta_of):
+    """:func:`launch` of ``kernel`` with the arguments ``arrays`` (DeviceArrays) then ``rest``, with the
+    caller's ``key`` for this launch's specialisation (see the module docstring), ``grid`` of three
+    dims, and ``meta_of()`` building its keyword arguments, called only when needed."""
+    knobs = _runtime_knobs
     if getattr(knobs.launch_enter_hook, "calls", True) or getattr(knobs.launch_exit_hook, "calls", True):
-        return triton_launch(kernel, grid, args, add_compile_options(meta_of()))  # _hooked(knobs), written out
+        # _hooked(knobs), written out
+        return triton_launch(kernel, grid, (*arrays, *rest), add_compile_options(meta_of()))
     drv = triton.runtime.driver.active
     device = drv.get_current_device()
     keyed = _keyed.get(id(kernel))
     k = (device, knobs.debug, key)
     hit = keyed.get(k) if keyed is not None else None
     if hit is None or CHECK_KEYS:
+        args = (*arrays, *rest)
         meta = add_compile_options(meta_of())
         if hit is not None:
             full = _key(device, args, meta)
@@ -224,16 +234,15 @@ def launch_keyed(kernel, grid: tuple, args: tuple, key, meta_of):
             except TypeError:
                 return compiled
             entry = table.get(full)
-            if entry is not None and entry is not _OFF:
+            if entry is not None and entry is not _OFF and entry[5] == len(arrays):
                 keyed = _keyed.setdefault(id(kernel), {})
                 if len(keyed) >= KEYED_MAX:  # a caller key finer than needed must not grow without end
                     keyed.clear()
-                keyed[k] = (entry, full)
+                keyed[k] = (entry[:4], full)  # (run, function, packed metadata, constexpr tail)
         return compiled
-    run, function, packed, tail, _ = hit[0]
-    n = len(grid)
-    run(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, drv.get_current_stream(device), function,
-        packed, None, None, None, *args, *tail)
+    run, function, packed, tail = hit[0]
+    run(*grid, drv.get_current_stream(device), function, packed, None, None, None, *map(_address, arrays), *rest,
+        *tail)
     return None
 
 
@@ -255,7 +264,10 @@ def _entry(kernel, device, args: tuple, meta: dict, compiled):
             return _OFF
         if any(not kp.is_constexpr for kp in kernel.params[len(args):]):
             return _OFF  # a runtime argument passed by keyword or left at its default
-        entry = compiled.run, compiled.function, compiled.packed_metadata, values[len(args):], compiled
+        n_ptr = 0  # the leading DeviceArrays, passed to the launcher as addresses
+        while n_ptr < len(args) and args[n_ptr].__class__ is DeviceArray:
+            n_ptr += 1
+        entry = compiled.run, compiled.function, compiled.packed_metadata, values[len(args):], compiled, n_ptr
     except Exception:  # any surprise in Triton's internals: this kernel keeps Triton's path
         return _OFF
     if entry[1] is None or not callable(entry[0]):

@@ -76,13 +76,14 @@ def launch(kernel, grid, *args, **meta):
     return triton_launch(kernel, grid, args, meta)
 
 
-def launch_keyed(kernel, grid: tuple, args: tuple, key, meta_of):
+def launch_keyed(kernel, grid: tuple, arrays: list, rest: tuple, key, meta_of):
     """:func:`launch` for a launcher that names its launch's specialisation itself: ``key``
-    determines what Triton specialises ``args`` and the keywords on (``direct_launch.launch_keyed``);
-    ``meta_of()`` builds the keywords, which a repeated direct launch does not need."""
+    determines what Triton specialises the arguments (the DeviceArrays ``arrays``, then ``rest``)
+    and the keywords on (``direct_launch.launch_keyed``); ``grid`` has three dims; ``meta_of()``
+    builds the keywords, which a repeated direct launch does not need."""
     if direct_launch.ENABLED and _launch_hook is None and not DEBUG and 0 not in grid:
-        return direct_launch.launch_keyed(kernel, grid, args, key, meta_of)
-    return launch(kernel, grid, *args, **meta_of())
+        return direct_launch.launch_keyed(kernel, grid, arrays, rest, key, meta_of)
+    return launch(kernel, grid, *arrays, *rest, **meta_of())
 
 
 def set_launch_hook(hook):

@@ -480,10 +480,11 @@ def stand_in_device_memory() -> None:
 
 
 def launcher_args(call: tuple) -> tuple:
-    """A launcher call's arguments with each pointer as (address, dtype), comparable across launches
-    (launchers build fresh views per launch), without the launch metadata and hooks (positions 6-8:
-    Triton's path passes its hook chains, the direct path None)."""
-    return tuple((x.data_ptr(), str(x.dtype)) if hasattr(x, "data_ptr") else x for x in call[:6] + call[9:])
+    """A launcher call's arguments with each pointer as its address (what the C launcher takes from
+    it; the direct path passes the address itself), comparable across launches (launchers build
+    fresh views per launch), without the launch metadata and hooks (positions 6-8: Triton's path
+    passes its hook chains, the direct path None)."""
+    return tuple(x.data_ptr() if hasattr(x, "data_ptr") else x for x in call[:6] + call[9:])
 
 
 class StandInAllocation:

@@ -174,42 +174,41 @@ def launch_elementwise(kernel, out, operands, extra_bits, mode_names, ct: str, o
     general layout machinery: host time per launch is what eager mode pays for every op.
     """
     shape = out.shape
-    n = math.prod(shape)
+    flat = _FLAT.get(shape)
+    if flat is None:
+        flat = _flat_launch(shape)
+    n = flat[0]
     if n + out.offset <= INT32_MAX and (out._contiguous or out.is_contiguous()):
         # One pass over the operands builds the launch of the common case, or finds it is not one.
-        ptrs, bits, keys = [out], [], []
+        # The launch specialises on the constants of the flat launch (one dim, contiguous strides)
+        # and on what the key holds: the constexprs, the output's dtype and alignment, each
+        # operand's or its scalar bits' value class, the parameters' bits themselves (finer than
+        # their value classes, and cheaper: an op's parameters rarely change from call to call),
+        # and the element count's value class with the launch configuration.
+        ptrs, bits, key = [out], [], [constexprs, out.launch_key or array_key(out)]
         for x in operands:
             if x.__class__ is DeviceArray:
                 if x.shape != shape or x.offset + n > INT32_MAX or not (x._contiguous or x.is_contiguous()):
                     break
                 ptrs.append(x)
                 bits.append(0)
-                keys.append(x.launch_key or array_key(x))
+                key.append(x.launch_key or array_key(x))
             else:
                 ptrs.append(out)  # a scalar operand's pointer is never read
                 b = scalar_bits(x, ct)
                 bits.append(b)
-                keys.append(int_class(b))
+                key.append(int_class(b))
         else:
-            config = pick_config(n)
-            block = config["BLOCK"]
-            args = (*ptrs, *(bits if operand_bits else ()), *extra_bits, n, 1, 1, 1, 1, 1,
-                    *_FAST_STRIDES[len(ptrs)])
+            key += extra_bits
+            key.append(flat[2])
+            rest = (*(bits if operand_bits else ()), *extra_bits, n, 1, 1, 1, 1, 1, *_FAST_STRIDES[len(ptrs)])
 
-            def meta(config=config) -> dict:  # the keywords, built on a miss only
+            def meta(config=flat[3]) -> dict:  # the keywords, built on a miss only
                 modes = {name: CONTIGUOUS.value if x.__class__ is DeviceArray else SCALAR.value
                          for name, x in zip(mode_names, operands)}
                 return dict(NDIM=1, OUT_MODE=CONTIGUOUS.value, INT64=False, **modes, **dict(constexprs), **config)
 
-            # The launch specialises on the constants above and on what the key holds: the
-            # constexprs, the output's dtype and alignment, each operand's or its scalar bits'
-            # value class, the element count's value class and the config; and the parameters'
-            # bits themselves (finer than their value classes, and cheaper: an op's parameters
-            # rarely change from call to call).
-            launch_keyed(kernel, (-(-n // block),), args,
-                         (constexprs, out.launch_key or array_key(out), *keys, *extra_bits,
-                          1 if n == 1 else 32 if n & 15 else 132,  # int_class(n) for 1 <= n <= INT32_MAX
-                          block, config["num_warps"]), meta)
+            launch_keyed(kernel, flat[1], ptrs, rest, tuple(key), meta)
             return
     bits = [0 if x.__class__ is DeviceArray else scalar_bits(x, ct) for x in operands] if operand_bits else []
     # The launches depend on the geometry only: worked out once per geometry (see _strided_plan).
@@ -221,6 +220,23 @@ def launch_elementwise(kernel, out, operands, extra_bits, mode_names, ct: str, o
         dst = out.shifted(offs[0])
         ptrs = [x.shifted(offs[i + 1]) if x.__class__ is DeviceArray else dst for i, x in enumerate(operands)]
         launch(kernel, grid, dst, *ptrs, *bits, *extra_bits, *ints, **layout, **dict(constexprs))
+
+
+def _flat_launch(shape: tuple) -> tuple:
+    """``(element count, grid, key part, config)`` of the flat launch over ``shape`` (remembered per
+    shape: an eager program repeats its shapes); the key part is the count's value class (as
+    ``int_class``, for counts from 1 to 2**31 - 1) with the configuration."""
+    n = math.prod(shape)
+    config = pick_config(n)
+    flat = (n, (-(-n // config["BLOCK"]), 1, 1),
+            (1 if n == 1 else 32 if n & 15 else 132, config["BLOCK"], config["num_warps"]), config)
+    if len(_FLAT) >= 4096:
+        _FLAT.clear()
+    _FLAT[shape] = flat
+    return flat
+
+
+_FLAT: dict = {}  # shape -> _flat_launch(shape)
 
 
 @functools.lru_cache(maxsize=4096)  # plans are never changed by callers

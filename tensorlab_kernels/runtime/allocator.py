@@ -53,14 +53,11 @@ class Allocation:
     host, so ``cpu()`` is the allocation itself and ``copy_`` between the same object is nothing.
     """
 
-    __slots__ = ("block", "nbytes", "device", "_allocator", "__weakref__")
+    __slots__ = ("block", "nbytes", "device", "ptr", "_allocator", "__weakref__")
 
     def __init__(self, allocator: CachingAllocator | None, block: Block, nbytes: int, device: int):
         self._allocator, self.block, self.nbytes, self.device = allocator, block, nbytes, device
-
-    @property
-    def ptr(self) -> int:
-        return self.block.ptr
+        self.ptr = block.ptr  # a block never moves; read on every launch, so a plain attribute
 
     @property
     def host(self):
@@ -75,7 +72,7 @@ class Allocation:
 
     # Triton interpreter storage protocol -------------------------------------------------
     def data_ptr(self) -> int:
-        return self.block.ptr
+        return self.ptr
 
     def cpu(self):
         return self

@@ -26,19 +26,15 @@ class DeviceArray:
         self.offset = offset
         self.shape = tuple(shape)
         self.strides = tuple(strides)
-        self.dtype = np.dtype(dtype)
+        self.dtype = dtype = np.dtype(dtype)
         self._contiguous = None  # is_contiguous(), once asked (only set_ changes the geometry)
         self.launch_key = None  # what a launch specialises on, once asked (direct_launch)
-        self._ptr = None  # data_ptr(), once asked
+        # the first element's address: every launch of this array passes it, and an allocation never moves
+        self._ptr = 0 if storage is None else storage.ptr + offset * dtype.itemsize
 
     # -- what Triton needs ------------------------------------------------------------------
     def data_ptr(self) -> int:
-        """The first element's address: Triton's launcher asks for it on every launch, and an
-        allocation never moves, so it is computed once (``set_`` forgets it)."""
-        p = self._ptr
-        if p is None:
-            p = self._ptr = 0 if self.storage is None else self.storage.ptr + self.offset * self.dtype.itemsize
-        return p
+        return self._ptr
 
     # -- conveniences for launchers ---------------------------------------------------------
     @property
@@ -107,7 +103,8 @@ class DeviceArray:
 
     def set_(self, storage, offset, size, stride) -> DeviceArray:
         self.storage, self.offset, self.shape, self.strides = storage, offset, tuple(size), tuple(stride)
-        self._contiguous = self.launch_key = self._ptr = None
+        self._contiguous = self.launch_key = None
+        self._ptr = 0 if storage is None else storage.ptr + offset * self.dtype.itemsize
         return self
 
     def copy_(self, other) -> DeviceArray:
