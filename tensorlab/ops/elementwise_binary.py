@@ -40,6 +40,7 @@ _SHIFT = "shift"  # integers only
 _NO_BOOL = {"remainder", "fmod", "div_trunc", "div_floor", "pow"}
 _NO_BOOL_SCALAR = {"clamp_min", "clamp_max"}  # PyTorch: no bool kernel for a number bound (a tensor bound works)
 _FLOAT_KERNELS_ONLY = {"hypot", "logaddexp", "logaddexp2"}  # integer operands raise instead of promoting
+_HALF = frozenset({D.float16, D.bfloat16})
 
 
 def _common_dtype(op: str, a, b) -> D.dtype:
@@ -118,11 +119,42 @@ def _round_0d_operands(op: str, kop: str, x: Tensor, y: Tensor) -> tuple:
     return x, y
 
 
+_MEMO_MAX = 1024  # remembered signatures per op (alpha values can vary without end)
+
+
 def _binary_meta(name: str, kind: str, scalars_fit: bool = False):
     """meta for the binary op ``name``: params ``reverse`` (scalar first), ``alpha``, ``rounding_mode``.
-    ``scalars_fit``: a number operand must fit the result dtype (clamp_min/clamp_max, as PyTorch)."""
+    ``scalars_fit``: a number operand must fit the result dtype (clamp_min/clamp_max, as PyTorch).
+
+    The usual calls are remembered (every eager op pays for meta on the host): two tensors of one
+    shape, or a tensor and an int/float number where nothing depends on the number's value (no
+    float16/bfloat16 rounding of it, no range check, not pow). Their plan is the operands as
+    they are, the one shape, and a result dtype and kernel parameters that follow from the
+    dtypes, the number's type, the parameters and the default dtype, which make up the key."""
+    memo: dict = {}
+    value_free_scalars = not scalars_fit and name != "pow"
 
     def meta(a, b, *, reverse: bool = False, alpha=1, rounding_mode=None) -> Plan:
+        key = None
+        if a.__class__ is Tensor:
+            other = b.__class__
+            if other is Tensor:
+                if a._shape == b._shape and (a._shape or a.dtype is b.dtype):  # (no 0-d operand to round)
+                    key = (a.dtype, b.dtype, reverse, alpha, alpha.__class__, rounding_mode, D._default_dtype)
+            elif (other is float or other is int) and value_free_scalars and a.dtype not in _HALF:
+                key = (a.dtype, other, reverse, alpha, alpha.__class__, rounding_mode, D._default_dtype)
+            if key is not None:
+                hit = memo.get(key)
+                if hit is not None:
+                    return Plan([b, a] if reverse else [a, b], [(a._shape, hit[0])], hit[1])
+        plan = _meta(a, b, reverse, alpha, rounding_mode)
+        if key is not None:
+            if len(memo) >= _MEMO_MAX:
+                memo.clear()
+            memo[key] = (plan.outputs[0][1], plan.params)
+        return plan
+
+    def _meta(a, b, reverse, alpha, rounding_mode) -> Plan:
         x, y = (b, a) if reverse else (a, b)
         kop = name
         if name == "div" and rounding_mode is not None:

@@ -254,18 +254,20 @@ def binary(out, a, b, *, op: str, ct: str, alpha=1) -> None:
     if constexprs is None:
         if op not in CODES:
             raise NotImplementedError(f"binary elementwise op {op!r} has no kernel")
-        constexprs = _CONSTEXPRS[op, ct] = (("OP", CODES[op]), ("CT", C.CT_CODES[ct]), ("NBITS", _NBITS[ct]))
+        # (and, last, the bits of alpha = 1, which almost every call passes)
+        constexprs = _CONSTEXPRS[op, ct] = (("OP", CODES[op]), ("CT", C.CT_CODES[ct]), ("NBITS", _NBITS[ct]),
+                                            (C.scalar_bits(1, ct),))
     shape = out.shape
     if (a.__class__ is DeviceArray and a.shape != shape) or (b.__class__ is DeviceArray and b.shape != shape):
         x = a if a.__class__ is DeviceArray and a.shape != shape else b
         raise ValueError(f"binary {op}: shapes differ: out {shape} vs input {x.shape}")
     if 0 in shape:
         return
-    C.launch_elementwise(_binary_kernel, out, (a, b), (C.scalar_bits(alpha, ct),), ("A_MODE", "B_MODE"), ct, True,
-                         constexprs)
+    alpha_bits = constexprs[3] if alpha.__class__ is int and alpha == 1 else (C.scalar_bits(alpha, ct),)
+    C.launch_elementwise(_binary_kernel, out, (a, b), alpha_bits, ("A_MODE", "B_MODE"), ct, True, constexprs[:3])
 
 
-_CONSTEXPRS: dict = {}  # (op, compute type) -> the kernel's constexprs
+_CONSTEXPRS: dict = {}  # (op, compute type) -> the kernel's constexprs, then alpha = 1's bits
 
 
 # ----------------------------------------------------------------------------------------------
