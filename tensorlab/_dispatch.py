@@ -22,10 +22,12 @@ import math
 import os
 import warnings
 
+from tensorlab_kernels import runtime as rt
+
 from . import _dtype as D
 from ._device import CPU, device
 from ._registry import Geometry, OpDef, Plan, get_op
-from ._storage import contiguous_strides, device_array, new_storage, numpy_view
+from ._storage import Storage, contiguous_strides, device_array, new_storage, numpy_view
 from ._tensor import Tensor
 from .autograd import graph as _graph
 from .autograd.grad_mode import is_grad_enabled as _grad_enabled
@@ -74,15 +76,23 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
         outputs = tuple(wrap_array(r, dev) for r in results)
     else:
         specs = plan.outputs
+        # a tensor's array is cached (see _impl_arg); scalars pass as they are
         if out is None and not inplace and len(specs) == 1:  # the usual case: one new output
-            outputs, write_back = (empty_tensor(specs[0][0], specs[0][1], dev),), None
+            o = empty_tensor(*specs[0], dev)
+            outputs, write_back = (o,), None
+            v = o._impl_view
+            out_arrays = (v if v is not None else _impl_arg(o, dev),)
         else:
             outputs, write_back = _prepare_outputs(op, plan, dev, inputs, out, inplace)
-        # a tensor's array is cached (see _impl_arg); scalars pass as they are
-        out_arrays = [o._impl_view if o._impl_view is not None else _impl_arg(o, dev)
-                      for o in (write_back[1] if write_back else outputs)]
-        arrays = [a if a.__class__ in _PLAIN else a._impl_view if a.__class__ is Tensor and a._impl_view is not None
-                  else _impl_arg(a, dev) for a in plan.args]
+            out_arrays = [o._impl_view if o._impl_view is not None else _impl_arg(o, dev)
+                          for o in (write_back[1] if write_back else outputs)]
+        arrays = []  # (a loop, not a comprehension: every op runs it, and a comprehension is a call)
+        for a in plan.args:
+            if a.__class__ is Tensor:
+                v = a._impl_view
+                arrays.append(v if v is not None else _impl_arg(a, dev))
+            else:
+                arrays.append(a if a.__class__ in _PLAIN else _impl_arg(a, dev))
         if DEBUG:
             _log(op, impl, dev, inputs, outputs)
         impl(*out_arrays, *arrays, **plan.params)
@@ -241,12 +251,17 @@ def wrap_array(arr, dev: device) -> Tensor:
 
 def empty_tensor(shape: tuple, dtype: D.dtype, dev: device) -> Tensor:
     shape = tuple(shape)
-    storage = new_storage(math.prod(shape), dtype.np, dev)
     strides = contiguous_strides(shape)
-    t = Tensor._make(storage, shape, strides, 0, dtype)
-    if dev.type == "cuda":  # an op's output: the kernel gets this array (contiguous, as known here)
-        t._impl_view = device_array(storage, shape, strides, 0, dtype.np)
-        t._impl_view._contiguous = True
+    if dev.type != "cuda":
+        return Tensor._make(new_storage(math.prod(shape), dtype.np, dev), shape, strides, 0, dtype)
+    # an op's output (every eager op makes one, so written out): the kernel gets its array,
+    # contiguous as known here
+    np_dtype = dtype.np
+    nbytes = math.prod(shape) * np_dtype.itemsize
+    memory = rt.allocate(nbytes, dev.index)
+    t = Tensor._make(Storage(dev, memory, nbytes), shape, strides, 0, dtype)
+    array = t._impl_view = rt.DeviceArray(memory, 0, shape, strides, np_dtype)
+    array._contiguous = True
     return t
 
 

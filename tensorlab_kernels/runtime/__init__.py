@@ -117,8 +117,12 @@ def allocator_for(device: int) -> CachingAllocator:
 
 def allocate(nbytes: int, device: int | None = None) -> Allocation:
     """Raw device memory on ``device``'s current stream."""
-    device = current_device() if device is None else device
-    return allocator_for(device).allocate(nbytes, current_stream(device).handle)
+    if device is None:
+        device = current_device()
+    allocator = _allocators.get(device)  # (every op's output asks: allocator_for's lookup, written out)
+    if allocator is None:
+        allocator = allocator_for(device)
+    return allocator.allocate(nbytes, current_stream(device).handle)
 
 
 def empty(shape, dtype, device: int | None = None) -> DeviceArray:
