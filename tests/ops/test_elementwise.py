@@ -819,3 +819,29 @@ def test_xlogy_gradient_where_x_is_zero(device):
     tl.xlogy(x, y).sum().backward()
     np.testing.assert_allclose(x.grad.tolist(), [np.log(2.0), 0.0, 0.0, np.log(3.0)], rtol=1e-6)
     np.testing.assert_allclose(y.grad.tolist(), [0.0, float("nan"), -0.0, 2.0 / 3.0], rtol=1e-6)  # x / y
+
+
+def test_remembered_binary_plans_follow_what_decides_them(device):
+    """Binary meta remembers the usual signatures; what it keys on must still decide each call: the
+    default dtype (int / int), alpha's value and type, the number's type, and errors raised every time."""
+    i = t([1, 2, 3], device)
+    before = tl.get_default_dtype()
+    try:
+        for dtype in (tl.float32, tl.float64, tl.float32):
+            tl.set_default_dtype(dtype)
+            assert (i / i).dtype is dtype
+            assert (i * 0.5).dtype is dtype  # an int tensor and a float number: the default dtype
+            assert (i < 1.5).tolist() == [True, False, False]
+    finally:
+        tl.set_default_dtype(before)
+    assert (i * 2).dtype is tl.int64 and (i * 2).tolist() == [2, 4, 6]
+    assert tl.add(i, i, alpha=2).tolist() == [3, 6, 9]
+    assert tl.add(i, i).tolist() == [2, 4, 6]
+    for _ in range(2):  # a failing signature is never remembered as a plan
+        with pytest.raises(RuntimeError, match="alpha must not be a floating point number"):
+            tl.add(i, i, alpha=2.0)
+        with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with two bool tensors"):
+            t([True], device) - t([False], device)
+    f = t([1.0, 2.0], device)
+    assert (f - 1).tolist() == [0.0, 1.0] and (1 - f).tolist() == [0.0, -1.0]  # reversed: its own key
+    assert (f ** 2).tolist() == [1.0, 4.0] and (2 ** f).tolist() == [2.0, 4.0]
