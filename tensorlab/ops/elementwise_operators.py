@@ -14,6 +14,7 @@ import numbers
 
 import numpy as np
 
+from .._dispatch import dispatch
 from .._tensor import Tensor
 from . import elementwise_binary as B
 from . import elementwise_unary as U
@@ -21,8 +22,15 @@ from . import elementwise_unary as U
 _OK = (Tensor, numbers.Number, np.bool_)  # what an operator takes as its other operand
 
 
-def _forward(fn):
+def _forward(fn, op_def=None):
+    """``self op other`` as ``fn(self, other)``. With the op's declaration ``op_def`` (ops whose
+    function only checks its operands and dispatches them with default parameters), the usual
+    operand, a tensor or a float, goes to the dispatcher directly: an operator is the host cost of
+    every eager expression."""
+
     def op(self, other):
+        if op_def is not None and (other.__class__ is Tensor or other.__class__ is float):
+            return dispatch(op_def, self, other)
         if not isinstance(other, _OK):
             return NotImplemented
         return fn(self, other)
@@ -30,15 +38,9 @@ def _forward(fn):
     return op
 
 
-def _commuted(fn):
+def _commuted(fn, op_def=None):
     """``other op self`` for a commutative op: ``fn(self, other)`` (``2 + t`` is ``add(t, 2)``)."""
-
-    def op(self, other):
-        if not isinstance(other, _OK):
-            return NotImplemented
-        return fn(self, other)
-
-    return op
+    return _forward(fn, op_def)
 
 
 def _rsub(self, other):
@@ -80,10 +82,10 @@ def _ne(self, other):
 
 
 _OPERATORS = {
-    "__add__": _forward(B.add), "__radd__": _commuted(B.add), "__iadd__": _forward(B.add_),
-    "__sub__": _forward(B.sub), "__rsub__": _rsub, "__isub__": _forward(B.sub_),
-    "__mul__": _forward(B.mul), "__rmul__": _commuted(B.mul), "__imul__": _forward(B.mul_),
-    "__truediv__": _forward(B.div), "__rtruediv__": _rtruediv, "__itruediv__": _forward(B.div_),
+    "__add__": _forward(B.add, B.ADD), "__radd__": _commuted(B.add, B.ADD), "__iadd__": _forward(B.add_),
+    "__sub__": _forward(B.sub, B.SUB), "__rsub__": _rsub, "__isub__": _forward(B.sub_),
+    "__mul__": _forward(B.mul, B.MUL), "__rmul__": _commuted(B.mul, B.MUL), "__imul__": _forward(B.mul_),
+    "__truediv__": _forward(B.div, B.DIV), "__rtruediv__": _rtruediv, "__itruediv__": _forward(B.div_),
     "__floordiv__": _forward(B.floor_divide), "__rfloordiv__": _rfloordiv, "__ifloordiv__": _forward(B.floor_divide_),
     "__mod__": _forward(B.remainder), "__rmod__": _rmod, "__imod__": _forward(B.remainder_),
     "__pow__": _forward(B.pow), "__rpow__": _rpow, "__ipow__": _forward(B.pow_),
@@ -95,8 +97,8 @@ _OPERATORS = {
     "__rshift__": _forward(B.bitwise_right_shift),
     "__rrshift__": _rshift_reflected(B.RIGHT_SHIFT, "bitwise_right_shift"),
     "__irshift__": _forward(B.bitwise_right_shift_),
-    "__eq__": _eq, "__ne__": _ne, "__lt__": _forward(B.lt), "__le__": _forward(B.le), "__gt__": _forward(B.gt),
-    "__ge__": _forward(B.ge),
+    "__eq__": _eq, "__ne__": _ne, "__lt__": _forward(B.lt, B.LT), "__le__": _forward(B.le, B.LE),
+    "__gt__": _forward(B.gt, B.GT), "__ge__": _forward(B.ge, B.GE),
     "__neg__": lambda self: U.neg(self), "__pos__": lambda self: U.positive(self),
     "__abs__": lambda self: U.abs(self), "__invert__": lambda self: U.bitwise_not(self),
 }
