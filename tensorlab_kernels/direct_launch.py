@@ -40,6 +40,14 @@ arguments are then only built on a miss. The caller's key must determine :func:`
 launches of a kernel with equal caller keys have equal keys. ``TENSORLAB_DIRECT_LAUNCH=check``
 verifies that on every keyed launch (the tests run the launchers with it).
 
+Recorded launches (:func:`replay`). While :data:`recorded` is a list, every launch appends to
+it: a direct keyed launch what it ran (``((device, Triton's debug flag), entry, grid, arrays,
+rest)``), any other launch
+None. A caller that knows the launch depends only on what it keys itself (the dispatcher's
+replays of elementwise ops, ``tensorlab._replay``) can then run it again with other arrays of the
+same geometry: :func:`replay` repeats the launcher call with the new arrays' addresses and the
+current stream, and nothing else.
+
 ``tests/test_direct_launch.py`` compiles real kernels for sm_90 (no GPU needed) and checks, over
 pointer alignments and int value classes, that the direct path picks the compiled kernel Triton
 picks and passes its launcher the arguments Triton passes.
@@ -243,7 +251,29 @@ def launch_keyed(kernel, grid: tuple, arrays: list, rest: tuple, key, meta_of):
     run, function, packed, tail = hit[0]
     run(*grid, drv.get_current_stream(device), function, packed, None, None, None, *map(_address, arrays), *rest,
         *tail)
+    if recorded is not None:
+        recorded.append(((device, knobs.debug), hit[0], grid, tuple(arrays), rest))
     return None
+
+
+recorded: list | None = None  # see "Recorded launches" above
+
+
+def replay(where: tuple, entry, grid: tuple, arrays, rest: tuple) -> bool:
+    """Run a recorded keyed launch (``where``, ``entry``, ``grid`` and ``rest`` as recorded) on
+    ``arrays``; False, launching nothing, when it must take the full path now: a launch hook
+    registered since, Triton's debug flag changed, or another current device."""
+    knobs = _runtime_knobs
+    if getattr(knobs.launch_enter_hook, "calls", True) or getattr(knobs.launch_exit_hook, "calls", True):
+        return False
+    drv = triton.runtime.driver.active
+    device = drv.get_current_device()
+    if (device, knobs.debug) != where:
+        return False
+    run, function, packed, tail = entry
+    run(*grid, drv.get_current_stream(device), function, packed, None, None, None, *map(_address, arrays), *rest,
+        *tail)
+    return True
 
 
 def _hooked(knobs) -> bool:
@@ -275,4 +305,4 @@ def _entry(kernel, device, args: tuple, meta: dict, compiled):
     return entry
 
 
-__all__ = ["CHECKED_VERSIONS", "ENABLED", "array_key", "int_class", "launch", "launch_keyed"]
+__all__ = ["CHECKED_VERSIONS", "ENABLED", "array_key", "int_class", "launch", "launch_keyed", "replay"]
