@@ -8,7 +8,8 @@ One function, :func:`dispatch`, runs every op:
 3. compute ops ask ``op.meta`` for a :class:`Plan` (promotion, broadcasting, output shapes);
 4. outputs are allocated, or ``out=`` is checked (device, castable dtype, resized with
    PyTorch's warning), or the in-place destination is checked (shape and dtype);
-5. the twin runs on cpu, the kernel on cuda, with numpy arrays / DeviceArrays;
+5. the twin runs on cpu, the kernel on cuda, with numpy arrays / DeviceArrays (an elementwise
+   op on a GPU replays its launch when its key was seen: ``_replay``);
 6. in-place and ``out=`` writes bump the version counter; the autograd hook records a node.
 
 ``TENSORLAB_DEBUG=1`` logs every dispatched op (name, shapes, dtypes, device, implementation);
@@ -25,6 +26,7 @@ import warnings
 from tensorlab_kernels import runtime as rt
 
 from . import _dtype as D
+from . import _replay
 from ._device import CPU, device
 from ._registry import Geometry, OpDef, Plan, get_op
 from ._storage import Storage, contiguous_strides, device_array, new_storage, numpy_view
@@ -57,8 +59,20 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
         _record(op, inputs, outputs, params, requires_grad=requires_grad)
         return result
 
+    replay_key = None
     if inplace or out is not None:
         _check_autograd_write(op, inputs, out, inplace, requires_grad)
+    elif dev.type == "cuda" and "elementwise" in op.tags:  # replayed when this key's launch is known
+        replay_key = _replay.key(op, dev, inputs, params, _impl_arg)
+        if replay_key is not None:
+            replay_plan = _replay.plans.get(replay_key)
+            if replay_plan is not None:  # a known key: replayed, or the full path without recording
+                result = _replay.replay(replay_plan, dev, inputs, empty_tensor) if replay_plan else None
+                if result is not None:
+                    if requires_grad:
+                        _record(op, inputs, (result,), params, requires_grad=requires_grad)
+                    return result
+                replay_key = None
     plan: Plan = op.meta(*inputs, **params)
     impl = op.twin if dev.type == "cpu" else op.kernel
     if impl is None:
@@ -95,7 +109,19 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
                 arrays.append(a if a.__class__ in _PLAIN else _impl_arg(a, dev))
         if DEBUG:
             _log(op, impl, dev, inputs, outputs)
-        impl(*out_arrays, *arrays, **plan.params)
+        if replay_key is None:
+            impl(*out_arrays, *arrays, **plan.params)
+        else:  # record the launch, to replay it for the next call with this key
+            started = _replay.start()
+            try:
+                impl(*out_arrays, *arrays, **plan.params)
+            except BaseException:
+                _replay.abandon(started)
+                raise
+            if plan.single and len(outputs) == 1:
+                _replay.finish(started, replay_key, outputs[0], inputs)
+            else:
+                _replay.abandon(started)
         if write_back:
             from ._copy_ops import copy_into
 

@@ -1,0 +1,126 @@
+"""Replayed launches: the dispatcher's fast path for elementwise ops on a GPU.
+
+An eager op's host time is mostly Python that decides the same things every call: the plan
+(``meta``: promotion, shapes), the launcher's layout checks, the launch key. For an elementwise op
+those decisions depend only on what :func:`key` collects — the op, each tensor input's dtype,
+shape, strides, offset and pointer class (dtype and 16-byte alignment, ``array_key``), each number
+input's type and value, the parameters and the default dtype — and the kernel reads only the
+arrays. So the first call with a key runs the full path while ``direct_launch`` records its
+launches; when that was exactly one direct launch whose arrays are the output and the inputs'
+arrays, the dispatcher keeps (output shape and dtype, the launch, where each array goes), and a
+later call with the same key allocates the output and repeats the launch with the new arrays'
+addresses (``direct_launch.replay``), skipping the rest.
+
+Not replayed: anything but a cuda op tagged ``elementwise`` with a new output (no ``out=``, not in
+place), launches that did not go direct (interpreter, hooks, debug logging), keys with a value
+that compares equal to a different one (a float 0.0, which is also -0.0, NaN, containers).
+``TENSORLAB_REPLAY=0`` (or ``ENABLED = False``) turns replays off.
+"""
+
+from __future__ import annotations
+
+import os
+
+from tensorlab_kernels import direct_launch
+from tensorlab_kernels import launch as _launch
+from tensorlab_kernels.direct_launch import array_key
+
+from . import _dtype as D
+from ._tensor import Tensor
+
+ENABLED = os.environ.get("TENSORLAB_REPLAY", "1") not in ("", "0")
+# key -> (output shape, output dtype, where, entry, grid, array indices, rest), or False for a key
+# whose call cannot be replayed (a broadcast, a strided operand: the launcher's general path)
+plans: dict = {}
+PLANS_MAX = 4096  # numbers and parameters are in the key: a program's distinct keys stay few
+
+
+def key(op, dev, inputs: tuple, params: dict, impl_arg):
+    """The replay key of a call, or None when it must not be replayed (see the module docstring).
+    ``impl_arg(tensor, dev)``: the tensor's array (made and cached on first use, as the full path
+    does: a new view or another op's output is keyed like any tensor)."""
+    if not ENABLED or not direct_launch.ENABLED:  # (no direct launches: nothing to replay)
+        return None
+    k = [op, dev.index, D._default_dtype]
+    for x in inputs:
+        cls = x.__class__
+        if cls is Tensor:
+            v = x._impl_view
+            if v is None:
+                v = impl_arg(x, dev)
+            # (the launch key holds the dtype)
+            k += (x._shape, x._stride, x._offset, v.launch_key or array_key(v))
+        elif cls is float:
+            if x == 0.0 or x != x:  # 0.0 == -0.0 (different bits); NaN never equals itself
+                return None
+            k += (cls, x)
+        elif cls is int or cls is bool:
+            k += (cls, x)
+        else:  # a Parameter, a container, ...: the full path
+            return None
+    for name, value in params.items():
+        cls = value.__class__
+        if cls is float:
+            if value == 0.0 or value != value:
+                return None
+        elif not (cls is int or cls is bool or cls is str or value is None):
+            return None
+        k += (name, cls, value)
+    return tuple(k)
+
+
+def replay(plan: tuple, dev, inputs: tuple, empty_tensor):
+    """The output of a call, by replaying its ``plan`` (``plans[key]``); None when it cannot be
+    replayed now (the caller runs the full path)."""
+    if not _launch.replay_ready():
+        return None
+    shape, dtype, where, entry, grid, indices, rest = plan
+    out = empty_tensor(shape, dtype, dev)
+    view = out._impl_view
+    arrays = []  # (a loop, not a comprehension: this is the path every replayed op takes)
+    for i in indices:
+        arrays.append(view if i == 0 else inputs[i - 1]._impl_view)
+    if not direct_launch.replay(where, entry, grid, arrays, rest):
+        return None
+    return out
+
+
+def start():
+    """Record the launches of the full path of a call with a key (see :func:`finish`)."""
+    if direct_launch.recorded is not None:  # a replayed call inside another's recording: not expected
+        return False
+    direct_launch.recorded = []
+    return True
+
+
+def finish(started: bool, k: tuple, output: Tensor, inputs: tuple) -> None:
+    """Stop recording; keep the plan when the call made exactly one direct launch over its output's
+    and inputs' arrays. Nothing recorded (the launch compiled, or did not go direct now): try again
+    next call. Anything else: remember that this key has no plan (False: no more recording)."""
+    if not started:
+        return
+    recorded, direct_launch.recorded = direct_launch.recorded, None
+    if not recorded:
+        return
+    if len(plans) >= PLANS_MAX:
+        plans.clear()
+    plans[k] = False
+    if len(recorded) != 1 or recorded[0] is None:
+        return
+    where, entry, grid, arrays, rest = recorded[0]
+    known = [output._impl_view, *[x._impl_view if x.__class__ is Tensor else None for x in inputs]]
+    indices = []
+    for a in arrays:
+        for i, b in enumerate(known):
+            if a is b:
+                indices.append(i)
+                break
+        else:  # an array the plan cannot name (a temporary, a view made by meta)
+            return
+    plans[k] = (output._shape, output.dtype, where, entry, grid, tuple(indices), rest)
+
+
+def abandon(started: bool) -> None:
+    """Stop recording after a failed call."""
+    if started:
+        direct_launch.recorded = None

@@ -1,0 +1,196 @@
+"""Replayed launches (tensorlab._replay) hand the launcher what the full eager path hands it.
+
+Replays happen only where launches go direct, i.e. outside Triton's interpreter, so the check runs
+this file as a script in a process without ``TRITON_INTERPRET``: kernels compile for sm_90 under a
+stand-in driver whose launchers record their calls, and host memory stands in for device memory
+(``tools/compile_check.py``). For each elementwise call it checks that
+
+1. with replays off, the call's launch is direct (the reference);
+2. with replays on, the call after the recording one is replayed (``direct_launch.replay`` ran and
+   nothing else launched) and hands the launcher the reference's arguments: grid, stream,
+   function, metadata, every kernel argument — with the new output's address where the reference
+   had its output's;
+3. chains of ops replay (another op's new output is keyed like any tensor), a call whose launch
+   compiled is recorded on a later call, and what must not be replayed is not: a strided operand,
+   a 0.0 operand (also -0.0), a registered launch hook; a changed default dtype gives its own plan.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("triton")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.slow
+def test_replayed_launches_match_the_full_path():
+    env = {k: v for k, v in os.environ.items() if k not in ("TRITON_INTERPRET", "TENSORLAB_DIRECT_LAUNCH",
+                                                            "TENSORLAB_REPLAY")}
+    proc = subprocess.run([sys.executable, __file__], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-8000:]
+    assert "replay checks passed" in proc.stdout, proc.stdout
+
+
+def test_nothing_is_replayed_in_the_interpreter():
+    import tensorlab as tl
+    from tensorlab import _replay
+
+    if not tl.cuda.is_interpreted():
+        pytest.skip("checks the interpreted device")
+    a = tl.ones(8, device="cuda")
+    for _ in range(3):
+        assert (a + a).tolist() == [2.0] * 8
+    assert not any(k[0].name == "add" for k in _replay.plans)
+
+
+@pytest.mark.gpu
+def test_gpu_replayed_ops_compute_what_the_full_path_computes():
+    import numpy as np
+
+    import tensorlab as tl
+    from tensorlab import _replay
+
+    x, y = tl.randn(1001, device="cuda"), tl.randn(1001, device="cuda")
+    hx, hy = x.cpu().numpy(), y.cpu().numpy()
+    for _ in range(4):  # the second call records the launch, later ones replay it
+        np.testing.assert_array_equal((x + y).cpu().numpy(), hx + hy)
+        np.testing.assert_array_equal((x * 2.5).cpu().numpy(), hx * np.float32(2.5))
+        np.testing.assert_array_equal(tl.relu(x).cpu().numpy(), np.maximum(hx, 0))
+    assert any(k[0].name == "add" and plan for k, plan in _replay.plans.items())
+    w = tl.randn(1001, device="cuda", requires_grad=True)
+    for _ in range(4):  # replayed ops still record their autograd nodes
+        w.grad = None
+        (w * y + 2.5).sum().backward()
+        np.testing.assert_array_equal(w.grad.cpu().numpy(), hy)
+
+
+# ----------------------------------------------------------------------------------------------
+# the check (runs as a script, without the interpreter)
+# ----------------------------------------------------------------------------------------------
+
+
+def _main() -> None:
+    assert os.environ.get("TRITON_INTERPRET", "0") in ("", "0"), "run without TRITON_INTERPRET"
+    import tempfile
+
+    os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="tl-replay-"))
+    sys.path.insert(0, str(ROOT / "tools"))
+    from compile_check import launcher_args, stand_in_device_memory, stand_in_launches
+
+    calls = []
+
+    def record(*a):  # the C launcher's part that matters here: call the hooks, (not) launch
+        calls.append(a)
+        for hook in a[7:9]:
+            if hook is not None:
+                hook(a[6])
+
+    stand_in_launches(record, stream=0x5EED)
+    stand_in_device_memory()
+    import triton
+
+    import tensorlab as tl
+    from tensorlab import _replay
+    from tensorlab_kernels import direct_launch
+
+    assert direct_launch.ENABLED and _replay.ENABLED
+    replays = []
+    real_replay = direct_launch.replay
+
+    def counting_replay(*args):
+        replays.append(args)
+        return real_replay(*args)
+
+    direct_launch.replay = counting_replay
+
+    a, b = tl.ones(37, device="cuda"), tl.ones(37, device="cuda")
+    i = tl.ones(37, dtype=tl.int64, device="cuda")
+    h = tl.ones(37, dtype=tl.float16, device="cuda")
+    c = a < b
+    cases = {
+        "a + b": lambda: a + b,
+        "a * 2.5": lambda: a * 2.5,
+        "2.5 * a": lambda: 2.5 * a,
+        "a - b, alpha 2": lambda: tl.sub(a, b, alpha=2),
+        "a < b": lambda: a < b,
+        "a + 1 (int)": lambda: a + 1,
+        "i + 3": lambda: i + 3,
+        "a / i (mixed dtypes)": lambda: a / i,
+        "h * 3.0 (half)": lambda: h * 3.0,
+        "relu(a)": lambda: tl.relu(a),
+        "exp(h)": lambda: tl.exp(h),
+        "where(c, a, b)": lambda: tl.where(c, a, b),
+        "a.clamp(0.5, 1.5)": lambda: a.clamp(0.5, 1.5),
+        "2 - a (reversed)": lambda: 2 - a,
+    }
+    keep = []  # results stay alive, so that every output has its own address
+    for name, fn in cases.items():
+        _replay.ENABLED = False
+        calls.clear()
+        fn()
+        reference = fn()  # the first call may compile; the second is a direct launch
+        keep.append(reference)
+        assert len(calls) == 2 and calls[-1][6:9] == (None, None, None), f"{name}: reference not direct"
+        expected = launcher_args(calls[-1])
+        _replay.ENABLED = True
+        _replay.plans.clear()  # ("2.5 * a" is "a * 2.5": one key)
+        calls.clear()
+        replays.clear()
+        keep.append(fn())  # records the plan
+        assert not replays, f"{name}: replayed before a plan was recorded"
+        result = fn()
+        keep.append(result)
+        assert len(replays) == 1 and len(calls) == 2, f"{name}: not replayed ({len(replays)}, {len(calls)} launches)"
+        assert result.dtype is reference.dtype and result.shape == reference.shape, name
+        old, new = reference.data_ptr(), result.data_ptr()
+        assert old != new
+        assert launcher_args(calls[-1]) == tuple(new if x == old else x for x in expected), (
+            f"{name}: the replay passed other arguments\n  full   {expected}\n  replay {launcher_args(calls[-1])}")
+
+    def replayed(fn, times=3):
+        """How many of ``times`` calls of ``fn`` replay, after two that may compile and record."""
+        fn()
+        fn()
+        replays.clear()
+        for _ in range(times):
+            fn()
+        return len(replays)
+
+    assert replayed(lambda: a + b) == 3
+    assert replayed(lambda: tl.relu(a + b) * 2.5) == 9  # other ops' new outputs are keyed like any tensor
+    fresh = tl.ones(37, dtype=tl.float64, device="cuda")
+    assert replayed(lambda: tl.sigmoid(fresh), times=2) == 2  # its first launch compiled: recorded later
+    assert replayed(lambda: a.t() + b) == 3  # (a 1-d transpose is itself)
+    x = tl.ones(8, 6, device="cuda")
+    assert replayed(lambda: x.t() + x.t()) == 0  # strided: no flat launch, no plan
+    assert replayed(lambda: a * 0.0) == 0 and replayed(lambda: a * -0.0) == 0  # 0.0 == -0.0 as keys
+    before = tl.get_default_dtype()
+    try:
+        assert (i / i).dtype is before
+        tl.set_default_dtype(tl.float64)
+        for _ in range(3):
+            assert (i / i).dtype is tl.float64  # the default dtype is part of the key
+    finally:
+        tl.set_default_dtype(before)
+    hook = []
+    triton.knobs.runtime.launch_enter_hook.add(hook.append)
+    try:
+        replays.clear()
+        calls.clear()
+        a + b
+        assert len(calls) == 1 and len(hook) == 1, "a registered launch hook must see the launch"
+    finally:
+        triton.knobs.runtime.launch_enter_hook.remove(hook.append)
+    print("replay checks passed:", len(cases), "ops; triton", triton.__version__)
+
+
+if __name__ == "__main__":
+    _main()
