@@ -10,7 +10,8 @@ before; this script shows what that saves, switching it per measurement
 - cuda (a real GPU): eager ``a + b`` on 16 float32 elements (the host overhead of one small
   elementwise op), a bare launch of the binary kernel through ``launch.launch`` and one training
   step of the README's MLP, host microseconds per call without synchronising, with direct
-  launches on and off.
+  launches on and off (and ``a + b`` with the dispatcher's replayed launches off,
+  ``tensorlab._replay``; direct launches off turns them off too).
 - cpu (no GPU): the same bare launch of the real binary kernel compiled for sm_90 under a stand-in
   driver, with the compiled kernel's C launcher replaced by a no-op
   (``tools/compile_check.py: stand_in_launches``): the host cost of Triton's Python launch path
@@ -101,6 +102,7 @@ def gpu_rows(iters: int) -> list[dict]:
 
     step = _mlp_step(tl)
     cases, steps = {}, {}
+    cases["eager a + b (16 elements), direct launch, replays off"] = (True, lambda: a + b, _replays_off)
     for enabled in (False, True):
         path = "direct launch" if enabled else "Triton's launch path"
         cases[f"eager a + b (16 elements), {path}"] = (enabled, lambda: a + b)
@@ -155,6 +157,8 @@ def eager_rows(iters: int) -> list[dict]:
     x, bias, w = tl.ones(64, 32, device="cuda"), tl.ones(32, device="cuda"), tl.ones(32, 32, device="cuda")
     step = _mlp_step(tl)
     cases, steps = {}, {}
+    cases["eager a + b (16 float32), direct launch, replays off, stand-in device"] = (True, lambda: a + b,
+                                                                                    _replays_off)
     for enabled in (True, False):
         path = "direct launch" if enabled else "Triton's launch path"
         cases[f"eager a + b (16 float32), {path}, stand-in device"] = (enabled, lambda: a + b)
@@ -166,6 +170,18 @@ def eager_rows(iters: int) -> list[dict]:
         cases[f"eager x @ w (64x32 @ 32x32), {path}, stand-in device"] = (enabled, lambda: x @ w)
         steps[f"MLP training step (784-256-10, batch 64, Adam), {path}, stand-in device"] = (enabled, step)
     return _rows(interleaved_us(cases, iters), cases) + _rows(interleaved_us(steps, max(iters // 20, 10)), steps)
+
+
+@contextlib.contextmanager
+def _replays_off():
+    """The dispatcher's replayed launches (``tensorlab._replay``) off: the full eager path."""
+    from tensorlab import _replay
+
+    before, _replay.ENABLED = _replay.ENABLED, False
+    try:
+        yield
+    finally:
+        _replay.ENABLED = before
 
 
 def _mlp_step(tl):
