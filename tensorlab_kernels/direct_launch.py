@@ -40,13 +40,14 @@ arguments are then only built on a miss. The caller's key must determine :func:`
 launches of a kernel with equal caller keys have equal keys. ``TENSORLAB_DIRECT_LAUNCH=check``
 verifies that on every keyed launch (the tests run the launchers with it).
 
-Recorded launches (:func:`replay`). While :data:`recorded` is a list, every launch appends to
-it: a direct keyed launch what it ran (``((device, Triton's debug flag), entry, grid, arrays,
-rest)``), any other launch
-None. A caller that knows the launch depends only on what it keys itself (the dispatcher's
-replays of elementwise ops, ``tensorlab._replay``) can then run it again with other arrays of the
-same geometry: :func:`replay` repeats the launcher call with the new arrays' addresses and the
-current stream, and nothing else.
+Recorded launches (:func:`replay`). While :data:`recorded` is a list, every direct launch appends
+what it ran: ``((device, Triton's debug flag), entry, grid of three dims, arrays, rest)``, the
+arrays being its leading DeviceArray arguments. A launch that does not go direct this time (its
+first, compiling launch; a hook; debugging) appends nothing: a later one may. A caller that knows
+the launch depends only on what it keys itself (the dispatcher's replays of elementwise ops,
+``tensorlab._replay``) can then run it again with other arrays of the same geometry:
+:func:`replay` repeats the launcher call with the new arrays' addresses and the current stream,
+and nothing else.
 
 ``tests/test_direct_launch.py`` compiles real kernels for sm_90 (no GPU needed) and checks, over
 pointer alignments and int value classes, that the direct path picks the compiled kernel Triton
@@ -182,8 +183,11 @@ def launch(kernel, grid: tuple, args: tuple, meta: dict):
         return compiled
     run, function, packed, tail, _, n_ptr = entry
     n = len(grid)
-    run(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, drv.get_current_stream(device), function,
-        packed, None, None, None, *map(_address, args[:n_ptr]), *args[n_ptr:], *tail)
+    grid = (grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1)
+    run(*grid, drv.get_current_stream(device), function, packed, None, None, None, *map(_address, args[:n_ptr]),
+        *args[n_ptr:], *tail)
+    if recorded is not None:
+        recorded.append(((device, knobs.debug), entry[:4], grid, args[:n_ptr], args[n_ptr:]))
     return None
 
 
@@ -260,7 +264,7 @@ recorded: list | None = None  # see "Recorded launches" above
 
 
 def replay(where: tuple, entry, grid: tuple, arrays, rest: tuple) -> bool:
-    """Run a recorded keyed launch (``where``, ``entry``, ``grid`` and ``rest`` as recorded) on
+    """Run a recorded launch (``where``, ``entry``, ``grid`` and ``rest`` as recorded) on
     ``arrays``; False, launching nothing, when it must take the full path now: a launch hook
     registered since, Triton's debug flag changed, or another current device."""
     knobs = _runtime_knobs

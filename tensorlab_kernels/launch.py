@@ -54,12 +54,6 @@ def next_power_of_2(n: int) -> int:
 def launch(kernel, grid, *args, **meta):
     """Start ``kernel`` on ``grid`` (a tuple) on the current stream with tensorlab's compile options
     (``compile_options``); log it when debugging."""
-    if direct_launch.recorded is not None:
-        direct_launch.recorded.append(None)  # a launch that cannot be replayed (see direct_launch)
-    return _launch(kernel, grid, args, meta)
-
-
-def _launch(kernel, grid, args: tuple, meta: dict):
     if not TRITON_AVAILABLE:
         raise RuntimeError("cannot launch Triton kernels: Triton is not installed")
     if DEBUG:
@@ -89,8 +83,7 @@ def launch_keyed(kernel, grid: tuple, arrays: list, rest: tuple, key, meta_of):
     builds the keywords, which a repeated direct launch does not need."""
     if direct_launch.ENABLED and _launch_hook is None and not DEBUG and 0 not in grid:
         return direct_launch.launch_keyed(kernel, grid, arrays, rest, key, meta_of)
-    # (not recorded: a keyed launch that does not go direct now may later, as on a miss)
-    return _launch(kernel, grid, (*arrays, *rest), meta_of())
+    return launch(kernel, grid, *arrays, *rest, **meta_of())
 
 
 def replay_ready() -> bool:
