@@ -7,9 +7,10 @@ shape, strides, offset and pointer class (dtype and 16-byte alignment, ``array_k
 input's type and value, the parameters and the default dtype — and the kernel reads only the
 arrays. So the first call with a key runs the full path while ``direct_launch`` records its
 launches; when that was exactly one direct launch whose arrays are the output and the inputs'
-arrays, the dispatcher keeps (output shape and dtype, the launch, where each array goes), and a
-later call with the same key allocates the output and repeats the launch with the new arrays'
-addresses (``direct_launch.replay``), skipping the rest.
+arrays (a broadcast operand's view starts where its tensor does), the dispatcher keeps (output
+shape and dtype, the launch, which array goes where), and a later call with the same key allocates
+the output and repeats the launch with the new arrays' addresses (``direct_launch.replay``),
+skipping the rest. Every launch argument but the addresses follows from the key.
 
 Not replayed: anything but a cuda op tagged ``elementwise`` with a new output (no ``out=``, not in
 place), launches that did not go direct (interpreter, hooks, debug logging), keys with a value
@@ -105,18 +106,22 @@ def finish(started: bool, k: tuple, output: Tensor, inputs: tuple) -> None:
     if len(plans) >= PLANS_MAX:
         plans.clear()
     plans[k] = False
-    if len(recorded) != 1 or recorded[0] is None:
+    if len(recorded) != 1:
         return
     where, entry, grid, arrays, rest = recorded[0]
-    known = [output._impl_view, *[x._impl_view if x.__class__ is Tensor else None for x in inputs]]
+    # Each launched array is named by its address: the output's or one input's (a broadcast view of
+    # an input starts where the input does). An address none of them has (a temporary, a view made
+    # by meta) leaves the key without a plan; one that two inputs share (``a + a``) cannot name
+    # either, so nothing is kept and a later call with distinct inputs records again.
+    known = [output._impl_view._ptr, *[x._impl_view._ptr if x.__class__ is Tensor else None for x in inputs]]
     indices = []
     for a in arrays:
-        for i, b in enumerate(known):
-            if a is b:
-                indices.append(i)
-                break
-        else:  # an array the plan cannot name (a temporary, a view made by meta)
+        matches = [i for i, ptr in enumerate(known) if ptr == a._ptr]
+        if len(matches) != 1:
+            if matches:
+                del plans[k]
             return
+        indices.append(matches[0])
     plans[k] = (output._shape, output.dtype, where, entry, grid, tuple(indices), rest)
 
 

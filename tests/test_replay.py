@@ -10,9 +10,10 @@ stand-in driver whose launchers record their calls, and host memory stands in fo
    nothing else launched) and hands the launcher the reference's arguments: grid, stream,
    function, metadata, every kernel argument — with the new output's address where the reference
    had its output's;
-3. chains of ops replay (another op's new output is keyed like any tensor), a call whose launch
-   compiled is recorded on a later call, and what must not be replayed is not: a strided operand,
-   a 0.0 operand (also -0.0), a registered launch hook; a changed default dtype gives its own plan.
+3. chains of ops replay (another op's new output is keyed like any tensor), broadcast and strided
+   operands replay, a call whose launch compiled is recorded on a later call, and what must not be
+   replayed is not: two inputs at one address, a 0.0 operand (also -0.0), a registered launch
+   hook; a changed default dtype gives its own plan.
 """
 
 from __future__ import annotations
@@ -115,6 +116,8 @@ def _main() -> None:
     i = tl.ones(37, dtype=tl.int64, device="cuda")
     h = tl.ones(37, dtype=tl.float16, device="cuda")
     c = a < b
+    x, bias, y = tl.ones(8, 6, device="cuda"), tl.ones(6, device="cuda"), tl.ones(6, 8, device="cuda")
+    m = tl.ones(8, 1, device="cuda") > 0
     cases = {
         "a + b": lambda: a + b,
         "a * 2.5": lambda: a * 2.5,
@@ -130,6 +133,11 @@ def _main() -> None:
         "where(c, a, b)": lambda: tl.where(c, a, b),
         "a.clamp(0.5, 1.5)": lambda: a.clamp(0.5, 1.5),
         "2 - a (reversed)": lambda: 2 - a,
+        "x + bias (broadcast)": lambda: x + bias,
+        "bias * x (broadcast first)": lambda: bias * x,
+        "x.t() * 2 (strided)": lambda: x.t() * 2,
+        "x.t() + y (strided and contiguous)": lambda: x.t() + y,
+        "where(m, x, 0.5) (broadcast condition)": lambda: tl.where(m, x, 0.5),
     }
     keep = []  # results stay alive, so that every output has its own address
     for name, fn in cases.items():
@@ -169,8 +177,13 @@ def _main() -> None:
     fresh = tl.ones(37, dtype=tl.float64, device="cuda")
     assert replayed(lambda: tl.sigmoid(fresh), times=2) == 2  # its first launch compiled: recorded later
     assert replayed(lambda: a.t() + b) == 3  # (a 1-d transpose is itself)
-    x = tl.ones(8, 6, device="cuda")
-    assert replayed(lambda: x.t() + x.t()) == 0  # strided: no flat launch, no plan
+    assert replayed(lambda: x + bias) == 3 and replayed(lambda: x.t() * 2) == 3
+    # two inputs at one address: which one a launched array stands for is ambiguous, so no plan;
+    # the key is recorded again by a later call with distinct inputs
+    z, w = tl.ones(5, 7, device="cuda"), tl.ones(5, 7, device="cuda")
+    assert replayed(lambda: z.t() + z.t()) == 0
+    assert replayed(lambda: z.t() + w.t()) == 3
+    assert replayed(lambda: a + a) == 3  # a + b's plan: each input position gets its own address
     assert replayed(lambda: a * 0.0) == 0 and replayed(lambda: a * -0.0) == 0  # 0.0 == -0.0 as keys
     before = tl.get_default_dtype()
     try:
