@@ -21,6 +21,8 @@ that compares equal to a different one (a float 0.0, which is also -0.0, NaN, co
 from __future__ import annotations
 
 import os
+import threading
+from threading import get_ident
 
 from tensorlab_kernels import direct_launch
 from tensorlab_kernels import launch as _launch
@@ -33,6 +35,7 @@ ENABLED = os.environ.get("TENSORLAB_REPLAY", "1") not in ("", "0")
 # key -> (output shape, output dtype, where, entry, grid, array indices, rest), or False for a key
 # whose call cannot be replayed (a broadcast, a strided operand: the launcher's general path)
 plans: dict = {}
+_lock = threading.Lock()  # start and stop of a recording (one thread records at a time)
 PLANS_MAX = 4096  # numbers and parameters are in the key: a program's distinct keys stay few
 
 
@@ -87,11 +90,23 @@ def replay(plan: tuple, dev, inputs: tuple, empty_tensor):
 
 
 def start():
-    """Record the launches of the full path of a call with a key (see :func:`finish`)."""
-    if direct_launch.recorded is not None:  # a replayed call inside another's recording: not expected
-        return False
-    direct_launch.recorded = []
-    return True
+    """Record the launches of the full path of a call with a key (see :func:`finish`); False when
+    another thread records (it then keeps the recording, and this call is not recorded)."""
+    with _lock:
+        if direct_launch.recording is not None:
+            return False
+        direct_launch.recording = (get_ident(), [])
+        return True
+
+
+def _stop():
+    """This thread's recorded launches, ending its recording (None if it is not recording)."""
+    with _lock:
+        rec = direct_launch.recording
+        if rec is None or rec[0] != get_ident():
+            return None
+        direct_launch.recording = None
+        return rec[1]
 
 
 def finish(started: bool, k: tuple, output: Tensor, inputs: tuple) -> None:
@@ -100,7 +115,7 @@ def finish(started: bool, k: tuple, output: Tensor, inputs: tuple) -> None:
     next call. Anything else: remember that this key has no plan (False: no more recording)."""
     if not started:
         return
-    recorded, direct_launch.recorded = direct_launch.recorded, None
+    recorded = _stop()
     if not recorded:
         return
     if len(plans) >= PLANS_MAX:
@@ -128,4 +143,4 @@ def finish(started: bool, k: tuple, output: Tensor, inputs: tuple) -> None:
 def abandon(started: bool) -> None:
     """Stop recording after a failed call."""
     if started:
-        direct_launch.recorded = None
+        _stop()

@@ -40,11 +40,12 @@ arguments are then only built on a miss. The caller's key must determine :func:`
 launches of a kernel with equal caller keys have equal keys. ``TENSORLAB_DIRECT_LAUNCH=check``
 verifies that on every keyed launch (the tests run the launchers with it).
 
-Recorded launches (:func:`replay`). While :data:`recorded` is a list, every direct launch appends
-what it ran: ``((device, Triton's debug flag), entry, grid of three dims, arrays, rest)``, the
-arrays being its leading DeviceArray arguments. A launch that does not go direct this time (its
-first, compiling launch; a hook; debugging) appends nothing: a later one may. A caller that knows
-the launch depends only on what it keys itself (the dispatcher's replays of elementwise ops,
+Recorded launches (:func:`replay`). While :data:`recording` is ``(thread id, list)``, every direct
+launch of that thread (only: another thread's launches are not its) appends to the list what it
+ran: ``((device, Triton's debug flag), entry, grid of three dims, arrays, rest)``, the arrays being
+its leading DeviceArray arguments. A launch that does not go direct this time (its first,
+compiling launch; a hook; debugging) appends nothing: a later one may. A caller that knows the
+launch depends only on what it keys itself (the dispatcher's replays of elementwise ops,
 ``tensorlab._replay``) can then run it again with other arrays of the same geometry:
 :func:`replay` repeats the launcher call with the new arrays' addresses and the current stream,
 and nothing else.
@@ -58,6 +59,7 @@ from __future__ import annotations
 
 import operator
 import os
+from threading import get_ident
 
 from ._triton import TRITON_AVAILABLE, triton
 from .compile_options import add_compile_options
@@ -186,8 +188,9 @@ def launch(kernel, grid: tuple, args: tuple, meta: dict):
     grid = (grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1)
     run(*grid, drv.get_current_stream(device), function, packed, None, None, None, *map(_address, args[:n_ptr]),
         *args[n_ptr:], *tail)
-    if recorded is not None:
-        recorded.append(((device, knobs.debug), entry[:4], grid, args[:n_ptr], args[n_ptr:]))
+    rec = recording
+    if rec is not None and rec[0] == get_ident():
+        rec[1].append(((device, knobs.debug), entry[:4], grid, args[:n_ptr], args[n_ptr:]))
     return None
 
 
@@ -255,12 +258,13 @@ def launch_keyed(kernel, grid: tuple, arrays: list, rest: tuple, key, meta_of):
     run, function, packed, tail = hit[0]
     run(*grid, drv.get_current_stream(device), function, packed, None, None, None, *map(_address, arrays), *rest,
         *tail)
-    if recorded is not None:
-        recorded.append(((device, knobs.debug), hit[0], grid, tuple(arrays), rest))
+    rec = recording
+    if rec is not None and rec[0] == get_ident():
+        rec[1].append(((device, knobs.debug), hit[0], grid, tuple(arrays), rest))
     return None
 
 
-recorded: list | None = None  # see "Recorded launches" above
+recording: tuple | None = None  # (thread id, list of launches): see "Recorded launches" above
 
 
 def replay(where: tuple, entry, grid: tuple, arrays, rest: tuple) -> bool:

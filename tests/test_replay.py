@@ -13,7 +13,7 @@ stand-in driver whose launchers record their calls, and host memory stands in fo
 3. chains of ops replay (another op's new output is keyed like any tensor), broadcast and strided
    operands replay, a call whose launch compiled is recorded on a later call, and what must not be
    replayed is not: two inputs at one address, a 0.0 operand (also -0.0), a registered launch
-   hook; a changed default dtype gives its own plan.
+   hook, another thread's launch during a recording; a changed default dtype gives its own plan.
 """
 
 from __future__ import annotations
@@ -193,6 +193,26 @@ def _main() -> None:
             assert (i / i).dtype is tl.float64  # the default dtype is part of the key
     finally:
         tl.set_default_dtype(before)
+    # a recording is its thread's: another thread's launches meanwhile are not in it, and that
+    # thread does not start a recording of its own
+    import threading
+
+    other = {}
+
+    def elsewhere():
+        b * 3.5  # a direct launch (this key's plan is cleared below, so it is not replayed)
+        other["started"] = _replay.start()
+
+    b * 3.5
+    b * 3.5
+    _replay.plans.clear()
+    assert _replay.start()
+    thread = threading.Thread(target=elsewhere)
+    calls.clear()
+    thread.start()
+    thread.join()
+    assert len(calls) == 1 and other["started"] is False
+    assert _replay._stop() == [], "another thread's launch was recorded"
     hook = []
     triton.knobs.runtime.launch_enter_hook.add(hook.append)
     try:
