@@ -23,13 +23,11 @@ import math
 import os
 import warnings
 
-from tensorlab_kernels import runtime as rt
-
 from . import _dtype as D
 from . import _replay
 from ._device import CPU, device
 from ._registry import Geometry, OpDef, Plan, get_op
-from ._storage import Storage, contiguous_strides, device_array, new_storage, numpy_view
+from ._storage import contiguous_strides, device_array, new_storage, numpy_view
 from ._tensor import Tensor
 from .autograd import graph as _graph
 from .autograd.grad_mode import is_grad_enabled as _grad_enabled
@@ -277,17 +275,12 @@ def wrap_array(arr, dev: device) -> Tensor:
 
 def empty_tensor(shape: tuple, dtype: D.dtype, dev: device) -> Tensor:
     shape = tuple(shape)
+    storage = new_storage(math.prod(shape), dtype.np, dev)
     strides = contiguous_strides(shape)
-    if dev.type != "cuda":
-        return Tensor._make(new_storage(math.prod(shape), dtype.np, dev), shape, strides, 0, dtype)
-    # an op's output (every eager op makes one, so written out): the kernel gets its array,
-    # contiguous as known here
-    np_dtype = dtype.np
-    nbytes = math.prod(shape) * np_dtype.itemsize
-    memory = rt.allocate(nbytes, dev.index)
-    t = Tensor._make(Storage(dev, memory, nbytes), shape, strides, 0, dtype)
-    array = t._impl_view = rt.DeviceArray(memory, 0, shape, strides, np_dtype)
-    array._contiguous = True
+    t = Tensor._make(storage, shape, strides, 0, dtype)
+    if dev.type == "cuda":  # an op's output: the kernel gets this array (contiguous, as known here)
+        array = t._impl_view = device_array(storage, shape, strides, 0, dtype.np)
+        array._contiguous = True
     return t
 
 
