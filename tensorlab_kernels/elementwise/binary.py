@@ -250,24 +250,25 @@ _NBITS = {"int8": 8, "uint8": 8, "bool": 8, "int16": 16, "int32": 32, "int64": 6
 
 def binary(out, a, b, *, op: str, ct: str, alpha=1) -> None:
     """``out = op(a, b)``: DeviceArrays of ``out``'s shape (may broadcast) or Python scalars."""
-    constexprs = _CONSTEXPRS.get((op, ct))
-    if constexprs is None:
+    known = _CONSTEXPRS.get((op, ct))
+    if known is None:
         if op not in CODES:
             raise NotImplementedError(f"binary elementwise op {op!r} has no kernel")
-        # (and, last, the bits of alpha = 1, which almost every call passes)
-        constexprs = _CONSTEXPRS[op, ct] = (("OP", CODES[op]), ("CT", C.CT_CODES[ct]), ("NBITS", _NBITS[ct]),
-                                            (C.scalar_bits(1, ct),))
+        # with the bits of alpha = 1, which almost every call passes
+        known = _CONSTEXPRS[op, ct] = ((("OP", CODES[op]), ("CT", C.CT_CODES[ct]), ("NBITS", _NBITS[ct])),
+                                       (C.scalar_bits(1, ct),))
+    constexprs, one_bits = known
     shape = out.shape
     if (a.__class__ is DeviceArray and a.shape != shape) or (b.__class__ is DeviceArray and b.shape != shape):
         x = a if a.__class__ is DeviceArray and a.shape != shape else b
         raise ValueError(f"binary {op}: shapes differ: out {shape} vs input {x.shape}")
     if 0 in shape:
         return
-    alpha_bits = constexprs[3] if alpha.__class__ is int and alpha == 1 else (C.scalar_bits(alpha, ct),)
-    C.launch_elementwise(_binary_kernel, out, (a, b), alpha_bits, ("A_MODE", "B_MODE"), ct, True, constexprs[:3])
+    alpha_bits = one_bits if alpha.__class__ is int and alpha == 1 else (C.scalar_bits(alpha, ct),)
+    C.launch_elementwise(_binary_kernel, out, (a, b), alpha_bits, ("A_MODE", "B_MODE"), ct, True, constexprs)
 
 
-_CONSTEXPRS: dict = {}  # (op, compute type) -> the kernel's constexprs, then alpha = 1's bits
+_CONSTEXPRS: dict = {}  # (op, compute type) -> (the kernel's constexprs, alpha = 1's bits)
 
 
 # ----------------------------------------------------------------------------------------------

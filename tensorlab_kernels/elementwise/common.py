@@ -174,9 +174,7 @@ def launch_elementwise(kernel, out, operands, extra_bits, mode_names, ct: str, o
     general layout machinery: host time per launch is what eager mode pays for every op.
     """
     shape = out.shape
-    flat = _FLAT.get(shape)
-    if flat is None:
-        flat = _flat_launch(shape)
+    flat = _flat_launch(shape)
     n = flat[0]
     if n + out.offset <= INT32_MAX and (out._contiguous or out.is_contiguous()):
         # One pass over the operands builds the launch of the common case, or finds it is not one.
@@ -222,21 +220,15 @@ def launch_elementwise(kernel, out, operands, extra_bits, mode_names, ct: str, o
         launch(kernel, grid, dst, *ptrs, *bits, *extra_bits, *ints, **layout, **dict(constexprs))
 
 
+@functools.lru_cache(maxsize=4096)  # an eager program repeats its shapes; results are never changed
 def _flat_launch(shape: tuple) -> tuple:
-    """``(element count, grid, key part, config)`` of the flat launch over ``shape`` (remembered per
-    shape: an eager program repeats its shapes); the key part is the count's value class (as
-    ``int_class``, for counts from 1 to 2**31 - 1) with the configuration."""
+    """``(element count, grid, key part, config)`` of the flat launch over ``shape``; the key part
+    is the count's value class (as ``int_class``, for counts from 1 to 2**31 - 1) with the
+    configuration."""
     n = math.prod(shape)
     config = pick_config(n)
-    flat = (n, (-(-n // config["BLOCK"]), 1, 1),
+    return (n, (-(-n // config["BLOCK"]), 1, 1),
             (1 if n == 1 else 32 if n & 15 else 132, config["BLOCK"], config["num_warps"]), config)
-    if len(_FLAT) >= 4096:
-        _FLAT.clear()
-    _FLAT[shape] = flat
-    return flat
-
-
-_FLAT: dict = {}  # shape -> _flat_launch(shape)
 
 
 @functools.lru_cache(maxsize=4096)  # plans are never changed by callers
