@@ -110,16 +110,8 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
         if replay_key is None:
             impl(*out_arrays, *arrays, **plan.params)
         else:  # record the launch, to replay it for the next call with this key
-            started = _replay.start()
-            try:
+            with _replay.recording(replay_key, inputs, outputs):
                 impl(*out_arrays, *arrays, **plan.params)
-            except BaseException:
-                _replay.abandon(started)
-                raise
-            if plan.single and len(outputs) == 1:
-                _replay.finish(started, replay_key, outputs[0], inputs)
-            else:
-                _replay.abandon(started)
         if write_back:
             from ._copy_ops import copy_into
 

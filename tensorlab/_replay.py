@@ -20,6 +20,7 @@ that compares equal to a different one (a float 0.0, which is also -0.0, NaN, co
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from threading import get_ident
@@ -33,7 +34,7 @@ from ._tensor import Tensor
 
 ENABLED = os.environ.get("TENSORLAB_REPLAY", "1") not in ("", "0")
 # key -> (output shape, output dtype, where, entry, grid, array indices, rest), or False for a key
-# whose call cannot be replayed (a broadcast, a strided operand: the launcher's general path)
+# whose call cannot be replayed (several launches, a temporary array)
 plans: dict = {}
 _lock = threading.Lock()  # start and stop of a recording (one thread records at a time)
 PLANS_MAX = 4096  # numbers and parameters are in the key: a program's distinct keys stay few
@@ -89,9 +90,26 @@ def replay(plan: tuple, dev, inputs: tuple, empty_tensor):
     return out
 
 
-def start():
-    """Record the launches of the full path of a call with a key (see :func:`finish`); False when
-    another thread records (it then keeps the recording, and this call is not recorded)."""
+@contextlib.contextmanager
+def recording(k: tuple, inputs: tuple, outputs: tuple):
+    """Around the full path of a call keyed ``k`` (``outputs``: filled in by the time the block ends):
+    record its launches, then keep what they tell about ``k`` (see :func:`_plan_of`). Nothing is
+    kept when the block raises, or when another thread records at the time."""
+    started = _start()
+    try:
+        yield
+    finally:
+        recorded = _stop() if started else None
+    if recorded and len(outputs) == 1:
+        plan = _plan_of(recorded, outputs[0], inputs)
+        if plan is not None:
+            if len(plans) >= PLANS_MAX:
+                plans.clear()
+            plans[k] = plan
+
+
+def _start() -> bool:
+    """Start this thread's recording; False when another thread records."""
     with _lock:
         if direct_launch.recording is not None:
             return False
@@ -109,38 +127,23 @@ def _stop():
         return rec[1]
 
 
-def finish(started: bool, k: tuple, output: Tensor, inputs: tuple) -> None:
-    """Stop recording; keep the plan when the call made exactly one direct launch over its output's
-    and inputs' arrays. Nothing recorded (the launch compiled, or did not go direct now): try again
-    next call. Anything else: remember that this key has no plan (False: no more recording)."""
-    if not started:
-        return
-    recorded = _stop()
-    if not recorded:
-        return
-    if len(plans) >= PLANS_MAX:
-        plans.clear()
-    plans[k] = False
+def _plan_of(recorded: list, output: Tensor, inputs: tuple):
+    """What the launches of a call (some were recorded) tell about its key: the plan, when it made
+    exactly one direct launch over its output's and inputs' arrays; False (no plan: stop
+    recording this key) otherwise; None (record again) when an address names two inputs.
+
+    Each launched array is named by its address: the output's or one input's (a broadcast view of
+    an input starts where the input does). An address none of them has (a temporary, a view made by
+    meta) means no plan; one that two inputs share (``a + a``) names neither, and a later call with
+    distinct inputs can record the key again."""
     if len(recorded) != 1:
-        return
+        return False
     where, entry, grid, arrays, rest = recorded[0]
-    # Each launched array is named by its address: the output's or one input's (a broadcast view of
-    # an input starts where the input does). An address none of them has (a temporary, a view made
-    # by meta) leaves the key without a plan; one that two inputs share (``a + a``) cannot name
-    # either, so nothing is kept and a later call with distinct inputs records again.
     known = [output._impl_view._ptr, *[x._impl_view._ptr if x.__class__ is Tensor else None for x in inputs]]
     indices = []
     for a in arrays:
         matches = [i for i, ptr in enumerate(known) if ptr == a._ptr]
         if len(matches) != 1:
-            if matches:
-                del plans[k]
-            return
+            return None if matches else False
         indices.append(matches[0])
-    plans[k] = (output._shape, output.dtype, where, entry, grid, tuple(indices), rest)
-
-
-def abandon(started: bool) -> None:
-    """Stop recording after a failed call."""
-    if started:
-        _stop()
+    return output._shape, output.dtype, where, entry, grid, tuple(indices), rest

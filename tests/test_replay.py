@@ -201,12 +201,12 @@ def _main() -> None:
 
     def elsewhere():
         b * 3.5  # a direct launch (this key's plan is cleared below, so it is not replayed)
-        other["started"] = _replay.start()
+        other["started"] = _replay._start()
 
     b * 3.5
     b * 3.5
     _replay.plans.clear()
-    assert _replay.start()
+    assert _replay._start()
     thread = threading.Thread(target=elsewhere)
     calls.clear()
     thread.start()
