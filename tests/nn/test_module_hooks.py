@@ -612,22 +612,22 @@ EXPECTED_STATE_DICT_LOG = [
  ('get_buffer notbuf', ('AttributeError', '`weight` is not a buffer')), ('extra default', 'RuntimeError')]
 
 
-def test_backward_hooks_match_torch():
+def _assert_log_matches(scenarios, expected):
+    """Run ``scenarios(tl, nn)`` (warnings off) and compare its log with torch's, entry by entry."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        log = hook_scenarios(tl, nn)
-    for got, want in zip(log, EXPECTED_HOOK_LOG):
+        log = scenarios(tl, nn)
+    for got, want in zip(log, expected):
         assert got == want
-    assert len(log) == len(EXPECTED_HOOK_LOG)
+    assert len(log) == len(expected)
+
+
+def test_backward_hooks_match_torch():
+    _assert_log_matches(hook_scenarios, EXPECTED_HOOK_LOG)
 
 
 def test_state_dict_hooks_extra_state_to_empty_set_submodule_match_torch():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        log = state_dict_scenarios(tl, nn)
-    for got, want in zip(log, EXPECTED_STATE_DICT_LOG):
-        assert got == want
-    assert len(log) == len(EXPECTED_STATE_DICT_LOG)
+    _assert_log_matches(state_dict_scenarios, EXPECTED_STATE_DICT_LOG)
 
 
 def test_load_without_post_hooks_changes_nothing_on_error():
