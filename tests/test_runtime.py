@@ -271,6 +271,27 @@ def test_cuda_unavailable_reason_without_interpreter():
         assert "cuda is not available" in err.stderr
 
 
+def test_current_stream_handle_follows_the_current_stream_per_thread():
+    """The handle every launch and allocation asks for is the current stream's, also after a
+    stream was set in this thread, and another thread keeps its own (the default, handle 0)."""
+    import threading
+
+    from tensorlab_kernels.runtime import streams
+
+    assert streams.current_stream_handle(0) == streams.current_stream(0).handle == 0
+    s = tl.cuda.Stream()
+    assert s.cuda_stream != 0
+    seen = {}
+    with tl.cuda.stream(s):
+        for device in (0, tl.device("cuda:0"), None):
+            assert streams.current_stream_handle(device) == s.cuda_stream
+        thread = threading.Thread(target=lambda: seen.update(other=streams.current_stream_handle(0)))
+        thread.start()
+        thread.join()
+    assert seen == {"other": 0}
+    assert streams.current_stream_handle(0) == streams.current_stream(0).handle == 0
+
+
 # -- real GPU -------------------------------------------------------------------------------------
 
 

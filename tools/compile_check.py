@@ -441,19 +441,27 @@ class _Hopper:
         return None
 
 
-def stand_in_launches(launcher, arch: int = 90, stream: int = 0) -> None:
+def stand_in_launches(launcher, arch: int = 90, stream: int | None = None) -> None:
     """Make real (non-interpreted) Triton launches work without a GPU, for tests and benchmarks of
-    the launch path: kernels compile for ``sm_<arch>`` under a stand-in driver whose current stream
-    is ``stream``, and each compiled kernel's launcher becomes ``launcher(*arguments)`` (it
-    receives what Triton's C launcher would: grid, stream, function, metadata, hooks, arguments).
-    The function handle is ``("function", <kernel hash>)``. Process-wide and not undone: call it
-    in a process of its own."""
+    the launch path: kernels compile for ``sm_<arch>`` under a stand-in driver, and each compiled
+    kernel's launcher becomes ``launcher(*arguments)`` (it receives what Triton's C launcher would:
+    grid, stream, function, metadata, hooks, arguments). The function handle is
+    ``("function", <kernel hash>)``. The current device and stream are tensorlab's, asked as
+    tensorlab's driver asks them on a GPU (``runtime.triton_driver``), unless ``stream`` names a
+    handle to report instead (on device 0). Process-wide and not undone: call it in a process of
+    its own."""
     import triton
     from triton.compiler.compiler import CompiledKernel
 
+    from tensorlab_kernels.runtime import streams
+
     class Driver(_Hopper):
-        def get_current_stream(self, device=None):
-            return stream
+        if stream is None:  # as runtime.triton_driver's driver answers
+            get_current_device = staticmethod(streams.current_device)
+            get_current_stream = staticmethod(streams.current_stream_handle)
+        else:
+            def get_current_stream(self, device=None):
+                return stream
 
     def init_handles(self):  # load nothing
         if self.module is None:

@@ -21,15 +21,25 @@ import numpy as np
 from .allocator import Allocation, CachingAllocator, size_class
 from .array import DeviceArray, contiguous_strides
 from .errors import OutOfMemoryError
-from .streams import Event, Stream, current_device, current_stream, default_stream, set_device, set_stream, stream
+from .streams import (
+    Event,
+    Stream,
+    current_device,
+    current_stream,
+    current_stream_handle,
+    default_stream,
+    set_device,
+    set_stream,
+    stream,
+)
 
 INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 
 __all__ = [
     "Allocation", "CachingAllocator", "DeviceArray", "Event", "OutOfMemoryError", "PinnedBuffer", "Stream",
     "allocator_for", "copy_device_to_device", "copy_device_to_host", "copy_host_to_device", "current_device",
-    "current_stream", "default_stream", "empty", "get_backend", "is_available", "is_interpreted", "memset",
-    "set_device", "set_stream", "size_class", "stream", "synchronize", "unavailable_reason",
+    "current_stream", "current_stream_handle", "default_stream", "empty", "get_backend", "is_available",
+    "is_interpreted", "memset", "set_device", "set_stream", "size_class", "stream", "synchronize", "unavailable_reason",
 ]
 
 _backend = None
@@ -122,7 +132,7 @@ def allocate(nbytes: int, device: int | None = None) -> Allocation:
     allocator = _allocators.get(device)  # (every op's output asks: allocator_for's lookup, written out)
     if allocator is None:
         allocator = allocator_for(device)
-    return allocator.allocate(nbytes, current_stream(device).handle)
+    return allocator.allocate(nbytes, current_stream_handle(device))
 
 
 def empty(shape, dtype, device: int | None = None) -> DeviceArray:

@@ -10,7 +10,16 @@ from __future__ import annotations
 import contextlib
 import threading
 
-_tls = threading.local()
+
+class _ThreadState(threading.local):
+    """Each thread's current device and the streams it made current; the class attributes are a
+    new thread's values (read as plain attributes on every launch)."""
+
+    device = 0
+    streams = None  # {device index: Stream} once this thread sets a stream (set_stream)
+
+
+_tls = _ThreadState()
 
 # tensorlab replaces this so Stream.device answers a tensorlab.device; the kernel layer itself
 # only knows device indices.
@@ -29,7 +38,7 @@ def _backend():
 
 
 def current_device() -> int:
-    return getattr(_tls, "device", 0)
+    return _tls.device
 
 
 def set_device(index: int) -> None:
@@ -182,7 +191,7 @@ _DEFAULTS: dict[int, Stream] = {}
 
 def current_stream(device=None) -> Stream:
     index = device if device.__class__ is int else _index_of(device)  # every launch and allocation asks
-    per_thread = getattr(_tls, "streams", None)
+    per_thread = _tls.streams
     if per_thread is not None:
         s = per_thread.get(index)
         if s is not None:
@@ -191,8 +200,18 @@ def current_stream(device=None) -> Stream:
     return s if s is not None else default_stream(index)
 
 
+def current_stream_handle(device=None) -> int:
+    """``current_stream(device).handle``, the question of every launch and allocation: 0 (the
+    default stream's handle, CUDA's legacy stream) while this thread has set no stream."""
+    per_thread = _tls.streams
+    if per_thread is None:
+        return 0
+    s = per_thread.get(device if device.__class__ is int else _index_of(device))
+    return 0 if s is None else s.handle
+
+
 def set_stream(stream: Stream) -> None:
-    per_thread = getattr(_tls, "streams", None)
+    per_thread = _tls.streams
     if per_thread is None:
         per_thread = _tls.streams = {}
     per_thread[stream.device_index] = stream
