@@ -45,6 +45,19 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
     first = inputs[0] if inputs else None
     if not isinstance(first, Tensor) and not (isinstance(first, list | tuple) and "takes_list" in op.tags):
         raise TypeError(f"{op.name}(): argument 'input' (position 1) must be Tensor, not {type(first).__name__}")
+    replay_key = None
+    if op.replayable and out is None and not inplace:  # on a GPU, replayed when its key's launch is known
+        found = _replay.find(op, inputs, params, _impl_arg)
+        if found is not None:
+            replay_key, replay_plan, requires_grad = found
+            if replay_plan is not None:  # a known key: replayed, or the full path without recording
+                result = (_replay.replay(replay_plan, first._storage.device, inputs, contiguous_tensor)
+                          if replay_plan else None)
+                if result is not None:
+                    if requires_grad:
+                        _record(op, inputs, (result,), params, requires_grad=requires_grad)
+                    return result
+                replay_key = None
     dev, mixed, requires_grad = _scan_inputs(op, inputs)
     if mixed:
         inputs = _cpu_scalars_to_python(inputs)
@@ -57,20 +70,8 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
         _record(op, inputs, outputs, params, requires_grad=requires_grad)
         return result
 
-    replay_key = None
     if inplace or out is not None:
         _check_autograd_write(op, inputs, out, inplace, requires_grad)
-    elif dev.type == "cuda" and "elementwise" in op.tags:  # replayed when this key's launch is known
-        replay_key = _replay.key(op, dev, inputs, params, _impl_arg)
-        if replay_key is not None:
-            replay_plan = _replay.plans.get(replay_key)
-            if replay_plan is not None:  # a known key: replayed, or the full path without recording
-                result = _replay.replay(replay_plan, dev, inputs, empty_tensor) if replay_plan else None
-                if result is not None:
-                    if requires_grad:
-                        _record(op, inputs, (result,), params, requires_grad=requires_grad)
-                    return result
-                replay_key = None
     plan: Plan = op.meta(*inputs, **params)
     impl = op.twin if dev.type == "cpu" else op.kernel
     if impl is None:
@@ -267,8 +268,13 @@ def wrap_array(arr, dev: device) -> Tensor:
 
 def empty_tensor(shape: tuple, dtype: D.dtype, dev: device) -> Tensor:
     shape = tuple(shape)
-    storage = new_storage(math.prod(shape), dtype.np, dev)
-    strides = contiguous_strides(shape)
+    return contiguous_tensor(shape, contiguous_strides(shape), math.prod(shape), dtype, dev)
+
+
+def contiguous_tensor(shape: tuple, strides: tuple, numel: int, dtype: D.dtype, dev: device) -> Tensor:
+    """:func:`empty_tensor` with its layout already known (``strides``: ``shape``'s contiguous
+    strides; a replayed op's output, ``_replay``)."""
+    storage = new_storage(numel, dtype.np, dev)
     t = Tensor._make(storage, shape, strides, 0, dtype)
     if dev.type == "cuda":  # an op's output: the kernel gets this array (contiguous, as known here)
         array = t._impl_view = device_array(storage, shape, strides, 0, dtype.np)

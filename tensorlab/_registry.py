@@ -41,9 +41,12 @@ class OpDef:
     custom: Callable | None = None
     tags: frozenset = field(default_factory=frozenset)
     doc: str = ""
+    # an elementwise compute op: on a GPU the dispatcher may replay its launch (``_replay``)
+    replayable: bool = field(init=False, repr=False, default=False)
 
     def __post_init__(self):
         self.tags = frozenset(self.tags)
+        self.replayable = "elementwise" in self.tags and self.view is None and self.custom is None
         if self.view is None and self.custom is None and self.meta is None:
             raise ValueError(f"OpDef {self.name}: needs meta (with twin/kernel), view or custom")
 

@@ -2,7 +2,7 @@
 
 An eager op's host time is mostly Python that decides the same things every call: the plan
 (``meta``: promotion, shapes), the launcher's layout checks, the launch key. For an elementwise op
-those decisions depend only on what :func:`key` collects — the op, each tensor input's dtype,
+those decisions depend only on what :func:`find` collects — the op, each tensor input's dtype,
 shape, strides, offset and pointer class (dtype and 16-byte alignment, ``array_key``), each number
 input's type and value, the parameters and the default dtype — and the kernel reads only the
 arrays. So the first call with a key runs the full path while ``direct_launch`` records its
@@ -21,6 +21,7 @@ that compares equal to a different one (a float 0.0, which is also -0.0, NaN, co
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 import threading
 from threading import get_ident
@@ -33,23 +34,38 @@ from . import _dtype as D
 from ._tensor import Tensor
 
 ENABLED = os.environ.get("TENSORLAB_REPLAY", "1") not in ("", "0")
-# key -> (output shape, output dtype, where, entry, grid, array indices, rest), or False for a key
-# whose call cannot be replayed (several launches, a temporary array)
+# key -> (output shape, strides, element count and dtype, where, entry, grid, array indices or None
+# for the usual order, rest), or False for a key whose call cannot be replayed (several launches, a
+# temporary array)
 plans: dict = {}
 _lock = threading.Lock()  # start and stop of a recording (one thread records at a time)
 PLANS_MAX = 4096  # numbers and parameters are in the key: a program's distinct keys stay few
 
 
-def key(op, dev, inputs: tuple, params: dict, impl_arg):
-    """The replay key of a call, or None when it must not be replayed (see the module docstring).
-    ``impl_arg(tensor, dev)``: the tensor's array (made and cached on first use, as the full path
-    does: a new view or another op's output is keyed like any tensor)."""
+def find(op, inputs: tuple, params: dict, impl_arg):
+    """Where a call of an elementwise ``op`` with a new output stands: None when it takes the full
+    path unrecorded (not on a GPU, tensors of more than one device, a value the key cannot hold:
+    see the module docstring); else ``(key, plans.get(key), whether an input requires grad)``.
+    ``inputs[0]`` is a Tensor (the dispatcher checked). ``impl_arg(tensor, dev)``: the tensor's
+    array (made and cached on first use, as the full path does: a new view or another op's
+    output is keyed like any tensor).
+
+    One pass over the inputs also does the dispatcher's device and requires-grad scan, so a
+    replayed call scans its inputs once."""
     if not ENABLED or not direct_launch.ENABLED:  # (no direct launches: nothing to replay)
         return None
+    dev = inputs[0]._storage.device
+    if dev.type != "cuda":
+        return None
+    requires_grad = False
     k = [op, dev.index, D._default_dtype]
     for x in inputs:
         cls = x.__class__
         if cls is Tensor:
+            if x._storage.device is not dev:  # (a 0-d cpu tensor among cuda ones, or an error: the full path)
+                return None
+            if x._requires_grad:
+                requires_grad = True
             v = x._impl_view
             if v is None:
                 v = impl_arg(x, dev)
@@ -71,23 +87,30 @@ def key(op, dev, inputs: tuple, params: dict, impl_arg):
         elif not (cls is int or cls is bool or cls is str or value is None):
             return None
         k += (name, cls, value)
-    return tuple(k)
+    k = tuple(k)
+    return k, plans.get(k), requires_grad
 
 
-def replay(plan: tuple, dev, inputs: tuple, empty_tensor):
+def replay(plan: tuple, dev, inputs: tuple, new_contiguous):
     """The output of a call, by replaying its ``plan`` (``plans[key]``); None when it cannot be
-    replayed now (the caller runs the full path)."""
+    replayed now (the caller runs the full path). ``new_contiguous(shape, strides, numel, dtype,
+    dev)``: a new contiguous tensor with its array."""
     if not _launch.replay_ready():
         return None
-    shape, dtype, where, entry, grid, indices, rest = plan
-    out = empty_tensor(shape, dtype, dev)
-    view = out._impl_view
-    arrays = []  # (a loop, not a comprehension: this is the path every replayed op takes)
-    for i in indices:
-        arrays.append(view if i == 0 else inputs[i - 1]._impl_view)
-    if not direct_launch.replay(where, entry, grid, arrays, rest):
+    shape, strides, numel, dtype, where, entry, grid, indices, rest = plan
+    out = new_contiguous(shape, strides, numel, dtype, dev)
+    if indices is None:  # the usual order: the output, then every input (all tensors)
+        addresses = [out._impl_view._ptr, *map(_address_of, inputs)]
+    else:
+        addresses = []  # (a loop, not a comprehension)
+        for i in indices:
+            addresses.append(out._impl_view._ptr if i == 0 else inputs[i - 1]._impl_view._ptr)
+    if not direct_launch.replay(where, entry, grid, addresses, rest):
         return None
     return out
+
+
+_address_of = operator.attrgetter("_impl_view._ptr")  # a tensor input's address, without a Python call
 
 
 @contextlib.contextmanager
@@ -146,4 +169,6 @@ def _plan_of(recorded: list, output: Tensor, inputs: tuple):
         if len(matches) != 1:
             return None if matches else False
         indices.append(matches[0])
-    return output._shape, output.dtype, where, entry, grid, tuple(indices), rest
+    natural = tuple(range(len(inputs) + 1))  # (the output, then each input: all tensors)
+    return (output._shape, output._stride, output.numel(), output.dtype, where, entry, grid,
+            None if tuple(indices) == natural else tuple(indices), rest)

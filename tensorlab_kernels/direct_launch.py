@@ -47,8 +47,8 @@ its leading DeviceArray arguments. A launch that does not go direct this time (i
 compiling launch; a hook; debugging) appends nothing: a later one may. A caller that knows the
 launch depends only on what it keys itself (the dispatcher's replays of elementwise ops,
 ``tensorlab._replay``) can then run it again with other arrays of the same geometry:
-:func:`replay` repeats the launcher call with the new arrays' addresses and the current stream,
-and nothing else.
+:func:`replay` repeats the launcher call with the new arrays' addresses (the caller passes them) and the
+current stream, and nothing else.
 
 ``tests/test_direct_launch.py`` compiles real kernels for sm_90 (no GPU needed) and checks, over
 pointer alignments and int value classes, that the direct path picks the compiled kernel Triton
@@ -267,10 +267,11 @@ def launch_keyed(kernel, grid: tuple, arrays: list, rest: tuple, key, meta_of):
 recording: tuple | None = None  # (thread id, list of launches): see "Recorded launches" above
 
 
-def replay(where: tuple, entry, grid: tuple, arrays, rest: tuple) -> bool:
-    """Run a recorded launch (``where``, ``entry``, ``grid`` and ``rest`` as recorded) on
-    ``arrays``; False, launching nothing, when it must take the full path now: a launch hook
-    registered since, Triton's debug flag changed, or another current device."""
+def replay(where: tuple, entry, grid: tuple, addresses, rest: tuple) -> bool:
+    """Run a recorded launch (``where``, ``entry``, ``grid`` and ``rest`` as recorded) on the arrays
+    at ``addresses`` (in the recorded arrays' order); False, launching nothing, when it must take
+    the full path now: a launch hook registered since, Triton's debug flag changed, or another
+    current device."""
     knobs = _runtime_knobs
     if getattr(knobs.launch_enter_hook, "calls", True) or getattr(knobs.launch_exit_hook, "calls", True):
         return False
@@ -279,8 +280,7 @@ def replay(where: tuple, entry, grid: tuple, arrays, rest: tuple) -> bool:
     if (device, knobs.debug) != where:
         return False
     run, function, packed, tail = entry
-    run(*grid, drv.get_current_stream(device), function, packed, None, None, None, *map(_address, arrays), *rest,
-        *tail)
+    run(*grid, drv.get_current_stream(device), function, packed, None, None, None, *addresses, *rest, *tail)
     return True
 
 
