@@ -17,20 +17,24 @@ import numpy as np
 from .._dispatch import dispatch
 from .._tensor import Tensor
 from . import elementwise_binary as B
+from . import elementwise_common as E
 from . import elementwise_unary as U
 
 _OK = (Tensor, numbers.Number, np.bool_)  # what an operator takes as its other operand
+_INT_MIN, _INT_MAX = E._INT64_MIN, E._UINT64_MAX  # the ints an operand may be (as_operand)
 
 
 def _forward(fn, op_def=None):
     """``self op other`` as ``fn(self, other)``. With the op's declaration ``op_def`` (ops whose
     function only checks its operands and dispatches them with default parameters), the usual
-    operand, a tensor or a float, goes to the dispatcher directly: an operator is the host cost of
-    every eager expression."""
+    operand, a tensor, a float or an int that fits 64 bits (``as_operand``'s check), goes to the
+    dispatcher directly: an operator is the host cost of every eager expression."""
 
     def op(self, other):
-        if op_def is not None and (other.__class__ is Tensor or other.__class__ is float):
-            return dispatch(op_def, self, other)
+        if op_def is not None:
+            cls = other.__class__
+            if cls is Tensor or cls is float or (cls is int and _INT_MIN <= other <= _INT_MAX):
+                return dispatch(op_def, self, other)
         if not isinstance(other, _OK):
             return NotImplemented
         return fn(self, other)

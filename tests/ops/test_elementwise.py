@@ -62,6 +62,22 @@ def test_reflected_operators(device):
     assert (6 ^ i).tolist() == [7, 4, 5]
 
 
+def test_int_operands_of_operators_as_the_functions_take_them(device):
+    """An int operand gives what the op's function gives (the int's dtype rules: an int tensor stays
+    int64, a float tensor keeps its dtype), up to the edges of 64 bits; past them it raises
+    PyTorch's overflow error, as the function does."""
+    i, f = t([1, 2, 3], device), t([1.0, 2.0, 3.0], device, tl.float32)
+    for result, expected in ((i + 2, tl.add(i, 2)), (i * -3, tl.mul(i, -3)), (f - 2, tl.sub(f, 2)),
+                             (f / 4, tl.div(f, 4)), (2 - f, tl.rsub(f, 2)), (i < 2, tl.lt(i, 2)),
+                             (i * (2**63 - 1), tl.mul(i, 2**63 - 1)), (i + -(2**63), tl.add(i, -(2**63)))):
+        assert result.dtype is expected.dtype and result.tolist() == expected.tolist()
+    assert (i * 2).dtype is tl.int64 and (f * 2).dtype is tl.float32
+    for big in (2**64, -(2**63) - 1):
+        for operator_call in (lambda: i + big, lambda: i * big, lambda: f < big):
+            with pytest.raises(RuntimeError, match="Overflow when unpacking long"):
+                operator_call()
+
+
 def test_comparison_operators_return_bool_tensors(device):
     a = t([1, 2, 3], device)
     for result, expected in ((a == 2, [False, True, False]), (a != 2, [True, False, True]),
