@@ -161,6 +161,12 @@ def _write_out(result: Tensor, out: Tensor) -> Tensor:
 # ----------------------------------------------------------------------------------------------
 
 
+def _shaped(t: Tensor, shape: tuple) -> Tensor:
+    """``t.reshape(shape)``, or ``t`` itself when it has that shape already (the usual 2-D case of a
+    backward: no view to make and record)."""
+    return t if t._shape == shape else t.reshape(shape)
+
+
 def _reduce_to(g: Tensor, shape) -> Tensor:
     """Sum a broadcast gradient back to ``shape``."""
     shape = tuple(shape)
@@ -425,13 +431,13 @@ def _linear_backward(ctx, g):
     if ctx.needs_input_grad[0]:
         # g (*, N) @ W (N, K); a 1-D weight: g (*) times w (K) as an outer product
         gx = matmul(g, w) if w.ndim == 2 else matmul(g.unsqueeze(-1), w.unsqueeze(0))
-        gx = gx.reshape(x.shape)
+        gx = _shaped(gx, x._shape)
     if ctx.needs_input_grad[1]:
-        k, rows = x.shape[-1], math.prod(x.shape[:-1])  # explicit sizes: -1 is ambiguous for empty tensors
+        k, rows = x._shape[-1], math.prod(x._shape[:-1])  # explicit sizes: -1 is ambiguous for empty tensors
         if w.ndim == 2:
-            gw = mm(g.reshape(rows, w.shape[0]).mT, x.reshape(rows, k))
+            gw = mm(_shaped(g, (rows, w._shape[0])).mT, _shaped(x, (rows, k)))
         else:
-            gw = matmul(g.reshape(rows), x.reshape(rows, k))
+            gw = matmul(_shaped(g, (rows,)), _shaped(x, (rows, k)))
     if len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2]:
         gb = _reduce_to(g, ctx.inputs[2].shape)
     return gx, gw, gb
