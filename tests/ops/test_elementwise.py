@@ -7,6 +7,7 @@ interpreter when there is no GPU)."""
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 
 import numpy as np
@@ -73,9 +74,9 @@ def test_int_operands_of_operators_as_the_functions_take_them(device):
         assert result.dtype is expected.dtype and result.tolist() == expected.tolist()
     assert (i * 2).dtype is tl.int64 and (f * 2).dtype is tl.float32
     for big in (2**64, -(2**63) - 1):
-        for operator_call in (lambda: i + big, lambda: i * big, lambda: f < big):
+        for x, python_operator in ((i, operator.add), (i, operator.mul), (f, operator.lt), (f, operator.sub)):
             with pytest.raises(RuntimeError, match="Overflow when unpacking long"):
-                operator_call()
+                python_operator(x, big)
 
 
 def test_comparison_operators_return_bool_tensors(device):
