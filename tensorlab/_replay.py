@@ -14,7 +14,7 @@ skipping the rest. Every launch argument but the addresses follows from the key.
 
 Not replayed: anything but a cuda op tagged ``elementwise`` with a new output (no ``out=``, not in
 place), launches that did not go direct (interpreter, hooks, debug logging), keys with a value
-that compares equal to a different one (a float 0.0, which is also -0.0, NaN, containers).
+that compares equal to a different one (NaN, containers; a float zero is keyed with its sign).
 ``TENSORLAB_REPLAY=0`` (or ``ENABLED = False``) turns replays off.
 """
 
@@ -24,6 +24,7 @@ import contextlib
 import operator
 import os
 import threading
+from math import copysign
 from threading import get_ident
 
 from tensorlab_kernels import direct_launch
@@ -72,9 +73,12 @@ def find(op, inputs: tuple, params: dict, impl_arg):
             # (the launch key holds the dtype)
             k += (x._shape, x._stride, x._offset, v.launch_key or array_key(v))
         elif cls is float:
-            if x == 0.0 or x != x:  # 0.0 == -0.0 (different bits); NaN never equals itself
+            if x == 0.0:  # 0.0 == -0.0 as keys: the sign tells them apart
+                k += (cls, x, copysign(1.0, x))
+            elif x != x:  # NaN never equals itself
                 return None
-            k += (cls, x)
+            else:
+                k += (cls, x)
         elif cls is int or cls is bool:
             k += (cls, x)
         else:  # a Parameter, a container, ...: the full path
@@ -82,7 +86,10 @@ def find(op, inputs: tuple, params: dict, impl_arg):
     for name, value in params.items():
         cls = value.__class__
         if cls is float:
-            if value == 0.0 or value != value:
+            if value == 0.0:
+                k += (name, cls, value, copysign(1.0, value))
+                continue
+            if value != value:
                 return None
         elif not (cls is int or cls is bool or cls is str or value is None):
             return None

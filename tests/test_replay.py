@@ -142,6 +142,9 @@ def _main() -> None:
         "x.t() * 2 (strided)": lambda: x.t() * 2,
         "x.t() + y (strided and contiguous)": lambda: x.t() + y,
         "where(m, x, 0.5) (broadcast condition)": lambda: tl.where(m, x, 0.5),
+        "a * 0.0": lambda: a * 0.0,
+        "a * -0.0": lambda: a * -0.0,
+        "where(c, 0.0, b) (relu's backward)": lambda: tl.where(c, 0.0, b),
     }
     keep = []  # results stay alive, so that every output has its own address
     for name, fn in cases.items():
@@ -188,7 +191,14 @@ def _main() -> None:
     assert replayed(lambda: z.t() + z.t()) == 0
     assert replayed(lambda: z.t() + w.t()) == 3
     assert replayed(lambda: a + a) == 3  # a + b's plan: each input position gets its own address
-    assert replayed(lambda: a * 0.0) == 0 and replayed(lambda: a * -0.0) == 0  # 0.0 == -0.0 as keys
+    # a float zero's key holds its sign (0.0 == -0.0 as dict keys): -0.0 does not take 0.0's plan
+    assert replayed(lambda: a * 0.0) == 3 and replayed(lambda: a * -0.0) == 3
+    neg_zero_bits = -(2**63)  # -0.0 as the kernels take a number: its float64 bits, as an int64
+    calls.clear()
+    a * 0.0
+    a * -0.0
+    assert neg_zero_bits not in launcher_args(calls[0]) and neg_zero_bits in launcher_args(calls[1])
+    assert replayed(lambda: a * float("nan")) == 0  # NaN never equals itself: no key
     before = tl.get_default_dtype()
     try:
         assert (i / i).dtype is before
