@@ -17,7 +17,9 @@ next to the op):
               ``custom(*inputs, **params) -> Tensor | tuple``
 ``tags``      e.g. ``elementwise``, ``reduction``, ``view``, ``inplace_safe`` (outputs may alias
               inputs), ``nondeterministic``, ``random``, ``takes_list`` (first input is a list of
-              tensors, like ``cat``)
+              tensors, like ``cat``), ``replayable`` (what its cuda kernel launches follows from
+              the inputs' geometry, dtypes and the parameters alone, as for an elementwise op: the
+              dispatcher may replay a launch, ``_replay``)
 
 The dispatcher, the autograd tape, the OpInfo test table and the docs all read this registry
 (:func:`registered_ops`, :func:`get_op`).
@@ -41,12 +43,13 @@ class OpDef:
     custom: Callable | None = None
     tags: frozenset = field(default_factory=frozenset)
     doc: str = ""
-    # an elementwise compute op: on a GPU the dispatcher may replay its launch (``_replay``)
+    # an elementwise or replayable compute op: on a GPU the dispatcher may replay its launch (``_replay``)
     replayable: bool = field(init=False, repr=False, default=False)
 
     def __post_init__(self):
         self.tags = frozenset(self.tags)
-        self.replayable = "elementwise" in self.tags and self.view is None and self.custom is None
+        self.replayable = (("elementwise" in self.tags or "replayable" in self.tags) and self.view is None
+                           and self.custom is None)
         if self.view is None and self.custom is None and self.meta is None:
             raise ValueError(f"OpDef {self.name}: needs meta (with twin/kernel), view or custom")
 

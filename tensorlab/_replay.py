@@ -1,21 +1,25 @@
-"""Replayed launches: the dispatcher's fast path for elementwise ops on a GPU.
+"""Replayed launches: the dispatcher's fast path for elementwise ops (and the matmul family) on a GPU.
 
 An eager op's host time is mostly Python that decides the same things every call: the plan
 (``meta``: promotion, shapes), the launcher's layout checks, the launch key. For an elementwise op
 those decisions depend only on what :func:`find` collects — the op, each tensor input's dtype,
 shape, strides, offset and pointer class (dtype and 16-byte alignment, ``array_key``), each number
 input's type and value, the parameters and the default dtype — and the kernel reads only the
-arrays. So the first call with a key runs the full path while ``direct_launch`` records its
-launches; when that was exactly one direct launch whose arrays are the output and the inputs'
-arrays (a broadcast operand's view starts where its tensor does), the dispatcher keeps (output
-shape and dtype, the launch, which array goes where), and a later call with the same key allocates
-the output and repeats the launch with the new arrays' addresses (``direct_launch.replay``),
-skipping the rest. Every launch argument but the addresses follows from the key.
+arrays. The same holds for the ops tagged ``replayable`` (the matmul family: its launcher plans from
+the operands' geometry, dtype and the ``precision`` parameter). So the first call with a key runs
+the full path while ``direct_launch`` records its launches; when that was exactly one direct launch
+whose arrays are the output and the inputs' arrays (a broadcast operand's view, or the transposed
+weight of ``linear``, starts where its tensor does), the dispatcher keeps (output shape and dtype,
+the launch, which array goes where), and a later call with the same key allocates the output and
+repeats the launch with the new arrays' addresses (``direct_launch.replay``), skipping the rest.
+Every launch argument but the addresses follows from the key. An op that reads tensor values on
+the host, draws random numbers or reads a setting that is not a parameter must not be tagged.
 
-Not replayed: anything but a cuda op tagged ``elementwise`` with a new output (no ``out=``, not in
-place), launches that did not go direct (interpreter, hooks, debug logging), keys with a value
-that compares equal to a different one (NaN, containers; a float zero is keyed with its sign).
-``TENSORLAB_REPLAY=0`` (or ``ENABLED = False``) turns replays off.
+Not replayed: anything but a cuda op tagged ``elementwise`` or ``replayable`` with a new output (no
+``out=``, not in place), launches that did not go direct (interpreter, hooks, debug logging), keys
+with a value that compares equal to a different one (NaN, containers; a float zero is keyed with its
+sign). ``TENSORLAB_REPLAY=0`` (or ``ENABLED = False``) turns replays off; ``plans.clear()`` forgets
+the recorded launches.
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ def find(op, inputs: tuple, params: dict, impl_arg):
     k = [op, dev.index, D._default_dtype]
     for x in inputs:
         cls = x.__class__
-        if cls is Tensor:
+        if cls is Tensor or (cls is not float and cls is not int and cls is not bool and isinstance(x, Tensor)):
             if x._storage.device is not dev:  # (a 0-d cpu tensor among cuda ones, or an error: the full path)
                 return None
             if x._requires_grad:
@@ -81,7 +85,9 @@ def find(op, inputs: tuple, params: dict, impl_arg):
                 k += (cls, x)
         elif cls is int or cls is bool:
             k += (cls, x)
-        else:  # a Parameter, a container, ...: the full path
+        elif x is None:  # (an optional tensor left out: linear's bias)
+            k.append(None)
+        else:  # a container, ...: the full path
             return None
     for name, value in params.items():
         cls = value.__class__
@@ -169,7 +175,7 @@ def _plan_of(recorded: list, output: Tensor, inputs: tuple):
     if len(recorded) != 1:
         return False
     where, entry, grid, arrays, rest = recorded[0]
-    known = [output._impl_view._ptr, *[x._impl_view._ptr if x.__class__ is Tensor else None for x in inputs]]
+    known = [output._impl_view._ptr, *[x._impl_view._ptr if isinstance(x, Tensor) else None for x in inputs]]
     indices = []
     for a in arrays:
         matches = [i for i, ptr in enumerate(known) if ptr == a._ptr]

@@ -53,3 +53,13 @@ def pytest_report_header(config):
 def device(request):
     """Run a test on every available device."""
     return request.param
+
+
+@pytest.fixture(autouse=True)
+def _no_replay_plans_from_other_tests():
+    """Each test starts with no recorded launches (``tensorlab._replay``; on a GPU only): a test that
+    spies on a launcher or patches one of its settings sees its first call of a key take the full
+    path, whatever earlier tests ran."""
+    from tensorlab import _replay
+
+    _replay.plans.clear()

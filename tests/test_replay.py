@@ -75,6 +75,21 @@ def test_gpu_replayed_ops_compute_what_the_full_path_computes():
         w.grad = None
         (w * y + 2.5).sum().backward()
         np.testing.assert_array_equal(w.grad.cpu().numpy(), hy)
+    # the matmul family (float64: exact enough to compare with numpy), a Linear's Parameters
+    a, b = tl.randn(33, 20, dtype=tl.float64, device="cuda"), tl.randn(20, 17, dtype=tl.float64, device="cuda")
+    ha, hb = a.cpu().numpy(), b.cpu().numpy()
+    lin = tl.nn.Linear(20, 9, dtype=tl.float64).cuda()
+    hw, hbias = lin.weight.detach().cpu().numpy(), lin.bias.detach().cpu().numpy()
+    for _ in range(4):
+        np.testing.assert_allclose((a @ b).cpu().numpy(), ha @ hb, rtol=1e-12)
+        np.testing.assert_allclose(tl.addmm(a[:, :17], a, b, beta=0.5, alpha=2).cpu().numpy(),
+                                   0.5 * ha[:, :17] + 2 * (ha @ hb), rtol=1e-12)
+        np.testing.assert_allclose(lin(a).detach().cpu().numpy(), ha @ hw.T + hbias, rtol=1e-12)
+    assert any(k[0].name == "linear" and plan for k, plan in _replay.plans.items())
+    for _ in range(3):  # and a Linear's gradients through replayed launches
+        lin.zero_grad()
+        lin(a).sum().backward()
+        np.testing.assert_allclose(lin.weight.grad.cpu().numpy(), np.ones((33, 9)).T @ ha, rtol=1e-12)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -122,6 +137,10 @@ def _main() -> None:
     c = a < b
     x, bias, y = tl.ones(8, 6, device="cuda"), tl.ones(6, device="cuda"), tl.ones(6, 8, device="cuda")
     m = tl.ones(8, 1, device="cuda") > 0
+    p = tl.nn.Parameter(tl.ones(37, device="cuda"))
+    x2, x3, y3 = tl.ones(8, 5, device="cuda"), tl.ones(3, 8, 6, device="cuda"), tl.ones(3, 6, 4, device="cuda")
+    v, v2, c8 = tl.ones(6, device="cuda"), tl.ones(6, device="cuda"), tl.ones(8, 8, device="cuda")
+    lw, lb = tl.nn.Parameter(tl.ones(7, 6, device="cuda")), tl.nn.Parameter(tl.ones(7, device="cuda"))
     cases = {
         "a + b": lambda: a + b,
         "a * 2.5": lambda: a * 2.5,
@@ -142,6 +161,17 @@ def _main() -> None:
         "x.t() * 2 (strided)": lambda: x.t() * 2,
         "x.t() + y (strided and contiguous)": lambda: x.t() + y,
         "where(m, x, 0.5) (broadcast condition)": lambda: tl.where(m, x, 0.5),
+        "p * 2.5 (a Parameter)": lambda: p * 2.5,
+        "x @ y (mm)": lambda: x @ y,
+        "mm(x, y.t().t())": lambda: tl.mm(x, y),
+        "x3 @ y (batch folded into M)": lambda: x3 @ y,
+        "bmm(x3, y3)": lambda: tl.bmm(x3, y3),
+        "mv(x, v)": lambda: tl.mv(x, v),
+        "dot(v, v2)": lambda: tl.dot(v, v2),
+        "linear(x, w, bias) (Parameters, weight read transposed)": lambda: tl.nn.functional.linear(x, lw, lb),
+        "linear(x, w) (no bias)": lambda: tl.nn.functional.linear(x, lw),
+        "addmm(c8, x, y, beta 0.5, alpha 2)": lambda: tl.addmm(c8, x, y, beta=0.5, alpha=2),
+        "x.t() @ x2 (transposed operand)": lambda: x.t() @ x2,
         "a * 0.0": lambda: a * 0.0,
         "a * -0.0": lambda: a * -0.0,
         "where(c, 0.0, b) (relu's backward)": lambda: tl.where(c, 0.0, b),
@@ -190,6 +220,7 @@ def _main() -> None:
     z, w = tl.ones(5, 7, device="cuda"), tl.ones(5, 7, device="cuda")
     assert replayed(lambda: z.t() + z.t()) == 0
     assert replayed(lambda: z.t() + w.t()) == 3
+    assert replayed(lambda: z @ z.t()) == 0 and replayed(lambda: z @ w.t()) == 3  # the same for a matmul
     assert replayed(lambda: a + a) == 3  # a + b's plan: each input position gets its own address
     # a float zero's key holds its sign (0.0 == -0.0 as dict keys): -0.0 does not take 0.0's plan
     assert replayed(lambda: a * 0.0) == 3 and replayed(lambda: a * -0.0) == 3

@@ -320,7 +320,8 @@ def _dot_meta_for(op: str):
     return meta
 
 
-_PRODUCT = dict(twin=kgemm.matmul_twin, kernel=kgemm.matmul, backward=_product_backward)
+# (replayable: a launch follows from the operands' geometry and the parameters, _replay)
+_PRODUCT = dict(twin=kgemm.matmul_twin, kernel=kgemm.matmul, backward=_product_backward, tags=["replayable"])
 
 MATMUL = defop("matmul", meta=_matmul_meta, **_PRODUCT,
                doc="Matrix product with numpy/PyTorch rules: 1-D operands, broadcast batch dims.")
@@ -372,7 +373,7 @@ def _baddbmm_shapes(b1, b2):
 
 
 _ADD_FAMILY = dict(twin=kgemm.matmul_twin, kernel=kgemm.matmul, backward=_addmm_family_backward,
-                   save=_save_products)
+                   save=_save_products, tags=["replayable"])
 
 ADDMM = defop("addmm", meta=_addmm_family_meta("addmm", "addmm", _addmm_shapes), **_ADD_FAMILY,
               doc="beta * input + alpha * (mat1 @ mat2); input broadcast to (M, N).")
@@ -445,7 +446,7 @@ def _linear_backward(ctx, g):
 
 LINEAR = defop("linear", meta=_linear_meta, twin=kgemm.matmul_twin, kernel=kgemm.matmul, backward=_linear_backward,
                save=lambda ctx, inputs, outputs, params: ctx.save_for_backward(inputs[0], inputs[1]),
-               doc="input @ weight.T + bias (bias added in the GEMM epilogue).")
+               tags=["replayable"], doc="input @ weight.T + bias (bias added in the GEMM epilogue).")
 
 
 # ----------------------------------------------------------------------------------------------
