@@ -97,7 +97,11 @@ def find(op, inputs: tuple, params: dict, impl_arg):
                 continue
             if value != value:
                 return None
-        elif not (cls is int or cls is bool or cls is str or value is None):
+        elif cls is tuple:  # (a reduction's dims, normalised by its function)
+            for item in value:
+                if item.__class__ is not int:
+                    return None
+        elif not (cls is int or cls is bool or cls is str or value is None or cls is D.dtype):
             return None
         k += (name, cls, value)
     k = tuple(k)

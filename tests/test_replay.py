@@ -86,6 +86,12 @@ def test_gpu_replayed_ops_compute_what_the_full_path_computes():
                                    0.5 * ha[:, :17] + 2 * (ha @ hb), rtol=1e-12)
         np.testing.assert_allclose(lin(a).detach().cpu().numpy(), ha @ hw.T + hbias, rtol=1e-12)
     assert any(k[0].name == "linear" and plan for k, plan in _replay.plans.items())
+    for _ in range(4):  # reductions
+        np.testing.assert_allclose(a.sum(0).cpu().numpy(), ha.sum(0), rtol=1e-12)
+        np.testing.assert_allclose(a.t().mean(1, keepdim=True).cpu().numpy(), ha.T.mean(1, keepdims=True),
+                                   rtol=1e-12)
+        np.testing.assert_allclose(a.amax().item(), ha.max())
+    assert any(k[0].name == "sum" and plan for k, plan in _replay.plans.items())
     for _ in range(3):  # and a Linear's gradients through replayed launches
         lin.zero_grad()
         lin(a).sum().backward()
@@ -172,6 +178,15 @@ def _main() -> None:
         "linear(x, w) (no bias)": lambda: tl.nn.functional.linear(x, lw),
         "addmm(c8, x, y, beta 0.5, alpha 2)": lambda: tl.addmm(c8, x, y, beta=0.5, alpha=2),
         "x.t() @ x2 (transposed operand)": lambda: x.t() @ x2,
+        "x.sum()": lambda: x.sum(),
+        "x.sum(0) (a bias gradient)": lambda: x.sum(0),
+        "x.t().mean(1, keepdim=True)": lambda: x.t().mean(1, keepdim=True),
+        "x.sum(dtype=float64)": lambda: x.sum(dtype=tl.float64),
+        "i.sum() (int64)": lambda: i.sum(),
+        "x.amax(1)": lambda: x.amax(1),
+        "x.norm(3.0)": lambda: x.norm(3.0),
+        "logsumexp(x, 1)": lambda: tl.logsumexp(x, 1),
+        "c.all()": lambda: c.all(),
         "a * 0.0": lambda: a * 0.0,
         "a * -0.0": lambda: a * -0.0,
         "where(c, 0.0, b) (relu's backward)": lambda: tl.where(c, 0.0, b),
@@ -221,6 +236,8 @@ def _main() -> None:
     assert replayed(lambda: z.t() + z.t()) == 0
     assert replayed(lambda: z.t() + w.t()) == 3
     assert replayed(lambda: z @ z.t()) == 0 and replayed(lambda: z @ w.t()) == 3  # the same for a matmul
+    big = tl.ones(1 << 18, device="cuda")
+    assert replayed(lambda: big.sum()) == 0  # a split reduction launches twice (and allocates its partials)
     assert replayed(lambda: a + a) == 3  # a + b's plan: each input position gets its own address
     # a float zero's key holds its sign (0.0 == -0.0 as dict keys): -0.0 does not take 0.0's plan
     assert replayed(lambda: a * 0.0) == 3 and replayed(lambda: a * -0.0) == 3

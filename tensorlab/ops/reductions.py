@@ -294,7 +294,8 @@ def _logsumexp_backward(ctx, g):
 
 def _declare_reduce(name, kernel_op, out_dtype, backward=None, save=_no_save, doc=""):
     return defop(name, twin=kreduce.reduce_twin, kernel=kreduce.reduce, meta=_reduce_meta(kernel_op, out_dtype),
-                 backward=backward, save=save if backward is not None else None, tags={"reduction"}, doc=doc)
+                 backward=backward, save=save if backward is not None else None,
+                 tags={"reduction", "replayable"}, doc=doc)  # (its launches follow from geometry, dims, dtype)
 
 
 SUM = _declare_reduce("sum", "sum", _sum_dtype, _sum_backward, doc="Sum over dims (int/bool -> int64).")
