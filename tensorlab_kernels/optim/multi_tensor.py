@@ -276,26 +276,33 @@ def build_table(lists, chunk: int) -> np.ndarray:
     return table
 
 
-_TABLES: OrderedDict = OrderedDict()  # (device, table bytes) -> (device array, host array)
+_TABLES: OrderedDict = OrderedDict()  # (device, dtype, chunk, sizes, addresses) -> (device table, host table, aligned)
 _TABLE_CACHE_SIZE = 64
 
 
-def device_table(table: np.ndarray, device: int):
-    """The table in device memory: reused while the addresses repeat, else uploaded (asynchronously)."""
-    key = (device, table.shape, table.tobytes())
+def device_table(lists, numels: list, dtype, chunk: int, device: int):
+    """(the chunk table of ``lists`` in device memory, whether every chunk starts 16-byte aligned).
+
+    The table follows from the operands' addresses and sizes, so it is kept while they come again
+    (an optimizer's parameters and states every step, and gradients whenever the allocator hands
+    them the same blocks): looked up by the addresses, without building the table on the host
+    (numpy work that cost a step more than the rest of ``prepare``); else built and uploaded
+    (asynchronously)."""
+    key = (device, dtype, chunk, tuple(numels), tuple([a._ptr for lst in lists if lst is not None for a in lst]))
     hit = _TABLES.get(key)
     if hit is not None:
         _TABLES.move_to_end(key)
-        return hit[0]
-    arr = rt.empty(table.shape, np.int64, device)
-    host = np.ascontiguousarray(table)
+        return hit[0], hit[2]
+    host = build_table(lists, chunk)
+    aligned = bool((host[:, :-1] % 16 == 0).all())
+    arr = rt.empty(host.shape, np.int64, device)
     # Async on the current stream: ordered after the kernels that may still read an evicted table
     # whose block the allocator hands out again. ``host`` stays alive in the cache entry.
     rt.copy_host_to_device(arr.storage, arr.offset * 8, host, non_blocking=True)
-    _TABLES[key] = (arr, host)
+    _TABLES[key] = (arr, host, aligned)
     while len(_TABLES) > _TABLE_CACHE_SIZE:
         _TABLES.popitem(last=False)
-    return arr
+    return arr, aligned
 
 
 def prepare(name: str, lists, config: dict | None):
@@ -304,9 +311,8 @@ def prepare(name: str, lists, config: dict | None):
     if dtype is None or sum(numels) == 0:
         return None
     cfg = pick_config(config)
-    host = build_table(lists, cfg["CHUNK"])
-    aligned = bool((host[:, :-1] % 16 == 0).all())
-    return device_table(host, device), host.shape[0], dtype, cfg, aligned
+    table, aligned = device_table(lists, numels, dtype, cfg["CHUNK"], device)
+    return table, table.shape[0], dtype, cfg, aligned
 
 
 def launch_table(kernel, name: str, lists, scalars: tuple, config: dict | None = None, **constexprs) -> int:

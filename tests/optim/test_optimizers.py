@@ -209,6 +209,26 @@ def test_one_launch_per_group_and_multi_chunk(monkeypatch):
     assert len(launches) == 4
 
 
+@needs_cuda
+def test_chunk_table_is_kept_for_the_same_tensors_and_built_for_others():
+    """The device chunk table is looked up by the operands' addresses and sizes: the same tensors
+    get the same table back (no host work), another tensor, size or chunk gets a new one, and each
+    table holds what build_table computes for its operands."""
+    a, b, c = (tl.ones(n, device="cuda")._device_array() for n in (20, 3, 20))
+    numels = [20, 3]
+    first, aligned = multi_tensor.device_table([[a, b], [c, a]], numels, a.dtype, 8, a.device)
+    again, _ = multi_tensor.device_table([[a, b], [c, a]], numels, a.dtype, 8, a.device)
+    assert again is first and aligned == bool((multi_tensor.build_table([[a, b], [c, a]], 8)[:, :-1] % 16 == 0).all())
+    for lists, sizes, chunk in (([[c, b], [a, a]], numels, 8), ([[a, b], [c, a]], numels, 16),
+                                ([[a, c], [c, a]], [20, 20], 8)):
+        table, _ = multi_tensor.device_table(lists, sizes, a.dtype, chunk, a.device)
+        assert table is not first
+        np.testing.assert_array_equal(table.host_view(), multi_tensor.build_table(lists, chunk))
+    np.testing.assert_array_equal(first.host_view(), multi_tensor.build_table([[a, b], [c, a]], 8))
+    # an absent operand (None) has no column: the same table as without it
+    assert multi_tensor.device_table([[a, b], None, [c, a]], numels, a.dtype, 8, a.device)[0] is first
+
+
 @pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=needs_cuda)])
 def test_param_groups_with_different_options(device):
     init, grads = _data(3, seed=4)
