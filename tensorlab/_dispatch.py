@@ -55,7 +55,8 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
                           if replay_plan else None)
                 if result is not None:
                     if requires_grad:
-                        _record(op, inputs, (result,), params, requires_grad=requires_grad)
+                        _record(op, inputs, result if result.__class__ is tuple else (result,), params,
+                                requires_grad=requires_grad)
                     return result
                 replay_key = None
     dev, mixed, requires_grad = _scan_inputs(op, inputs)
@@ -111,7 +112,7 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
         if replay_key is None:
             impl(*out_arrays, *arrays, **plan.params)
         else:  # record the launch, to replay it for the next call with this key
-            with _replay.recording(replay_key, inputs, outputs):
+            with _replay.recording(replay_key, inputs, outputs, not (plan.single and len(outputs) == 1)):
                 impl(*out_arrays, *arrays, **plan.params)
         if write_back:
             from ._copy_ops import copy_into

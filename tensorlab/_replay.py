@@ -39,9 +39,9 @@ from . import _dtype as D
 from ._tensor import Tensor
 
 ENABLED = os.environ.get("TENSORLAB_REPLAY", "1") not in ("", "0")
-# key -> (output shape, strides, element count and dtype, where, entry, grid, array indices or None
-# for the usual order, rest), or False for a key whose call cannot be replayed (several launches, a
-# temporary array)
+# key -> ((shape, strides, element count, dtype) per output, whether the call returns a tuple, where,
+# entry, grid, array indices or None for the usual order, rest), or False for a key whose call cannot
+# be replayed (several launches, a temporary array)
 plans: dict = {}
 _lock = threading.Lock()  # start and stop of a recording (one thread records at a time)
 PLANS_MAX = 4096  # numbers and parameters are in the key: a program's distinct keys stay few
@@ -109,39 +109,44 @@ def find(op, inputs: tuple, params: dict, impl_arg):
 
 
 def replay(plan: tuple, dev, inputs: tuple, new_contiguous):
-    """The output of a call, by replaying its ``plan`` (``plans[key]``); None when it cannot be
-    replayed now (the caller runs the full path). ``new_contiguous(shape, strides, numel, dtype,
-    dev)``: a new contiguous tensor with its array."""
+    """The result of a call (its output, or the tuple of its outputs), by replaying its ``plan``
+    (``plans[key]``); None when it cannot be replayed now (the caller runs the full path).
+    ``new_contiguous(shape, strides, numel, dtype, dev)``: a new contiguous tensor with its array."""
     if not _launch.replay_ready():
         return None
-    shape, strides, numel, dtype, where, entry, grid, indices, rest = plan
-    out = new_contiguous(shape, strides, numel, dtype, dev)
-    if indices is None:  # the usual order: the output, then every input (all tensors)
-        addresses = [out._impl_view._ptr, *map(_address_of, inputs)]
+    specs, as_tuple, where, entry, grid, indices, rest = plan
+    if len(specs) == 1:
+        outs = (new_contiguous(*specs[0], dev),)
     else:
+        outs = tuple([new_contiguous(*spec, dev) for spec in specs])
+    if indices is None:  # the usual order: the outputs, then every input (all tensors)
+        addresses = [*map(_address_of, outs), *map(_address_of, inputs)]
+    else:
+        n_out = len(outs)
         addresses = []  # (a loop, not a comprehension)
         for i in indices:
-            addresses.append(out._impl_view._ptr if i == 0 else inputs[i - 1]._impl_view._ptr)
+            addresses.append(outs[i]._impl_view._ptr if i < n_out else inputs[i - n_out]._impl_view._ptr)
     if not direct_launch.replay(where, entry, grid, addresses, rest):
         return None
-    return out
+    return outs if as_tuple else outs[0]
 
 
 _address_of = operator.attrgetter("_impl_view._ptr")  # a tensor input's address, without a Python call
 
 
 @contextlib.contextmanager
-def recording(k: tuple, inputs: tuple, outputs: tuple):
-    """Around the full path of a call keyed ``k`` (``outputs``: filled in by the time the block ends):
-    record its launches, then keep what they tell about ``k`` (see :func:`_plan_of`). Nothing is
-    kept when the block raises, or when another thread records at the time."""
+def recording(k: tuple, inputs: tuple, outputs: tuple, as_tuple: bool):
+    """Around the full path of a call keyed ``k`` (``outputs``: its new outputs, filled in by the
+    time the block ends; ``as_tuple``: the call returns them as a tuple): record its launches, then
+    keep what they tell about ``k`` (see :func:`_plan_of`). Nothing is kept when the block raises,
+    or when another thread records at the time."""
     started = _start()
     try:
         yield
     finally:
         recorded = _stop() if started else None
-    if recorded and len(outputs) == 1:
-        plan = _plan_of(recorded, outputs[0], inputs)
+    if recorded:
+        plan = _plan_of(recorded, outputs, inputs, as_tuple)
         if plan is not None:
             if len(plans) >= PLANS_MAX:
                 plans.clear()
@@ -167,25 +172,26 @@ def _stop():
         return rec[1]
 
 
-def _plan_of(recorded: list, output: Tensor, inputs: tuple):
+def _plan_of(recorded: list, outputs: tuple, inputs: tuple, as_tuple: bool):
     """What the launches of a call (some were recorded) tell about its key: the plan, when it made
-    exactly one direct launch over its output's and inputs' arrays; False (no plan: stop
+    exactly one direct launch over its outputs' and inputs' arrays; False (no plan: stop
     recording this key) otherwise; None (record again) when an address names two inputs.
 
-    Each launched array is named by its address: the output's or one input's (a broadcast view of
+    Each launched array is named by its address: an output's or one input's (a broadcast view of
     an input starts where the input does). An address none of them has (a temporary, a view made by
     meta) means no plan; one that two inputs share (``a + a``) names neither, and a later call with
     distinct inputs can record the key again."""
     if len(recorded) != 1:
         return False
     where, entry, grid, arrays, rest = recorded[0]
-    known = [output._impl_view._ptr, *[x._impl_view._ptr if isinstance(x, Tensor) else None for x in inputs]]
+    known = [*[o._impl_view._ptr for o in outputs],
+             *[x._impl_view._ptr if isinstance(x, Tensor) else None for x in inputs]]
     indices = []
     for a in arrays:
         matches = [i for i, ptr in enumerate(known) if ptr == a._ptr]
         if len(matches) != 1:
             return None if matches else False
         indices.append(matches[0])
-    natural = tuple(range(len(inputs) + 1))  # (the output, then each input: all tensors)
-    return (output._shape, output._stride, output.numel(), output.dtype, where, entry, grid,
-            None if tuple(indices) == natural else tuple(indices), rest)
+    natural = tuple(range(len(known)))  # (the outputs, then each input: all tensors)
+    specs = tuple((o._shape, o._stride, o.numel(), o.dtype) for o in outputs)
+    return specs, as_tuple, where, entry, grid, None if tuple(indices) == natural else tuple(indices), rest

@@ -92,6 +92,21 @@ def test_gpu_replayed_ops_compute_what_the_full_path_computes():
                                    rtol=1e-12)
         np.testing.assert_allclose(a.amax().item(), ha.max())
     assert any(k[0].name == "sum" and plan for k, plan in _replay.plans.items())
+    # cross-entropy (a kernel with four outputs, and its backward): loss and gradient as on the cpu
+    logits = tl.randn(64, 10, dtype=tl.float64, device="cuda", requires_grad=True)
+    target = tl.randint(0, 10, (64,), device="cuda")
+    cpu_logits = logits.detach().cpu().requires_grad_()
+    cpu_loss = tl.nn.functional.cross_entropy(cpu_logits, target.cpu())
+    cpu_loss.backward()
+    for _ in range(4):
+        logits.grad = None
+        loss = tl.nn.functional.cross_entropy(logits, target)
+        loss.backward()
+        np.testing.assert_allclose(loss.item(), cpu_loss.item(), rtol=1e-12)
+        np.testing.assert_allclose(logits.grad.cpu().numpy(), cpu_logits.grad.numpy(), rtol=1e-10, atol=1e-15)
+    assert any(k[0].name == "cross_entropy_loss" and plan for k, plan in _replay.plans.items())
+    with pytest.raises(IndexError, match="out of bounds"):  # the target check still reads the kernel's flags
+        tl.nn.functional.cross_entropy(logits, target + 10)
     for _ in range(3):  # and a Linear's gradients through replayed launches
         lin.zero_grad()
         lin(a).sum().backward()
@@ -147,6 +162,11 @@ def _main() -> None:
     x2, x3, y3 = tl.ones(8, 5, device="cuda"), tl.ones(3, 8, 6, device="cuda"), tl.ones(3, 6, 4, device="cuda")
     v, v2, c8 = tl.ones(6, device="cuda"), tl.ones(6, device="cuda"), tl.ones(8, 8, device="cuda")
     lw, lb = tl.nn.Parameter(tl.ones(7, 6, device="cuda")), tl.nn.Parameter(tl.ones(7, device="cuda"))
+    from tensorlab._dispatch import dispatch
+    from tensorlab.nn.functional.loss import CROSS_ENTROPY, CROSS_ENTROPY_BACKWARD
+
+    logits, target = tl.ones(9, 5, device="cuda"), tl.zeros(9, dtype=tl.int64, device="cuda")
+    g_rows, class_w, lse = tl.ones(9, device="cuda"), tl.ones(5, device="cuda"), tl.ones(9, device="cuda")
     cases = {
         "a + b": lambda: a + b,
         "a * 2.5": lambda: a * 2.5,
@@ -187,6 +207,11 @@ def _main() -> None:
         "x.norm(3.0)": lambda: x.norm(3.0),
         "logsumexp(x, 1)": lambda: tl.logsumexp(x, 1),
         "c.all()": lambda: c.all(),
+        "cross_entropy's kernel (four outputs)": lambda: dispatch(CROSS_ENTROPY, logits, target, None, class_dim=1,
+                                                                  ignore_index=-100, label_smoothing=0.0),
+        "cross_entropy's backward kernel (weights, smoothing)": lambda: dispatch(
+            CROSS_ENTROPY_BACKWARD, g_rows, logits, target, class_w, lse, class_dim=1, ignore_index=2,
+            label_smoothing=0.1),
         "a * 0.0": lambda: a * 0.0,
         "a * -0.0": lambda: a * -0.0,
         "where(c, 0.0, b) (relu's backward)": lambda: tl.where(c, 0.0, b),
@@ -209,10 +234,12 @@ def _main() -> None:
         result = fn()
         keep.append(result)
         assert len(replays) == 1 and len(calls) == 2, f"{name}: not replayed ({len(replays)}, {len(calls)} launches)"
-        assert result.dtype is reference.dtype and result.shape == reference.shape, name
-        old, new = reference.data_ptr(), result.data_ptr()
-        assert old != new
-        assert launcher_args(calls[-1]) == tuple(new if x == old else x for x in expected), (
+        assert type(result) is type(reference), name  # a tuple of outputs stays a tuple
+        results, references = (result, reference) if isinstance(result, tuple) else ((result,), (reference,))
+        assert [(r.dtype, r.shape) for r in results] == [(r.dtype, r.shape) for r in references], name
+        moved = {old.data_ptr(): new.data_ptr() for old, new in zip(references, results)}  # the new outputs
+        assert not moved.keys() & set(moved.values())
+        assert launcher_args(calls[-1]) == tuple(moved.get(x, x) for x in expected), (
             f"{name}: the replay passed other arguments\n  full   {expected}\n  replay {launcher_args(calls[-1])}")
 
     def replayed(fn, times=3):

@@ -285,13 +285,13 @@ def _ce_composite_backward(g, x, target, weight, *, class_dim: int, ignore_index
 
 CROSS_ENTROPY = defop(
     "cross_entropy_loss", twin=kce.cross_entropy_forward_twin, kernel=kce.cross_entropy_forward, meta=_ce_meta,
-    backward=_ce_backward, save=_ce_save, tags={"nn", "loss"},
+    backward=_ce_backward, save=_ce_save, tags={"nn", "loss", "replayable"},
     doc="Fused softmax cross-entropy with class indices: per-row loss (weights, ignore_index, label smoothing), "
         "per-row target weight (the 'mean' divisor), logsumexp (saved for the backward) and per-program "
         "out-of-range-target flags. fp32 math for fp16/bf16 logits.")
 CROSS_ENTROPY_BACKWARD = defop(
     "cross_entropy_loss_backward", twin=kce.cross_entropy_backward_twin, kernel=kce.cross_entropy_backward,
-    meta=_ce_backward_meta, tags={"nn", "loss"},
+    meta=_ce_backward_meta, tags={"nn", "loss", "replayable"},
     doc="Fused cross-entropy backward: the softmax recomputed from the saved logsumexp, minus the (smoothed, "
         "weighted) one-hot, times the incoming per-row gradient. Not differentiable itself: cross_entropy's "
         "backward composes registered ops instead when create_graph=True.")
