@@ -39,9 +39,9 @@ from . import _dtype as D
 from ._tensor import Tensor
 
 ENABLED = os.environ.get("TENSORLAB_REPLAY", "1") not in ("", "0")
-# key -> ((shape, strides, element count, dtype) per output, whether the call returns a tuple, where,
-# entry, grid, array indices or None for the usual order, rest), or False for a key whose call cannot
-# be replayed (several launches, a temporary array)
+# key -> (the output's (shape, strides, element count, dtype), or a tuple of them for a call that
+# returns a tuple; whether it does; where, entry, grid, array indices or None for the usual order,
+# rest), or False for a key whose call cannot be replayed (several launches, a temporary array)
 plans: dict = {}
 _lock = threading.Lock()  # start and stop of a recording (one thread records at a time)
 PLANS_MAX = 4096  # numbers and parameters are in the key: a program's distinct keys stay few
@@ -114,21 +114,29 @@ def replay(plan: tuple, dev, inputs: tuple, new_contiguous):
     ``new_contiguous(shape, strides, numel, dtype, dev)``: a new contiguous tensor with its array."""
     if not _launch.replay_ready():
         return None
-    specs, as_tuple, where, entry, grid, indices, rest = plan
-    if len(specs) == 1:
-        outs = (new_contiguous(*specs[0], dev),)
-    else:
-        outs = tuple([new_contiguous(*spec, dev) for spec in specs])
-    if indices is None:  # the usual order: the outputs, then every input (all tensors)
+    layout, as_tuple, where, entry, grid, indices, rest = plan
+    if not as_tuple:  # one output (the usual case): ``layout`` is its (shape, strides, numel, dtype)
+        out = new_contiguous(*layout, dev)
+        if indices is None:  # the usual order: the output, then every input (all tensors)
+            addresses = [out._impl_view._ptr, *map(_address_of, inputs)]
+        else:
+            addresses = _addresses(indices, (out,), inputs)
+        return out if direct_launch.replay(where, entry, grid, addresses, rest) else None
+    outs = tuple([new_contiguous(*spec, dev) for spec in layout])  # (one layout per output)
+    if indices is None:
         addresses = [*map(_address_of, outs), *map(_address_of, inputs)]
     else:
-        n_out = len(outs)
-        addresses = []  # (a loop, not a comprehension)
-        for i in indices:
-            addresses.append(outs[i]._impl_view._ptr if i < n_out else inputs[i - n_out]._impl_view._ptr)
-    if not direct_launch.replay(where, entry, grid, addresses, rest):
-        return None
-    return outs if as_tuple else outs[0]
+        addresses = _addresses(indices, outs, inputs)
+    return outs if direct_launch.replay(where, entry, grid, addresses, rest) else None
+
+
+def _addresses(indices: tuple, outs: tuple, inputs: tuple) -> list:
+    """The launch's array addresses in a recorded order (index i: output i, then input i - outputs)."""
+    n_out = len(outs)
+    addresses = []  # (a loop, not a comprehension)
+    for i in indices:
+        addresses.append(outs[i]._impl_view._ptr if i < n_out else inputs[i - n_out]._impl_view._ptr)
+    return addresses
 
 
 _address_of = operator.attrgetter("_impl_view._ptr")  # a tensor input's address, without a Python call
@@ -193,5 +201,6 @@ def _plan_of(recorded: list, outputs: tuple, inputs: tuple, as_tuple: bool):
             return None if matches else False
         indices.append(matches[0])
     natural = tuple(range(len(known)))  # (the outputs, then each input: all tensors)
-    specs = tuple((o._shape, o._stride, o.numel(), o.dtype) for o in outputs)
-    return specs, as_tuple, where, entry, grid, None if tuple(indices) == natural else tuple(indices), rest
+    layouts = tuple((o._shape, o._stride, o.numel(), o.dtype) for o in outputs)
+    return (layouts if as_tuple else layouts[0], as_tuple, where, entry, grid,
+            None if tuple(indices) == natural else tuple(indices), rest)
