@@ -447,9 +447,12 @@ def sum_to_size(self: Tensor, *size) -> Tensor:
                            f"{{{', '.join(map(str, shape))}}}.")
     if size == shape:
         return self
-    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1)
+    inner = tuple(lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1)
+    dims = tuple(range(lead)) + inner
     if not dims:
         return self.reshape(size)
+    if not inner:  # leading dims only (a bias gradient): summed away, which leaves ``size``
+        return dispatch(SUM, self, dim=dims, keepdim=False, dtype=None)
     out = dispatch(SUM, self, dim=dims, keepdim=True, dtype=None)
     return out.reshape(size) if lead else out
 
