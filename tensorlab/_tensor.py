@@ -291,7 +291,12 @@ class Tensor:
         return numpy_view(self._storage, self._shape, self._stride, self._offset, self.dtype.np)
 
     def _device_array(self):
-        return device_array(self._storage, self._shape, self._stride, self._offset, self.dtype.np)
+        """A cuda tensor's DeviceArray: the one the dispatcher hands its kernels, made once (a tensor's
+        geometry never changes; ``.data =`` and resizing reset it)."""
+        v = self._impl_view
+        if v is None:
+            v = self._impl_view = device_array(self._storage, self._shape, self._stride, self._offset, self.dtype.np)
+        return v
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
         if self.is_cuda:
