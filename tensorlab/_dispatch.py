@@ -9,7 +9,7 @@ One function, :func:`dispatch`, runs every op:
 4. outputs are allocated, or ``out=`` is checked (device, castable dtype, resized with
    PyTorch's warning), or the in-place destination is checked (shape and dtype);
 5. the twin runs on cpu, the kernel on cuda, with numpy arrays / DeviceArrays (an elementwise
-   op on a GPU replays its launch when its key was seen: ``_replay``);
+   or replayable op on a GPU replays its launch when its key was seen: ``_replay``);
 6. in-place and ``out=`` writes bump the version counter; the autograd hook records a node.
 
 ``TENSORLAB_DEBUG=1`` logs every dispatched op (name, shapes, dtypes, device, implementation);

@@ -1,25 +1,27 @@
-"""Replayed launches: the dispatcher's fast path for elementwise ops (and the matmul family) on a GPU.
+"""Replayed launches: the dispatcher's fast path for elementwise and other replayable ops on a GPU.
 
 An eager op's host time is mostly Python that decides the same things every call: the plan
 (``meta``: promotion, shapes), the launcher's layout checks, the launch key. For an elementwise op
 those decisions depend only on what :func:`find` collects — the op, each tensor input's dtype,
 shape, strides, offset and pointer class (dtype and 16-byte alignment, ``array_key``), each number
 input's type and value, the parameters and the default dtype — and the kernel reads only the
-arrays. The same holds for the ops tagged ``replayable`` (the matmul family: its launcher plans from
-the operands' geometry, dtype and the ``precision`` parameter). So the first call with a key runs
+arrays. The same holds for the ops tagged ``replayable``: the matmul family (its launcher plans
+from the operands' geometry, dtype and the ``precision`` parameter), the reductions over the reduce
+kernel (geometry, dims, dtype) and cross-entropy's two kernels. So the first call with a key runs
 the full path while ``direct_launch`` records its launches; when that was exactly one direct launch
-whose arrays are the output and the inputs' arrays (a broadcast operand's view, or the transposed
-weight of ``linear``, starts where its tensor does), the dispatcher keeps (output shape and dtype,
-the launch, which array goes where), and a later call with the same key allocates the output and
+whose arrays are the outputs' and the inputs' arrays (a broadcast operand's view, or the transposed
+weight of ``linear``, starts where its tensor does), the dispatcher keeps (the outputs' layouts,
+the launch, which array goes where), and a later call with the same key allocates the outputs and
 repeats the launch with the new arrays' addresses (``direct_launch.replay``), skipping the rest.
-Every launch argument but the addresses follows from the key. An op that reads tensor values on
-the host, draws random numbers or reads a setting that is not a parameter must not be tagged.
+Every launch argument but the addresses follows from the key. An op whose launches depend on
+anything else — tensor values read on the host, random numbers, a setting that is not a parameter
+— must not be tagged.
 
-Not replayed: anything but a cuda op tagged ``elementwise`` or ``replayable`` with a new output (no
-``out=``, not in place), launches that did not go direct (interpreter, hooks, debug logging), keys
-with a value that compares equal to a different one (NaN, containers; a float zero is keyed with its
-sign). ``TENSORLAB_REPLAY=0`` (or ``ENABLED = False``) turns replays off; ``plans.clear()`` forgets
-the recorded launches.
+Not replayed: anything but a cuda op tagged ``elementwise`` or ``replayable`` with new outputs (no
+``out=``, not in place), launches that did not go direct (interpreter, hooks, debug logging), a
+call that launched more than once or over a temporary array, keys with a value that compares equal
+to a different one (NaN, containers; a float zero is keyed with its sign). ``TENSORLAB_REPLAY=0``
+(or ``ENABLED = False``) turns replays off; ``plans.clear()`` forgets the recorded launches.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ PLANS_MAX = 4096  # numbers and parameters are in the key: a program's distinct 
 
 
 def find(op, inputs: tuple, params: dict, impl_arg):
-    """Where a call of an elementwise ``op`` with a new output stands: None when it takes the full
+    """Where a call of a replayable ``op`` with new outputs stands: None when it takes the full
     path unrecorded (not on a GPU, tensors of more than one device, a value the key cannot hold:
     see the module docstring); else ``(key, plans.get(key), whether an input requires grad)``.
     ``inputs[0]`` is a Tensor (the dispatcher checked). ``impl_arg(tensor, dev)``: the tensor's
