@@ -7,7 +7,9 @@ shape, strides, offset and pointer class (dtype and 16-byte alignment, ``array_k
 input's type and value, the parameters and the default dtype — and the kernel reads only the
 arrays. The same holds for the ops tagged ``replayable``: the matmul family (its launcher plans
 from the operands' geometry, dtype and the ``precision`` parameter), the reductions over the reduce
-kernel (geometry, dims, dtype) and cross-entropy's two kernels. So the first call with a key runs
+kernel (geometry, dims, dtype), softmax and log-softmax with their backward, and cross-entropy's
+two kernels (their test-only tuning knobs, ``TILE_BUDGET`` and the like, are read when a key is
+recorded: ``tests/conftest.py`` starts every test with no plans). So the first call with a key runs
 the full path while ``direct_launch`` records its launches; when that was exactly one direct launch
 whose arrays are the outputs' and the inputs' arrays (a broadcast operand's view, or the transposed
 weight of ``linear``, starts where its tensor does), the dispatcher keeps (the outputs' layouts,

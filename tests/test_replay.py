@@ -91,6 +91,8 @@ def test_gpu_replayed_ops_compute_what_the_full_path_computes():
         np.testing.assert_allclose(a.t().mean(1, keepdim=True).cpu().numpy(), ha.T.mean(1, keepdims=True),
                                    rtol=1e-12)
         np.testing.assert_allclose(a.amax().item(), ha.max())
+        e = np.exp(ha - ha.max(1, keepdims=True))
+        np.testing.assert_allclose(a.softmax(1).cpu().numpy(), e / e.sum(1, keepdims=True), rtol=1e-12)
     assert any(k[0].name == "sum" and plan for k, plan in _replay.plans.items())
     # cross-entropy (a kernel with four outputs, and its backward): loss and gradient as on the cpu
     logits = tl.randn(64, 10, dtype=tl.float64, device="cuda", requires_grad=True)
@@ -164,6 +166,9 @@ def _main() -> None:
     lw, lb = tl.nn.Parameter(tl.ones(7, 6, device="cuda")), tl.nn.Parameter(tl.ones(7, device="cuda"))
     from tensorlab._dispatch import dispatch
     from tensorlab.nn.functional.loss import CROSS_ENTROPY, CROSS_ENTROPY_BACKWARD
+    from tensorlab.ops.reductions import SOFTMAX_BACKWARD
+
+    x2b = tl.ones(8, 6, device="cuda")
 
     logits, target = tl.ones(9, 5, device="cuda"), tl.zeros(9, dtype=tl.int64, device="cuda")
     g_rows, class_w, lse = tl.ones(9, device="cuda"), tl.ones(5, device="cuda"), tl.ones(9, device="cuda")
@@ -207,6 +212,9 @@ def _main() -> None:
         "x.norm(3.0)": lambda: x.norm(3.0),
         "logsumexp(x, 1)": lambda: tl.logsumexp(x, 1),
         "c.all()": lambda: c.all(),
+        "x.softmax(1)": lambda: x.softmax(1),
+        "x.t().log_softmax(0)": lambda: x.t().log_softmax(0),
+        "softmax's backward kernel": lambda: dispatch(SOFTMAX_BACKWARD, x, x2b, dim=1, log=False),
         "cross_entropy's kernel (four outputs)": lambda: dispatch(CROSS_ENTROPY, logits, target, None, class_dim=1,
                                                                   ignore_index=-100, label_smoothing=0.0),
         "cross_entropy's backward kernel (weights, smoothing)": lambda: dispatch(

@@ -700,10 +700,10 @@ def _softmax_backward(ctx, g):
 
 
 SOFTMAX = defop("softmax", twin=ksoftmax.softmax_twin, kernel=ksoftmax.softmax, meta=_softmax_meta,
-                backward=_softmax_backward, save=_save_output, tags={"reduction"},
+                backward=_softmax_backward, save=_save_output, tags={"reduction", "replayable"},
                 doc="exp(x - max) / sum(exp(x - max)) over one dim (one read, one write when a row fits).")
 LOG_SOFTMAX = defop("log_softmax", twin=ksoftmax.softmax_twin, kernel=ksoftmax.softmax, meta=_softmax_meta,
-                    backward=_softmax_backward, save=_save_output, tags={"reduction"},
+                    backward=_softmax_backward, save=_save_output, tags={"reduction", "replayable"},
                     doc="x - max - log(sum(exp(x - max))) over one dim.")
 
 
@@ -738,7 +738,7 @@ def _softmax_backward_backward(ctx, h):
 
 SOFTMAX_BACKWARD = defop("_softmax_backward_data", twin=ksoftmax.softmax_backward_twin,
                          kernel=ksoftmax.softmax_backward, meta=_softmax_backward_meta,
-                         backward=_softmax_backward_backward, tags={"reduction"},
+                         backward=_softmax_backward_backward, tags={"reduction", "replayable"},
                          doc="softmax's input gradient from its output y and gradient g: y (g - sum(g y)); "
                              "log_softmax's: g - exp(y) sum(g).")
 
