@@ -155,17 +155,26 @@ def _retire_pending() -> None:
         _pending_async[:] = [(e, k) for e, k in _pending_async if not e.query()]
 
 
-def _to_device_impl(x: Tensor, device, non_blocking: bool = False) -> Tensor:
-    dev = as_device(device)
+def host_copy(x: Tensor, non_blocking: bool = False) -> np.ndarray:
+    """A numpy array with the values of the cuda tensor ``x``, copied straight from its memory (a
+    non-contiguous ``x`` is made contiguous on the device first). ``.cpu()``, ``.item()``,
+    ``.tolist()`` and the loss functions' target checks read device values this way."""
     with no_grad():
         src = x if x.is_contiguous() else clone(x)
+    host = np.empty(src._shape, src.dtype.np)
+    rt.copy_device_to_host(host.reshape(-1).view(np.uint8), src._storage.data, src._offset * src.dtype.itemsize,
+                           non_blocking=non_blocking)
+    return host
+
+
+def _to_device_impl(x: Tensor, device, non_blocking: bool = False) -> Tensor:
+    dev = as_device(device)
     if dev.type == "cpu":  # cuda -> cpu
-        host = np.empty(src._shape, src.dtype.np)
-        rt.copy_device_to_host(host.reshape(-1).view(np.uint8), src._storage.data,
-                               src._offset * src.dtype.itemsize, non_blocking=non_blocking)
         from ._factories import from_numpy
 
-        return from_numpy(host)
+        return from_numpy(host_copy(x, non_blocking))
+    with no_grad():
+        src = x if x.is_contiguous() else clone(x)
     if src.is_cpu:  # cpu -> cuda
         host = src._np_view()
         host = np.ascontiguousarray(host).reshape(-1)

@@ -317,10 +317,13 @@ class Tensor:
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
     def _host_array(self) -> np.ndarray:
-        """A numpy array with this tensor's values (a copy for cuda; a view for cpu)."""
+        """A numpy array with this tensor's values (a copy for cuda, without a cpu Tensor around it;
+        a view for cpu)."""
         if self.is_cpu:
             return self._np_view()
-        return self.detach().cpu()._np_view()
+        from ._copy_ops import host_copy
+
+        return host_copy(self)
 
     def item(self):
         if self.numel() != 1:

@@ -94,6 +94,9 @@ def test_item_tolist_and_python_conversions(device):
     assert bool(tl.tensor([1], device=device)) is True
     assert len(t) == 2 and [r.tolist() for r in t] == [[1.5, -2.0], [3.0, 4.25]]
     assert tl.tensor([1, 2], dtype=tl.bfloat16).tolist() == [1.0, 2.0]
+    # views read straight from memory: transposed (made contiguous first), offset, bfloat16
+    assert t.t().tolist() == [[1.5, 3.0], [-2.0, 4.25]] and t[:, 1].tolist() == [-2.0, 4.25]
+    assert t.t()[0, 1].item() == 3.0 and t.to(tl.bfloat16)[1].tolist() == [3.0, 4.25]
 
 
 def test_to_device_and_dtype_roundtrip():

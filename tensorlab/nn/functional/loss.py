@@ -342,7 +342,7 @@ def _check_target_range(op: str, target: Tensor, n_classes: int, ignore_index: i
     import numpy as np
 
     if status is not None:
-        if not np.asarray(status.cpu().numpy()).any():
+        if not status._host_array().any():
             return
     elif target.device.type == "cuda":
         from ...ops.shape_ops import stack
@@ -350,7 +350,7 @@ def _check_target_range(op: str, target: Tensor, n_classes: int, ignore_index: i
         lo, hi = stack([target.amin(), target.amax()]).tolist()
         if lo >= 0 and hi < n_classes:
             return
-    t = np.asarray(target.cpu().numpy()).astype(np.int64)
+    t = target._host_array().astype(np.int64)
     bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
     if bad.any():
         value = int(t[bad].reshape(-1)[0])
