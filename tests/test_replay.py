@@ -166,6 +166,7 @@ def _main() -> None:
     lw, lb = tl.nn.Parameter(tl.ones(7, 6, device="cuda")), tl.nn.Parameter(tl.ones(7, device="cuda"))
     from tensorlab._dispatch import dispatch
     from tensorlab.nn.functional.loss import CROSS_ENTROPY, CROSS_ENTROPY_BACKWARD
+    from tensorlab.ops.elementwise_binary import THRESHOLD_BACKWARD
     from tensorlab.ops.reductions import SOFTMAX_BACKWARD
 
     x2b = tl.ones(8, 6, device="cuda")
@@ -222,7 +223,8 @@ def _main() -> None:
             label_smoothing=0.1),
         "a * 0.0": lambda: a * 0.0,
         "a * -0.0": lambda: a * -0.0,
-        "where(c, 0.0, b) (relu's backward)": lambda: tl.where(c, 0.0, b),
+        "where(c, 0.0, b)": lambda: tl.where(c, 0.0, b),
+        "relu's backward kernel": lambda: dispatch(THRESHOLD_BACKWARD, a, b),
     }
     keep = []  # results stay alive, so that every output has its own address
     for name, fn in cases.items():

@@ -401,6 +401,16 @@ COPYSIGN = _declare("copysign", _FLOAT, _copysign_backward, E.save_inputs_and_ou
 LOGADDEXP = _declare("logaddexp", _FLOAT, _logaddexp_backward(False), doc="log(exp(input) + exp(other))")
 LOGADDEXP2 = _declare("logaddexp2", _FLOAT, _logaddexp_backward(True), doc="log2(2**input + 2**other)")
 XLOGY = _declare("xlogy", _FLOAT, _xlogy_backward, doc="input * log(other), 0 where input is 0")
+
+
+def _threshold_backward_backward(ctx, h):
+    """The gradient of relu's gradient: the same mask applied to h; none for relu's output."""
+    return (dispatch(THRESHOLD_BACKWARD, h, ctx.saved_tensors[1]) if ctx.needs_input_grad[0] else None), None
+
+
+THRESHOLD_BACKWARD = _declare("threshold_backward", _FLOAT, _threshold_backward_backward,
+                              doc="relu's input gradient from its gradient and output: 0 where output <= 0 "
+                                  "(PyTorch's threshold_backward at 0; a nan output passes the gradient)")
 CLAMP_MIN = _declare("clamp_min", _ARITH, _clamp_min_backward, doc="max(input, min); nan propagates", scalars_fit=True)
 CLAMP_MAX = _declare("clamp_max", _ARITH, _clamp_max_backward, doc="min(input, max); nan propagates", scalars_fit=True)
 EQ = _declare("eq", _BOOL, doc="input == other")

@@ -26,7 +26,7 @@ from .._dispatch import dispatch
 from .._registry import Plan, defop
 from .._tensor import Tensor, tensor_method
 from . import elementwise_common as E
-from .elementwise_binary import where
+from .elementwise_binary import THRESHOLD_BACKWARD, where
 
 _FLOAT = "float"  # integer/bool input -> default float
 _SAME = "same"  # dtype kept
@@ -302,8 +302,8 @@ def _frac_backward(ctx, g):
 
 def _relu_backward(ctx, g):
     y = ctx.saved_tensors[0]
-    # PyTorch's threshold_backward: 0 where result <= 0, so a NaN result passes the gradient
-    return (where(y <= 0, 0.0, g),)
+    # PyTorch's threshold_backward: 0 where result <= 0, so a NaN result passes the gradient (one launch)
+    return (dispatch(THRESHOLD_BACKWARD, g, y),)
 
 
 def _hardtanh_backward(ctx, g):

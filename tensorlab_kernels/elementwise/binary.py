@@ -25,7 +25,7 @@ OPS = [
     "add", "sub", "mul", "div", "div_trunc", "div_floor", "remainder", "fmod", "pow", "maximum", "minimum",
     "fmax", "fmin", "atan2", "hypot", "copysign", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
     "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
-    "clamp_min", "clamp_max", "logaddexp", "logaddexp2", "xlogy",
+    "clamp_min", "clamp_max", "logaddexp", "logaddexp2", "xlogy", "threshold_backward",
 ]
 CODES = {name: i for i, name in enumerate(OPS)}
 
@@ -64,7 +64,8 @@ CLAMP_MAX: tl.constexpr = tl.constexpr(31)
 LOGADDEXP: tl.constexpr = tl.constexpr(32)
 LOGADDEXP2: tl.constexpr = tl.constexpr(33)
 XLOGY: tl.constexpr = tl.constexpr(34)
-assert len(OPS) == 35 and CODES["xlogy"] == 34
+THRESHOLD_BACKWARD: tl.constexpr = tl.constexpr(35)
+assert len(OPS) == 36 and CODES["threshold_backward"] == 35
 
 INV_LN2: tl.constexpr = tl.constexpr(1.4426950408889634)
 
@@ -203,6 +204,8 @@ def _binary_op(a, b, alpha, OP: tl.constexpr, IS_FLOAT: tl.constexpr, NBITS: tl.
     elif OP == XLOGY:  # a * log(b), and 0 where a == 0 (even for b = 0 or inf) unless b is nan
         y = tl.where(a == 0, 0.0, a * ld.log(b))
         y = tl.where(b != b, b, y)
+    elif OP == THRESHOLD_BACKWARD:  # relu's gradient a from its output b: 0 where b <= 0 (a nan b passes a)
+        y = tl.where(b <= 0, 0.0, a)
     elif OP == CLAMP_MIN:  # nan in either propagates, as PyTorch's clamp
         y = tl.where(a < b, b, a)
         y = tl.where(b != b, b, y)
@@ -351,6 +354,8 @@ def _np_binary(op: str, a, b, alpha, is_float: bool, nbits: int):
     if op == "xlogy":
         y = np.where(a == 0, 0, a * np.log(b))
         return np.where(b != b, b, y)
+    if op == "threshold_backward":
+        return np.where(b <= 0, np.zeros_like(a), a)
     if op == "clamp_min":
         return np.where(b != b, b, np.where(a < b, b, a))
     if op == "clamp_max":

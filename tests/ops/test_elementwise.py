@@ -508,6 +508,29 @@ def _grads(fn, device, *values):
     return [to_numpy(x.grad) for x in xs]
 
 
+def test_relu_backward_is_one_kernel_with_pytorchs_mask(device):
+    """relu's backward is one kernel (threshold_backward: the gradient, 0 where the output is <= 0;
+    a NaN output passes it) for every float dtype and a strided gradient, and its own gradient
+    (double backward) is the same mask."""
+    from tensorlab._dispatch import dispatch
+    from tensorlab.ops.elementwise_binary import THRESHOLD_BACKWARD
+
+    nan, inf = math.nan, math.inf
+    y = [nan, -0.0, 0.0, -1.0, 2.0, inf, -inf]
+    g = [1.5, 2.0, 3.0, 4.0, 5.0, -6.0, 7.0]
+    for dtype in (tl.float64, tl.float32, tl.float16, tl.bfloat16):
+        r = dispatch(THRESHOLD_BACKWARD, t(g, device, dtype), t(y, device, dtype))
+        assert r.dtype is dtype and r.tolist() == [1.5, 0.0, 0.0, 0.0, 5.0, -6.0, 0.0]
+    strided = t([g, g], device, tl.float32).t()[:, 1]  # stride 2
+    assert dispatch(THRESHOLD_BACKWARD, strided, t(y, device, tl.float32)).tolist() == [1.5, 0, 0, 0, 5.0, -6.0, 0]
+    x = t([-1.0, 0.5, 2.0, 0.0], device, tl.float64).requires_grad_()
+    v = t([3.0, 4.0, 5.0, 6.0], device, tl.float64).requires_grad_()
+    (gx,) = tl.autograd.grad(tl.relu(x), x, grad_outputs=v, create_graph=True)
+    assert gx.tolist() == [0.0, 4.0, 5.0, 0.0]
+    (gv,) = tl.autograd.grad(gx.sum(), v)
+    assert gv.tolist() == [0.0, 1.0, 1.0, 0.0]
+
+
 def test_gradients_at_special_points_match_pytorch(device):
     """values from torch 2.13 (float64): the branch a NaN, a -0.0 or a boundary takes in each backward."""
     nan, inf = math.nan, math.inf
