@@ -235,11 +235,9 @@ def _impl_arg(a, dev: device):
         # numpy view / DeviceArray is built once. Implementations never mutate these objects.
         v = a._impl_view
         if v is None:
-            if dev.type == "cpu":
-                v = numpy_view(a._storage, a._shape, a._stride, a._offset, a.dtype.np)
-            else:
-                v = device_array(a._storage, a._shape, a._stride, a._offset, a.dtype.np)
-            a._impl_view = v
+            if dev.type != "cpu":
+                return a._device_array()  # (made and cached there)
+            v = a._impl_view = numpy_view(a._storage, a._shape, a._stride, a._offset, a.dtype.np)
         return v
     if isinstance(a, Geometry):
         t = a.tensor
