@@ -203,11 +203,9 @@ def current_stream(device=None) -> Stream:
 def current_stream_handle(device=None) -> int:
     """``current_stream(device).handle``, the question of every launch and allocation: 0 (the
     default stream's handle, CUDA's legacy stream) while this thread has set no stream."""
-    per_thread = _tls.streams
-    if per_thread is None:
+    if _tls.streams is None:
         return 0
-    s = per_thread.get(device if device.__class__ is int else _index_of(device))
-    return 0 if s is None else s.handle
+    return current_stream(device).handle
 
 
 def set_stream(stream: Stream) -> None:
