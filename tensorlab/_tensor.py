@@ -305,13 +305,13 @@ class Tensor:
                     f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
                     "tensor to host memory first."
                 )
-            return self.cpu().numpy()
+            return self._host_array()  # (force: a copy, detached as PyTorch's, even when it requires grad)
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._np_view()
 
     def __array__(self, dtype=None, copy=None):
-        arr = self.detach().cpu()._np_view()
+        arr = self._host_array()
         if copy:
             arr = arr.copy()
         return arr if dtype is None else arr.astype(dtype, copy=False)

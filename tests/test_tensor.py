@@ -97,6 +97,10 @@ def test_item_tolist_and_python_conversions(device):
     # views read straight from memory: transposed (made contiguous first), offset, bfloat16
     assert t.t().tolist() == [[1.5, 3.0], [-2.0, 4.25]] and t[:, 1].tolist() == [-2.0, 4.25]
     assert t.t()[0, 1].item() == 3.0 and t.to(tl.bfloat16)[1].tolist() == [3.0, 4.25]
+    # numpy(force=True) copies and detaches on any device, as PyTorch's (a cuda tensor that
+    # required grad raised before)
+    w = tl.tensor([1.5, -2.0], device=device, requires_grad=True)
+    assert w.numpy(force=True).tolist() == [1.5, -2.0] and np.asarray(w).tolist() == [1.5, -2.0]
 
 
 def test_to_device_and_dtype_roundtrip():
