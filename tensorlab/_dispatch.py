@@ -288,7 +288,10 @@ def contiguous_tensor(shape: tuple, strides: tuple, numel: int, dtype: D.dtype, 
 
 def _check_no_internal_overlap(op_name: str, dst: Tensor) -> None:
     """An in-place or out= destination must not have elements that share memory (an expanded
-    tensor): which write would win is undefined. PyTorch's check and message."""
+    tensor): which write would win is undefined. PyTorch's check and message. An empty tensor
+    writes nothing, whatever its strides (numpy gives ``np.zeros((0, 3))`` strides (0, 0))."""
+    if 0 in dst._shape:
+        return
     for n, s in zip(dst._shape, dst._stride):
         if s == 0 and n > 1:
             raise RuntimeError(

@@ -733,6 +733,30 @@ def test_writes_into_an_expanded_tensor_raise_and_change_nothing(device, write):
     assert x.tolist() == [2.0, 4.0, 6.0]
 
 
+_WRITES_INTO_EMPTY = {
+    "setitem": lambda y, d: y.__setitem__(tl.tensor([0], device=d), 5.0),
+    "setitem ...": lambda y, d: y.__setitem__(Ellipsis, tl.ones(3, device=d)),
+    "setitem mask": lambda y, d: y.__setitem__(tl.zeros(4, 0, 3, dtype=tl.bool, device=d), 1.0),
+    "scatter_": lambda y, d: y.scatter_(0, tl.zeros(1, 0, 3, dtype=tl.int64, device=d), 9.0),
+    "index_add_": lambda y, d: y.index_add_(2, tl.tensor([1], device=d), tl.ones(4, 0, 1, device=d)),
+    "copy_": lambda y, d: y.copy_(tl.ones(3, device=d)),
+    "masked_fill_": lambda y, d: y.masked_fill_(tl.ones(4, 0, 3, dtype=tl.bool, device=d), 2.0),
+    "mul_": lambda y, d: y.mul_(2),
+    "add out=": lambda y, d: tl.add(tl.ones(4, 0, 3, device=d), 1, out=y),
+}
+
+
+@pytest.mark.parametrize("write", sorted(_WRITES_INTO_EMPTY))
+def test_writes_into_an_empty_tensor_with_zero_strides_are_no_overlap(device, write):
+    # numpy gives np.zeros((0, 3)) strides (0, 0), and tensors made from it keep them (as PyTorch's):
+    # an empty destination writes nothing, so its zero strides are no overlap (x[...] = v raised)
+    e = tl.tensor(np.zeros((0, 3), np.float32), device=device)
+    y = e.expand(4, 0, 3)
+    assert 0 in y.stride()
+    _WRITES_INTO_EMPTY[write](y, device)
+    assert y.shape == (4, 0, 3)
+
+
 # (dtype, value, fits): checked against PyTorch 2.13's fill_ / full / masked_fill
 _SCALARS = [
     (tl.int8, 300, False), (tl.int8, -129, False), (tl.int8, 127, True), (tl.int8, 300.0, False),
