@@ -2,8 +2,8 @@
 
 One function, :func:`dispatch`, runs every op:
 
-1. one device for all tensor inputs (a 0-d cpu tensor may join cuda tensors as a scalar,
-   as in PyTorch), else RuntimeError naming the op and both devices;
+1. one device for all tensor inputs (a 0-d cpu tensor may join cuda tensors, as in PyTorch:
+   it is copied there), else RuntimeError naming the op and both devices;
 2. view ops get their new geometry from ``op.view`` and share storage;
 3. compute ops ask ``op.meta`` for a :class:`Plan` (promotion, broadcasting, output shapes);
 4. outputs are allocated, or ``out=`` is checked (device, castable dtype, resized with
@@ -61,7 +61,7 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
                 replay_key = None
     dev, mixed, requires_grad = _scan_inputs(op, inputs)
     if mixed:
-        inputs = _cpu_scalars_to_python(inputs)
+        inputs = _cpu_scalars_to_device(op, inputs, dev, inplace)
 
     if op.view is not None:
         return _dispatch_view(op, inputs, params, requires_grad)
@@ -138,7 +138,7 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
 
 def _scan_inputs(op: OpDef, inputs) -> tuple[device, bool, bool]:
     """One pass over the tensor inputs (the host cost of every op): their common device, whether
-    a 0-d cpu tensor joins tensors of another device (it then travels as a Python scalar), and
+    a 0-d cpu tensor joins tensors of another device (it is then copied to that device), and
     whether any input requires grad.
 
     The usual case first: tensors and scalars only, every tensor's device the same object (as
@@ -207,18 +207,16 @@ def _is_cpu_scalar(x) -> bool:
     return isinstance(x, Tensor) and x.ndim == 0 and x._storage.device.type == "cpu"
 
 
-def _cpu_scalars_to_python(inputs):
-    if not any(_is_cpu_scalar(x) for x in inputs):
-        return inputs
-    out = []
-    for x in inputs:
-        if _is_cpu_scalar(x):
-            if x._requires_grad:
-                raise RuntimeError("a 0-d cpu tensor that requires grad cannot be mixed with cuda tensors; "
-                                   "move it to the device first")
-            x = x.item()
-        out.append(x)
-    return tuple(out)
+def _cpu_scalars_to_device(op: OpDef, inputs, dev: device, inplace: bool):
+    """A 0-d cpu tensor among tensors of ``dev`` is copied there as a 0-d tensor: it keeps its
+    dtype and takes part in promotion as a 0-d tensor does on its own device (PyTorch's rule), so
+    the result is the all-cpu result. (A Python scalar would lose the dtype: ``uint8 cuda - int32
+    cpu 0-d`` would wrap in uint8.) The copy is differentiable. An in-place destination is
+    never moved."""
+    if inplace and _is_cpu_scalar(inputs[0]):
+        raise RuntimeError(f"{op.name}_: Expected all tensors to be on the same device, but found at least two "
+                           f"devices, {dev} and cpu!")
+    return tuple(x.to(dev) if _is_cpu_scalar(x) else x for x in inputs)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -427,8 +427,22 @@ def test_cpu_scalar_tensor_with_cuda_tensor():
     assert z.device.type == "cuda" and z.tolist() == [9.0, 8.0]
     with pytest.raises(RuntimeError, match="same device"):
         x + t([1.0, 2.0], "cpu")
-    with pytest.raises(RuntimeError, match="requires grad cannot be mixed with cuda"):
-        x * t(3.0, "cpu").requires_grad_()
+    # it takes part in promotion as a 0-d tensor (its dtype counts within its category), as on cpu
+    for a, b in [(tl.tensor([-6, 5], dtype=tl.int8), tl.tensor(-3.0, dtype=tl.float16)),
+                 (tl.tensor(7, dtype=tl.uint8), tl.tensor(8, dtype=tl.int32)),
+                 (tl.tensor([0.5, 1.5], dtype=tl.bfloat16), tl.tensor(2.0, dtype=tl.float64))]:
+        on_cpu, mixed = a - b, a.cuda() - b
+        assert mixed.device.type == "cuda" and mixed.dtype is on_cpu.dtype and mixed.tolist() == on_cpu.tolist()
+    c = tl.tensor([0.0, 1.0], dtype=tl.float16)
+    for f in (lambda d: tl.where(tl.tensor(False), c.to(d), -2.5),
+              lambda d: tl.addcdiv(c.to(d), tl.tensor(3.0), c.to(d) + 1),
+              lambda d: tl.lerp(c.to(d), c.to(d) + 2, tl.tensor(0.5, dtype=tl.float16))):
+        assert f("cuda").tolist() == f("cpu").tolist()
+    with pytest.raises(RuntimeError, match="same device"):
+        t(4.0, "cpu").add_(t(1.0, "cuda"))  # the in-place destination is never moved
+    w = t(3.0, "cpu").requires_grad_()
+    (x * w).sum().backward()  # the copy to the device is differentiable
+    assert w.grad.device.type == "cpu" and w.grad.item() == 3.0
 
 
 # ----------------------------------------------------------------------------------------------
