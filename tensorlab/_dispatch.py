@@ -372,9 +372,14 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
     # Writing into a tensor that an input also reads: safe only for ops tagged inplace_safe
     # with the identical geometry (elementwise); otherwise go through a temporary.
     needs_temp = []
+    if out is not None and "elementwise" not in op.tags:
+        # An out= of another dtype than the result's gets the result through a temporary of the
+        # result's dtype, then converted (as PyTorch: compute in the result type, then cast). Only
+        # the elementwise kernels convert as they store; others (sort's, on raw bits) would not.
+        needs_temp = [o for o, (_, dtype) in zip(outs, specs) if o.dtype is not dtype]
     # List arguments (cat's tensors) are checked element by element.
     flat_args = [b for a in plan.args for b in (a if isinstance(a, list | tuple) else (a,))]
-    for o in outs:
+    for o in outs:  # (an output listed twice is harmless: membership is by identity)
         for a in flat_args:
             t = a.tensor if isinstance(a, Geometry) else a
             if isinstance(t, Tensor) and t._storage is o._storage:  # (rare: the cheap test comes first)
@@ -388,8 +393,8 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
                     needs_temp.append(o)
                     break
     if needs_temp:
-        temps = tuple(empty_tensor(o._shape, o.dtype, dev) if any(o is t for t in needs_temp) else o
-                      for o in outs)  # identity: Tensor.__eq__ is elementwise
+        temps = tuple(empty_tensor(o._shape, dtype, dev) if any(o is t for t in needs_temp) else o
+                      for o, (_, dtype) in zip(outs, specs))  # identity: Tensor.__eq__ is elementwise
         return outs, (outs, temps)
     return outs, None
 

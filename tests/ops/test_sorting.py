@@ -251,6 +251,35 @@ def test_topk_out_and_dim(device):
     np.testing.assert_array_equal(to_numpy(indices), [[1, 0], [2, 2]])
 
 
+_VALUES_AND_INDICES = {
+    "sort": (lambda x, out: tl.sort(x, 1, out=out), (2, 4)),
+    "topk": (lambda x, out: tl.topk(x, 2, 1, out=out), (2, 2)),
+    "kthvalue": (lambda x, out: tl.kthvalue(x, 2, 1, out=out), (2,)),
+    "median": (lambda x, out: tl.median(x, 1, out=out), (2,)),
+    "max": (lambda x, out: tl.max(x, 1, out=out), (2,)),
+    "cummin": (lambda x, out: tl.cummin(x, 1, out=out), (2, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_VALUES_AND_INDICES))
+def test_out_of_a_wider_dtype_gets_the_values_converted(device, name):
+    # The sort kernels move raw bits: an out= values tensor of another dtype got float32 bits
+    # read as float64 on cuda (5e-315, ...). The result goes through a temporary and is converted.
+    f, shape = _VALUES_AND_INDICES[name]
+    x = tl.tensor([[1.5, -2.5, 3.5, 0.25], [4.0, 5.0, -6.0, 7.0]], device=device)
+    expected = [to_numpy(r) for r in f(x, None)]
+    for dtype, index_dtype in ((tl.float64, tl.int64), (tl.float32, tl.int32)):
+        out = (tl.full(shape, 99.0, dtype=dtype, device=device), tl.full(shape, 99, dtype=index_dtype, device=device))
+        f(x, out)
+        np.testing.assert_array_equal(to_numpy(out[0]), expected[0].astype(np.float64))
+        np.testing.assert_array_equal(to_numpy(out[1]), expected[1])
+        assert out[0].dtype is dtype and out[1].dtype is index_dtype
+    if name == "sort":  # msort's out= (values only) takes the same path
+        values = tl.full((4, 2), 99.0, dtype=tl.float64, device=device)
+        tl.msort(x.t(), out=values)
+        np.testing.assert_array_equal(to_numpy(values), expected[0].T.astype(np.float64))
+
+
 def test_k_out_of_range(device):
     x = tl.tensor([[1.0, 2.0, 3.0]], device=device)
     for k in (4, -1):
