@@ -170,6 +170,20 @@ def test_inplace_dtype_and_shape_errors(device):
         e.add_(1)
 
 
+def test_out_that_is_an_input_and_needs_a_resize_raises(device):
+    # resizing it first made the op read a new, unwritten buffer (garbage, different per device)
+    a = t([[1.0], [2.0]], device)
+    message = r"add\(\): output with shape \[2, 1\] doesn't match the broadcast shape \[2, 2\]"
+    with pytest.raises(RuntimeError, match=message):
+        tl.add(a, t([[10.0, 20.0]], device), out=a)
+    assert a.tolist() == [[1.0], [2.0]] and a.shape == (2, 1)
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        tl.clamp(a, t([[0.0, 5.0]], device), out=a)
+    b = t([[1.0], [2.0]], device)
+    tl.add(a, t([[10.0, 20.0]], device), out=b)  # another tensor is resized, as before (with a warning)
+    assert b.tolist() == [[11.0, 21.0], [12.0, 22.0]]
+
+
 def test_out_argument(device):
     a, b = t([1.0, 2.0], device), t([3.0, 4.0], device)
     o = tl.empty(2, dtype=tl.float64, device=device)
