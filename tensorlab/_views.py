@@ -674,6 +674,8 @@ def movedim(input: Tensor, source, destination) -> Tensor:
     dst = [norm_dim(s, n, "movedim") for s in dst]
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise RuntimeError("movedim: repeated dim in source or destination")
+    if n == 0:  # (the dims were checked: -1 and 0 name a 0-d tensor's one "dim")
+        return permute(input, ())
     order = [None] * n
     for s, d in zip(src, dst):
         order[d] = s
