@@ -850,6 +850,8 @@ def _fill_value(op: str, value, input: Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"{op} only supports a 0-dimensional value tensor, but got tensor with {value.ndim} "
                                "dimension(s).")
+        if value.is_cpu:  # (free to read; a device value is not read back: no sync per call)
+            check_scalar_fits(op, value.item(), input.dtype)
         return value
     if not isinstance(value, numbers.Number) or isinstance(value, complex):
         raise TypeError(f"{op}(): value must be a number or a 0-dim Tensor, got {type(value).__name__}")

@@ -793,6 +793,24 @@ def test_scalars_that_do_not_fit_the_dtype_raise(dtype, value, fits):
                 fill()
 
 
+def test_a_0d_cpu_tensor_value_that_does_not_fit_raises(device):
+    # it wrapped (uint8 -3 -> 253, int32 inf -> -2**31); a Python scalar value already raised
+    mask, index = tl.tensor([True, False], device=device), tl.tensor([1], device=device)
+    for dtype, value, fits in [(tl.uint8, tl.tensor(-3.0), False), (tl.int32, tl.tensor(float("inf")), False),
+                               (tl.int16, tl.tensor(2**63 - 1), False), (tl.float16, tl.tensor(1e6), False),
+                               (tl.uint8, tl.tensor(7), True), (tl.int8, tl.tensor(-2.5), True)]:
+        x = tl.zeros(2, dtype=dtype, device=device)
+        for name, args in (("masked_fill_", (mask, value)), ("index_fill_", (0, index, value))):
+            if fits:
+                assert getattr(x, name)(*args) is x
+            else:
+                with pytest.raises(RuntimeError, match=f"{name}.*cannot be converted to type {dtype.name} without"):
+                    getattr(x, name)(*args)
+                assert x.tolist() == [0, 0]
+        if fits:
+            assert x.tolist() == [int(value.item())] * 2
+
+
 def test_setitem_checks_integer_destinations_only_as_pytorch(device):
     x = tl.zeros(2, dtype=tl.int8, device=device)
     for index in (0, tl.tensor([0], device=device), tl.tensor([True, False], device=device)):
