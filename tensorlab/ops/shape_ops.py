@@ -161,7 +161,12 @@ def concat(tensors, dim: int = 0, *, out=None) -> Tensor:
     return cat(tensors, dim, out=out)
 
 
-def concatenate(tensors, axis: int = 0, out=None) -> Tensor:
+def concatenate(tensors, axis: int = 0, out=None, *, dim: int | None = None) -> Tensor:
+    """``cat`` (numpy's name; ``dim=`` is accepted too, as PyTorch's)."""
+    if dim is not None:
+        if axis != 0:
+            raise TypeError("concatenate(): got both 'axis' and 'dim'")
+        axis = dim
     return cat(tensors, axis, out=out)
 
 
@@ -559,7 +564,10 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
 
     ``repeat_interleave(repeats)`` (a 1-D integer tensor alone) returns ``i`` repeated
     ``repeats[i]`` times. With tensor repeats the output size depends on their values: it is
-    read from the device once unless ``output_size`` gives it.
+    read from the device once unless ``output_size`` gives it. A given ``output_size`` is checked
+    against int repeats and cpu repeats; device repeats are not read back to check it (avoiding
+    that read is what it is for, as in PyTorch's CUDA path), so a wrong one there gives a
+    truncated or padded result.
     """
     if repeats is None:
         total = _check_repeats(input, output_size)
@@ -574,6 +582,9 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
         r = _int(repeats, "repeat_interleave", "repeats")
         if r < 0:
             raise RuntimeError("repeat_interleave: repeats can not be negative")
+        if output_size is not None and _int(output_size, "repeat_interleave", "output_size") != r * input._shape[d]:
+            raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {r * input._shape[d]} but got "
+                               f"{output_size}")
         return dispatch(REPEAT_INTERLEAVE, input, repeats=r, dim=d)
     n = input._shape[d]
     if repeats.ndim == 0 or (repeats.ndim == 1 and repeats.numel() == 1):

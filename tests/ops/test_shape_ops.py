@@ -114,7 +114,8 @@ def test_cat_device_mismatch():
 
 def test_cat_accepts_tuple_and_aliases(device):
     x = _t(np.arange(4.0), device)
-    for out in (tl.cat((x, x)), tl.concat([x, x]), tl.concatenate([x, x], axis=0)):
+    for out in (tl.cat((x, x)), tl.concat([x, x]), tl.concatenate([x, x], axis=0), tl.concatenate([x, x], dim=0),
+                tl.concatenate([x, x], 0)):
         assert_close(out, np.concatenate([np.arange(4.0)] * 2))
 
 
@@ -371,6 +372,18 @@ def test_repeat_interleave_errors():
         tl.repeat_interleave(x, tl.ones(3, 2, dtype=tl.int64), dim=0)
     with pytest.raises(IndexError, match="Dimension out of range"):
         tl.repeat_interleave(x, 2, dim=2)
+    with pytest.raises(RuntimeError, match="Invalid output_size, expected 6 but got 7"):  # it was ignored
+        tl.repeat_interleave(x, 2, dim=0, output_size=7)
+    assert tl.repeat_interleave(x, 2, dim=0, output_size=6).shape == (6, 2)
+
+
+def test_movedim_of_a_0d_tensor(device):
+    x = _t(np.array(3.0), device)  # it raised an internal IndexError
+    for f in (lambda: tl.movedim(x, 0, 0), lambda: tl.moveaxis(x, -1, -1), lambda: x.movedim([0], [-1])):
+        y = f()
+        assert y.shape == () and y.item() == 3.0 and y.data_ptr() == x.data_ptr()
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        tl.movedim(x, 1, 0)
 
 
 @needs_cuda
