@@ -808,13 +808,19 @@ def _index_rows_checks(op: str, input: Tensor, dim, index: Tensor, source: Tenso
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """``input`` with ``alpha * source``'s slices added at ``index`` along ``dim``, in order (deterministic)."""
     d, index, source = _index_rows_checks("index_add", input, dim, index, source, (D.int32, D.int64))
-    return dispatch(INDEX_ADD, input, index, source, dim=d, alpha=alpha)
+    return dispatch(INDEX_ADD, input, index, source, dim=d, alpha=_alpha_for(input, alpha))
 
 
 @tensor_method
 def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     d, index, source = _index_rows_checks("index_add_", self, dim, index, source, (D.int32, D.int64))
-    return dispatch(INDEX_ADD, self, index, source, dim=d, alpha=alpha, inplace=True)
+    return dispatch(INDEX_ADD, self, index, source, dim=d, alpha=_alpha_for(self, alpha), inplace=True)
+
+
+def _alpha_for(input: Tensor, alpha):
+    """A bool tensor's alpha is a bool, as PyTorch converts it (``alpha=-1`` is True: the add is an
+    OR), so ``x + alpha * source`` never leaves {0, 1} before the cast."""
+    return bool(alpha) if input.dtype is D.bool else alpha
 
 
 @tensor_method

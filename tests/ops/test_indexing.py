@@ -897,6 +897,23 @@ def test_setitem_with_a_value_of_another_dtype(device):
         half()[idx] = tl.tensor([1, 2, 3], device=device)
 
 
+def test_index_add_into_bool_takes_alpha_as_a_bool(device):
+    # PyTorch converts alpha to the bool dtype: alpha=-1 is True, so the add is an OR ([False, True] before)
+    x = tl.tensor([True, False], device=device)
+    x.index_add_(0, tl.tensor([0, 1], device=device), tl.tensor([True, True], device=device), alpha=-1)
+    assert x.tolist() == [True, True]
+    y = tl.index_add(tl.tensor([True, False], device=device), 0, tl.tensor([1], device=device),
+                     tl.tensor([True], device=device), alpha=0)
+    assert y.tolist() == [True, False]
+
+
+def test_index_put_into_an_empty_tensor_writes_nothing(device):
+    # the cpu twin raised numpy's IndexError for an index past a size-0 tensor's dim; the kernel and PyTorch return
+    x = tl.zeros(4, 0, device=device)
+    assert x.index_put_((tl.tensor([5], device=device),), tl.zeros(1, 0, device=device)) is x
+    assert x.shape == (4, 0)
+
+
 def test_index_put_takes_no_none(device):
     x = tl.zeros(2, 3, device=device)
     idx = tl.tensor([0, 1], device=device)
