@@ -443,6 +443,8 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 @tensor_method
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     n = input.ndim
+    if n == 0:  # (norm_dim takes 0 and -1 for a 0-d tensor's one "dim"; unflatten needs a real one)
+        raise IndexError(f"unflatten(): Dimension specified as {dim} but tensor has no dimensions")
     d = norm_dim(dim, n, "unflatten")
     sizes = tuple(sizes)
     if not sizes:
@@ -531,8 +533,8 @@ def broadcast_to(input: Tensor, size) -> Tensor:
 def squeeze(input: Tensor, dim=None) -> Tensor:
     dims = None if dim is None else (tuple(dim) if isinstance(dim, list | tuple) else (dim,))
     if dims is not None and input.ndim == 0:
-        for d in dims:
-            norm_dim(d, 0, "squeeze")
+        if len({norm_dim(d, 0, "squeeze") for d in dims}) != len(dims):  # (as the n-d path checks)
+            raise RuntimeError("squeeze(): dim 0 appears multiple times in the list of dims")
         return dispatch(SQUEEZE, input, dims=())
     return dispatch(SQUEEZE, input, dims=dims)
 

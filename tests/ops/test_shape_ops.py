@@ -377,6 +377,15 @@ def test_repeat_interleave_errors():
     assert tl.repeat_interleave(x, 2, dim=0, output_size=6).shape == (6, 2)
 
 
+def test_squeeze_and_unflatten_of_a_0d_tensor_check_their_dims(device):
+    x = _t(np.array(3.0), device)
+    assert x.squeeze((0,)).shape == () and x.squeeze(-1).shape == ()
+    with pytest.raises(RuntimeError, match=r"squeeze\(\): dim 0 appears multiple times"):  # it returned
+        x.squeeze((0, 0))
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):  # internal error
+        x.unflatten(0, (1, 1))
+
+
 def test_movedim_of_a_0d_tensor(device):
     x = _t(np.array(3.0), device)  # it raised an internal IndexError
     for f in (lambda: tl.movedim(x, 0, 0), lambda: tl.moveaxis(x, -1, -1), lambda: x.movedim([0], [-1])):
