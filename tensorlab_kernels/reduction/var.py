@@ -14,8 +14,12 @@ al.'s parallel formula::
 so a large common offset never cancels catastrophically (the failure of sum(x**2) - n*mean**2),
 and a row that fits one tile is the textbook two-pass result. All of it runs on ``x - K``, K the
 row's first element, so the running mean stays small and exact even when the data sit on a large
-offset (fp32 keeps 24 bits for the deviations, not for the offset). Accumulation is fp32 for
-fp16/bf16/fp32 and fp64 for fp64. ``var = M2 / max(0, N - correction)``.
+offset (fp32 keeps 24 bits for the deviations, not for the offset). The means are kept of the
+halved deviations ``(x - K) / 2`` and each tile's mean sums ``x_i / n``, so no intermediate of the
+mean overflows (data spanning more than the dtype's range: ``[3e38, -3e38]`` has mean 0), while
+M2 is accumulated at full scale and an overflow makes it inf, never inf - inf (its variance is
+inf, not nan). Accumulation is fp32 for fp16/bf16/fp32 and fp64 for fp64; the numpy twin does
+the same arithmetic on one tile holding the whole row. ``var = M2 / max(0, N - correction)``.
 
 Few long rows (a full reduction) are split into segments: the first launch writes the
 (mean, M2) of each segment, in float64; the second launch merges them with the same formula in
@@ -55,6 +59,15 @@ from .common import (
 
 
 @triton.jit
+def _unhalve_mean(mean_h, K):
+    """The mean from the mean ``mean_h`` of the halved deviations ``(x - K) / 2``: ``2 mean_h + K``
+    (exact when the deviations are), or ``2 (mean_h + K / 2)`` where ``2 mean_h`` overflows (K and
+    the mean far apart, both large: the mean itself is representable)."""
+    twice = mean_h + mean_h
+    return tl.where(tl.abs(twice) < float("inf"), twice + K, (mean_h + K * 0.5) * 2.0)
+
+
+@triton.jit
 def _var_kernel(
     var_ptr, mean_ptr,  # outputs: var (or std, or a split's partial M2), mean (or partial means)
     in_ptr, in_m2_ptr,  # input (or partial means), partial M2 (read when PARTIALS)
@@ -91,7 +104,7 @@ def _var_kernel(
     K = tl.load(in_ptr + row_off + k_off, mask=k_mask, other=0).to(ACC)
     K = tl.where(tl.abs(K) < float("inf"), K, 0.0)
     n = tl.zeros([1], tl.int64)  # elements merged so far (the same for every row)
-    mean = tl.zeros([BLOCK_M], ACC)
+    mean = tl.zeros([BLOCK_M], ACC)  # the running mean of (x - K) / 2
     m2 = tl.zeros([BLOCK_M], ACC)
     for start in range(col_lo, col_hi, BLOCK_N):
         cols = start + tl.arange(0, BLOCK_N)
@@ -99,7 +112,12 @@ def _var_kernel(
         col_off = dim_offsets(cols, rs1, rs2, rs3, rs4, rs5, rt0, rt1, rt2, rt3, rt4, rt5, RED_NDIM)
         mask = row_mask[:, None] & col_ok[None, :]
         ptr_off = row_off[:, None] + col_off[None, :]
-        x = tl.load(in_ptr + ptr_off, mask=mask, other=0).to(ACC) - K[:, None]
+        x = tl.load(in_ptr + ptr_off, mask=mask, other=0).to(ACC)
+        # the halved deviations (x - K) / 2: they never overflow (x - K does when the data span more
+        # than the dtype's range), so neither does a mean of them; halving is exact but for
+        # deviations below twice the smallest normal number (2**-125 in fp32): their last bit
+        xs = x - K[:, None]
+        xs = tl.where(tl.abs(xs) < float("inf"), xs * 0.5, x * 0.5 - K[:, None] * 0.5)
         if PARTIALS:
             # each column is a segment of part_len elements, the last one holds the remainder
             cnt_i = tl.where(col_ok, tl.minimum(part_len, n_total - cols.to(tl.int64) * part_len), 0)
@@ -110,24 +128,30 @@ def _var_kernel(
         w = cnt_i.to(ACC)[None, :]
         n_b = tl.sum(cnt_i, axis=0)
         nf = n_b.to(ACC)
+        ws = w / nf  # each element's share of the tile's mean: no partial sum of w * xs can overflow
         # the tile's statistics, two-pass in registers with the corrected second pass: the first
         # mean is off by its rounding error c (large when the data sit on a large offset), and
         # sum(w d^2) - n c^2 is the exact second moment about the corrected mean mean0 + c
-        mean0 = tl.sum(w * x, axis=1) / nf
-        d = tl.where(mask, x - mean0[:, None], 0.0)
-        c = tl.sum(w * d, axis=1) / nf
+        mean0 = tl.sum(ws * xs, axis=1)
+        d = tl.where(mask, xs - mean0[:, None], 0.0)
+        c = tl.sum(ws * d, axis=1)
         # an infinite mean0 (an inf in the tile) makes d, hence c, nan: the mean is mean0 itself
         # then (m2_b stays nan, so the variance is nan, as PyTorch's)
         mean_b = tl.where(tl.abs(mean0) < float("inf"), mean0 + c, mean0)
-        m2_b += tl.sum(w * d * d, axis=1) - c * c * nf
-        # Chan's merge of (n, mean, m2) with (n_b, mean_b, m2_b)
+        # the second moment at full scale (2d, 2c): an overflow gives inf, never inf - inf
+        dd = d + d
+        s2 = tl.sum(w * dd * dd, axis=1)
+        cc = c + c
+        m2_b += tl.where(s2 < float("inf"), s2 - cc * cc * nf, s2)
+        # Chan's merge of (n, mean, m2) with (n_b, mean_b, m2_b), on the halved deviations
         n_new = n + n_b
         frac = n_b.to(ACC) / n_new.to(ACC)
         delta = mean_b - mean
         # an infinite mean on either side makes delta inf or nan and mean + delta * frac nan
         # (-inf + inf); the weighted average gives what the sum would (+-inf, nan for both signs)
         mean = tl.where(tl.abs(delta) < float("inf"), mean + delta * frac, mean * (1.0 - frac) + mean_b * frac)
-        m2 = m2 + m2_b + delta * delta * (n.to(ACC) * frac)
+        # (2 delta)^2 n_a n_b / n, multiplied in an order that overflows to inf, never to inf * 0
+        m2 = m2 + m2_b + ((delta * (n.to(ACC) * frac)) * delta) * 4.0
         n = n_new
 
     if FINAL:
@@ -135,10 +159,10 @@ def _var_kernel(
         v = m2 / divisor  # max(0, N - correction) = 0 gives inf or nan, as PyTorch
         if STD:
             v = sqrt_rn(v)
-        mean = tl.where(n > 0, mean + K, float("nan"))  # an empty row's mean is nan
+        mean = tl.where(n > 0, _unhalve_mean(mean, K), float("nan"))  # an empty row's mean is nan
     else:  # a segment's partials: the mean in the partials' float64, where adding K back loses nothing
         v = m2
-        mean = mean.to(mean_ptr.dtype.element_ty) + K.to(mean_ptr.dtype.element_ty)
+        mean = _unhalve_mean(mean.to(mean_ptr.dtype.element_ty), K.to(mean_ptr.dtype.element_ty))
     var_off = dim_offsets(rows, ks1, ks2, ks3, ks4, ks5, vs0, vs1, vs2, vs3, vs4, vs5, KEPT_NDIM)
     tl.store(var_ptr + var_off + seg, cast_to(v, var_ptr.dtype.element_ty), mask=row_mask)
     if HAS_MEAN:
@@ -219,20 +243,38 @@ def var_mean(var, mean, inp, *, dims, correction: float = 1.0, std: bool = False
 
 def var_mean_twin(var, mean, inp, *, dims, correction: float = 1.0, std: bool = False,
                   segments: int | None = None) -> None:
-    """Two-pass reference in the accumulation dtype."""
+    """The kernel's arithmetic on one tile that holds the whole row, in the accumulation dtype:
+    halved deviations from the row's first element K, their mean with the corrected two-pass term,
+    the second moment at full scale (so both devices agree where intermediates overflow)."""
     dims = tuple(sorted(set(dims)))
     acc = float_acc(inp.dtype)
     x = inp.astype(acc)
     n = math.prod(inp.shape[d] for d in dims)
+    half, two = acc.type(0.5), acc.type(2.0)
     with np.errstate(all="ignore"):
-        m = x.sum(axis=dims, keepdims=True) / acc.type(n)
-        m2 = ((x - m) ** 2).sum(axis=dims, keepdims=True)
+        if n:  # K: the row's first element (0 when it is not finite, and for an empty row)
+            k = x[tuple(slice(0, 1) if i in dims else slice(None) for i in range(x.ndim))]
+            k = np.where(np.abs(k) < np.inf, k, acc.type(0))
+        else:
+            k = np.zeros([1 if i in dims else s for i, s in enumerate(x.shape)], acc)
+        xs = x - k
+        xs = np.where(np.abs(xs) < np.inf, xs * half, x * half - k * half)
+        share = acc.type(1) / acc.type(n) if n else acc.type(0)
+        mean0 = (xs * share).sum(axis=dims, keepdims=True)
+        d = xs - mean0
+        c = (d * share).sum(axis=dims, keepdims=True)
+        m = np.where(np.abs(mean0) < np.inf, mean0 + c, mean0)
+        dd = d + d
+        s2 = (dd * dd).sum(axis=dims, keepdims=True)
+        m2 = np.where(s2 < np.inf, s2 - (c + c) * (c + c) * acc.type(n), s2)
         v = m2 / acc.type(max(0.0, n - correction))
         if std:
             v = np.sqrt(v)
-    var[...] = host_cast(v, var.dtype).reshape(var.shape)
+        twice = m + m
+        m = np.where(np.abs(twice) < np.inf, twice + k, (m + k * half) * two) if n else np.full_like(m, np.nan)
+    var[...] = host_cast(np.asarray(v, acc), var.dtype).reshape(var.shape)
     if mean is not None:
-        mean[...] = host_cast(m, mean.dtype).reshape(mean.shape)
+        mean[...] = host_cast(np.asarray(m, acc), mean.dtype).reshape(mean.shape)
 
 
 def var_only(var, inp, *, dims, correction: float = 1.0, std: bool = False, segments: int | None = None) -> None:

@@ -867,3 +867,41 @@ def test_var_of_segmented_rows_on_a_large_offset(device, monkeypatch, transpose)
     v, m = tl.var_mean(x, 1)
     np.testing.assert_allclose(to_numpy(v), ref.var(1, ddof=1), rtol=1e-4)
     np.testing.assert_allclose(to_numpy(m), ref.mean(1), rtol=1e-7)
+
+
+@pytest.mark.parametrize("split", ["one_pass", "tiles", "segments"])
+def test_var_mean_where_intermediates_overflow(device, monkeypatch, split):
+    # Found by a differential fuzzer against torch: the shifted deviations x - K overflowed for data
+    # spanning more than the dtype's range (var([3e38, -3e38]) was nan on cuda, its mean -inf), the
+    # corrected-two-pass term c * c overflowed to inf - inf = nan (std([1e37, -1e37, 3e37])), and
+    # the cpu twin's unshifted mean made var([1e37] * 3) inf. The mean is right when it is
+    # representable, an overflowing variance is inf (never nan), equal values have variance 0, and
+    # both devices agree (the variance accumulates in float32, as the kernel's, for float32 inputs).
+    if split == "tiles":
+        monkeypatch.setattr(kcommon, "TILE_BUDGET", 64)
+    elif split == "segments":
+        monkeypatch.setattr(kcommon, "FORCE_SEGMENTS", 3)
+    inf = math.inf
+    for dtype, big in ((tl.float32, 3e38), (tl.float64, 1.7e308)):
+        v, m = tl.var_mean(tl.tensor([big, -big], dtype=dtype, device=device))
+        assert (v.item(), m.item()) == (inf, 0.0)
+        v, m = tl.var_mean(tl.tensor([-big, big, big], dtype=dtype, device=device))
+        assert v.item() == inf and m.item() == pytest.approx(big / 3, rel=1e-6)
+        v, m = tl.std_mean(tl.tensor([big] * 7, dtype=dtype, device=device))
+        assert (v.item(), m.item()) == (0.0, tl.tensor(big, dtype=dtype).item())
+        # long rows: tiles and segments merged with Chan's formula
+        a = np.full((3, 300), big)
+        a[0, 150:] = -big  # mean 0, variance inf
+        a[1, :100] = -big  # mean big / 3
+        x = tl.tensor(a, dtype=dtype, device=device)
+        v, m = tl.var_mean(x, 1)
+        assert v.tolist() == [inf, inf, 0.0]
+        np.testing.assert_allclose(m.tolist(), [0.0, big / 3, big], rtol=1e-6, atol=big * 1e-6)
+        assert m[2].item() == tl.tensor(big, dtype=dtype).item()
+        assert abs(tl.var_mean(x[0])[1].item()) < big * 1e-6  # a full reduction (segments on a GPU)
+    assert tl.var(tl.tensor([1e37] * 3, device=device)).item() == 0.0
+    assert tl.var(tl.tensor([[1e37] * 300], device=device), 1).item() == 0.0
+    assert tl.std(tl.tensor([1e37, -1e37, 3e37], device=device)).item() == inf  # (variance 4e74 > fp32's max)
+    assert tl.std_mean(tl.tensor([1e37, -1e37, 3e37], dtype=tl.bfloat16, device=device))[0].item() == inf
+    assert tl.var(tl.tensor([0.0, 1e20], device=device)).item() == inf
+    assert tl.var_mean(tl.tensor([1e307] * 5, dtype=tl.float64, device=device))[1].item() == 1e307
