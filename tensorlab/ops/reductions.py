@@ -7,9 +7,9 @@ and their backward), ``scan.py`` (cumsum, cumprod, cummax, cummin).
 
 PyTorch's rules, which this module implements on top of the kernels:
 
-- ``dim``: None (or ``[]`` for ``sum``/``mean``/...) reduces everything, an int or a list/tuple of
-  ints reduces those dims (negative dims wrap; a repeated dim is an error); ``keepdim`` keeps
-  them as size 1.
+- ``dim``: None reduces everything (so do ``()`` and ``[]``, but for ``all``/``any``, where they
+  reduce nothing, as PyTorch's), an int or a list/tuple of ints reduces those dims (negative dims
+  wrap; a repeated dim is an error); ``keepdim`` keeps them as size 1.
 - dtypes: ``sum``/``prod``/``cumsum``/``cumprod`` of integers or bools give int64; ``mean``,
   ``var``, ``std``, ``norm``, ``softmax`` need a floating input (or a floating ``dtype=``);
   ``logsumexp`` of integers gives the default float dtype; ``argmax``/``argmin``/indices give
@@ -374,13 +374,16 @@ def amin(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
 
 @tensor_method
 def all(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:  # noqa: A001
-    dims = reduction_dims(input, dim, "all")
+    """True where every element over ``dim`` is non-zero; ``dim=()`` or ``[]`` reduces nothing (PyTorch's
+    all/any, unlike sum/mean/amax, which reduce everything then): the elementwise test, in the input's shape."""
+    dims = reduction_dims(input, dim, "all", empty_means_all=False)
     return dispatch(ALL, input, dim=dims, keepdim=bool(keepdim), out=out)
 
 
 @tensor_method
 def any(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:  # noqa: A001
-    dims = reduction_dims(input, dim, "any")
+    """True where some element over ``dim`` is non-zero; ``dim=()`` or ``[]`` reduces nothing, as :func:`all`."""
+    dims = reduction_dims(input, dim, "any", empty_means_all=False)
     return dispatch(ANY, input, dim=dims, keepdim=bool(keepdim), out=out)
 
 

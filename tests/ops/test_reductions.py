@@ -177,6 +177,26 @@ def test_sum_empty_dim_list_means_all_and_zero_d_dims():
     assert s.softmax(0).item() == 1.0 and s.cumsum(0).item() == 5.0
 
 
+def test_all_any_with_an_empty_dim_list_reduce_nothing(device):
+    # torch 2.13: all/any with dim=() or [] test each element (the input's shape, keepdim or not),
+    # while sum/mean/amax/... reduce everything; tensorlab reduced everything for all/any too
+    # (found by a differential fuzzer against torch)
+    x = T(np.array([[1.0, 0.0], [np.nan, -0.0]], np.float32), device)
+    for dim in ((), []):
+        for keepdim in (False, True):
+            assert tl.all(x, dim=dim, keepdim=keepdim).tolist() == [[True, False], [True, False]]
+            assert tl.any(x, dim, keepdim).tolist() == [[True, False], [True, False]]
+        assert x.all(dim).dtype is tl.bool and x.t().any(dim).tolist() == [[True, True], [False, False]]
+    u = T(np.array([3, 0, 1], np.uint8), device)
+    assert u.all(()).dtype is tl.uint8 and u.all(()).tolist() == [1, 0, 1] and u.any([]).tolist() == [1, 0, 1]
+    assert tl.zeros((0, 3), device=device).any(()).shape == (0, 3)
+    assert tl.tensor(2.0, device=device).all(()).item() is True
+    out = tl.empty((2, 2), dtype=tl.bool, device=device)
+    assert tl.all(x, (), out=out) is out and out.tolist() == [[True, False], [True, False]]
+    assert x.all().item() is False and x.any(None).item() is True and x.all((0, 1)).item() is False
+    assert x.sum(()).isnan().item() and x.nan_to_num().sum([]).item() == 1.0  # sum keeps reducing everything
+
+
 # ----------------------------------------------------------------------------------------------
 # numerics
 # ----------------------------------------------------------------------------------------------
