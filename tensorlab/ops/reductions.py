@@ -410,19 +410,30 @@ def _norm_order(p, dim, op: str):
     return float(p)
 
 
+def _check_norm_identity(input: Tensor, order: float, dim, dtype) -> None:
+    """PyTorch's vector_norm: the inf norm and the norms of negative order have no identity, so an
+    empty reduction raises, naming the first empty dim as given (or the tensor, without a dim)."""
+    if input.numel() != 0 or not (order < 0 or order == math.inf):
+        return
+    _norm_dtype(input, dtype)  # (PyTorch reports a dtype error first)
+    given = [] if dim is None else list(dim) if isinstance(dim, list | tuple) else [dim]
+    if not given:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {order:g} norm on an empty tensor because the "
+                           "operation does not have an identity")
+    for d in given:
+        if input._shape[norm_dim(d, input.ndim, "norm")] == 0:  # (PyTorch's wording, its missing space too)
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {order:g} norm on the dimension {d}because "
+                               "this dimension is empty and the operation does not have an identity")
+
+
 @tensor_method
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
     """Vector p-norm over ``dim`` (all elements by default): p = 0, 1, 2, inf, -inf, 'fro', any float."""
     order = _norm_order(p, dim, "norm")
     dims = reduction_dims(input, dim, "norm")
-    if builtins.abs(order) == math.inf and input.numel() == 0 and (
-            not dims or _builtin_any(input._shape[d] == 0 for d in dims)):
-        raise RuntimeError(
-            "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation does not have "
-            "an identity"
-        )
-    return dispatch(NORM, input, dim=dims, keepdim=bool(keepdim), dtype=_opt_dtype(dtype, "norm"), p=order,
-                    out=out)
+    dtype = _opt_dtype(dtype, "norm")
+    _check_norm_identity(input, order, dim, dtype)
+    return dispatch(NORM, input, dim=dims, keepdim=bool(keepdim), dtype=dtype, p=order, out=out)
 
 
 @tensor_method

@@ -135,6 +135,30 @@ def test_empty_max_errors_name_the_op(device):
         e.norm(float("inf"))
 
 
+def test_norms_without_identity_over_an_empty_dim_raise(device):
+    # p = inf and every p < 0 have no identity: torch 2.13 raises (its wording, checked with torch);
+    # tensorlab gave inf for p = -1, -2, -0.5 and called p = -inf "the inf norm" (found by a
+    # differential fuzzer against torch)
+    e = tl.zeros((0, 3), device=device)
+    for p, name in ((-1, "-1"), (-2.0, "-2"), (-0.5, "-0.5"), (-math.inf, "-inf"), ("-inf", "-inf"),
+                    (math.inf, "inf"), (-1.23456789, "-1.23457")):
+        with pytest.raises(RuntimeError, match=rf"^linalg.vector_norm cannot compute the {name} norm on an empty "
+                                               "tensor because the operation does not have an identity$"):
+            tl.norm(e, p=p)
+        with pytest.raises(RuntimeError, match=rf"^linalg.vector_norm cannot compute the {name} norm on the "
+                                               "dimension 0because this dimension is empty and the operation"):
+            e.norm(p, 0)
+        assert e.norm(p, 1).shape == (0,)  # no empty dim reduced: an empty result
+    z = tl.zeros((0, 3, 0), device=device)
+    with pytest.raises(RuntimeError, match="the -1 norm on the dimension -1because"):  # the first empty dim, as given
+        z.norm(-1, (1, -1, 0), keepdim=True)
+    with pytest.raises(RuntimeError, match="the -2 norm on an empty tensor"):
+        z.norm(-2, [])
+    with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor as input. Got Long"):
+        tl.zeros((0,), dtype=tl.int64, device=device).norm(-1)  # the dtype error first, as PyTorch
+    assert e.norm(0).item() == 0.0 and e.norm(2, 0).tolist() == [0.0] * 3 and e.norm(0.5, 0).tolist() == [0.0] * 3
+
+
 # ----------------------------------------------------------------------------------------------
 # argument errors
 # ----------------------------------------------------------------------------------------------
