@@ -114,8 +114,9 @@ def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False,
 
 def _sorted_rows(op: str, input: Tensor, dim: int):
     """``(rows, values, order, d)``: ``input`` with ``dim`` moved last (a 0-d input as one element),
-    its stable ascending sort along it, and the wrapped dim; IndexError for an empty dim."""
-    d = norm_dim(dim, input.ndim, op) if input.ndim else 0
+    its stable ascending sort along it, and the wrapped dim; IndexError for an empty dim or one out of
+    range (a 0-d input takes -1 and 0, as PyTorch's)."""
+    d = norm_dim(dim, input.ndim, op)
     x = input.reshape(1) if input.ndim == 0 else input
     if x.shape[d] == 0:
         raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")

@@ -81,3 +81,22 @@ def test_mode(device):
     z = _t([[1.0, 2.0, 2.0, 3.0], [5.0, 5.0, 1.0, 0.0]], device).requires_grad_()
     tl.mode(z, 1).values.sum().backward()
     assert to_numpy(z.grad).tolist() == [[0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0]]
+
+
+@pytest.mark.parametrize("op", [tl.mode, tl.nanmedian])
+def test_mode_nanmedian_of_a_0d_tensor_check_dim(device, op):
+    # a 0-d tensor has dims -1 and 0 only: mode/nanmedian accepted any dim (mode(tensor(3.), 5)
+    # returned (3., 0)), where torch 2.13 raises IndexError as median/kthvalue do (found by a
+    # differential fuzzer against torch)
+    s = _t(3.0, device)
+    name = op.__name__
+    for dim in (5, 1, -2):
+        with pytest.raises(IndexError, match=rf"{name}\(\): Dimension out of range \(expected to be in range of "
+                                             rf"\[-1, 0\], but got {dim}\)"):
+            op(s, dim)
+    with pytest.raises(TypeError, match=rf"{name}\(\): dim must be an int, got float"):
+        op(s, 1.5)
+    for dim in (0, -1):
+        for keepdim in (False, True):
+            v, i = op(s, dim, keepdim)
+            assert v.shape == () and i.shape == () and (v.item(), i.item()) == (3.0, 0)
