@@ -103,6 +103,8 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Te
     if not input.dtype.is_floating_point:
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{D.torch_name(input.dtype)}")
+    dtype = R._opt_dtype(dtype, "nanmean")
+    R._mean_dtype(input, dtype, "nanmean")  # a non-floating dtype= raises, as mean's
     nan = input.isnan()  # once, for the sum and the count
     return R.sum(B.where(nan, 0, input), dim, keepdim, dtype=dtype) / R.sum(nan.logical_not(), dim, keepdim)
 

@@ -55,6 +55,19 @@ def test_nan_reductions(device):
         tl.nanmean(_t([1, 2], device), dtype=tl.float32)  # PyTorch refuses it even with a float dtype=
 
 
+def test_nanmean_refuses_a_non_floating_dtype(device):
+    # nanmean(float_x, dtype=tl.int32) ignored the dtype (2.0 from [1.5, nan, 3.7]); torch 2.13
+    # raises as mean does (found by a differential fuzzer against torch)
+    x = _t([1.5, float("nan"), 3.7], device)
+    for dtype, name in ((tl.int32, "Int"), (tl.bool, "Bool"), (tl.int64, "Long")):
+        with pytest.raises(RuntimeError, match=rf"^nanmean\(\): could not infer output dtype. Optional dtype must be "
+                                               rf"either a floating point or complex dtype. Got: {name}$"):
+            tl.nanmean(x, 0, dtype=dtype)
+    assert tl.nanmean(x, dtype=tl.float64).dtype is tl.float64
+    assert tl.nanmean(x, dtype=tl.float64).item() == pytest.approx(2.6)
+    assert x.nanmean(dtype=tl.float16).dtype is tl.float16
+
+
 def test_nansum_gradient_is_zero_at_nan(device):
     x = _t([1.0, float("nan"), 3.0], device).requires_grad_()
     tl.nansum(x * 2).backward()
