@@ -138,10 +138,13 @@ def _picked(result_type, input: Tensor, rows: Tensor, order: Tensor, pick: Tenso
 @tensor_method
 def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False):
     """The lower median of the non-NaN values: a 0-d tensor without ``dim``, else ``(values,
-    indices)`` along ``dim`` (NaN, index 0, where a row has only NaN)."""
+    indices)`` along ``dim`` (NaN, index 0, where a row has only NaN). Without ``dim``, an empty
+    input gives NaN, or raises for an integer or bool one (as :func:`median`)."""
     if dim is None:
         x = input.reshape(-1)
         if x.numel() == 0:
+            if not input.dtype.is_floating_point:  # no NaN to return (PyTorch returns a NaN cast: garbage)
+                raise RuntimeError(f"nanmedian(): cannot compute the median of an empty {input.dtype.name} tensor")
             from .._factories import full
 
             return full((), float("nan"), dtype=input.dtype, device=input.device)

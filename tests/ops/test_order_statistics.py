@@ -100,3 +100,17 @@ def test_mode_nanmedian_of_a_0d_tensor_check_dim(device, op):
         for keepdim in (False, True):
             v, i = op(s, dim, keepdim)
             assert v.shape == () and i.shape == () and (v.item(), i.item()) == (3.0, 0)
+
+
+def test_nanmedian_of_an_empty_integer_or_bool_tensor_raises(device):
+    # it leaked full()'s "value cannot be converted to type int8 without overflow: nan" for an
+    # integer input, and gave True (cpu) or a ValueError (cuda) for bool; median raises, and torch
+    # returns a NaN cast to the dtype (garbage) (found by a differential fuzzer against torch)
+    for dtype in (tl.int8, tl.uint8, tl.int64, tl.bool):
+        for shape in ((3, 0), (0,)):
+            for op in ("median", "nanmedian"):
+                with pytest.raises(RuntimeError, match=rf"^{op}\(\): cannot compute the median of an empty "
+                                                       rf"{dtype.name} tensor$"):
+                    getattr(tl, op)(tl.zeros(shape, dtype=dtype, device=device))
+    for dtype in (tl.float32, tl.float16):
+        assert np.isnan(tl.nanmedian(tl.zeros((3, 0), dtype=dtype, device=device)).item())
