@@ -89,16 +89,28 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 
 
 @tensor_method
-def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    """``sum`` with NaN counted as zero (their gradient is zero)."""
+def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """``sum`` with NaN counted as zero (their gradient is zero). With ``out=`` the sum is
+    computed in ``out``'s dtype, as :func:`sum`'s (a ``dtype`` must be ``out``'s)."""
     need_tensor("nansum", input, "input", 1)
+    dtype = R._opt_dtype(dtype, "nansum")
+    if out is not None:
+        (o,) = E.check_outs("nansum", out, (None,), input.device, input)
+        if dtype is not None and dtype is not o.dtype:
+            raise RuntimeError(f"nansum: provided dtype must match dtype of result. Got {D.torch_name(o.dtype)} and "
+                               f"{D.torch_name(dtype)}.")
+        if input.dtype.is_floating_point and not o.dtype.is_floating_point:
+            raise E.not_implemented_for("nansum", o.dtype)  # (PyTorch sums floats in out's dtype: no kernel)
+        if dim is None:
+            dim = ()  # (sum's out= needs a dim: () is every dim)
     x = B.where(input.isnan(), 0, input) if input.dtype.is_floating_point else input
-    return R.sum(x, dim, keepdim, dtype=dtype)
+    return R.sum(x, dim, keepdim, dtype=dtype, out=out)
 
 
 @tensor_method
-def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    """``mean`` over the elements that are not NaN (NaN where all are)."""
+def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """``mean`` over the elements that are not NaN (NaN where all are). With ``out=``, PyTorch's
+    way: the :func:`nansum` written into ``out``, then divided there by the count."""
     need_tensor("nanmean", input, "input", 1)
     if not input.dtype.is_floating_point:
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
@@ -106,13 +118,19 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Te
     dtype = R._opt_dtype(dtype, "nanmean")
     R._mean_dtype(input, dtype, "nanmean")  # a non-floating dtype= raises, as mean's
     nan = input.isnan()  # once, for the sum and the count
+    if out is not None:
+        count = R.sum(nan.logical_not(), dim, keepdim)
+        return nansum(input, dim, keepdim, dtype=dtype, out=out).div_(count)
     return R.sum(B.where(nan, 0, input), dim, keepdim, dtype=dtype) / R.sum(nan.logical_not(), dim, keepdim)
 
 
 @tensor_method
-def aminmax(input: Tensor, *, dim=None, keepdim: bool = False) -> AminmaxResult:
-    """``(amin, amax)`` over ``dim`` (everything by default), as a named tuple ``(min, max)``."""
+def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, out=None) -> AminmaxResult:
+    """``(amin, amax)`` over ``dim`` (everything by default), as a named tuple ``(min, max)``;
+    ``out=``: a ``(min, max)`` pair of the input's dtype."""
     need_tensor("aminmax", input, "input", 1)
+    if out is not None:
+        out = E.check_outs("aminmax", out, (input.dtype, input.dtype), input.device, input)
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
@@ -124,6 +142,8 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False) -> AminmaxResult:
     dims = () if dim is None else dim
     if dim is None and keepdim:  # PyTorch keeps every dim as size 1
         dims = tuple(range(input.ndim))
+    if out is not None:
+        return AminmaxResult(R.amin(input, dims, keepdim, out=out[0]), R.amax(input, dims, keepdim, out=out[1]))
     return AminmaxResult(R.amin(input, dims, keepdim), R.amax(input, dims, keepdim))
 
 

@@ -177,3 +177,44 @@ def check_out(op: str, out) -> None:
     if out is not None:
         if not isinstance(out, Tensor):
             raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
+
+
+def check_outs(op: str, out, dtypes: tuple, device, *inputs) -> tuple:
+    """``out=`` of an op that writes it itself (a composite, or a check before dispatch), before
+    anything is computed or written: a Tensor (one output) or a tuple of ``len(dtypes)`` Tensors,
+    each of exactly its dtype (None: any) and on ``device``, and no autograd (PyTorch's rules and
+    errors). Returns the outputs as a tuple."""
+    if len(dtypes) == 1:
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{op}(): argument 'out' must be a Tensor, not {type(out).__name__}")
+        outs = (out,)
+    else:
+        if not isinstance(out, tuple | list) or len(out) != len(dtypes):
+            raise TypeError(f"{op}(): argument 'out' must be a tuple of {len(dtypes)} Tensors, not "
+                            f"{type(out).__name__}")
+        outs = tuple(out)
+    for o, dtype in zip(outs, dtypes):
+        if not isinstance(o, Tensor):
+            raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(o).__name__}")
+        if dtype is not None and o.dtype is not dtype:
+            raise RuntimeError(f"{op}(): Expected out tensor to have dtype {dtype.name}, but got {o.dtype.name} "
+                               "instead")
+        if o.device != device:
+            raise RuntimeError(f"{op}(): out= is on {o.device}, but the inputs are on {device}")
+    from ..autograd.grad_mode import is_grad_enabled
+
+    if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in (*inputs, *outs)):
+        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation, but "
+                           "one of the arguments requires grad.")
+    return outs
+
+
+def write_out(result: Tensor, out: Tensor) -> Tensor:
+    """A composite op's result written into its ``out=`` (resized as PyTorch does, with its warning
+    when ``out`` had elements)."""
+    from .._dispatch import dispatch
+    from .._registry import get_op
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        return dispatch(get_op("clone"), result, out=out)

@@ -19,6 +19,7 @@ from collections import namedtuple
 from .. import _dtype as D
 from .._tensor import Tensor, norm_dim, tensor_method
 from . import elementwise_binary as B
+from . import elementwise_common as E
 from . import sorting as SO
 from .shape_ops import cat
 
@@ -125,22 +126,35 @@ def _sorted_rows(op: str, input: Tensor, dim: int):
     return rows, values, order, d
 
 
-def _picked(result_type, input: Tensor, rows: Tensor, order: Tensor, pick: Tensor, d: int, keepdim: bool):
+def _picked(result_type, input: Tensor, rows: Tensor, order: Tensor, pick: Tensor, d: int, keepdim: bool,
+            out=None):
     """The elements at sorted positions ``pick`` (one per row), as ``(values, indices)`` with the
-    reduced dim kept or dropped; values are read from ``input`` (the gradient goes to index)."""
+    reduced dim kept or dropped; values are read from ``input`` (the gradient goes to index).
+    ``out``: a checked ``(values, indices)`` pair written with the result and returned."""
     index = order.gather(-1, pick)
     value = rows.gather(-1, index)
     if input.ndim == 0 or not keepdim:
-        return result_type(value.squeeze(-1), index.squeeze(-1))
-    return result_type(value.movedim(-1, d), index.movedim(-1, d))
+        value, index = value.squeeze(-1), index.squeeze(-1)
+    else:
+        value, index = value.movedim(-1, d), index.movedim(-1, d)
+    if out is not None:
+        value, index = E.write_out(value, out[0]), E.write_out(index, out[1])
+    return result_type(value, index)
+
+
+def _check_pair_out(op: str, input: Tensor, out):
+    """``out=`` of mode/nanmedian: a (values of the input's dtype, int64 indices) pair, checked first."""
+    return None if out is None else E.check_outs(op, out, (input.dtype, D.int64), input.device, input)
 
 
 @tensor_method
-def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False):
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=None):
     """The lower median of the non-NaN values: a 0-d tensor without ``dim``, else ``(values,
     indices)`` along ``dim`` (NaN, index 0, where a row has only NaN). Without ``dim``, an empty
     input gives NaN, or raises for an integer or bool one (as :func:`median`)."""
     if dim is None:
+        if out is not None:
+            raise TypeError("nanmedian(): out= is only supported together with dim")
         x = input.reshape(-1)
         if x.numel() == 0:
             if not input.dtype.is_floating_point:  # no NaN to return (PyTorch returns a NaN cast: garbage)
@@ -149,18 +163,20 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False):
 
             return full((), float("nan"), dtype=input.dtype, device=input.device)
         return nanmedian(x, 0).values
+    out = _check_pair_out("nanmedian", input, out)
     rows, values, order, d = _sorted_rows("nanmedian", input, dim)
     count = (~values.isnan()).sum(-1, keepdim=True)  # NaN sorts last; integers have none
     pick = (count - 1).clamp_min(0).div(2, rounding_mode="floor")
-    return _picked(NanmedianResult, input, rows, order, pick, d, keepdim)
+    return _picked(NanmedianResult, input, rows, order, pick, d, keepdim, out)
 
 
 @tensor_method
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
     """``(values, indices)``: the most frequent value along ``dim`` (the smallest of equally
     frequent ones) and the index of its last occurrence."""
     from .._factories import arange, full_like
 
+    out = _check_pair_out("mode", input, out)
     # the stable sort keeps equal values in their order: a run of one value ends at its last occurrence
     rows, values, order, d = _sorted_rows("mode", input, dim)
     n = values.shape[-1]
@@ -170,4 +186,4 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
     run_start = B.where(first, position, 0).cummax(-1).values
     length = position - run_start + 1  # the run length so far: its maximum is reached at a run's end
     end = length.argmax(-1, keepdim=True)  # the first maximum: the smallest of the most frequent values
-    return _picked(ModeResult, input, rows, order, end, d, keepdim)
+    return _picked(ModeResult, input, rows, order, end, d, keepdim, out)

@@ -767,17 +767,28 @@ def _softmax_dim(input: Tensor, dim, name: str) -> int:
     return norm_dim(dim, input.ndim, name)
 
 
+def _check_softmax_out(name: str, input: Tensor, dtype, out) -> None:
+    """softmax/log_softmax's ``out=``: of the result's dtype exactly (PyTorch's check)."""
+    E.check_outs(name, out, (dtype if dtype is not None else input.dtype,), input.device, input)
+
+
 @tensor_method
-def softmax(input: Tensor, dim=None, dtype=None, *, _stacklevel: int = 3) -> Tensor:
+def softmax(input: Tensor, dim=None, dtype=None, *, out=None, _stacklevel: int = 3) -> Tensor:
     """``exp(x) / sum(exp(x))`` over ``dim``, stably; ``dtype`` converts the input first."""
     d = _softmax_dim(input, dim, "softmax")
-    return dispatch(SOFTMAX, input, dim=d, dtype=_opt_dtype(dtype, "softmax"), log=False)
+    dtype = _opt_dtype(dtype, "softmax")
+    if out is not None:
+        _check_softmax_out("softmax", input, dtype, out)
+    return dispatch(SOFTMAX, input, dim=d, dtype=dtype, log=False, out=out)
 
 
 @tensor_method
-def log_softmax(input: Tensor, dim=None, dtype=None, *, _stacklevel: int = 3) -> Tensor:
+def log_softmax(input: Tensor, dim=None, dtype=None, *, out=None, _stacklevel: int = 3) -> Tensor:
     d = _softmax_dim(input, dim, "log_softmax")
-    return dispatch(LOG_SOFTMAX, input, dim=d, dtype=_opt_dtype(dtype, "log_softmax"), log=True)
+    dtype = _opt_dtype(dtype, "log_softmax")
+    if out is not None:
+        _check_softmax_out("log_softmax", input, dtype, out)
+    return dispatch(LOG_SOFTMAX, input, dim=d, dtype=dtype, log=True, out=out)
 
 
 # ----------------------------------------------------------------------------------------------

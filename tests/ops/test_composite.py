@@ -413,3 +413,42 @@ def test_ldexp_renorm_index_reduce_and_small_helpers(device):
     with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value is ambiguous"):
         tl.is_nonzero(_t([1, 2], device))
     assert not tl.detach(tl.ones(2, requires_grad=True)).requires_grad
+
+
+def test_nansum_nanmean_aminmax_out(device):
+    # torch 2.13 takes out= for nansum, nanmean and aminmax (tensorlab raised TypeError; found by a
+    # differential fuzzer against torch); values, dtype rules and errors checked against torch
+    nan = float("nan")
+    x = _t([[1.0, nan, 3.0, 3.0], [4.0, 5.0, 0.0, 4.0]], device)
+    o = tl.empty(2, device=device)
+    assert tl.nansum(x, 1, out=o) is o and o.tolist() == [7.0, 13.0]
+    o = tl.empty(5, dtype=tl.float64, device=device)  # resized (with PyTorch's warning), summed in float64
+    with pytest.warns(UserWarning, match="was resized"):
+        tl.nansum(x, 0, True, out=o)
+    assert o.shape == (1, 4) and o.tolist() == [[5.0, 5.0, 3.0, 7.0]]
+    o = tl.empty((), device=device)
+    assert tl.nansum(x, out=o) is o and o.item() == 20.0
+    assert tl.nansum(_t([1, 2], device), 0, out=tl.empty((), dtype=tl.int32, device=device)).item() == 3
+    with pytest.raises(RuntimeError, match="nansum: provided dtype must match dtype of result. Got Float and Double."):
+        tl.nansum(x, 1, dtype=tl.float64, out=tl.empty(2, device=device))
+    with pytest.raises(NotImplementedError, match="\"nansum\" not implemented for 'Long'"):
+        tl.nansum(x, 1, out=tl.empty(2, dtype=tl.int64, device=device))
+    o = tl.empty(2, device=device)
+    assert tl.nanmean(x, 1, out=o) is o
+    np.testing.assert_allclose(o.tolist(), [7 / 3, 3.25], rtol=1e-6)
+    o = tl.empty((), device=device)
+    assert tl.nanmean(x, out=o) is o and o.item() == pytest.approx(20 / 7)
+    assert tl.nanmean(x, 1, out=tl.empty(2, dtype=tl.float16, device=device)).tolist() == [2.333984375, 3.25]
+    with pytest.raises(NotImplementedError, match="\"nansum\" not implemented for 'Long'"):
+        tl.nanmean(x, 1, out=tl.empty(2, dtype=tl.int64, device=device))
+    lo, hi = tl.empty(2, device=device), tl.empty(2, device=device)
+    r = tl.aminmax(x, dim=1, out=(lo, hi))
+    assert r.min is lo and r.max is hi and str(lo.tolist()) == "[nan, 0.0]" and str(hi.tolist()) == "[nan, 5.0]"
+    r = tl.aminmax(x[1], out=(tl.empty((), device=device), tl.empty((), device=device)))
+    assert (r.min.item(), r.max.item()) == (0.0, 5.0)
+    with pytest.raises(RuntimeError, match=r"aminmax\(\): Expected out tensor to have dtype float32, but got float64"):
+        tl.aminmax(x, dim=1, out=(tl.empty(2, dtype=tl.float64, device=device), hi))
+    with pytest.raises(TypeError, match=r"aminmax\(\): argument 'out' must be a tuple of 2 Tensors"):
+        tl.aminmax(x, dim=1, out=lo)
+    with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic"):
+        tl.nansum(x.clone().requires_grad_(), 1, out=tl.empty(2, device=device))

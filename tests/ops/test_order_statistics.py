@@ -114,3 +114,28 @@ def test_nanmedian_of_an_empty_integer_or_bool_tensor_raises(device):
                     getattr(tl, op)(tl.zeros(shape, dtype=dtype, device=device))
     for dtype in (tl.float32, tl.float16):
         assert np.isnan(tl.nanmedian(tl.zeros((3, 0), dtype=dtype, device=device)).item())
+
+
+@pytest.mark.parametrize("op", ["mode", "nanmedian"])
+def test_mode_nanmedian_out(device, op):
+    # torch 2.13 takes out=(values, indices) (tensorlab raised TypeError; found by a differential
+    # fuzzer against torch): values of the input's dtype, int64 indices, resized as needed
+    x = _t([[1.0, 2.0, 3.0, 3.0], [4.0, 5.0, float("nan") if op == "nanmedian" else 0.0, 4.0]], device)
+    want = {"mode": ([3.0, 4.0], [3, 3]), "nanmedian": ([2.0, 4.0], [1, 3])}[op]  # torch 2.13's
+    fn = getattr(tl, op)
+    v, i = tl.empty(2, device=device), tl.empty(2, dtype=tl.int64, device=device)
+    r = fn(x, 1, out=(v, i))
+    assert type(r).__name__ == op and r.values is v and r.indices is i
+    assert (v.tolist(), i.tolist()) == want
+    v, i = tl.empty(0, device=device), tl.empty(0, dtype=tl.int64, device=device)
+    fn(x, -1, True, out=[v, i])
+    assert v.shape == i.shape == (2, 1) and (v.reshape(-1).tolist(), i.reshape(-1).tolist()) == want
+    with pytest.raises(RuntimeError, match=rf"{op}\(\): Expected out tensor to have dtype float32, but got float64"):
+        fn(x, 1, out=(tl.empty(2, dtype=tl.float64, device=device), i))
+    with pytest.raises(RuntimeError, match=rf"{op}\(\): Expected out tensor to have dtype int64, but got int32"):
+        fn(x, 1, out=(v, tl.empty(2, dtype=tl.int32, device=device)))
+    with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic"):
+        fn(x.clone().requires_grad_(), 1, out=(v, i))
+    if op == "nanmedian":
+        with pytest.raises(TypeError, match=r"nanmedian\(\): out= is only supported together with dim"):
+            fn(x, out=(v, i))

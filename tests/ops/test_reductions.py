@@ -949,3 +949,22 @@ def test_var_mean_where_intermediates_overflow(device, monkeypatch, split):
     assert tl.std_mean(tl.tensor([1e37, -1e37, 3e37], dtype=tl.bfloat16, device=device))[0].item() == inf
     assert tl.var(tl.tensor([0.0, 1e20], device=device)).item() == inf
     assert tl.var_mean(tl.tensor([1e307] * 5, dtype=tl.float64, device=device))[1].item() == 1e307
+
+
+def test_softmax_and_log_softmax_out(device):
+    # torch 2.13's softmax/log_softmax take out= of the result's dtype (tensorlab raised TypeError;
+    # found by a differential fuzzer against torch); values checked against torch
+    x = T(np.array([[1.0, 2.0, 0.0], [3.0, 3.0, -1.0]], np.float32), device)
+    out = tl.empty((2, 3), device=device)
+    assert tl.softmax(x, 1, out=out) is out
+    np.testing.assert_allclose(out.tolist(), [[0.24472848, 0.66524094, 0.09003057],
+                                              [0.49546, 0.49546, 0.0090747]], rtol=1e-5)
+    out64 = tl.empty(0, dtype=tl.float64, device=device)  # resized, computed in the dtype=
+    assert tl.log_softmax(x, 0, dtype=tl.float64, out=out64) is out64 and out64.shape == (2, 3)
+    np.testing.assert_allclose(out64.tolist()[0], [-2.126928011, -1.3132616875, -0.3132616875], rtol=1e-9)
+    with pytest.raises(RuntimeError, match=r"softmax\(\): Expected out tensor to have dtype float32, but got float64"):
+        tl.softmax(x, 1, out=tl.empty((2, 3), dtype=tl.float64, device=device))
+    with pytest.raises(TypeError, match=r"log_softmax\(\): argument 'out' must be a Tensor, not list"):
+        tl.log_softmax(x, 1, out=[out])
+    with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic"):
+        tl.softmax(x.requires_grad_(), 1, out=out)
