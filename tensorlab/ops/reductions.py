@@ -278,7 +278,8 @@ def _norm_backward(ctx, g):
         mask = ((xc.abs() == y) | xc.isnan()).to(g.dtype)
         grad = xc.sign() * mask * (g / mask.sum(dim=list(dims), keepdim=True))
     else:
-        scaled = xc * xc.abs().pow(order - 2) if order >= 1 else tl.where(
+        # sign(x) |x|^(p-1), as PyTorch: x |x|^(p-2) is 0 * inf = nan at a zero for 1 < p < 2
+        scaled = xc.sign() * xc.abs().pow(order - 1) if order >= 1 else tl.where(
             xc == 0, zero, xc.sign() * xc.abs().pow(order - 1))
         grad = scaled * tl.where(y == 0, zero, g / y.pow(order - 1))
     return (grad.to(x.dtype),)

@@ -330,6 +330,20 @@ def test_norm_orders(device):
     np.testing.assert_allclose(to_numpy(x.norm(-1, 1)), [0.0, 1 / (1 + 0.5 + 0.5)], rtol=1e-12)  # 0 ** -1 = inf
 
 
+def test_norm_gradient_at_zero_for_p_between_1_and_2(device):
+    # x |x|^(p-2) was 0 * inf = nan at a zero entry; PyTorch's sign(x) |x|^(p-1) gives 0 there
+    a = np.array([[0.0, 0.5, -1.0], [2.0, 0.0, 1.0]])
+    for p in (1.25, 1.5, 1.9, 3.0):
+        x = T(a, device).requires_grad_()
+        x.norm(p=p, dim=1).sum().backward()
+        norms = (np.abs(a) ** p).sum(1, keepdims=True) ** (1 / p)
+        expected = np.sign(a) * np.abs(a) ** (p - 1) / norms ** (p - 1)
+        np.testing.assert_allclose(to_numpy(x.grad), expected, rtol=1e-12)
+    z = T(np.zeros(3), device).requires_grad_()
+    z.norm(p=1.5).backward()
+    assert to_numpy(z.grad).tolist() == [0.0, 0.0, 0.0]
+
+
 # ----------------------------------------------------------------------------------------------
 # index semantics and result types
 # ----------------------------------------------------------------------------------------------
