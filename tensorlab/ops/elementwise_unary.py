@@ -256,8 +256,11 @@ def _sigmoid_backward(ctx, g):
 
 def _logit_backward(ctx, g):
     x = _x(ctx)
-    # PyTorch: g * inf at exactly 0 and 1 (not g / +-0, whose sign follows a -0.0 input)
-    grad = where((x == 0) | (x == 1), g * float("inf"), g / (x * (1 - x)))
+    # PyTorch: g * inf at exactly 0 and 1 (not g / -0.0 for a -0.0 input, so the zero is made +0.0).
+    # No inf constant enters the graph: where's unselected branch would get 0 * inf = nan in a
+    # double backward
+    d = x * (1 - x)
+    grad = g / where(d == 0, d.abs(), d)
     eps = ctx.params.get("eps")
     if eps is not None and eps >= 0:
         grad = where((x < eps) | (x > 1 - eps), 0.0, grad)
