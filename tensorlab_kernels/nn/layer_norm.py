@@ -462,7 +462,8 @@ def rms_norm_backward(*arrays, norm_ndim: int, which: tuple) -> None:
 
 def _rows(a: np.ndarray, norm_ndim: int, acc) -> np.ndarray:
     n_cols = int(np.prod(a.shape[a.ndim - norm_ndim:], dtype=np.int64))
-    return np.asarray(a, dtype=acc).reshape(-1, n_cols)
+    n_rows = int(np.prod(a.shape[:a.ndim - norm_ndim], dtype=np.int64))  # (-1 cannot be inferred for 0 columns)
+    return np.asarray(a, dtype=acc).reshape(n_rows, n_cols)
 
 
 def _twin_forward(y, mean, rstd, x, weight, bias, norm_ndim, eps, rms):

@@ -857,3 +857,12 @@ def test_functional_namespace_has_the_issue_list():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert F.relu is tl.relu  # the activations are the registered elementwise ops
+
+
+def test_norms_over_empty_normalized_dims(device):
+    # the cpu twins raised numpy's "cannot reshape array of size 0 into shape (0)"; cuda and PyTorch return
+    x = tl.zeros((2, 0), device=device, requires_grad=True)
+    assert F.layer_norm(x, [0]).shape == (2, 0) and F.rms_norm(x, [0]).shape == (2, 0)
+    F.layer_norm(x, [0]).sum().backward()
+    assert x.grad.shape == (2, 0)
+    assert F.group_norm(tl.zeros((2, 0, 3), device=device), 1).shape == (2, 0, 3)
