@@ -174,6 +174,10 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
     if alpha != 1:
         product = product * alpha
     if beta == 0:
+        if base.requires_grad:  # input stays in the graph with a zero gradient (as addmm's), NaN still ignored
+            from .._factories import zeros
+
+            return B.where(zeros((), dtype=D.bool, device=base.device), base, product)
         return product
     return product + (base if beta == 1 else base * beta)
 

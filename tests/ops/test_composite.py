@@ -280,6 +280,11 @@ def test_addr_heaviside_sinc(device):
     nan = tl.full((2, 2), float("nan"), device=device)
     assert to_numpy(tl.addr(nan, tl.ones(2, device=device), tl.ones(2, device=device), beta=0)).tolist() == [
         [1.0, 1.0], [1.0, 1.0]]  # beta = 0 ignores input, NaN included
+    nan.requires_grad_()  # ... but keeps it in the graph with a zero gradient, as PyTorch (it was dropped)
+    r = tl.addr(nan, tl.ones(2, device=device), tl.ones(2, device=device), beta=0)
+    assert r.requires_grad and to_numpy(r).tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    r.sum().backward()
+    assert to_numpy(nan.grad).tolist() == [[0.0, 0.0], [0.0, 0.0]]
     assert to_numpy(tl.addr(tl.zeros(2, 2, dtype=tl.bool, device=device), _t([True, False], device),
                             _t([True, True], device))).tolist() == [[True, True], [False, False]]
     with pytest.raises(RuntimeError, match="addr: Expected 1-D argument vec1, but got 2-D"):
