@@ -148,7 +148,8 @@ def _binary_meta(name: str, kind: str, scalars_fit: bool = False):
                 if hit is not None:
                     return Plan([b, a] if reverse else [a, b], [(a._shape, hit[0])], hit[1])
         plan = _meta(a, b, reverse, alpha, rounding_mode)
-        if key is not None:
+        if key is not None and (plan.args[0] is (b if reverse else a) and plan.args[1] is (a if reverse else b)):
+            # (remembered only when no number was rounded: the key does not hold the number's value)
             if len(memo) >= _MEMO_MAX:
                 memo.clear()
             memo[key] = (plan.outputs[0][1], plan.params)
@@ -159,7 +160,9 @@ def _binary_meta(name: str, kind: str, scalars_fit: bool = False):
         kop = name
         if name == "div" and rounding_mode is not None:
             kop = {"trunc": "div_trunc", "floor": "div_floor"}[rounding_mode]
-        out_dtype, compute = _binary_types(name, kind if kop == name else _ARITH, kop, x, y)
+        op_kind = kind if kop == name else _ARITH
+        out_dtype, compute = _binary_types(name, op_kind, kop, x, y)
+        rnd = None  # the tensor operands are rounded to this float16/bfloat16 dtype first (kernels' RND)
         if name in ("add", "sub"):
             _check_alpha(name, out_dtype, alpha)
             if alpha != 1 and (out_dtype is D.float16 or out_dtype is D.bfloat16):
@@ -172,11 +175,28 @@ def _binary_meta(name: str, kind: str, scalars_fit: bool = False):
             if scalars_fit:
                 E.check_scalars_fit(name, out_dtype, x, y)
             t = x if isinstance(x, Tensor) else y
-            # (a number never promotes a float tensor; Python's ``2 * t`` is PyTorch's mul(t, 2))
-            if (t.dtype is D.float16 or t.dtype is D.bfloat16) and kop not in _OPMATH_SECOND:
-                x, y = E.round_scalar_to(x, t.dtype), E.round_scalar_to(y, t.dtype)
-        elif x.dtype is not y.dtype and (not x._shape or not y._shape):  # a 0-d tensor of another dtype
-            x, y = _round_0d_operands(name, kop, x, y)
+            # PyTorch converts the number to the common dtype (``half_t + 70000`` is inf), except the
+            # second operand of mul and div, which its kernels read unrounded in float32 (Python's
+            # ``2 * t`` is mul(t, 2)), and the number ``/`` divides (``2 / t`` is PyTorch's
+            # ``reciprocal(t) * 2``); a reflected ``70000.0 // half_t`` rounds it (nan).
+            half = _half_common(name, op_kind, out_dtype, x, y)
+            if half is not None:
+                if t is y and kop != "div":
+                    x = E.round_scalar_to(x, half)
+                elif t is x and kop not in _OPMATH_SECOND:
+                    y = E.round_scalar_to(y, half)
+                if t.dtype is not half:  # an integer tensor, of a float16 default dtype's result
+                    rnd = half.name
+        elif x.dtype is not y.dtype:
+            if not x._shape or not y._shape:  # a 0-d tensor of another dtype
+                x, y = _round_0d_operands(name, kop, x, y)
+            half = _half_common(name, op_kind, out_dtype, x, y)
+            # a tensor with dims of another dtype (an integer tensor: ``half_t + int_t``) is rounded
+            # to the float16/bfloat16 common dtype by the kernel (0-d ones were rounded above; a 0-d
+            # second operand of mul/div that was not is never beside such a tensor: it would have
+            # decided the common dtype)
+            if half is not None and ((x._shape and x.dtype is not half) or (y._shape and y.dtype is not half)):
+                rnd = half.name
         # the usual case without broadcasting machinery: one tensor shape (or a scalar operand)
         xs = x._shape if isinstance(x, Tensor) else None
         ys = y._shape if isinstance(y, Tensor) else xs
@@ -185,9 +205,19 @@ def _binary_meta(name: str, kind: str, scalars_fit: bool = False):
         else:
             shape = E.broadcast_shape(name, x, y)
             args = E.impl_args(name, shape, (x, y))
-        return Plan(args=args, outputs=[(shape, out_dtype)], params={"op": kop, "ct": compute, "alpha": alpha})
+        params = {"op": kop, "ct": compute, "alpha": alpha}
+        if rnd is not None:
+            params["rnd"] = rnd
+        return Plan(args=args, outputs=[(shape, out_dtype)], params=params)
 
     return meta
+
+
+def _half_common(name: str, kind: str, out_dtype: D.dtype, x, y) -> D.dtype | None:
+    """The dtype PyTorch converts the operands to before computing (the common dtype; for true
+    division of integers the float result) when it is float16/bfloat16, else None."""
+    common = _common_dtype(name, x, y) if kind == _BOOL else out_dtype
+    return common if common is D.float16 or common is D.bfloat16 else None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -938,8 +968,11 @@ def _addc_meta(name: str):
             )
         _check_alpha(name, out_dtype, value, "value")
         shape = E.broadcast_shape(name, x, t1, t2)
-        return Plan(args=E.impl_args(name, shape, (x, t1, t2)), outputs=[(shape, out_dtype)],
-                    params={"op": name, "ct": E.ct(out_dtype), "value": value})
+        params = {"op": name, "ct": E.ct(out_dtype), "value": value}
+        if (out_dtype is D.float16 or out_dtype is D.bfloat16) and not (
+                x.dtype is out_dtype and t1.dtype is out_dtype and t2.dtype is out_dtype):
+            params["rnd"] = out_dtype.name  # PyTorch converts each operand to the common dtype first
+        return Plan(args=E.impl_args(name, shape, (x, t1, t2)), outputs=[(shape, out_dtype)], params=params)
 
     return meta
 

@@ -79,7 +79,16 @@ def _unary_meta(name: str, kind: str, kernel_args):
         kop, kparams = kernel_args(x, **params)
         return Plan(args=[x], outputs=[(x._shape, out)], params={"op": kop, "ct": compute, "params": kparams})
 
-    return meta
+    def float_meta(x, **params) -> Plan:
+        out, compute = _result(name, kind, x.dtype)
+        kop, kparams = kernel_args(x, **params)
+        params = {"op": kop, "ct": compute, "params": kparams}
+        if out is not x.dtype and (out is D.float16 or out is D.bfloat16):
+            # an integer input of a float16/bfloat16 default dtype: PyTorch converts it to that first
+            params["rnd"] = out.name
+        return Plan(args=[x], outputs=[(x._shape, out)], params=params)
+
+    return float_meta if kind == _FLOAT else meta
 
 
 def _plain(name):

@@ -227,6 +227,7 @@ def _binary_kernel(
     OP: tl.constexpr,  # which op (an index into OPS)
     CT: tl.constexpr,  # compute type code (common.CT_CODES)
     NBITS: tl.constexpr,  # bit width of an integer compute type (pow, shifts)
+    RND: tl.constexpr,  # round the tensor operands to float16/bfloat16 first (common.RND_CODES)
     NDIM: tl.constexpr,  # how many of the six dims are real
     OUT_MODE: tl.constexpr, A_MODE: tl.constexpr, B_MODE: tl.constexpr,  # operand modes (common)
     INT64: tl.constexpr,  # offsets need 64 bits
@@ -237,6 +238,8 @@ def _binary_kernel(
                        NDIM, A_MODE, CT)
     b = C.load_operand(b_ptr, b_bits, idx, mask, size1, size2, size3, size4, size5, bs0, bs1, bs2, bs3, bs4, bs5,
                        NDIM, B_MODE, CT)
+    a = C.round_operand(a, A_MODE, RND)
+    b = C.round_operand(b, B_MODE, RND)
     alpha = C.scalar_value(alpha_bits, CT)
     y = _binary_op(a, b, alpha, OP, CT <= 1, NBITS)
     C.store_result(out_ptr, y, idx, mask, size1, size2, size3, size4, size5, os0, os1, os2, os3, os4, os5,
@@ -251,15 +254,16 @@ CONFIGS = C.CONFIGS
 _NBITS = {"int8": 8, "uint8": 8, "bool": 8, "int16": 16, "int32": 32, "int64": 64, "float32": 32, "float64": 64}
 
 
-def binary(out, a, b, *, op: str, ct: str, alpha=1) -> None:
-    """``out = op(a, b)``: DeviceArrays of ``out``'s shape (may broadcast) or Python scalars."""
-    known = _CONSTEXPRS.get((op, ct))
+def binary(out, a, b, *, op: str, ct: str, alpha=1, rnd=None) -> None:
+    """``out = op(a, b)``: DeviceArrays of ``out``'s shape (may broadcast) or Python scalars.
+    ``rnd``: "float16"/"bfloat16" to round the array operands to that dtype first (``common``)."""
+    known = _CONSTEXPRS.get((op, ct, rnd))
     if known is None:
         if op not in CODES:
             raise NotImplementedError(f"binary elementwise op {op!r} has no kernel")
         # with the bits of alpha = 1, which almost every call passes
-        known = _CONSTEXPRS[op, ct] = ((("OP", CODES[op]), ("CT", C.CT_CODES[ct]), ("NBITS", _NBITS[ct])),
-                                       (C.scalar_bits(1, ct),))
+        known = _CONSTEXPRS[op, ct, rnd] = ((("OP", CODES[op]), ("CT", C.CT_CODES[ct]), ("NBITS", _NBITS[ct]),
+                                             ("RND", C.RND_CODES[rnd])), (C.scalar_bits(1, ct),))
     constexprs, one_bits = known
     shape = out.shape
     if (a.__class__ is DeviceArray and a.shape != shape) or (b.__class__ is DeviceArray and b.shape != shape):
@@ -271,7 +275,7 @@ def binary(out, a, b, *, op: str, ct: str, alpha=1) -> None:
     C.launch_elementwise(_binary_kernel, out, (a, b), alpha_bits, ("A_MODE", "B_MODE"), ct, True, constexprs)
 
 
-_CONSTEXPRS: dict = {}  # (op, compute type) -> (the kernel's constexprs, alpha = 1's bits)
+_CONSTEXPRS: dict = {}  # (op, compute type, rnd) -> (the kernel's constexprs, alpha = 1's bits)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -370,9 +374,11 @@ _DIRECT = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divi
 _INT_DIVISIONS = frozenset({"div_trunc", "div_floor", "remainder", "fmod"})
 
 
-def binary_twin(out: np.ndarray, a, b, *, op: str, ct: str, alpha=1) -> None:
+def binary_twin(out: np.ndarray, a, b, *, op: str, ct: str, alpha=1, rnd=None) -> None:
     """The reference: the same op in numpy, in the same compute type, written with the same conversion."""
     ac, bc = C.np_operand(a, ct), C.np_operand(b, ct)
+    if rnd is not None:
+        ac, bc = C.np_round_operand(a, ac, rnd), C.np_round_operand(b, bc, rnd)
     fn = _DIRECT.get(op)
     if fn is not None and (alpha == 1 or op not in ("add", "sub")) and ct != "bool":
         res_dtype = np.dtype(bool) if op in ("eq", "ne", "lt", "le", "gt", "ge") else C.np_ct(ct)

@@ -14,6 +14,12 @@ element offset is the linear index), ``SPLAT`` (every stride 0: one element, loa
 int64 argument: the IEEE bits of the float64 value when the compute type is floating (exact on a
 GPU, where Triton would type a float argument fp32, and in the interpreter alike), the integer
 itself otherwise.
+
+Operand rounding. PyTorch converts every operand to the op's common dtype before computing; when
+that is float16/bfloat16 and a tensor operand has another dtype (an integer tensor: ``half_t +
+int_t``, ``bf16_t == int_t``), its values are first rounded to it (int32 70000 is inf in float16),
+then computed in float32. ``RND`` (a ``tl.constexpr``: ``RND_CODES``) asks for that rounding of the
+tensor operands; Python scalars are rounded on the host.
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ SCALAR: tl.constexpr = tl.constexpr(3)
 # compute types: code, name of the host (numpy) type
 CT_CODES = {"float32": 0, "float64": 1, "int8": 2, "uint8": 3, "int16": 4, "int32": 5, "int64": 6, "bool": 7}
 _OPMATH = {"float16": "float32", "bfloat16": "float32"}
+# operand rounding (see the module docstring): the dtype the tensor operands are rounded to, by name
+RND_CODES = {None: 0, "float16": 1, "bfloat16": 2}
 
 
 def opmath(dtype_name: str) -> str:
@@ -118,6 +126,19 @@ def load_operand(ptr, bits, idx, mask, size1, size2, size3, size4, size5, st0, s
     else:
         off = offsets(idx, size1, size2, size3, size4, size5, st0, st1, st2, st3, st4, st5, NDIM)
         x = to_ct(tl.load(ptr + off, mask=mask, other=1), CT)
+    return x
+
+
+@triton.jit
+def round_operand(x, MODE: tl.constexpr, RND: tl.constexpr):
+    """A tensor operand (already float32, the compute type) rounded to float16 (RND 1) or bfloat16
+    (RND 2) and back, as PyTorch converts it to the common dtype first (integer -> float32 -> half,
+    as c10 builds a Half/BFloat16 from a float). Scalars (MODE SCALAR) were rounded on the host."""
+    if MODE != SCALAR:
+        if RND == 1:
+            x = x.to(tl.float16).to(tl.float32)
+        elif RND == 2:
+            x = x.to(tl.bfloat16).to(tl.float32)
     return x
 
 
@@ -294,6 +315,15 @@ def np_operand(x, ct: str):
     if ct == "bool":
         return np.asarray(bool(x), dtype=np.int8)
     return np.asarray(x).astype(dt) if is_floating_ct(ct) else np.asarray(int(x), dtype=np.int64).astype(dt)
+
+
+def np_round_operand(x, xc, rnd):
+    """The twin's :func:`round_operand`: ``xc`` (operand ``x`` in the compute type, float32) rounded
+    to ``rnd`` ("float16"/"bfloat16") and back when ``x`` is an array (a tensor); else ``xc``."""
+    if rnd is None or not isinstance(x, np.ndarray):
+        return xc
+    with np.errstate(over="ignore"):
+        return xc.astype(np.float16 if rnd == "float16" else _BF16).astype(np.float32)
 
 
 def np_store(out: np.ndarray, y) -> None:

@@ -58,7 +58,9 @@ def _ternary_kernel(
     as0, as1, as2, as3, as4, as5,  # a strides (0 on broadcast dims)
     bs0, bs1, bs2, bs3, bs4, bs5,  # b strides
     cs0, cs1, cs2, cs3, cs4, cs5,  # c strides
-    OP: tl.constexpr, CT: tl.constexpr, NDIM: tl.constexpr,
+    OP: tl.constexpr, CT: tl.constexpr,
+    RND: tl.constexpr,  # round the tensor operands to float16/bfloat16 first (common.RND_CODES)
+    NDIM: tl.constexpr,
     OUT_MODE: tl.constexpr, A_MODE: tl.constexpr, B_MODE: tl.constexpr, C_MODE: tl.constexpr,
     INT64: tl.constexpr, BLOCK: tl.constexpr,
 ):
@@ -69,6 +71,9 @@ def _ternary_kernel(
                        NDIM, B_MODE, CT)
     c = C.load_operand(c_ptr, c_bits, idx, mask, size1, size2, size3, size4, size5, cs0, cs1, cs2, cs3, cs4, cs5,
                        NDIM, C_MODE, CT)
+    a = C.round_operand(a, A_MODE, RND)
+    b = C.round_operand(b, B_MODE, RND)
+    c = C.round_operand(c, C_MODE, RND)
     value = C.scalar_value(value_bits, CT)
     y = _ternary_op(a, b, c, value, OP)
     C.store_result(out_ptr, y, idx, mask, size1, size2, size3, size4, size5, os0, os1, os2, os3, os4, os5,
@@ -82,10 +87,11 @@ def _ternary_kernel(
 CONFIGS = C.CONFIGS
 
 
-def ternary(out, a, b, c, *, op: str, ct: str, value=1) -> None:
+def ternary(out, a, b, c, *, op: str, ct: str, value=1, rnd=None) -> None:
     """``out = op(a, b, c)``: DeviceArrays of ``out``'s shape (may broadcast) or Python scalars.
 
-    For ``where`` the condition ``a`` is converted to the compute type and tested ``!= 0``."""
+    For ``where`` the condition ``a`` is converted to the compute type and tested ``!= 0``.
+    ``rnd``: "float16"/"bfloat16" to round the array operands to that dtype first (``common``)."""
     if op not in CODES:
         raise NotImplementedError(f"ternary elementwise op {op!r} has no kernel")
     for x in (a, b, c):
@@ -94,7 +100,7 @@ def ternary(out, a, b, c, *, op: str, ct: str, value=1) -> None:
     if out.numel == 0:
         return
     C.launch_elementwise(_ternary_kernel, out, (a, b, c), (C.scalar_bits(value, ct),), ("A_MODE", "B_MODE", "C_MODE"),
-                         ct, True, (("OP", CODES[op]), ("CT", C.CT_CODES[ct])))
+                         ct, True, (("OP", CODES[op]), ("CT", C.CT_CODES[ct]), ("RND", C.RND_CODES[rnd])))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -102,12 +108,14 @@ def ternary(out, a, b, c, *, op: str, ct: str, value=1) -> None:
 # ----------------------------------------------------------------------------------------------
 
 
-def ternary_twin(out: np.ndarray, a, b, c, *, op: str, ct: str, value=1) -> None:
+def ternary_twin(out: np.ndarray, a, b, c, *, op: str, ct: str, value=1, rnd=None) -> None:
     bc, cc = C.np_operand(b, ct), C.np_operand(c, ct)
+    if rnd is not None:
+        bc, cc = C.np_round_operand(b, bc, rnd), C.np_round_operand(c, cc, rnd)
     if op == "where":  # the condition is only tested, never converted
         C.np_store(out, np.where(a if a.dtype == np.bool_ else a != 0, bc, cc))
         return
-    ac = C.np_operand(a, ct)
+    ac = C.np_round_operand(a, C.np_operand(a, ct), rnd)
     v = C.np_operand(value, ct)
     one = C.np_ct(ct).type(1)
     with np.errstate(all="ignore"):

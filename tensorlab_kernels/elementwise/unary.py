@@ -305,6 +305,7 @@ def _unary_kernel(
     xs0, xs1, xs2, xs3, xs4, xs5,  # input strides (elements; 0 on broadcast dims)
     OP: tl.constexpr,  # which op (an index into OPS)
     CT: tl.constexpr,  # compute type code (common.CT_CODES)
+    RND: tl.constexpr,  # round the input to float16/bfloat16 first (common.RND_CODES)
     NDIM: tl.constexpr,  # how many of the six dims are real
     OUT_MODE: tl.constexpr, X_MODE: tl.constexpr,  # operand modes (common: STRIDED, CONTIGUOUS, SPLAT)
     INT64: tl.constexpr,  # offsets need 64 bits
@@ -313,6 +314,7 @@ def _unary_kernel(
     idx, mask = C.block_indices(n, INT64, BLOCK)
     x = C.load_operand(x_ptr, 0, idx, mask, size1, size2, size3, size4, size5, xs0, xs1, xs2, xs3, xs4, xs5,
                        NDIM, X_MODE, CT)
+    x = C.round_operand(x, X_MODE, RND)
     a0 = C.scalar_value(p0, CT)
     a1 = C.scalar_value(p1, CT)
     a2 = C.scalar_value(p2, CT)
@@ -328,17 +330,25 @@ def _unary_kernel(
 CONFIGS = C.CONFIGS
 
 
-def unary(out, x, *, op: str, ct: str, params=()) -> None:
-    """``out = op(x)`` for DeviceArrays of one shape (``x`` may broadcast); compute type ``ct``."""
+def unary(out, x, *, op: str, ct: str, params=(), rnd=None) -> None:
+    """``out = op(x)`` for DeviceArrays of one shape (``x`` may broadcast); compute type ``ct``;
+    ``rnd``: "float16"/"bfloat16" to round ``x`` to that dtype first (an integer input of a float16
+    default dtype: ``common``)."""
     if tuple(out.shape) != tuple(x.shape):
         raise ValueError(f"unary {op}: shapes differ: out {out.shape} vs input {x.shape}")
-    code = CODES.get(op)
-    if code is None:
-        raise NotImplementedError(f"unary elementwise op {op!r} has no kernel")
+    constexprs = _CONSTEXPRS.get((op, ct, rnd))
+    if constexprs is None:
+        code = CODES.get(op)
+        if code is None:
+            raise NotImplementedError(f"unary elementwise op {op!r} has no kernel")
+        constexprs = _CONSTEXPRS[op, ct, rnd] = (("OP", code), ("CT", C.CT_CODES[ct]), ("RND", C.RND_CODES[rnd]))
     if 0 in out.shape:
         return
     bits = (*[C.scalar_bits(p, ct) for p in params], *(0,) * (3 - len(params))) if params else (0, 0, 0)
-    C.launch_elementwise(_unary_kernel, out, (x,), bits, ("X_MODE",), ct, False, (("OP", code), ("CT", C.CT_CODES[ct])))
+    C.launch_elementwise(_unary_kernel, out, (x,), bits, ("X_MODE",), ct, False, constexprs)
+
+
+_CONSTEXPRS: dict = {}  # (op, compute type, rnd) -> the kernel's constexprs
 
 
 # ----------------------------------------------------------------------------------------------
@@ -454,11 +464,13 @@ def _np_unary(op: str, x, p, is_float: bool, is_bool: bool):
     raise NotImplementedError(f"unary elementwise op {op!r} has no numpy twin")
 
 
-def unary_twin(out: np.ndarray, x: np.ndarray, *, op: str, ct: str, params=()) -> None:
+def unary_twin(out: np.ndarray, x: np.ndarray, *, op: str, ct: str, params=(), rnd=None) -> None:
     """The reference: the same op in numpy, in the same compute type, written with the same conversion."""
     if tuple(out.shape) != tuple(x.shape):
         raise ValueError(f"unary {op}: shapes differ: out {out.shape} vs input {x.shape}")
     xc = C.np_operand(x, ct)
+    if rnd is not None:
+        xc = C.np_round_operand(x, xc, rnd)
     dt = C.np_ct(ct)
     fn = _UFUNCS.get(op)
     if fn is not None and out.dtype == dt and ct != "bool":  # the common case: no temporary

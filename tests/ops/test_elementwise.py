@@ -732,6 +732,49 @@ def test_0d_tensor_with_a_half_tensor_rounds_like_a_number(device, sdtype):
     assert a.grad.dtype is sdtype and a.grad.item() == 7.0 and x.grad.tolist() == [1.5] * 3
 
 
+def test_integer_tensor_with_a_half_result_is_rounded_to_it_first(device):
+    """torch 2.13: every operand is converted to the common dtype before computing, so an integer
+    tensor in a float16/bfloat16 op is rounded to that dtype (int -> float32 -> half) before the
+    float32 arithmetic: int32 70000 is inf in float16, int64 257 is 256 in bfloat16, int16 16383 is
+    16384 in float16. So is a reflected number (``70000.0 // half_t`` is inf // 2: nan); the number
+    ``/`` divides is not (PyTorch's ``2 / t`` is ``reciprocal(t) * 2``)."""
+    def T(v, dtype=None):
+        return tl.tensor(v, dtype=dtype, device=device)
+
+    h = T([-65504.0, 2048.0], tl.float16)
+    i32 = T([70000, 2049], tl.int32)
+    assert (h + i32).tolist() == [float("inf"), 4096.0] and (i32 + h).tolist() == [float("inf"), 4096.0]
+    assert (h - i32).tolist() == [float("-inf"), 0.0] and tl.sub(i32, h, alpha=2).tolist() == [float("inf"), -2048.0]
+    assert (h * i32).tolist() == [float("-inf"), float("inf")]
+    assert (h < i32).tolist() == [True, False] and (h == i32).tolist() == [False, True]
+    assert (h.expand(3, 2) == i32.expand(3, 2)).tolist() == [[False, True]] * 3  # strided operands
+    assert (T([256.0], tl.bfloat16) == T([257])).tolist() == [True]
+    assert (T([257]) > T([256.0], tl.bfloat16)).tolist() == [False]
+    assert (T([16383, 3], tl.int16) % T([0.5596, 0.5596], tl.float16)).tolist() == [0.3408203125, 0.2021484375]
+    assert (T([4097], tl.int64) // T([2.0], tl.bfloat16)).tolist() == [2048.0]  # 4097 is 4096 in bf16
+    assert tl.maximum(T([2049], tl.int16), T([0.0], tl.float16)).tolist() == [2048.0]
+    assert tl.addcmul(T([0.0, 0.0], tl.float16), T([70000, 2049]), T([1, 1])).tolist() == [float("inf"), 2048.0]
+    assert tl.addcdiv(T([0.0], tl.bfloat16), T([257]), T([1.0], tl.bfloat16)).tolist() == [256.0]
+    assert (T([True, False]) + T([0.5, 0.5], tl.float16)).tolist() == [1.5, 0.5]
+    # a reflected number is rounded too, but not the one `/` divides nor mul's/div's second operand
+    two = T([2.0, 3.0], tl.float16)
+    assert all(math.isnan(v) for v in (70000.0 // two).tolist())
+    assert (70000.0 - two).tolist() == [float("inf")] * 2
+    assert (70000.0 / two).tolist() == [35008.0, 23328.0]
+    assert (two * 70000.0).tolist() == [float("inf")] * 2 and (T([0.5], tl.float16) * 70000).tolist() == [35008.0]
+    # an integer input of a float16 default dtype's floating op: rounded to float16 first
+    before = tl.get_default_dtype()
+    tl.set_default_dtype(tl.float16)
+    try:
+        assert tl.sqrt(T([70000, 4])).tolist() == [float("inf"), 2.0]
+        assert (T([2049, 1]) / T([1, 1])).tolist() == [2048.0, 1.0]
+        assert (T([2049]) * 1.0).tolist() == [2048.0] and (T([2049]) * 1.0).dtype is tl.float16
+    finally:
+        tl.set_default_dtype(before)
+    # same dtypes: nothing to round (a half tensor with itself, an integer tensor with an integer)
+    assert (T([2049]) + T([1])).tolist() == [2050]
+
+
 _OVERLAP = "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single"
 
 
