@@ -375,10 +375,14 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
     # Writing into a tensor that an input also reads: safe only for ops tagged inplace_safe
     # with the identical geometry (elementwise); otherwise go through a temporary.
     needs_temp = []
-    if out is not None and "elementwise" not in op.tags:
-        # An out= of another dtype than the result's gets the result through a temporary of the
-        # result's dtype, then converted (as PyTorch: compute in the result type, then cast). Only
-        # the elementwise kernels convert as they store; others (sort's, on raw bits) would not.
+    if out is not None:
+        # PyTorch computes in the result dtype and then casts into out=: an out= of another dtype
+        # gets the result through a temporary of the result dtype, then converted (add(bool, bool,
+        # out=int64) is 1, mul(half 300, half 300, out=float32) is inf; sort's kernels, which move
+        # raw bits, would write float32 bits into a float64 out). In place needs none: the result
+        # dtype is then the destination's or wider (or bool), and the elementwise kernels' store
+        # converts the computed value as that cast does (half_t.add_(float_t) computes in float32,
+        # then rounds once).
         needs_temp = [o for o, (_, dtype) in zip(outs, specs) if o.dtype is not dtype]
     # List arguments (cat's tensors) are checked element by element.
     flat_args = [b for a in plan.args for b in (a if isinstance(a, list | tuple) else (a,))]

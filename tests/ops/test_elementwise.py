@@ -211,6 +211,35 @@ def test_out_argument(device):
     assert empty.shape == (2,)
 
 
+def test_out_of_another_dtype_gets_the_result_computed_in_the_result_dtype(device):
+    """torch 2.13: an elementwise op computes in its result dtype, then casts into out= (bool add is
+    a logical or, half 300 * 300 overflows before it reaches a float32 out=, acos of a half is the
+    half result widened). In place, the destination's dtype may be narrower than the computation's:
+    half_t.add_(float_t) computes in float32 and rounds once into the half."""
+    h = t([300.0], device, tl.float16)
+    cases = [
+        (lambda o: tl.add(t([True, False], device), t([True, False], device), out=o), tl.int64, [1, 0]),
+        (lambda o: tl.mul(h, h, out=o), tl.float32, [float("inf")]),
+        (lambda o: tl.add(h, 65504.0, out=o), tl.float64, [float("inf")]),
+        (lambda o: tl.acos(t([0.3], device, tl.float16), out=o), tl.float64, [1.265625]),
+        (lambda o: tl.exp(t([1.0], device), out=o), tl.float64, [float(np.exp(np.float32(1.0)))]),
+        (lambda o: tl.div(t([1], device), t([3], device), out=o), tl.float64, [float(np.float32(1) / np.float32(3))]),
+        (lambda o: tl.lt(t([1.0], device), t([2.0], device), out=o), tl.float32, [1.0]),
+        (lambda o: tl.addcmul(t([0.1], device, tl.float16), h, h, out=o), tl.float64, [float("inf")]),
+    ]
+    for call, dtype, expected in cases:
+        o = tl.zeros(len(expected), dtype=dtype, device=device)
+        v0 = o._version
+        r = call(o)
+        assert r is o and o.dtype is dtype and o.tolist() == expected and o._version == v0 + 1
+    buf = tl.zeros(4, dtype=tl.float32, device=device)  # a strided out= of another dtype
+    tl.mul(t([300.0, 2.0], device, tl.float16), 300, out=buf[::2])
+    assert buf.tolist() == [float("inf"), 0.0, 600.0, 0.0]
+    x = t([1.0, 2048.0], device, tl.float16)
+    x.add_(t([1e-3, 1.5], device))  # float32 result rounded into the half destination
+    assert x.dtype is tl.float16 and x.tolist() == [1.0009765625, 2050.0]
+
+
 # ----------------------------------------------------------------------------------------------
 # type promotion (PyTorch's rules, scalars weak)
 # ----------------------------------------------------------------------------------------------
