@@ -106,8 +106,9 @@ def _int_pow(a, b, NBITS: tl.constexpr):
 
 
 @triton.jit
-def _binary_op(a, b, alpha, OP: tl.constexpr, IS_FLOAT: tl.constexpr, NBITS: tl.constexpr):
-    """``OP`` on ``a`` and ``b`` (in the compute type); ``alpha`` scales ``b`` for add/sub."""
+def _binary_op(a, b, alpha, OP: tl.constexpr, IS_FLOAT: tl.constexpr, NBITS: tl.constexpr, B_SCALAR: tl.constexpr):
+    """``OP`` on ``a`` and ``b`` (in the compute type); ``alpha`` scales ``b`` for add/sub;
+    ``B_SCALAR``: ``b`` is a Python number (pow's shortcuts)."""
     if OP == ADD:
         y = a + alpha * b
     elif OP == SUB:
@@ -144,6 +145,10 @@ def _binary_op(a, b, alpha, OP: tl.constexpr, IS_FLOAT: tl.constexpr, NBITS: tl.
             # x**2 as x*x and x**1 as x, exactly, as PyTorch's pow special-cases them (libdevice's
             # pow can be an ulp off there: a gradient 2x computed as 2 * x**1 was, on an H100)
             y = tl.where(b == 2.0, a * a, tl.where(b == 1.0, a, ld.pow(a, b)))
+            if B_SCALAR:  # PyTorch's pow_tensor_scalar: a number exponent 0.5, -0.5 or -1 is sqrt, rsqrt or
+                # reciprocal (sqrt(-inf) is nan and sqrt(-0.) is -0., where pow gives inf and 0.)
+                y = tl.where(b == -1.0, fdiv(1.0, a), y)
+                y = tl.where(b == 0.5, ld.sqrt(a), tl.where(b == -0.5, ld.rsqrt(a), y))
         else:
             y = _int_pow(a, b, NBITS)
     elif OP == MAXIMUM:  # nan propagates
@@ -241,7 +246,7 @@ def _binary_kernel(
     a = C.round_operand(a, A_MODE, RND)
     b = C.round_operand(b, B_MODE, RND)
     alpha = C.scalar_value(alpha_bits, CT)
-    y = _binary_op(a, b, alpha, OP, CT <= 1, NBITS)
+    y = _binary_op(a, b, alpha, OP, CT <= 1, NBITS, B_MODE == C.SCALAR)
     C.store_result(out_ptr, y, idx, mask, size1, size2, size3, size4, size5, os0, os1, os2, os3, os4, os5,
                    NDIM, OUT_MODE)
 
@@ -322,7 +327,11 @@ def _np_binary(op: str, a, b, alpha, is_float: bool, nbits: int):
     if op == "fmod":
         return np.fmod(a, b)
     if op == "pow":
-        return np.power(a, b) if is_float else _np_int_pow(a, b)
+        if not is_float:
+            return _np_int_pow(a, b)
+        # numpy computes x ** 0.5 as sqrt when the exponent reaches its loop with stride 0 (one
+        # number, or a broadcast tensor): C's pow (the kernel's, PyTorch's) is +inf at -inf, +0 at -0
+        return np.where((b == 0.5) & ((a == 0) | (a == -np.inf)), np.abs(a), np.power(a, b))
     if op == "maximum":
         return np.where((a > b) | (a != a), a, b)
     if op == "minimum":
@@ -391,5 +400,10 @@ def binary_twin(out: np.ndarray, a, b, *, op: str, ct: str, alpha=1, rnd=None) -
         raise RuntimeError(f"{op}: ZeroDivisionError (integer division by zero)")
     al = C.np_operand(alpha, ct)
     with np.errstate(all="ignore"):
-        y = _np_binary(op, ac, bc, al, C.is_floating_ct(ct), _NBITS[ct])
+        if op == "pow" and C.is_floating_ct(ct) and not isinstance(b, np.ndarray) and float(b) in (0.5, -0.5, -1.0):
+            # a number exponent: PyTorch's pow_tensor_scalar shortcuts, as the kernel's
+            one = ac.dtype.type(1)
+            y = np.sqrt(ac) if b == 0.5 else one / np.sqrt(ac) if b == -0.5 else one / ac
+        else:
+            y = _np_binary(op, ac, bc, al, C.is_floating_ct(ct), _NBITS[ct])
     C.np_store(out, y)

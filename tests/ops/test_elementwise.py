@@ -761,6 +761,34 @@ def test_0d_tensor_with_a_half_tensor_rounds_like_a_number(device, sdtype):
     assert a.grad.dtype is sdtype and a.grad.item() == 7.0 and x.grad.tolist() == [1.5] * 3
 
 
+@pytest.mark.parametrize("dtype", [tl.float32, tl.float64, tl.float16, tl.bfloat16])
+def test_pow_by_a_number_half_or_minus_one_is_sqrt_rsqrt_reciprocal(device, dtype):
+    """PyTorch's pow_tensor_scalar: a number exponent 0.5, -0.5 or -1 runs sqrt, rsqrt or reciprocal
+    (torch 2.13 cpu for float32/float64/bfloat16 and its cuda kernels for every float dtype; its
+    cpu float16 kernel calls std::pow); a tensor exponent (0-d too) is pow, whose values at -inf and
+    -0. differ. The twin and the kernel agree (numpy's own x ** 0.5 shortcut for a broadcast
+    exponent included)."""
+    inf = float("inf")
+    x = tl.tensor([-inf, -0.0, 0.0, -1.0, 4.0, inf], dtype=dtype, device=device)
+
+    def same(r, expected):  # nan where nan, and the sign of a zero
+        assert r.dtype is dtype
+        got = np.array(r.float().tolist())
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(np.signbit(got[got == 0]), np.signbit(np.array(expected)[got == 0]))
+
+    nan = float("nan")
+    same(tl.pow(x, 0.5), [nan, -0.0, 0.0, nan, 2.0, inf])
+    same(x ** 0.5, [nan, -0.0, 0.0, nan, 2.0, inf])
+    same(tl.pow(x, -0.5), [nan, -inf, inf, nan, 0.5, 0.0])
+    same(tl.pow(x, -1), [-0.0, -inf, inf, -1.0, 0.25, 0.0])
+    same(x.clone().pow_(0.5), [nan, -0.0, 0.0, nan, 2.0, inf])
+    pow_values = [inf, 0.0, 0.0, nan, 2.0, inf]  # C's pow(x, 0.5)
+    same(tl.pow(x, tl.tensor(0.5, dtype=dtype, device=device)), pow_values)
+    same(tl.pow(x, tl.full((6,), 0.5, dtype=dtype, device=device)), pow_values)
+    same(tl.pow(x, tl.tensor([0.5], dtype=dtype, device=device)), pow_values)  # broadcast: stride 0
+
+
 def test_integer_tensor_with_a_half_result_is_rounded_to_it_first(device):
     """torch 2.13: every operand is converted to the common dtype before computing, so an integer
     tensor in a float16/bfloat16 op is rounded to that dtype (int -> float32 -> half) before the
