@@ -712,6 +712,40 @@ def test_threshold_and_shrink_keep_nan(device):
     np.testing.assert_array_equal(to_numpy(F.softshrink(x)), [nan, 0.0, 0.0, 1.5])
 
 
+def test_threshold_keeps_the_input_dtype_as_pytorch(device):
+    """torch 2.13's threshold kernel: ``x <= threshold ? value : x`` in the input's dtype, value
+    converted to it and threshold to its compute type (checked for overflow both): truncated for
+    integers, float32 unrounded for float16/bfloat16; no bool kernel."""
+    def T(v, dtype=None):
+        return tl.tensor(v, dtype=dtype, device=device)
+
+    cases = [
+        (F.threshold(T([-7, 0, 3], tl.int16), -0.5, -1.0), tl.int16, [-1, -1, 3]),  # tests x <= 0
+        (F.threshold(T([5, 1, 0], tl.uint8), 1.0, 2.5), tl.uint8, [5, 2, 2]),
+        (F.threshold(T([5, 1, 0], tl.uint8), 1, -1), tl.uint8, [5, 255, 255]),  # an int -1 wraps, as in C++
+        (F.threshold(T([5, 1, 0]), 1.9, 2 ** 40), tl.int64, [5, 2 ** 40, 2 ** 40]),
+        (F.threshold(T([-7, 0, 3], tl.int16), True, 1), tl.int16, [1, 1, 3]),
+        (F.threshold(T([-7, 0, 3], tl.int32), T(0.5), 1), tl.int32, [1, 1, 3]),  # a 0-d tensor's value
+        # bf16(0.1) = 0.10009765625 > 0.1 in float32: kept (rounding 0.1 to bf16 would replace it)
+        (F.threshold(T([0.1, 0.2], tl.bfloat16), 0.1, 0.1), tl.bfloat16, [0.10009765625, 0.2001953125]),
+        (F.threshold(T([0.1, -0.1], tl.float16), -0.1, 7.0), tl.float16, [0.0999755859375, -0.0999755859375]),
+        (F.threshold(T([0.1, 2.0], tl.float16), 1e6, 0.1), tl.float16, [0.0999755859375] * 2),
+    ]
+    for r, dtype, expected in cases:
+        assert r.dtype is dtype and r.tolist() == expected
+    x = T([-7, 0, 3], tl.int16)
+    assert F.threshold(x, -0.5, -1.0, inplace=True) is x and x.tolist() == [-1, -1, 3]
+    for call, what in ((lambda: F.threshold(T([5, 1], tl.uint8), -1.0, 2), "uint8"),  # a float below 0
+                       (lambda: F.threshold(T([5, 1], tl.uint8), 300, 1), "uint8"),
+                       (lambda: F.threshold(T([5, 1], tl.int8), 1.9, 1000), "int8"),
+                       (lambda: F.threshold(T([5, 1], tl.int32), math.inf, 1), "int32"),
+                       (lambda: F.threshold(T([0.1], tl.float16), 0.0, 70000.0), "float16")):
+        with pytest.raises(RuntimeError, match=f"threshold: value cannot be converted to type {what} without overflow"):
+            call()
+    with pytest.raises(NotImplementedError, match="\"threshold\" not implemented for 'Bool'"):
+        F.threshold(T([True, False]), 0.5, 0)
+
+
 def test_embedding_bag_weights_and_last_offset(device):
     w = RNG.standard_normal((7, 3))
     idx = np.array([1, 2, 0, 6, 6, 3, 1])

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
+from ... import _dtype as D
 from ..._tensor import Tensor
+from ...ops import elementwise_common as E
 from ...ops.elementwise_unary import (
     elu,
     elu_,
@@ -135,10 +139,46 @@ def tanhshrink(input: Tensor) -> Tensor:
     return input - input.tanh()
 
 
+def _number(op: str, name: str, x):
+    """A Python number (a 0-d tensor's value, as PyTorch's Scalar arguments take one)."""
+    if isinstance(x, Tensor) and x.ndim == 0:
+        x = x.item()
+    return E.as_operand(op, x, name)
+
+
+def _largest_at_most(t: float, dtype: D.dtype) -> float:
+    """The largest ``dtype`` (float16/bfloat16) value <= float32(t), nan for nan: for a value ``x``
+    of that dtype, ``x <= t`` in float32 (PyTorch's threshold test) is ``x <= it`` in the dtype."""
+    t32 = np.float32(t)
+    with np.errstate(over="ignore"):
+        h = np.array(t32).astype(dtype.np)  # the nearest (inf beyond the dtype's range)
+    if not np.float32(h) > t32:
+        return float(h)
+    bits = int(h.view(np.uint16))  # the next value toward -inf: one step in the magnitude bits
+    return float(np.array(bits - 1 if bits < 0x8000 else bits + 1, dtype=np.uint16).view(dtype.np))
+
+
 def _threshold(input: Tensor, threshold: float, value: float, inplace: bool) -> Tensor:
+    """PyTorch's threshold kernel: ``x <= threshold ? value : x`` in the input's dtype, ``value``
+    converted to it (with PyTorch's overflow check) and ``threshold`` to its compute type: the
+    dtype for integers (truncated: threshold(int16, -0.5, -1.0) tests x <= 0), float32 unrounded
+    for float16/bfloat16."""
     from ... import where
 
     _need_tensor("threshold", input)
+    threshold, value = _number("threshold", "threshold", threshold), _number("threshold", "value", value)
+    dtype = input.dtype
+    if dtype is D.bool:
+        raise E.not_implemented_for("threshold", dtype)
+    if dtype.is_floating_point:
+        E.check_scalars_fit("threshold", dtype, value)
+        if dtype is not D.float64:
+            E.check_scalars_fit("threshold", D.float32, threshold)
+        if dtype is D.float16 or dtype is D.bfloat16:
+            threshold = _largest_at_most(threshold, dtype)
+    else:
+        E.check_scalars_fit("threshold", dtype, threshold, value)
+        threshold, value = int(threshold), int(value)
     # PyTorch's test is `x <= threshold`: a NaN stays NaN and passes its gradient
     result = where(input <= threshold, value, input)
     return _write_back("threshold", input, result) if inplace else result
