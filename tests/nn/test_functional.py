@@ -552,6 +552,36 @@ def test_inplace_celu_backward(device):
         assert_close(leaf.grad, np.where(x > 0, 1.0, np.exp(x / alpha)), rtol=1e-12, atol=1e-12)
 
 
+def test_celu_with_a_negative_alpha_follows_the_sign_of_x(device):
+    """torch 2.13: celu(x, alpha) = max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) for any alpha,
+    so with alpha < 0 the exponential branch is x <= 0 (alpha * elu(x / alpha) would take it for
+    x > 0); its gradient is exp(x / alpha) there, 1 elsewhere (a nan's too)."""
+    nan = math.nan
+    x = _t([6.0, 1.0, -1.0, 0.0, -3.0, nan], device, dtype=tl.float32, requires_grad=True)
+    for alpha in (-1.0, -0.5):
+        x.grad = None
+        y = F.celu(x, alpha=alpha)
+        xs = np.array([6.0, 1.0, -1.0, 0.0, -3.0, nan], np.float32)
+        with np.errstate(invalid="ignore"):
+            expected = np.where(xs <= 0, np.expm1(xs * np.float32(1 / alpha)) * np.float32(alpha), xs)
+            grad = np.where(xs <= 0, np.exp(xs * np.float32(1 / alpha)), 1.0)
+        assert y.dtype is tl.float32
+        assert_close(y, expected, rtol=1e-6, atol=0, equal_nan=True)
+        y.sum().backward()
+        assert_close(x.grad, grad.astype(np.float32), rtol=1e-6, atol=0)
+    assert_close(F.celu(_t([6.0, 1.0, -1.0], device, dtype=tl.float32), -1.0), [6.0, 1.0, -1.7182817459106445])
+    h = F.celu(_t([6.0, -1.0, -20.0], device, dtype=tl.float16), -0.5)  # in float32, rounded once
+    assert h.dtype is tl.float16 and h.tolist() == [6.0, -3.1953125, float("-inf")]
+    leaf = _t([6.0, 1.0, -1.0], device, dtype=tl.float32, requires_grad=True)
+    t = leaf * 1.0
+    assert F.celu(t, -1.0, inplace=True) is t
+    assert_close(t, [6.0, 1.0, -1.7182817459106445])
+    t.sum().backward()
+    assert_close(leaf.grad, [1.0, 1.0, math.e])
+    with pytest.raises(NotImplementedError, match="\"elu\" not implemented for 'Long'"):
+        F.celu(_t([1, -2], device), 2.0)
+
+
 def test_inplace_activations_write_their_input(device):
     x = np.linspace(-3, 3, 12)
     for fn, ref in ((F.relu, np.maximum(x, 0)), (F.elu, np.where(x > 0, x, np.expm1(x))),

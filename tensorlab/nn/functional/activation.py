@@ -82,6 +82,20 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     _need_tensor("celu", input)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: celu(): alpha must not be 0")
+    if not input.dtype.is_floating_point:  # (PyTorch's celu runs its elu kernel)
+        raise E.not_implemented_for("elu", input.dtype)
+    if alpha < 0:
+        # alpha * elu(x / alpha) holds for alpha > 0 only: elu's branch follows the sign of x / alpha,
+        # PyTorch's (max(0, x) + min(0, ...)) the sign of x. PyTorch's elu kernel with input_scale
+        # 1 / alpha, computed in float32 for float16/bfloat16 (rounded once, as PyTorch)
+        from ... import where
+        from ...ops.elementwise_unary import expm1
+
+        x = input if input.dtype is D.float32 or input.dtype is D.float64 else input.float()
+        neg = x <= 0  # (a nan takes the positive branch: its gradient is 1, as PyTorch's)
+        result = where(neg, expm1(where(neg, x, 0.0) * (1.0 / alpha)) * alpha, x)
+        result = result if result.dtype is input.dtype else result.to(input.dtype)
+        return _write_back("celu", input, result) if inplace else result
     if alpha == 1.0:
         # celu is elu here; elu's own in-place op saves its result for backward, whereas elu(input)
         # followed by a copy_ into input would overwrite the input elu saved (backward then fails)
