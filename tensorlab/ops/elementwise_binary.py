@@ -532,11 +532,13 @@ tensor_method(subtract_, name="subtract_")
 @tensor_method
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input`` (PyTorch's ``rsub``; what ``2 - t`` computes)."""
+    if alpha != 1 and isinstance(input, Tensor):  # (sub checks it too, under its own name)
+        _check_alpha("rsub", _common_dtype("rsub", input, E.as_operand("rsub", other)), alpha)
     if isinstance(other, Tensor):
         return _binary(SUB, "rsub", other, input, alpha=alpha)
-    if alpha != 1:
-        return _binary(SUB, "rsub", input * alpha, other, reverse=True)
-    return _binary(SUB, "rsub", input, other, reverse=True)
+    # one kernel computes other - alpha * input in the result dtype, as PyTorch's sub(other, input,
+    # alpha) (alpha * input is not computed, nor wrapped, in the input's dtype first)
+    return _binary(SUB, "rsub", input, other, reverse=True, alpha=alpha)
 
 
 @tensor_method

@@ -789,6 +789,28 @@ def test_pow_by_a_number_half_or_minus_one_is_sqrt_rsqrt_reciprocal(device, dtyp
     same(tl.pow(x, tl.tensor([0.5], dtype=dtype, device=device)), pow_values)  # broadcast: stride 0
 
 
+def test_rsub_with_alpha_computes_in_the_result_dtype(device):
+    """torch 2.13: rsub(input, other, alpha) is sub(other, input, alpha): other - alpha * input in
+    the result dtype (float32 for an int16 tensor and a float number: alpha * -16384 does not wrap
+    in int16), and a float alpha with an integer result raises, as sub's check."""
+    i16 = t([-16384], device, tl.int16)
+    r = tl.rsub(i16, -0.758, alpha=3)
+    assert r.dtype is tl.float32 and r.tolist() == [49151.2421875]
+    assert tl.rsub(t([1, 2], device, tl.int32), 7, alpha=3).tolist() == [4, 1]
+    assert tl.rsub(t([127], device, tl.int8), 1, alpha=2).tolist() == [3]  # 1 - 254 wraps in int8, as torch
+    assert tl.rsub(t([1.0, 2.0], device, tl.float16), 70000.0, alpha=2).tolist() == [float("inf")] * 2
+    assert tl.rsub(t([1.0], device), t([5.0], device), alpha=2).tolist() == [3.0]
+    for call in (lambda: tl.rsub(t([1], device, tl.int32), 2, alpha=0.5),
+                 lambda: tl.rsub(t([1], device), t([2], device), alpha=0.5)):
+        with pytest.raises(RuntimeError, match=r"rsub\(\): For integral input tensors, argument alpha must not be a "
+                                               "floating point number"):
+            call()
+    x = t([1.0, 2.0], device).requires_grad_()
+    y = tl.rsub(x, 1.0, alpha=3)
+    y.sum().backward()
+    assert y.tolist() == [-2.0, -5.0] and x.grad.tolist() == [-3.0, -3.0]
+
+
 def test_integer_tensor_with_a_half_result_is_rounded_to_it_first(device):
     """torch 2.13: every operand is converted to the common dtype before computing, so an integer
     tensor in a float16/bfloat16 op is rounded to that dtype (int -> float32 -> half) before the
