@@ -395,8 +395,9 @@ def binary_twin(out: np.ndarray, a, b, *, op: str, ct: str, alpha=1, rnd=None) -
             with np.errstate(all="ignore"):
                 fn(ac, bc, out=out)
             return
-    if op in _INT_DIVISIONS and not C.is_floating_ct(ct) and np.any(bc == 0):
-        # PyTorch's cpu check (its cuda kernels, like this module's, do not read the divisors back)
+    if op in _INT_DIVISIONS and not C.is_floating_ct(ct) and out.size and np.any(bc == 0):
+        # PyTorch's cpu check (its cuda kernels, like this module's, do not read the divisors back);
+        # an empty output divides nothing (``empty_int // 0`` is empty)
         raise RuntimeError(f"{op}: ZeroDivisionError (integer division by zero)")
     al = C.np_operand(alpha, ct)
     with np.errstate(all="ignore"):

@@ -900,6 +900,15 @@ def test_integer_division_by_zero_raises_on_cpu():
     assert (tl.tensor([1.0]) // 0).tolist() == [float("inf")]
 
 
+def test_integer_division_of_an_empty_tensor_by_zero_is_empty(device):
+    """torch 2.13 (cpu and cuda): an empty integer tensor divided by 0 is empty, no error."""
+    e = tl.tensor([], dtype=tl.int32, device=device)
+    e2 = tl.zeros((0, 3), dtype=tl.int32, device=device)
+    zeros = tl.zeros(3, dtype=tl.int32, device=device)
+    for r in (e // 0, e % 0, tl.fmod(e, 0), tl.div(e, 0, rounding_mode="trunc"), e // e, e2 % zeros):
+        assert r.dtype is tl.int32 and r.numel() == 0
+
+
 # ----------------------------------------------------------------------------------------------
 # dtypes PyTorch refuses or keeps (checked against torch 2.13)
 # ----------------------------------------------------------------------------------------------
