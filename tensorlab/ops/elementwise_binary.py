@@ -479,6 +479,17 @@ def _binary(op, name: str, input, other, out=None, reverse: bool = False, **para
     return dispatch(op, input, other, out=out, reverse=reverse, **params)
 
 
+def _number_first(op, name: str, number, tensor: Tensor, out, **params):
+    """``op(number, tensor)`` (PyTorch wraps the number as a tensor): the reflected op, the number
+    first in the math order. PyTorch converts the number to a float16/bfloat16 common dtype: the
+    reflected kernel's number is rounded already, except for true division (whose reflected form is
+    the ``/`` operator's, PyTorch's ``reciprocal(t) * number``), rounded here."""
+    number = E.as_operand(name, number, "input")
+    if op is DIV and (tensor.dtype is D.float16 or tensor.dtype is D.bfloat16):
+        number = E.round_scalar_to(number, tensor.dtype)
+    return _binary(op, name, tensor, number, out=out, reverse=True, **params)
+
+
 def _binary_(op, name: str, self: Tensor, other, needs_self: str | None = "other", **params):
     """In place: ``self = op(self, other)``. When the backward needs the old ``self`` (for the
     gradient of ``other`` with ``needs_self="other"``, of either with ``"any"``), compute out of place
@@ -504,7 +515,9 @@ def _binary_(op, name: str, self: Tensor, other, needs_self: str | None = "other
 
 @tensor_method
 def add(input, other, *, alpha=1, out=None):
-    """``input + alpha * other`` (either may broadcast; ``other`` may be a number)."""
+    """``input + alpha * other`` (either may broadcast; either may be a number)."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        return _number_first(ADD, "add", input, other, out, alpha=alpha)
     return _binary(ADD, "add", input, other, out=out, alpha=alpha)
 
 
@@ -515,7 +528,9 @@ def add_(self, other, *, alpha=1):
 
 @tensor_method
 def sub(input, other, *, alpha=1, out=None):
-    """``input - alpha * other``."""
+    """``input - alpha * other`` (either may be a number)."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        return _number_first(SUB, "sub", input, other, out, alpha=alpha)
     return _binary(SUB, "sub", input, other, out=out, alpha=alpha)
 
 
@@ -543,7 +558,9 @@ def rsub(input, other, *, alpha=1):
 
 @tensor_method
 def mul(input, other, *, out=None):
-    """``input * other``."""
+    """``input * other`` (either may be a number)."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        return _number_first(MUL, "mul", input, other, out)
     return _binary(MUL, "mul", input, other, out=out)
 
 
@@ -566,7 +583,10 @@ def _rounding(op: str, rounding_mode):
 
 @tensor_method
 def div(input, other, *, rounding_mode=None, out=None):
-    """``input / other``: true division (integers give floats), or rounded: 'trunc' / 'floor'."""
+    """``input / other``: true division (integers give floats), or rounded: 'trunc' / 'floor'; either
+    may be a number."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        return _number_first(DIV, "div", input, other, out, rounding_mode=_rounding("div", rounding_mode))
     return _binary(DIV, "div", input, other, out=out, rounding_mode=_rounding("div", rounding_mode))
 
 
@@ -582,6 +602,8 @@ tensor_method(divide_, name="divide_")
 
 @tensor_method
 def true_divide(input, other, *, out=None):
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        return _number_first(DIV, "true_divide", input, other, out, rounding_mode=None)
     return _binary(DIV, "true_divide", input, other, out=out, rounding_mode=None)
 
 
@@ -593,6 +615,8 @@ def true_divide_(self, other):
 @tensor_method
 def floor_divide(input, other, *, out=None):
     """Division rounded toward negative infinity (Python's ``//``)."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        return _number_first(DIV, "floor_divide", input, other, out, rounding_mode="floor")
     return _binary(DIV, "floor_divide", input, other, out=out, rounding_mode="floor")
 
 

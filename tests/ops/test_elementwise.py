@@ -789,6 +789,36 @@ def test_pow_by_a_number_half_or_minus_one_is_sqrt_rsqrt_reciprocal(device, dtyp
     same(tl.pow(x, tl.tensor([0.5], dtype=dtype, device=device)), pow_values)  # broadcast: stride 0
 
 
+def test_arithmetic_functions_take_a_number_first(device):
+    """torch 2.13 takes a number as the first operand of add, sub, mul, div, true_divide and
+    floor_divide (as remainder and pow), converted to a float16 common dtype like any operand
+    (div(70000., half) is inf, where the operator 70000. / half is reciprocal(half) * 70000.)."""
+    x = t([2.0, 4.0], device)
+    assert tl.add(2, x).tolist() == [4.0, 6.0] and tl.add(2, x, alpha=0.5).tolist() == [3.0, 4.0]
+    assert tl.sub(2, x, alpha=2).tolist() == [-2.0, -6.0] and tl.subtract(2, x).tolist() == [0.0, -2.0]
+    assert tl.mul(3, x).tolist() == [6.0, 12.0] and tl.multiply(3, x).tolist() == [6.0, 12.0]
+    assert tl.div(1, x).tolist() == [0.5, 0.25] and tl.true_divide(2, x).tolist() == [1.0, 0.5]
+    assert tl.floor_divide(7, x).tolist() == [3.0, 1.0]
+    assert tl.div(-7, x, rounding_mode="trunc").tolist() == [-3.0, -1.0]
+    i = t([2, 3], device)
+    assert tl.div(7, i, rounding_mode="floor").tolist() == [3, 2] and tl.div(7, i).dtype is tl.float32
+    assert tl.add(True, t([True, False], device)).tolist() == [True, True]
+    o = tl.zeros(2, device=device)
+    assert tl.add(2, x, out=o) is o and o.tolist() == [4.0, 6.0]
+    h = t([2.0, 3.0], device, tl.float16)
+    assert tl.div(70000.0, h).tolist() == [float("inf")] * 2 and tl.add(70000.0, -h).tolist() == [float("inf")] * 2
+    assert tl.mul(0.1, t([3.0], device, tl.float16)).tolist() == [0.2998046875]  # 0.1 rounded first
+    with pytest.raises(RuntimeError, match="alpha must not be a floating point number"):
+        tl.add(2, i, alpha=0.5)
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor"):
+        tl.sub(True, x)
+    with pytest.raises(TypeError, match="mul\\(\\): argument 'input' must be Tensor or Number, not str"):
+        tl.mul("a", x)
+    y = x.clone().requires_grad_()
+    (tl.sub(1, y, alpha=3) + tl.div(8, y) + tl.mul(2, y)).sum().backward()
+    assert y.grad.tolist() == [-3.0 - 2.0 + 2.0, -3.0 - 0.5 + 2.0]
+
+
 def test_rsub_with_alpha_computes_in_the_result_dtype(device):
     """torch 2.13: rsub(input, other, alpha) is sub(other, input, alpha): other - alpha * input in
     the result dtype (float32 for an int16 tensor and a float number: alpha * -16384 does not wrap
