@@ -31,8 +31,9 @@ from tensorlab_kernels.matmul import gemm as kgemm
 from .. import _dtype as D
 from .._broadcast import broadcast_geometry
 from .._dispatch import dispatch
-from .._registry import Geometry, Plan, defop, get_op
+from .._registry import Geometry, Plan, defop
 from .._tensor import Tensor, tensor_method
+from . import elementwise_common as E
 
 __all__ = [
     "addbmm", "addmm", "addmv", "baddbmm", "bmm", "dot", "einsum", "ger", "get_float32_matmul_precision",
@@ -131,29 +132,6 @@ def _matmul_shape(op: str, a_shape: tuple, b_shape: tuple) -> tuple:
                                f"broadcastable ({list(ba)} vs {list(bb)})")
         batch.append(y if x == 1 else x)
     return tuple(batch) + ((a_shape[-2],) if na >= 2 else ()) + ((b_shape[-1],) if nb >= 2 else ())
-
-
-def _check_out(op: str, out, dtype: D.dtype, *inputs) -> None:
-    """out= checks before anything is computed: a Tensor of the result's dtype, no autograd."""
-    if out is None:
-        return
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if out.dtype is not dtype:
-        raise RuntimeError(f"{op}: Expected out tensor to have dtype {dtype.name}, but got {out.dtype.name} instead")
-    from ..autograd.grad_mode import is_grad_enabled
-
-    if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in (*inputs, out)):
-        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation, but "
-                           "one of the arguments requires grad.")
-
-
-def _write_out(result: Tensor, out: Tensor) -> Tensor:
-    """Composite ops' out=: the result written into ``out`` (resized as PyTorch does)."""
-    from ..autograd.grad_mode import no_grad
-
-    with no_grad():
-        return dispatch(get_op("clone"), result, out=out)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -459,7 +437,7 @@ def _product(op, name: str, a, b, out):
     _require_tensor(name, b, "other")
     if out is not None:
         _check_same_dtype(name, a, b)
-        _check_out(name, out, a.dtype, a, b)
+        E.check_outs(name, out, (a.dtype,), a.device, a, b)
     return dispatch(op, a, b, out=out, precision=_precision)
 
 
@@ -519,7 +497,7 @@ def _add_family(op, name: str, input, m1, m2, beta, alpha, out, inplace=False):
         _require_tensor(name, x, n)
     if out is not None:
         _check_same_dtype(name, input, m1, m2)
-        _check_out(name, out, m1.dtype, input, m1, m2)
+        E.check_outs(name, out, (m1.dtype,), m1.device, input, m1, m2)
     return dispatch(op, input, m1, m2, out=out, inplace=inplace, beta=beta, alpha=alpha, precision=_precision)
 
 
@@ -562,13 +540,13 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, ou
     B, M, N = _check_bmm_shapes("addbmm", batch1, batch2)
     _check_same_dtype("addbmm", input, batch1, batch2)
     if out is not None:
-        _check_out("addbmm", out, batch1.dtype, input, batch1, batch2)
+        E.check_outs("addbmm", out, (batch1.dtype,), batch1.device, input, batch1, batch2)
     K = batch1.shape[2]
     # (B, M, K) -> (M, B*K) and (B, K, N) -> (B*K, N): the sum over b is part of the reduction.
     m1 = batch1.permute(1, 0, 2).reshape(M, B * K)
     m2 = batch2.reshape(B * K, N)
     result = addmm(input, m1, m2, beta=beta, alpha=alpha)
-    return result if out is None else _write_out(result, out)
+    return result if out is None else E.write_out(result, out)
 
 
 @tensor_method
@@ -654,7 +632,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
                                f"dim {x} and second has size {b.shape[y]} in dim {y}")
     _check_same_dtype("tensordot", a, b)
     if out is not None:
-        _check_out("tensordot", out, a.dtype, a, b)
+        E.check_outs("tensordot", out, (a.dtype,), a.device, a, b)
     fa = [d for d in range(a.ndim) if d not in da]
     fb = [d for d in range(b.ndim) if d not in db]
     k = math.prod(a.shape[d] for d in da)
@@ -663,7 +641,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     ma = a.permute(fa + da).reshape(math.prod(sa), k)
     mb = b.permute(db + fb).reshape(k, math.prod(sb))
     result = mm(ma, mb).reshape(sa + sb)
-    return result if out is None else _write_out(result, out)
+    return result if out is None else E.write_out(result, out)
 
 
 # ----------------------------------------------------------------------------------------------
