@@ -469,8 +469,16 @@ def _grad_on() -> bool:
     return is_grad_enabled()
 
 
+# ops whose first operand may be a number, as PyTorch's (it wraps the number as a tensor): the name
+# of that argument in their errors
+_NUMBER_FIRST = {"add": "input", "sub": "input", "mul": "input", "div": "input", "true_divide": "input",
+                 "floor_divide": "input", "remainder": "input", "pow": "self", "xlogy": "self"}
+
+
 def _binary(op, name: str, input, other, out=None, reverse: bool = False, **params):
     if not isinstance(input, Tensor):
+        if isinstance(other, Tensor) and not reverse and name in _NUMBER_FIRST:
+            return _number_first(op, name, input, other, out, **params)
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if not isinstance(other, Tensor):
         other = E.as_operand(name, other)
@@ -484,7 +492,7 @@ def _number_first(op, name: str, number, tensor: Tensor, out, **params):
     first in the math order. PyTorch converts the number to a float16/bfloat16 common dtype: the
     reflected kernel's number is rounded already, except for true division (whose reflected form is
     the ``/`` operator's, PyTorch's ``reciprocal(t) * number``), rounded here."""
-    number = E.as_operand(name, number, "input")
+    number = E.as_operand(name, number, _NUMBER_FIRST[name])
     if op is DIV and (tensor.dtype is D.float16 or tensor.dtype is D.bfloat16):
         number = E.round_scalar_to(number, tensor.dtype)
     return _binary(op, name, tensor, number, out=out, reverse=True, **params)
@@ -516,8 +524,6 @@ def _binary_(op, name: str, self: Tensor, other, needs_self: str | None = "other
 @tensor_method
 def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` (either may broadcast; either may be a number)."""
-    if not isinstance(input, Tensor) and isinstance(other, Tensor):
-        return _number_first(ADD, "add", input, other, out, alpha=alpha)
     return _binary(ADD, "add", input, other, out=out, alpha=alpha)
 
 
@@ -529,8 +535,6 @@ def add_(self, other, *, alpha=1):
 @tensor_method
 def sub(input, other, *, alpha=1, out=None):
     """``input - alpha * other`` (either may be a number)."""
-    if not isinstance(input, Tensor) and isinstance(other, Tensor):
-        return _number_first(SUB, "sub", input, other, out, alpha=alpha)
     return _binary(SUB, "sub", input, other, out=out, alpha=alpha)
 
 
@@ -559,8 +563,6 @@ def rsub(input, other, *, alpha=1):
 @tensor_method
 def mul(input, other, *, out=None):
     """``input * other`` (either may be a number)."""
-    if not isinstance(input, Tensor) and isinstance(other, Tensor):
-        return _number_first(MUL, "mul", input, other, out)
     return _binary(MUL, "mul", input, other, out=out)
 
 
@@ -585,8 +587,6 @@ def _rounding(op: str, rounding_mode):
 def div(input, other, *, rounding_mode=None, out=None):
     """``input / other``: true division (integers give floats), or rounded: 'trunc' / 'floor'; either
     may be a number."""
-    if not isinstance(input, Tensor) and isinstance(other, Tensor):
-        return _number_first(DIV, "div", input, other, out, rounding_mode=_rounding("div", rounding_mode))
     return _binary(DIV, "div", input, other, out=out, rounding_mode=_rounding("div", rounding_mode))
 
 
@@ -602,8 +602,6 @@ tensor_method(divide_, name="divide_")
 
 @tensor_method
 def true_divide(input, other, *, out=None):
-    if not isinstance(input, Tensor) and isinstance(other, Tensor):
-        return _number_first(DIV, "true_divide", input, other, out, rounding_mode=None)
     return _binary(DIV, "true_divide", input, other, out=out, rounding_mode=None)
 
 
@@ -615,8 +613,6 @@ def true_divide_(self, other):
 @tensor_method
 def floor_divide(input, other, *, out=None):
     """Division rounded toward negative infinity (Python's ``//``)."""
-    if not isinstance(input, Tensor) and isinstance(other, Tensor):
-        return _number_first(DIV, "floor_divide", input, other, out, rounding_mode="floor")
     return _binary(DIV, "floor_divide", input, other, out=out, rounding_mode="floor")
 
 
@@ -628,9 +624,6 @@ def floor_divide_(self, other):
 @tensor_method
 def remainder(input, other, *, out=None):
     """Python's ``%``: the result has the sign of ``other``. ``input`` may be a number."""
-    if not isinstance(input, Tensor) and isinstance(other, Tensor):
-        return _binary(REMAINDER, "remainder", other, E.as_operand("remainder", input, "input"), out=out,
-                       reverse=True)
     return _binary(REMAINDER, "remainder", input, other, out=out)
 
 
@@ -653,8 +646,6 @@ def fmod_(self, other):
 @tensor_method
 def pow(input, exponent, *, out=None):  # noqa: A001
     """``input ** exponent``; either may be a number (``pow(2, t)``)."""
-    if not isinstance(input, Tensor) and isinstance(exponent, Tensor):
-        return _binary(POW, "pow", exponent, E.as_operand("pow", input, "self"), out=out, reverse=True)
     return _binary(POW, "pow", input, exponent, out=out)
 
 
@@ -744,8 +735,6 @@ def logaddexp2(input, other, *, out=None):
 @tensor_method
 def xlogy(input, other, *, out=None):
     """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is nan); either may be a number."""
-    if not isinstance(input, Tensor) and isinstance(other, Tensor):
-        return _binary(XLOGY, "xlogy", other, E.as_operand("xlogy", input, "self"), out=out, reverse=True)
     return _binary(XLOGY, "xlogy", input, other, out=out)
 
 
