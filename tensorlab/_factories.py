@@ -207,6 +207,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
         return t.requires_grad_(requires_grad) if requires_grad else t
     arr, inferred = _array_from_data(data, "tensor")
     dt = inferred if dtype is None else D.as_dtype(dtype, "tensor")
+    if dtype is not None and not isinstance(data, np.ndarray) and arr is not data:
+        _check_values_fit("tensor", arr, dt)
     with np.errstate(invalid="ignore", over="ignore"):
         arr = np.array(arr, dtype=dt.np, copy=True, order="C")
     t = from_numpy(arr)
@@ -218,6 +220,20 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def _check_values_fit(op: str, arr: np.ndarray, dtype: D.dtype) -> None:
+    """PyTorch converts each Python number of ``tensor(data, dtype=...)`` with an overflow check:
+    ``tensor([300], dtype=int8)`` raises instead of wrapping to 44 (a numpy array is cast without
+    one, as in PyTorch). Integer types only: a float that overflows a floating type becomes inf."""
+    if dtype is D.bool or dtype.is_floating_point or arr.size == 0 or arr.dtype == np.bool_:
+        return
+    info = np.iinfo(dtype.np)
+    low = -info.max if info.min == 0 and arr.dtype.kind != "f" else info.min  # C++'s wrap of negatives
+    with np.errstate(invalid="ignore"):
+        bad = ~((arr >= low) & (arr <= info.max))  # NaN fails both comparisons
+    if bad.any():
+        check_scalar_fits(op, arr[bad].flat[0].item(), dtype)  # raises, naming the first such value
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
@@ -422,6 +438,8 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: 
     if steps < 0:
         raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
     dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "linspace")
+    for value in (start, end):  # PyTorch converts both ends to dtype first: no wrapped or inf spacing
+        check_scalar_fits("linspace", value, dt)
     return _from_host(_linspace_values(start, end, steps), dt, device, requires_grad)
 
 
@@ -442,7 +460,11 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=N
     if steps < 0:
         raise RuntimeError(f"logspace(): number of steps must be non-negative, got {steps}")
     dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "logspace")
-    values = np.power(float(base), _linspace_values(_scalar_value(start), _scalar_value(end), steps))
+    start, end = _scalar_value(start), _scalar_value(end)
+    for value in (start, end):  # as linspace, PyTorch converts the exponents to dtype first
+        check_scalar_fits("logspace", value, dt)
+    with np.errstate(over="ignore"):  # a power beyond float64 is inf, as PyTorch's
+        values = np.power(float(base), _linspace_values(start, end, steps))
     return _from_host(values, dt, device, requires_grad)
 
 

@@ -82,6 +82,24 @@ def test_tensor_from_python_data():
     assert s[1].item() == 7.0  # as_tensor shares
 
 
+def test_tensor_with_integer_dtype_checks_python_numbers_for_overflow():
+    # PyTorch converts each Python number with an overflow check (a numpy array is cast as is)
+    for data, dtype in [([300], tl.int8), ([[1, 2], [3, 128]], tl.int8), ([-256], tl.uint8), ([-0.5], tl.uint8),
+                        ([255.9], tl.uint8), ([127.5], tl.int8), ([2.5e9], tl.int32), ([float("nan")], tl.int64),
+                        ([float("inf")], tl.int32), ([True, 300], tl.int8), (300, tl.int8),
+                        ([tl.tensor(300)], tl.int8), (np.int64(300), tl.int8)]:
+        with pytest.raises(RuntimeError, match=f"tensor: value cannot be converted to type {dtype.name} without"):
+            tl.tensor(data, dtype=dtype)
+    with pytest.raises(RuntimeError, match="without overflow: 300"):
+        tl.as_tensor([1, 300], dtype=tl.int8)
+    assert tl.tensor([-1, -255, 255], dtype=tl.uint8).tolist() == [255, 1, 255]  # C++'s wrap, as PyTorch
+    assert tl.tensor([2.7, -128.0, -2.5], dtype=tl.int8).tolist() == [2, -128, -2]  # truncation toward zero
+    assert tl.tensor(np.array([300]), dtype=tl.int8).tolist() == [44]  # numpy arrays are cast unchecked
+    assert tl.tensor([1e6], dtype=tl.float16).tolist() == [float("inf")]  # floating types take inf
+    assert tl.tensor([float("nan"), 2], dtype=tl.bool).tolist() == [True, True]
+    assert tl.tensor([], dtype=tl.int8).shape == (0,)
+
+
 def test_item_tolist_and_python_conversions(device):
     t = tl.tensor([[1.5, -2.0], [3.0, 4.25]], device=device)
     assert t.tolist() == [[1.5, -2.0], [3.0, 4.25]]
@@ -362,6 +380,13 @@ def test_ranges():
     assert tl.linspace(0, 1, 1).tolist() == [0.0] and tl.linspace(0, 1, 0).shape == (0,)
     np.testing.assert_allclose(tl.logspace(0, 3, 4).numpy(), [1, 10, 100, 1000], rtol=1e-6)
     np.testing.assert_allclose(tl.logspace(0, 3, 4, base=2).numpy(), [1, 2, 4, 8])
+    # both ends must convert to dtype, as in PyTorch: no wrapped int32 steps, no inf-wide half spacing
+    for op, dtype in [(tl.linspace, tl.int32), (tl.linspace, tl.float16), (tl.logspace, tl.int32),
+                      (tl.logspace, tl.float16)]:
+        with pytest.raises(RuntimeError, match=f"{op.__name__}: value cannot be converted to type {dtype.name}"):
+            op(0, 1e10, 3, dtype=dtype)
+    assert tl.linspace(-2, 4, 4, dtype=tl.int8).tolist() == [-2, 0, 2, 4]
+    assert tl.logspace(0, 400, 2, dtype=tl.float64).tolist() == [1.0, float("inf")]  # the powers may overflow
 
 
 def test_fill_and_zero(device):
