@@ -283,8 +283,10 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
 
 @tensor_method
 def ravel(input: Tensor) -> Tensor:
-    """The elements in row-major order as a 1-d tensor (a view when the strides allow)."""
-    return input.reshape(-1)
+    """The elements in row-major order as a contiguous 1-d tensor: a view of a contiguous input, else a
+    copy. As PyTorch's, which is ``contiguous().view(-1)``: ``reshape(-1)`` would return a strided
+    view of, say, ``x[::2]``, which writes through to ``x``."""
+    return input.contiguous().view(-1)
 
 
 def _triangle_indices(op: str, row: int, col: int, offset: int, lower: bool, dtype, device) -> Tensor:

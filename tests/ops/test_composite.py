@@ -213,6 +213,14 @@ def test_conversions(device):
     assert to_numpy(tl.sgn(_t([-2, 0, 3], device))).tolist() == [-1, 0, 1]
     assert tl.numel(tl.ones(2, 3)) == 6
     assert to_numpy(tl.arange(6, device=device).view(2, 3).t().ravel()).tolist() == [0, 3, 1, 4, 2, 5]
+    x = tl.arange(6, device=device)
+    r = x[::2].ravel()  # contiguous, hence a copy of a strided input (PyTorch's contiguous().view(-1))
+    assert r.is_contiguous() and r.stride() == (1,)
+    r.fill_(-1)
+    assert to_numpy(x).tolist() == [0, 1, 2, 3, 4, 5]
+    v = x.view(2, 3).ravel()  # a view of a contiguous one
+    v[0] = 7
+    assert x[0].item() == 7
 
 
 # -- composite_numeric.py ---------------------------------------------------------------------------
