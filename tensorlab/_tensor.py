@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import numbers
 import operator
 
 import numpy as np
@@ -355,11 +356,35 @@ class Tensor:
             )
         return builtins.bool(self.item())
 
+    def _python_scalar(self):
+        """The value for float(t), int(t), math.floor(t)...: PyTorch raises ValueError (not item()'s
+        RuntimeError) for a tensor of more than one element."""
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
     def __float__(self) -> float:
-        return builtins.float(self.item())
+        return builtins.float(self._python_scalar())
 
     def __int__(self) -> int:
-        return builtins.int(self.item())
+        return builtins.int(self._python_scalar())
+
+    def __format__(self, format_spec: str) -> str:
+        # a 0-d tensor formats as its value, so f"{loss:.4f}" works, as in PyTorch
+        if not self._shape:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
+    def __contains__(self, element) -> bool:
+        """``element in t``: any element equal to it (PyTorch's ``(element == t).any()``), any shape."""
+        if not isinstance(element, Tensor | numbers.Number | np.bool_):
+            raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                               f"{type(element)}.")
+        return builtins.bool((self == element).any().item())
+
+    def __reversed__(self) -> Tensor:
+        """``reversed(t)``: ``t`` flipped along dim 0 (a 0-d tensor is itself), as PyTorch's."""
+        return self if not self._shape else self.flip(0)
 
     def __index__(self) -> int:
         if self.dtype.is_floating_point or self.numel() != 1:

@@ -20,7 +20,7 @@ from tensorlab_kernels.elementwise.common import opmath
 
 from .. import _dtype as D
 from .._broadcast import broadcast_geometry, broadcast_shapes
-from .._factories import check_scalar_fits
+from .._factories import as_tensor, check_scalar_fits
 from .._tensor import Tensor
 
 TAGS = frozenset({"elementwise", "inplace_safe"})
@@ -46,9 +46,13 @@ _INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
 
 
 def as_operand(op: str, x, name: str = "other"):
-    """A Tensor stays a Tensor; a number becomes a plain Python scalar (TypeError for anything else)."""
+    """A Tensor stays a Tensor; a number becomes a plain Python scalar; a numpy array becomes a cpu
+    tensor sharing its memory (PyTorch converts it as ``as_tensor``: its dtype takes part in the
+    promotion, ``t + np.ones(3)`` is float64); TypeError for anything else."""
     if isinstance(x, Tensor):
         return x
+    if isinstance(x, np.ndarray):
+        return as_tensor(x)
     if isinstance(x, bool | np.bool_):
         return bool(x)
     if isinstance(x, numbers.Integral):

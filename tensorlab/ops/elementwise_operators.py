@@ -4,7 +4,9 @@
 is ``add_`` (in place: the version counter moves and ``t`` keeps its identity), ``-t`` is
 ``neg``, ``abs(t)`` is ``abs``, ``~t`` is ``bitwise_not``, comparisons return bool tensors, ``&
 | ^ << >>`` are the bitwise ops. An operand that is neither a Tensor nor a number gives
-``NotImplemented`` (so Python raises its usual TypeError, and ``t == None`` is False). ``@`` is
+``NotImplemented`` (so Python raises its usual TypeError, and ``t == None`` is False); a numpy array
+is a cpu tensor operand, as in PyTorch (``Tensor.__array_priority__`` makes numpy defer to the
+reflected operator when the array is on the left). ``@`` is
 the matmul family's. ``__hash__`` stays identity-based although ``__eq__`` is elementwise.
 """
 
@@ -20,7 +22,7 @@ from . import elementwise_binary as B
 from . import elementwise_common as E
 from . import elementwise_unary as U
 
-_OK = (Tensor, numbers.Number, np.bool_)  # what an operator takes as its other operand
+_OK = (Tensor, numbers.Number, np.bool_, np.ndarray)  # what an operator takes as its other operand (as_operand)
 _INT_MIN, _INT_MAX = E._INT64_MIN, E._UINT64_MAX  # the ints an operand may be (as_operand)
 
 
@@ -77,6 +79,12 @@ def _rshift_reflected(op, name):
     return fn
 
 
+def _invert(self):
+    if self.dtype.is_floating_point:  # PyTorch's TypeError for the operator (bitwise_not raises RuntimeError)
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return U.bitwise_not(self)
+
+
 def _eq(self, other):
     return B.eq(self, other) if isinstance(other, _OK) else NotImplemented
 
@@ -104,7 +112,7 @@ _OPERATORS = {
     "__eq__": _eq, "__ne__": _ne, "__lt__": _forward(B.lt, B.LT), "__le__": _forward(B.le, B.LE),
     "__gt__": _forward(B.gt, B.GT), "__ge__": _forward(B.ge, B.GE),
     "__neg__": lambda self: U.neg(self), "__pos__": lambda self: U.positive(self),
-    "__abs__": lambda self: U.abs(self), "__invert__": lambda self: U.bitwise_not(self),
+    "__abs__": lambda self: U.abs(self), "__invert__": lambda self: _invert(self),
 }
 
 for _name, _fn in _OPERATORS.items():

@@ -108,6 +108,52 @@ def test_bitwise_and_invert_operators(device):
     assert (m & t([True, True], device)).tolist() == [True, False]
 
 
+def test_numpy_array_operands_are_cpu_tensors(device):
+    # as PyTorch, an operator or a function with an ndarray operand returns a Tensor (not a numpy
+    # array computed by numpy through __array__); the array takes part in the promotion as a tensor
+    a = t([1.5, 2.0, 3.0], device)
+    host = np.array([1.0, 2.0, 4.0], dtype=np.float32)
+    if device == "cpu":
+        for result, expected in [(a + host, [2.5, 4.0, 7.0]), (host - a, [-0.5, 0.0, 1.0]),
+                                 (host / a, [2 / 3, 1, 4 / 3]), (a * np.float64(2), [3.0, 4.0, 6.0]),
+                                 (tl.mul(a, host), [1.5, 4.0, 12.0]),
+                                 (host ** t([2.0, 1.0, 0.5], device), [1.0, 2.0, 2.0])]:
+            assert isinstance(result, tl.Tensor) and result.dtype is tl.float32
+            np.testing.assert_allclose(to_numpy(result), expected, rtol=1e-6)
+        assert (host == a).tolist() == [False, True, False] and (host < a).tolist() == [True, False, False]
+        assert (a + np.ones(3)).dtype is tl.float64  # a float64 array is a float64 tensor
+        assert (t([1, 2], device, tl.int8) + np.array([1, 2], dtype=np.int16)).dtype is tl.int16
+        b = a.clone()
+        b += np.array([1.0, 1.0, 1.0], dtype=np.float32)
+        assert b.tolist() == [2.5, 3.0, 4.0]
+    else:  # an n-d array is a cpu tensor: PyTorch's device error; a 0-d one joins as a scalar tensor
+        with pytest.raises(RuntimeError, match="same device"):
+            a + host
+        assert (a + np.array(1.0, dtype=np.float32)).tolist() == [2.5, 3.0, 4.0]
+    with pytest.raises(TypeError):
+        a + np.array(["x"])
+
+
+def test_python_protocols_on_tensors(device):
+    a = t([[1.5, 2.0], [3.0, -1.0]], device)
+    assert 3.0 in a and 4 not in a and t([2.0], device) in a  # any element equal, any shape (PyTorch's)
+    assert 1.5 in a[0, 0]
+    with pytest.raises(RuntimeError, match="only supports Tensor or scalar"):
+        a.__contains__("x")
+    assert f"{a[0, 0]:.3f}" == "1.500" and format(a[1, 1]) == "-1.0" and f"{t(7, device):>3d}" == "  7"
+    assert format(a) == str(a)
+    with pytest.raises(TypeError, match="unsupported format string"):
+        f"{a:.2f}"
+    assert reversed(a).tolist() == [[3.0, -1.0], [1.5, 2.0]] and reversed(a[0, 0]).item() == 1.5
+    for convert in (float, int, math.floor, math.ceil):  # PyTorch's ValueError (item() raises RuntimeError)
+        with pytest.raises(ValueError, match="only one element tensors"):
+            convert(a)
+    assert float(a[1, 0]) == 3.0 and math.floor(a[0, 0]) == 1
+    with pytest.raises(TypeError, match="only implemented on integer and Boolean"):
+        _ = ~a
+    assert (~t([5], device)).tolist() == [-6]
+
+
 def test_unsupported_operand_type_raises_type_error(device):
     a = t([1.0], device)
     with pytest.raises(TypeError):
@@ -416,6 +462,8 @@ def test_error_messages(device):
     with pytest.raises(RuntimeError, match='"bitwise_and" not implemented for \'Float\''):
         tl.bitwise_and(a, a)
     with pytest.raises(RuntimeError, match="not implemented for 'Float'"):
+        tl.bitwise_not(a)
+    with pytest.raises(TypeError, match="only implemented on integer and Boolean"):  # the operator's, as PyTorch's
         _ = ~a
     m = t([True], device)
     with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with two bool tensors"):
