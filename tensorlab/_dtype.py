@@ -130,6 +130,44 @@ def float_info(d: dtype):
     return ml_dtypes.finfo(d.np) if d is bfloat16 else np.finfo(d.np)
 
 
+class finfo:
+    """Machine limits of a floating dtype, as ``torch.finfo``: ``bits``, ``eps``, ``max``, ``min``,
+    ``tiny`` (= ``smallest_normal``), ``resolution`` (Python floats) and ``dtype`` (its name).
+    ``finfo()`` describes the default dtype."""
+
+    __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+
+    def __init__(self, type: dtype | None = None):
+        d = get_default_dtype() if type is None else type
+        if not isinstance(d, dtype) or not d.is_floating_point:
+            raise TypeError(f"finfo() requires a floating point input type, got {d!r}. Use iinfo for integer types")
+        info = float_info(d)
+        self.bits, self.dtype = d.itemsize * 8, d.name
+        self.eps, self.max, self.min = builtins.float(info.eps), builtins.float(info.max), builtins.float(info.min)
+        self.tiny = self.smallest_normal = builtins.float(info.tiny)
+        self.resolution = 10.0 ** -builtins.int(info.precision)  # numpy keeps float16 0.0010004
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer dtype, as ``torch.iinfo``: ``bits``, ``min``, ``max`` (Python ints) and
+    ``dtype`` (its name). bool is not an integer type here either."""
+
+    __slots__ = ("bits", "min", "max", "dtype")
+
+    def __init__(self, type: dtype):
+        if not isinstance(type, dtype) or type.is_floating_point or type.name == "bool":
+            raise TypeError(f"{type!r} is not supported by iinfo")
+        info = np.iinfo(type.np)
+        self.bits, self.min, self.max, self.dtype = info.bits, builtins.int(info.min), builtins.int(info.max), type.name
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+
+
 def promote_types(a: dtype, b: dtype) -> dtype:
     """The smallest dtype both ``a`` and ``b`` convert to without losing their category."""
     if a is b:

@@ -116,3 +116,26 @@ def test_equal_device_objects_that_are_not_the_same_object_still_mix():
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         a + tl.arange(4.0)  # a cpu tensor that is not 0-d
     assert (a + tl.tensor(1.0)).tolist() == [1.0, 2.0, 3.0, 4.0]  # a 0-d cpu tensor joins as a scalar
+
+
+def test_finfo_iinfo_and_is_floating_point():
+    # PyTorch's values, as Python numbers
+    f = tl.finfo(tl.float16)
+    assert (f.bits, f.eps, f.max, f.min, f.tiny, f.resolution, f.dtype) == (16, 2**-10, 65504.0, -65504.0, 2**-14,
+                                                                            0.001, "float16")
+    b = tl.finfo(tl.bfloat16)
+    assert (b.bits, b.eps, b.tiny, b.resolution, b.max) == (16, 2**-7, 2**-126, 0.01, 3.3895313892515355e38)
+    assert tl.finfo(tl.float32).eps == 2**-23 and tl.finfo(tl.float64).smallest_normal == 2**-1022
+    assert tl.finfo().dtype == "float32" and tl.finfo(tl.float32).resolution == 1e-6
+    assert type(tl.finfo(tl.float32).max) is float
+    i = tl.iinfo(tl.int8)
+    assert (i.bits, i.min, i.max, i.dtype) == (8, -128, 127, "int8")
+    assert tl.iinfo(tl.uint8).max == 255 and tl.iinfo(tl.int64).min == -2**63 and type(tl.iinfo(tl.int32).max) is int
+    with pytest.raises(TypeError, match="floating point input type"):
+        tl.finfo(tl.int32)
+    for bad in (tl.bool, tl.float32):
+        with pytest.raises(TypeError, match="is not supported by iinfo"):
+            tl.iinfo(bad)
+    assert tl.is_floating_point(tl.ones(2, dtype=tl.bfloat16)) and not tl.is_floating_point(tl.ones(2, dtype=tl.int8))
+    with pytest.raises(TypeError, match="must be Tensor, not float"):
+        tl.is_floating_point(1.0)

@@ -12,7 +12,8 @@ dtype rules and its error messages, all checked against torch 2.13.
 - writes through a flattened view: ``put``/``put_``;
 - conversions: ``deg2rad``/``rad2deg``, ``float_power``, ``ldexp``, ``sgn``, ``numel``;
 - the rest: ``renorm``, ``index_reduce`` (``scatter_reduce`` with the index spread over rows),
-  ``narrow_copy``, ``combinations``, ``empty_strided``, ``is_tensor``, ``is_nonzero``, ``detach``.
+  ``narrow_copy``, ``combinations``, ``empty_strided``, ``is_tensor``, ``is_floating_point``, ``is_nonzero``,
+  ``detach``.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ from .composite_shape import unravel_index
 
 __all__ = ["isclose", "allclose", "nansum", "nanmean", "aminmax", "diff", "kron", "inner", "cross", "rot90",
            "ravel", "tril_indices", "triu_indices", "put", "deg2rad", "rad2deg", "float_power", "sgn", "numel",
-           "is_tensor", "is_nonzero", "detach", "empty_strided", "ldexp", "renorm", "index_reduce", "narrow_copy",
-           "combinations"]
+           "is_tensor", "is_floating_point", "is_nonzero", "detach", "empty_strided", "ldexp", "renorm",
+           "index_reduce", "narrow_copy", "combinations"]
 
 AminmaxResult = namedtuple("aminmax", ["min", "max"])
 
@@ -553,6 +554,14 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool 
 def is_tensor(obj) -> bool:
     """Whether ``obj`` is a tensorlab Tensor."""
     return isinstance(obj, Tensor)
+
+
+def is_floating_point(input: Tensor) -> bool:
+    """Whether ``input``'s dtype is a floating type (``tensorlab.is_floating_point(t)``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_floating_point(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.dtype.is_floating_point
 
 
 @tensor_method
