@@ -125,6 +125,14 @@ def torch_name(d: dtype) -> str:
     return _TORCH_NAMES[d.name]
 
 
+def from_torch_name(name: str, op: str) -> dtype:
+    """The dtype PyTorch's type names spell ``name`` (``Float`` in ``FloatTensor``)."""
+    for d, n in _TORCH_NAMES.items():
+        if n == name:
+            return _BY_NAME[d]
+    raise ValueError(f"{op}: invalid type: 'tensorlab.{name}Tensor'")
+
+
 def float_info(d: dtype):
     """numpy's finfo of a floating dtype (ml_dtypes' for bfloat16): max, eps, tiny, ..."""
     return ml_dtypes.finfo(d.np) if d is bfloat16 else np.finfo(d.np)

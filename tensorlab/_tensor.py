@@ -465,10 +465,19 @@ class Tensor:
     def bool(self) -> Tensor:
         return self.to(D.bool)
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking: builtins.bool = False):
+        """No argument: the type name, as PyTorch's (``'tensorlab.FloatTensor'``,
+        ``'tensorlab.cuda.LongTensor'``). With a dtype, or a type name like those (a ``cuda.`` one
+        moves the tensor to the GPU): the converted tensor (``self`` when nothing changes)."""
         if dtype is None:
-            return f"tensorlab.{'cuda.' if self.is_cuda else ''}{self.dtype.name}"
-        return self.to(D.as_dtype(dtype, "type"))
+            return f"tensorlab.{'cuda.' if self.is_cuda else ''}{D.torch_name(self.dtype)}Tensor"
+        if isinstance(dtype, str) and dtype.startswith("tensorlab.") and dtype.endswith("Tensor"):
+            name = dtype[len("tensorlab."):-len("Tensor")]
+            on_cuda = name.startswith("cuda.")
+            target = D.from_torch_name(name[5:] if on_cuda else name, "type")
+            return self.to("cuda" if on_cuda else CPU if self.is_cuda else self.device, target,
+                           non_blocking=non_blocking)
+        return self.to(D.as_dtype(dtype, "type"), non_blocking=non_blocking)
 
 
 class Size(tuple):

@@ -147,7 +147,14 @@ def test_dtype_conversions(device):
     assert t.bool().tolist() == [True, True, False]
     assert t.double().dtype is tl.float64 and t.half().dtype is tl.float16 and t.bfloat16().dtype is tl.bfloat16
     assert t.type_as(tl.zeros(1, dtype=tl.float64)).dtype is tl.float64
-    assert t.type() == ("tensorlab.cuda.float32" if device == "cuda" else "tensorlab.float32")
+    prefix = "tensorlab.cuda." if device == "cuda" else "tensorlab."
+    assert t.type() == prefix + "FloatTensor" and t.long().type() == prefix + "LongTensor"  # PyTorch's names
+    assert t.bfloat16().type() == prefix + "BFloat16Tensor" and t.bool().type() == prefix + "BoolTensor"
+    assert t.type(prefix + "FloatTensor") is t and t.type(tl.int8).dtype is tl.int8
+    h = t.type("tensorlab.HalfTensor")  # a type name without 'cuda.' is a cpu type
+    assert h.dtype is tl.float16 and h.device.type == "cpu" and h.tolist() == [1.7001953125, -2.19921875, 0.0]
+    with pytest.raises(ValueError, match="invalid type: 'tensorlab.FooTensor'"):
+        t.type("tensorlab.FooTensor")
     assert tl.tensor([1, 0, 3], device=device).float().tolist() == [1.0, 0.0, 3.0]
 
 
