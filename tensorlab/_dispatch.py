@@ -449,15 +449,7 @@ def _check_autograd_write(op: OpDef, inputs, out, inplace: bool, requires_grad: 
     if not _grad_enabled():
         return
     if inplace:
-        dst = inputs[0]
-        if dst._requires_grad and dst.grad_fn is None:
-            raise RuntimeError(
-                f"{op.name}_: a leaf Variable that requires grad is being used in an in-place operation."
-            )
-        if dst._base is not None and dst._base._requires_grad and dst._base.grad_fn is None:
-            raise RuntimeError(
-                f"{op.name}_: a view of a leaf Variable that requires grad is being used in an in-place operation."
-            )
+        check_inplace_autograd(f"{op.name}_", inputs[0])
     elif op.backward is not None and ((_any_requires_grad(inputs) if requires_grad is None else requires_grad)
                                       or _any_requires_grad(
             out if isinstance(out, tuple | list) else (out,))):
@@ -465,6 +457,17 @@ def _check_autograd_write(op: OpDef, inputs, out, inplace: bool, requires_grad: 
             f"{op.name}(): functions with out=... arguments don't support automatic differentiation, "
             "but one of the arguments requires grad."
         )
+
+
+def check_inplace_autograd(name: str, dst: Tensor) -> None:
+    """PyTorch's refusal to write in place into a leaf that requires grad (or a view of one), with
+    grad mode on; ``name``: the in-place op (``add_``). Also called by in-place ops that compute
+    out of place and copy (``elementwise_common.inplace_composite``), so the error names them."""
+    if dst._requires_grad and dst.grad_fn is None:
+        raise RuntimeError(f"{name}: a leaf Variable that requires grad is being used in an in-place operation.")
+    if dst._base is not None and dst._base._requires_grad and dst._base.grad_fn is None:
+        raise RuntimeError(
+            f"{name}: a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
 
 def _any_requires_grad(inputs) -> bool:

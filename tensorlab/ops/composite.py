@@ -29,6 +29,7 @@ from .._factories import tensor as _tensor
 from .._tensor import Tensor, norm_dim, tensor_method
 from . import elementwise_binary as B
 from . import elementwise_common as E
+from . import elementwise_unary as U
 from . import indexing as I
 from . import matmul as M
 from . import reductions as R
@@ -38,7 +39,7 @@ from .composite_shape import unravel_index
 __all__ = ["isclose", "allclose", "nansum", "nanmean", "aminmax", "diff", "kron", "inner", "cross", "rot90",
            "ravel", "tril_indices", "triu_indices", "put", "deg2rad", "rad2deg", "float_power", "sgn", "numel",
            "is_tensor", "is_floating_point", "is_nonzero", "detach", "empty_strided", "ldexp", "renorm",
-           "index_reduce", "narrow_copy", "combinations"]
+           "index_reduce", "narrow_copy", "combinations", "deg2rad_", "rad2deg_"]
 
 AminmaxResult = namedtuple("aminmax", ["min", "max"])
 
@@ -390,25 +391,38 @@ def _to_float(op: str, input: Tensor) -> Tensor:
 
 
 @tensor_method
-def deg2rad(input: Tensor) -> Tensor:
+def deg2rad(input: Tensor, *, out=None) -> Tensor:
     """Degrees to radians (integer and bool inputs give the default float dtype)."""
-    return _to_float("deg2rad", input) * (math.pi / 180.0)
+    return E.composite_out("deg2rad", _to_float("deg2rad", input) * (math.pi / 180.0), out)
 
 
 @tensor_method
-def rad2deg(input: Tensor) -> Tensor:
+def deg2rad_(self: Tensor) -> Tensor:
+    return E.inplace_composite("deg2rad", deg2rad, self)
+
+
+@tensor_method
+def rad2deg(input: Tensor, *, out=None) -> Tensor:
     """Radians to degrees (integer and bool inputs give the default float dtype)."""
-    return _to_float("rad2deg", input) * (180.0 / math.pi)
+    return E.composite_out("rad2deg", _to_float("rad2deg", input) * (180.0 / math.pi), out)
 
 
 @tensor_method
-def float_power(input, exponent) -> Tensor:
-    """``pow`` computed in float64 (the result is float64 whatever the operands)."""
+def rad2deg_(self: Tensor) -> Tensor:
+    return E.inplace_composite("rad2deg", rad2deg, self)
+
+
+@tensor_method
+def float_power(input, exponent, *, out=None) -> Tensor:
+    """``pow`` computed in float64 (the result is float64 whatever the operands, and so is ``out``)."""
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         raise TypeError("float_power(): one of input and exponent must be a Tensor")
+    if isinstance(out, Tensor) and out.dtype is not D.float64:
+        raise RuntimeError(f"the output given to float_power has dtype {D.torch_name(out.dtype)} but the operation's "
+                           "result requires dtype Double")
     base = input.to(D.float64) if isinstance(input, Tensor) else float(input)
     exp = exponent.to(D.float64) if isinstance(exponent, Tensor) else float(exponent)
-    return B.pow(base, exp)
+    return B.pow(base, exp, out=out)
 
 
 @tensor_method
@@ -421,9 +435,15 @@ def float_power_(self: Tensor, exponent) -> Tensor:
 
 
 @tensor_method
-def sgn(input: Tensor) -> Tensor:
+def sgn(input: Tensor, *, out=None) -> Tensor:
     """``sign`` (tensorlab has no complex dtypes, where ``sgn`` differs)."""
-    return input.sign()
+    need_tensor("sgn", input, "input", 1)
+    return U.sign(input, out=out)
+
+
+@tensor_method
+def sgn_(self: Tensor) -> Tensor:
+    return self.sign_()
 
 
 def numel(input: Tensor) -> int:
@@ -433,23 +453,19 @@ def numel(input: Tensor) -> int:
 
 
 @tensor_method
-def ldexp(input: Tensor, other: Tensor) -> Tensor:
+def ldexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """``input * 2**other`` in the promoted floating dtype."""
     need_tensor("ldexp", input, "input", 1)
     need_tensor("ldexp", other, "other", 2)
     dtype = D.result_type(input, other)
     dtype = dtype if dtype.is_floating_point else D.get_default_dtype()
     compute = D.float64 if dtype is D.float64 else D.float32
-    return (input.to(compute) * B.pow(2.0, other.to(compute))).to(dtype)
+    return E.composite_out("ldexp", (input.to(compute) * B.pow(2.0, other.to(compute))).to(dtype), out)
 
 
 @tensor_method
 def ldexp_(self: Tensor, other: Tensor) -> Tensor:
-    result = ldexp(self, other)
-    if not D.can_cast(result.dtype, self.dtype):
-        raise RuntimeError(f"ldexp_(): result type {result.dtype.name} can't be cast to the desired output type "
-                           f"{self.dtype.name}")
-    return self.copy_(result)
+    return E.inplace_composite("ldexp", ldexp, self, other)
 
 
 def _renorm_factor(input: Tensor, p, dim: int, maxnorm) -> Tensor:

@@ -20,13 +20,14 @@ from .. import _dtype as D
 from .._tensor import Tensor, norm_dim, tensor_method
 from ..autograd.grad_mode import no_grad
 from . import elementwise_binary as B
+from . import elementwise_common as E
 from . import reductions as R
 from . import shape_ops as S
 from . import sorting as SO
 from .composite import need_tensor
 
 __all__ = ["isin", "histc", "cdist", "dist", "addr", "heaviside", "sinc", "trapezoid", "trapz",
-           "cumulative_trapezoid", "cov", "corrcoef"]
+           "cumulative_trapezoid", "cov", "corrcoef", "sinc_"]  # (addr_, heaviside_: methods only, as PyTorch's)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -156,13 +157,31 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
 
 
 @tensor_method
-def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)`` (``input`` broadcast to the outer product;
     ``beta = 0`` ignores it, NaN included; for bools ``and``/``or`` instead of ``*``/``+``)."""
+    return E.composite_out("addr", _addr(input, vec1, vec2, beta, alpha), out)
+
+
+@tensor_method
+def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """In-place :func:`addr`: ``self`` must already have the outer product's shape (PyTorch's check)."""
+    need_tensor("addr_", self, "input", 1)
+    _check_vectors(vec1, vec2)
+    if self._shape != (vec1.shape[0], vec2.shape[0]):
+        raise RuntimeError(f"size mismatch, input: {list(self._shape)}, v1: {list(vec1.shape)}, v2: {list(vec2.shape)}")
+    return E.inplace_composite("addr", _addr, self, vec1, vec2, beta, alpha)
+
+
+def _check_vectors(vec1, vec2) -> None:
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         need_tensor("addr", v, name, 2 if name == "vec1" else 3)
         if v.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
+
+
+def _addr(input: Tensor, vec1: Tensor, vec2: Tensor, beta, alpha) -> Tensor:
+    _check_vectors(vec1, vec2)
     dtype = D.result_type(input, vec1, vec2)
     B._check_alpha("addr", dtype, alpha)
     B._check_alpha("addr", dtype, beta, "beta")
@@ -183,25 +202,37 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
 
 
 @tensor_method
-def heaviside(input: Tensor, values: Tensor) -> Tensor:
+def heaviside(input: Tensor, values: Tensor, *, out=None) -> Tensor:
     """0 where ``input < 0``, ``values`` where ``input == 0``, 1 where ``input > 0`` (and 0 for
-    NaN); both tensors of one dtype. Not differentiable, as PyTorch's."""
+    NaN); both tensors (and ``out``) of one dtype. Not differentiable, as PyTorch's."""
+    need_tensor("heaviside", input, "input", 1)
     need_tensor("heaviside", values, "values", 2)
-    if input.dtype is not values.dtype:
+    if input.dtype is not values.dtype or (isinstance(out, Tensor) and out.dtype is not input.dtype):
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     with no_grad():
         step = (input > 0).to(input.dtype)
-        return B.where(input == 0, values, step)
+        return E.composite_out("heaviside", B.where(input == 0, values, step), out)
 
 
 @tensor_method
-def sinc(input: Tensor) -> Tensor:
+def heaviside_(self: Tensor, values: Tensor) -> Tensor:
+    return E.inplace_composite("heaviside", heaviside, self, values)
+
+
+@tensor_method
+def sinc(input: Tensor, *, out=None) -> Tensor:
     """``sin(pi x) / (pi x)``, 1 at 0 (integers give the default float dtype)."""
+    need_tensor("sinc", input, "input", 1)
     dtype = input.dtype if input.dtype.is_floating_point else D.get_default_dtype()
     x = input.to(D.float32) if dtype.itemsize == 2 else input.to(dtype)  # halves: in float32, rounded once
     zero = x == 0
     pix = B.where(zero, 1.0, x) * math.pi  # no 0 / 0 in the value nor in its gradient
-    return B.where(zero, 1.0, pix.sin() / pix).to(dtype)
+    return E.composite_out("sinc", B.where(zero, 1.0, pix.sin() / pix).to(dtype), out)
+
+
+@tensor_method
+def sinc_(self: Tensor) -> Tensor:
+    return E.inplace_composite("sinc", sinc, self)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -505,14 +505,7 @@ def _binary_(op, name: str, self: Tensor, other, needs_self: str | None = "other
     other = E.as_operand(name + "_", other)
     other_grad = isinstance(other, Tensor) and other._requires_grad
     if needs_self and _grad_on() and (other_grad or (needs_self == "any" and self._requires_grad)):
-        result = dispatch(op, self.clone(), other, **params)
-        if result._shape != self._shape:
-            raise RuntimeError(f"{name}_: output with shape {list(self._shape)} doesn't match the broadcast shape "
-                               f"{list(result._shape)}")
-        if not D.can_cast(result.dtype, self.dtype):
-            raise RuntimeError(f"{name}_: result type {result.dtype.name} can't be cast to the desired output type "
-                               f"{self.dtype.name}")
-        return self.copy_(result)
+        return E.inplace_composite(name, lambda src, o: dispatch(op, src, o, **params), self, other)
     return dispatch(op, self, other, inplace=True, **params)
 
 

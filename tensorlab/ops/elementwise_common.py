@@ -222,3 +222,53 @@ def write_out(result: Tensor, out: Tensor) -> Tensor:
 
     with no_grad():
         return dispatch(get_op("clone"), result, out=out)
+
+
+def composite_out(op: str, result: Tensor, out) -> Tensor:
+    """``out=`` of an elementwise-like op computed out of place (a composite): ``result`` when
+    ``out`` is None, else written into ``out`` with PyTorch's rules for such an op's ``out=``: a
+    Tensor on the result's device, no autograd (``result`` requires grad exactly when an input
+    does, grad mode on), the result dtype castable to ``out``'s (then converted, as PyTorch
+    computes in the result dtype and casts), resized with PyTorch's warning. Checked before
+    ``out`` is written."""
+    if out is None:
+        return result
+    (o,) = check_outs(op, out, (None,), result.device, result)
+    if not D.can_cast(result.dtype, o.dtype):
+        raise RuntimeError(f"{op}: result type {result.dtype.name} can't be cast to the desired output type "
+                           f"{o.dtype.name}")
+    return write_out(result, o)
+
+
+def check_inplace_result(op: str, self: Tensor, result: Tensor) -> None:
+    """PyTorch's checks of an in-place op ``op_`` computed out of place, before ``self`` is
+    written: the result has ``self``'s shape (``self`` is not broadcast up) and its dtype casts to
+    ``self``'s (``int_t.exp_()`` raises)."""
+    if result._shape != self._shape:
+        raise RuntimeError(f"{op}_: output with shape {list(self._shape)} doesn't match the broadcast shape "
+                           f"{list(result._shape)}")
+    if not D.can_cast(result.dtype, self.dtype):
+        raise RuntimeError(f"{op}_: result type {result.dtype.name} can't be cast to the desired output type "
+                           f"{self.dtype.name}")
+
+
+def inplace_composite(op: str, compute, self: Tensor, *args, **kwargs) -> Tensor:
+    """``self.op_(*args, **kwargs)`` for an op without an in-place kernel (a composite):
+    ``compute(self, *args, **kwargs)`` out of place, checked (:func:`check_inplace_result`) and
+    copied into ``self`` (which bumps its version; autograd records the copy). A leaf that
+    requires grad is refused first, under ``op_``'s name. When autograd records, ``compute``
+    reads a clone of ``self``: the graph may save it, and the copy then overwrites ``self`` (as
+    PyTorch saves a clone of ``self`` for such ops)."""
+    from .._dispatch import check_inplace_autograd
+    from ..autograd.grad_mode import is_grad_enabled
+
+    if not isinstance(self, Tensor):
+        raise TypeError(f"{op}_(): argument 'input' (position 1) must be Tensor, not {type(self).__name__}")
+    src = self
+    if is_grad_enabled():
+        check_inplace_autograd(f"{op}_", self)
+        if self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in (*args, *kwargs.values())):
+            src = self.clone()
+    result = compute(src, *args, **kwargs)
+    check_inplace_result(op, self, result)
+    return self.copy_(result)

@@ -146,11 +146,7 @@ def _run_(name: str, self, **params):
     the result in (PyTorch saves a clone of ``self`` for such ops)."""
     op, needs_input = _REGISTRY[name]
     if needs_input and self._requires_grad and _grad_on():
-        result = dispatch(op, self.clone(), **params)
-        if not D.can_cast(result.dtype, self.dtype):
-            raise RuntimeError(f"{name}_: result type {result.dtype.name} can't be cast to the desired output type "
-                               f"{self.dtype.name}")
-        return self.copy_(result)
+        return E.inplace_composite(name, lambda src: dispatch(op, src, **params), self)
     return dispatch(op, self, inplace=True, **params)
 
 

@@ -465,3 +465,118 @@ def test_nansum_nanmean_aminmax_out(device):
         tl.aminmax(x, dim=1, out=lo)
     with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic"):
         tl.nansum(x.clone().requires_grad_(), 1, out=tl.empty(2, device=device))
+
+
+def test_inplace_variants_of_composites(device):
+    # sinc_, deg2rad_, rad2deg_, sgn_, heaviside_, addr_, ldexp_: torch 2.13's values, in place
+    # (the same object back, its version bumped), and its dtype and shape checks before any write
+    x = _t([0.0, 0.5, -2.5, 3.0], device)
+    v0 = x._version
+    assert x.sinc_() is x and x._version > v0
+    np.testing.assert_allclose(to_numpy(x), np.sinc([0.0, 0.5, -2.5, 3.0]).astype(np.float32), atol=1e-7)
+    h = _t([1.7, -2.3], device, tl.float16).sinc_()  # in float32, rounded once, as the out-of-place op
+    assert h.dtype is tl.float16
+    assert to_numpy(h).tolist() == to_numpy(tl.sinc(_t([1.7, -2.3], device, tl.float16))).tolist()
+    d = _t([180.0, -90.0], device)
+    assert d.deg2rad_() is d
+    np.testing.assert_allclose(to_numpy(d), [np.pi, -np.pi / 2], rtol=1e-6)
+    np.testing.assert_allclose(to_numpy(d.rad2deg_()), [180.0, -90.0], rtol=1e-6)
+    assert to_numpy(_t([-3, 0, 2], device).sgn_()).tolist() == [-1, 0, 1]
+    assert to_numpy(_t([-1, 0, 2], device).heaviside_(_t([5], device))).tolist() == [0, 5, 1]
+    m = tl.ones(3, 3, device=device)
+    assert m.addr_(tl.arange(3.0, device=device), tl.arange(3.0, device=device), beta=2) is m
+    assert to_numpy(m).tolist() == [[2, 2, 2], [2, 3, 4], [2, 4, 6]]
+    b = tl.zeros(2, 2, dtype=tl.bool, device=device).addr_(_t([True, False], device), _t([True, True], device))
+    assert to_numpy(b).tolist() == [[True, True], [False, False]]
+    for fn in (lambda t: t.sinc_(), lambda t: t.deg2rad_(), lambda t: t.rad2deg_()):
+        i = _t([1, 2], device)
+        with pytest.raises(RuntimeError, match="_: result type float32 can't be cast to the desired output type int64"):
+            fn(i)
+        assert to_numpy(i).tolist() == [1, 2]  # untouched
+    with pytest.raises(RuntimeError, match="addr_: result type float32 can't be cast to the desired output type int64"):
+        tl.ones(2, 2, dtype=tl.int64, device=device).addr_(tl.ones(2, device=device), tl.ones(2, device=device))
+    with pytest.raises(RuntimeError, match="ldexp_: result type float32 can't be cast"):
+        _t([1, 3], device).ldexp_(_t([2, 1], device))
+    with pytest.raises(RuntimeError, match=r"heaviside_: output with shape \[2\] doesn't match the broadcast shape "
+                                           r"\[3, 2\]"):
+        tl.ones(2, device=device).heaviside_(tl.ones(3, 2, device=device))
+    with pytest.raises(RuntimeError, match="heaviside is not yet implemented for tensors with different dtypes"):
+        _t([1.0], device).heaviside_(_t([1], device))
+    with pytest.raises(RuntimeError, match=r"size mismatch, input: \[1, 3\], v1: \[3\], v2: \[3\]"):
+        tl.ones(1, 3, device=device).addr_(tl.ones(3, device=device), tl.ones(3, device=device))
+
+
+def test_inplace_composites_and_autograd(device):
+    leaf = tl.ones(2, device=device, requires_grad=True)
+    for name in ("sinc_", "deg2rad_", "rad2deg_", "ldexp_", "heaviside_"):
+        args = (tl.ones(2, device=device),) if name in ("ldexp_", "heaviside_") else ()
+        with pytest.raises(RuntimeError, match=f"{name}: a leaf Variable that requires grad is being used in an "
+                                               "in-place operation"):
+            getattr(leaf, name)(*args)
+    with pytest.raises(RuntimeError, match="sin_: a leaf Variable"):  # (the error named copy_)
+        leaf.sin_()
+    # on a non-leaf: the gradient through the in-place op, d/da sinc(2a) = 2 sinc'(2a)
+    a = _t([0.3, 1.0, 0.0], device, tl.float64).requires_grad_()
+    y = a * 2
+    y.sinc_()
+    y.sum().backward()
+    xs = 2 * np.array([0.3, 1.0, 0.0])
+    px = np.pi * xs
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slope = np.where(xs == 0, 0.0, (np.cos(px) * px - np.sin(px)) / (np.pi * xs ** 2))
+    np.testing.assert_allclose(to_numpy(a.grad), 2 * slope, rtol=1e-12, atol=1e-12)
+    # addr_ on a non-leaf: d/dself = beta, d/dvec1 = alpha * vec2 summed over columns
+    base = tl.ones(2, 3, device=device, dtype=tl.float64, requires_grad=True)
+    v1 = _t([1.0, 2.0], device, tl.float64).requires_grad_()
+    v2 = _t([1.0, 2.0, 3.0], device, tl.float64)
+    z = base * 1
+    z.addr_(v1, v2, beta=3, alpha=2)
+    z.sum().backward()
+    assert to_numpy(base.grad).tolist() == [[3.0] * 3] * 2
+    assert to_numpy(v1.grad).tolist() == [12.0, 12.0]
+    # ldexp_ with a gradient wanted for self: the old self is read from a clone
+    c = _t([1.0, 3.0], device).requires_grad_()
+    w = c * 1
+    w.ldexp_(_t([2, -1], device))
+    w.sum().backward()
+    assert to_numpy(c.grad).tolist() == [4.0, 0.5]
+
+
+def test_out_variants_of_composites(device):
+    x = _t([0.0, 0.5, -2.5], device)
+    out = tl.empty(3, dtype=tl.float64, device=device)
+    assert tl.sinc(x, out=out) is out and out.dtype is tl.float64  # computed in float32, then converted
+    assert to_numpy(out).tolist() == to_numpy(tl.sinc(x)).astype(np.float64).tolist()
+    with pytest.raises(RuntimeError, match="sinc: result type float32 can't be cast to the desired output type int64"):
+        tl.sinc(x, out=tl.empty(3, dtype=tl.int64, device=device))
+    big = tl.empty(5, device=device)
+    with pytest.warns(UserWarning, match="resized"):
+        tl.deg2rad(_t([180.0, 90.0], device), out=big)
+    np.testing.assert_allclose(to_numpy(big), [np.pi, np.pi / 2], rtol=1e-6)
+    assert big.shape == (2,)
+    o = tl.empty(0, device=device)
+    np.testing.assert_allclose(to_numpy(tl.rad2deg(_t([np.pi], device), out=o)), [180.0], rtol=1e-6)
+    assert to_numpy(tl.sgn(_t([-2.0, 0.0, 3.0], device), out=tl.empty(3, device=device))).tolist() == [-1, 0, 1]
+    hv = tl.empty(3, device=device)
+    tl.heaviside(_t([-1.0, 0.0, 2.0], device), _t([0.5], device), out=hv)
+    assert to_numpy(hv).tolist() == [0.0, 0.5, 1.0]
+    with pytest.raises(RuntimeError, match="heaviside is not yet implemented for tensors with different dtypes"):
+        tl.heaviside(_t([-1.0], device), _t([0.5], device), out=tl.empty(1, dtype=tl.float64, device=device))
+    ao = tl.empty(2, 2, dtype=tl.float64, device=device)
+    tl.addr(tl.ones(2, 2, device=device), _t([1.0, 2.0], device), _t([3.0, 4.0], device), out=ao)
+    assert to_numpy(ao).tolist() == [[4.0, 5.0], [7.0, 9.0]]
+    lo = tl.empty(1, dtype=tl.float64, device=device)
+    assert tl.ldexp(_t([1.5], device), _t([3], device), out=lo).item() == 12.0
+    fo = tl.empty(1, dtype=tl.float64, device=device)
+    assert tl.float_power(_t([2], device), 3, out=fo).item() == 8.0
+    with pytest.raises(RuntimeError, match="the output given to float_power has dtype Float but the operation's "
+                                           "result requires dtype Double"):
+        tl.float_power(_t([2.0], device), 2, out=tl.empty(1, device=device))
+    g = _t([1.0], device).requires_grad_()
+    with pytest.raises(RuntimeError, match="sinc\\(\\): functions with out=... arguments don't support automatic "
+                                           "differentiation"):
+        tl.sinc(g, out=tl.empty(1, device=device))
+    with tl.no_grad():  # allowed without grad mode, as PyTorch
+        tl.sinc(g, out=tl.empty(1, device=device))
+    with pytest.raises(TypeError, match="argument 'out' must be a Tensor"):
+        tl.sinc(x, out=[1.0])
