@@ -688,8 +688,9 @@ def atan2_(self, other):
     return _binary_(ATAN2, "atan2", self, other, needs_self="any")
 
 
-arctan2 = atan2
+arctan2, arctan2_ = atan2, atan2_
 tensor_method(arctan2, name="arctan2")
+tensor_method(arctan2_, name="arctan2_")
 
 
 @tensor_method
@@ -763,7 +764,10 @@ le, le_ = _comparison(LE, "le")
 gt, gt_ = _comparison(GT, "gt")
 ge, ge_ = _comparison(GE, "ge")
 not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
-for _alias, _fn in (("not_equal", ne), ("less", lt), ("less_equal", le), ("greater", gt), ("greater_equal", ge)):
+not_equal_, less_, less_equal_, greater_, greater_equal_ = ne_, lt_, le_, gt_, ge_
+for _alias, _fn in (("not_equal", ne), ("less", lt), ("less_equal", le), ("greater", gt), ("greater_equal", ge),
+                    ("not_equal_", ne_), ("less_", lt_), ("less_equal_", le_), ("greater_", gt_),
+                    ("greater_equal_", ge_)):
     tensor_method(_fn, name=_alias)
 logical_and, logical_and_ = _comparison(LOGICAL_AND, "logical_and", tensor_other=True)
 logical_or, logical_or_ = _comparison(LOGICAL_OR, "logical_or", tensor_other=True)

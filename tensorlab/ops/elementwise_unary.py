@@ -520,6 +520,7 @@ _SIMPLE = ["neg", "abs", "sign", "exp", "exp2", "expm1", "log", "log2", "log10",
            "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "erf",
            "erfc", "erfinv", "asinh", "acosh", "atanh", "floor", "ceil", "trunc", "frac", "logical_not", "bitwise_not"]
 _PREDICATES = ["isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit"]
+_PREDICATES_WITH_OUT = ("isposinf", "isneginf", "signbit")  # PyTorch's isnan, isinf, isfinite take no out=
 
 
 def _make_simple(name: str):
@@ -577,8 +578,14 @@ bitwise_not, bitwise_not_ = _make_simple("bitwise_not")
 
 
 def _make_predicate(name: str):
-    def fn(input):
-        return _run(name, input)
+    if name in _PREDICATES_WITH_OUT:
+        def fn(input, *, out=None):
+            if isinstance(out, Tensor) and out.dtype is not D.bool:  # PyTorch's check (a bool result casts to any)
+                raise RuntimeError(f"{name} does not support non-boolean outputs.")
+            return _run(name, input, out=out)
+    else:
+        def fn(input):
+            return _run(name, input)
 
     fn.__name__ = name
     fn.__doc__ = f"``{name}`` elementwise, as a bool tensor."

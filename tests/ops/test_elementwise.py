@@ -1122,3 +1122,30 @@ def test_remembered_binary_plans_follow_what_decides_them(device):
     f = t([1.0, 2.0], device)
     assert (f - 1).tolist() == [0.0, 1.0] and (1 - f).tolist() == [0.0, -1.0]  # reversed: its own key
     assert (f ** 2).tolist() == [1.0, 4.0] and (2 ** f).tolist() == [2.0, 4.0]
+
+
+def test_in_place_aliases_and_predicate_out(device):
+    # PyTorch's in-place aliases of the comparisons and atan2, and out= of isposinf/isneginf/signbit
+    # (bool only, as torch 2.13: "does not support non-boolean outputs")
+    x = tl.tensor([1.0, 2.0, 3.0], device=device)
+    for name, expected in (("greater_", [0, 0, 1]), ("greater_equal_", [0, 1, 1]), ("less_", [1, 0, 0]),
+                           ("less_equal_", [1, 1, 0]), ("not_equal_", [1, 0, 1])):
+        t = x.clone()
+        assert getattr(t, name)(2.0) is t and t.dtype is tl.float32
+        assert to_numpy(t).tolist() == expected, name
+    t = tl.tensor([1.0, -1.0], device=device)
+    assert t.arctan2_(tl.tensor([-1.0, -1.0], device=device)) is t
+    np.testing.assert_allclose(to_numpy(t), [3 * math.pi / 4, -3 * math.pi / 4], rtol=1e-6)
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type int64"):
+        tl.ones(2, dtype=tl.int64, device=device).arctan2_(tl.ones(2, device=device))
+    v = tl.tensor([-math.inf, -0.0, 1.0, math.inf, math.nan], device=device)
+    for fn, expected in ((tl.isposinf, [0, 0, 0, 1, 0]), (tl.isneginf, [1, 0, 0, 0, 0]), (tl.signbit, [1, 1, 0, 0, 0])):
+        out = tl.empty(5, dtype=tl.bool, device=device)
+        assert fn(v, out=out) is out
+        assert to_numpy(out).tolist() == [bool(e) for e in expected]
+        grown = tl.empty(0, dtype=tl.bool, device=device)
+        fn(v, out=grown)
+        assert grown.shape == (5,)
+        with pytest.raises(RuntimeError, match=f"{fn.__name__} does not support non-boolean outputs"):
+            fn(v, out=tl.empty(5, device=device))
+    assert v.signbit().dtype is tl.bool and tl.isposinf(v).dtype is tl.bool

@@ -361,6 +361,44 @@ def test_ties_and_nan_indices(device):
     assert to_numpy(x.amax(1))[1] != to_numpy(x.amax(1))[1]  # NaN propagates
 
 
+def test_cumsum_cumprod_in_place(device):
+    # PyTorch's cumsum_/cumprod_: the scan in self's dtype (int8 wraps, as torch 2.13's), the same object back
+    x = tl.tensor([[1, 2, 3], [4, 5, 6]], dtype=tl.int32, device=device)
+    v0 = x._version
+    assert x.cumsum_(1) is x and x.dtype is tl.int32 and x._version > v0
+    assert to_numpy(x).tolist() == [[1, 3, 6], [4, 9, 15]]
+    assert to_numpy(x.cumprod_(0)).tolist() == [[1, 3, 6], [4, 27, 90]]
+    assert to_numpy(tl.full((3,), 100, dtype=tl.int8, device=device).cumsum_(0)).tolist() == [100, -56, 44]
+    assert to_numpy(tl.full((3,), 100, dtype=tl.int8, device=device).cumprod_(0)).tolist() == [100, 16, 64]
+    f = tl.tensor([1.0, 2.0, 3.0], device=device)
+    assert to_numpy(f.cumsum_(-1, dtype=tl.float32)).tolist() == [1.0, 3.0, 6.0]
+    with pytest.raises(RuntimeError, match="Bad in-place call: input tensor dtype float and output tensor dtype "
+                                           "double should match"):
+        f.cumsum_(0, dtype=tl.float64)
+    with pytest.raises(RuntimeError, match="input tensor dtype int and output tensor dtype long int should match"):
+        tl.ones(2, dtype=tl.int32, device=device).cumprod_(0, dtype=tl.int64)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        tl.ones(2, dtype=tl.bool, device=device).cumsum_(0)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        f.cumsum_(3)
+    assert to_numpy(f).tolist() == [1.0, 3.0, 6.0]  # untouched by the errors
+    leaf = tl.ones(2, device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match="cumprod_: a leaf Variable that requires grad"):
+        leaf.cumprod_(0)
+    # gradients on a non-leaf: cumprod's backward reads the old values (kept from a clone)
+    a = tl.tensor([2.0, 3.0, 4.0], device=device, requires_grad=True)
+    y = a * 1
+    y.cumprod_(0)
+    y.sum().backward()
+    assert to_numpy(y).tolist() == [2.0, 6.0, 24.0]
+    assert to_numpy(a.grad).tolist() == [16.0, 10.0, 6.0]  # 1 + a1 + a1 a2, a0 + a0 a2, a0 a1
+    b = tl.tensor([2.0, 3.0, 4.0], device=device, requires_grad=True)
+    z = b * 1
+    z.cumsum_(0)
+    (z * tl.tensor([1.0, 10.0, 100.0], device=device)).sum().backward()
+    assert to_numpy(b.grad).tolist() == [111.0, 110.0, 100.0]
+
+
 def test_cummax_cummin_indices(device):
     x = T(np.array([1.0, 3.0, 3.0, 2.0, 5.0, 5.0]), device)
     v, i = tl.cummax(x, 0)
