@@ -48,6 +48,7 @@ from ._factories import (
     empty,
     empty_like,
     eye,
+    fill_,
     from_numpy,
     full,
     full_like,
@@ -56,6 +57,7 @@ from ._factories import (
     ones,
     ones_like,
     tensor,
+    zero_,
     zeros,
     zeros_like,
 )

@@ -12,8 +12,7 @@ dtype rules and its error messages, all checked against torch 2.13.
 - writes through a flattened view: ``put``/``put_``;
 - conversions: ``deg2rad``/``rad2deg``, ``float_power``, ``ldexp``, ``sgn``, ``numel``;
 - the rest: ``renorm``, ``index_reduce`` (``scatter_reduce`` with the index spread over rows),
-  ``narrow_copy``, ``combinations``, ``empty_strided``, ``is_tensor``, ``is_floating_point``, ``is_nonzero``,
-  ``detach``.
+  ``narrow_copy``, ``combinations``, ``empty_strided``, ``is_tensor``, ``is_nonzero``, ``detach``.
 """
 
 from __future__ import annotations
@@ -38,8 +37,9 @@ from .composite_shape import unravel_index
 
 __all__ = ["isclose", "allclose", "nansum", "nanmean", "aminmax", "diff", "kron", "inner", "cross", "rot90",
            "ravel", "tril_indices", "triu_indices", "put", "deg2rad", "rad2deg", "float_power", "sgn", "numel",
-           "is_tensor", "is_floating_point", "is_nonzero", "detach", "empty_strided", "ldexp", "renorm",
-           "index_reduce", "narrow_copy", "combinations", "deg2rad_", "rad2deg_"]
+           "is_tensor", "is_nonzero", "detach", "empty_strided", "ldexp", "renorm", "index_reduce", "narrow_copy",
+           "combinations", "deg2rad_", "rad2deg_", "ldexp_", "detach_", "is_floating_point", "is_complex", "is_signed",
+           "get_device"]
 
 AminmaxResult = namedtuple("aminmax", ["min", "max"])
 
@@ -572,14 +572,6 @@ def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
 
-def is_floating_point(input: Tensor) -> bool:
-    """Whether ``input``'s dtype is a floating type (``tensorlab.is_floating_point(t)``)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"is_floating_point(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    return input.dtype.is_floating_point
-
-
 @tensor_method
 def is_nonzero(input: Tensor) -> bool:
     """The truth of a one-element tensor (RuntimeError for other sizes, as ``bool()``)."""
@@ -593,3 +585,22 @@ def is_nonzero(input: Tensor) -> bool:
 def detach(input: Tensor) -> Tensor:
     """``input.detach()``: the same data, outside the autograd graph."""
     return input.detach()
+
+
+def _method_as_function(name: str):
+    """``torch.<name>(t)`` for a Tensor method without arguments (the functions PyTorch has for them)."""
+
+    def fn(input):
+        need_tensor(name, input, "input", 1)
+        return getattr(input, name)()
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``input.{name}()``."
+    return fn
+
+
+detach_ = _method_as_function("detach_")
+is_floating_point = _method_as_function("is_floating_point")
+is_complex = _method_as_function("is_complex")
+is_signed = _method_as_function("is_signed")
+get_device = _method_as_function("get_device")

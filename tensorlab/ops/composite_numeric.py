@@ -59,6 +59,7 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
     return found.logical_not() if invert else found
 
 
+@tensor_method
 def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002
     """Counts of ``input`` in ``bins`` equal bins over ``[min, max]`` (the data's range when both
     are 0), in ``input``'s dtype; values outside the range (and NaN) are not counted, ``max``

@@ -1061,4 +1061,6 @@ __all__ = [
     "greater_equal", "equal", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
     "bitwise_left_shift", "bitwise_right_shift", "where", "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul",
     "addcdiv",
+    # the in-place forms PyTorch also has as functions (torch.clamp_(t, ...))
+    "clamp_", "clip_", "clamp_min_", "clamp_max_", "xlogy_",
 ]

@@ -767,6 +767,9 @@ __all__ = [
     *_SIMPLE, *[n + "_" for n in _SIMPLE if n not in ("logical_not", "bitwise_not")], *_PREDICATES,
     "negative", "absolute", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "fix", "positive",
     "logit", "round", "nan_to_num",
+    # the in-place forms PyTorch also has as functions (torch.arcsin_(t), torch.round_(t))
+    "negative_", "absolute_", "arcsin_", "arccos_", "arctan_", "arcsinh_", "arccosh_", "arctanh_", "fix_", "logit_",
+    "round_", "nan_to_num_",
     "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_",
     "gelu", "silu", "mish", "softplus", "hardsigmoid", "hardswish",
 ]

@@ -36,7 +36,7 @@ from .._tensor import Tensor, tensor_method
 from . import elementwise_common as E
 
 __all__ = [
-    "addbmm", "addmm", "addmv", "baddbmm", "bmm", "dot", "einsum", "ger", "get_float32_matmul_precision",
+    "addbmm", "addmm", "addmv", "addmv_", "baddbmm", "bmm", "dot", "einsum", "ger", "get_float32_matmul_precision",
     "linear", "matmul", "mm", "mv", "outer", "set_float32_matmul_precision", "tensordot", "vdot",
 ]
 

@@ -580,3 +580,37 @@ def test_out_variants_of_composites(device):
         tl.sinc(g, out=tl.empty(1, device=device))
     with pytest.raises(TypeError, match="argument 'out' must be a Tensor"):
         tl.sinc(x, out=[1.0])
+
+
+def test_function_forms_of_in_place_ops_and_predicates(device):
+    # the names PyTorch has as functions too (torch.clamp_(t, ...), torch.is_floating_point(t), ...)
+    x = _t([-2.0, 0.5, 3.0], device)
+    assert tl.clamp_(x, -1, 1) is x and to_numpy(x).tolist() == [-1.0, 0.5, 1.0]
+    assert to_numpy(tl.clip_(_t([5.0], device), max=2)).tolist() == [2.0]
+    assert to_numpy(tl.clamp_min_(_t([-5.0, 5.0], device), 0)).tolist() == [0.0, 5.0]
+    assert to_numpy(tl.clamp_max_(_t([-5.0, 5.0], device), 0)).tolist() == [-5.0, 0.0]
+    assert to_numpy(tl.xlogy_(_t([0.0, 2.0], device), _t([0.0, 1.0], device))).tolist() == [0.0, 0.0]
+    assert to_numpy(tl.negative_(_t([1.0], device))).tolist() == [-1.0]
+    assert to_numpy(tl.absolute_(_t([-1.0], device))).tolist() == [1.0]
+    np.testing.assert_allclose(to_numpy(tl.arcsin_(_t([1.0], device))), [np.pi / 2], rtol=1e-6)
+    np.testing.assert_allclose(to_numpy(tl.arctanh_(_t([0.5], device))), [np.arctanh(0.5)], rtol=1e-6)
+    assert to_numpy(tl.fix_(_t([-1.5, 1.5], device))).tolist() == [-1.0, 1.0]
+    assert to_numpy(tl.round_(_t([0.5, 1.5], device))).tolist() == [0.0, 2.0]
+    assert to_numpy(tl.nan_to_num_(_t([float("nan")], device))).tolist() == [0.0]
+    np.testing.assert_allclose(to_numpy(tl.logit_(_t([0.75], device))), [np.log(3.0)], rtol=1e-6)
+    assert to_numpy(tl.ldexp_(_t([1.0], device), _t([3], device))).tolist() == [8.0]
+    assert to_numpy(tl.fill_(tl.empty(2, device=device), 7)).tolist() == [7.0, 7.0]
+    assert to_numpy(tl.zero_(tl.ones(2, device=device))).tolist() == [0.0, 0.0]
+    acc = tl.ones(2, device=device)
+    assert tl.addmv_(acc, tl.ones(2, 2, device=device), _t([1.0, 2.0], device)) is acc
+    assert to_numpy(acc).tolist() == [4.0, 4.0]
+    y = tl.ones(1, device=device, requires_grad=True) * 2
+    assert tl.detach_(y) is y and y.grad_fn is None and not y.requires_grad
+    assert tl.is_floating_point(x) and not tl.is_floating_point(_t([1], device))
+    assert tl.is_signed(_t([1], device)) and not tl.is_signed(_t([1], device, tl.uint8))
+    assert not tl.is_complex(x)
+    assert tl.get_device(x) == (-1 if device == "cpu" else 0)
+    with pytest.raises(TypeError, match="is_floating_point\\(\\): argument 'input' \\(position 1\\) must be Tensor, "
+                                        "not float"):
+        tl.is_floating_point(1.0)
+    assert to_numpy(_t([0.5, 1.5, 2.5], device).histc(bins=2, min=0, max=3)).tolist() == [1.0, 2.0]
