@@ -10,7 +10,22 @@ from __future__ import annotations
 from tensorlab_kernels.runtime.errors import OutOfMemoryError
 
 # importing these attaches their ops to Tensor as methods
-from . import _copy_ops, _dlpack, _dtype, _indexing, _views, autograd, cuda, datasets, library, nn, optim, utils
+from . import (  # noqa: E402,I001  (after the ops they compose)
+    _copy_ops,
+    _dlpack,
+    _dtype,
+    _indexing,
+    _views,
+    autograd,
+    cuda,
+    datasets,
+    library,
+    linalg,
+    nn,
+    optim,
+    special,
+    utils,
+)
 from ._broadcast import broadcast_shapes
 from ._copy_ops import as_strided_scatter, clone, contiguous
 from ._device import device

@@ -133,6 +133,16 @@ def from_torch_name(name: str, op: str) -> dtype:
     raise ValueError(f"{op}: invalid type: 'tensorlab.{name}Tensor'")
 
 
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int8": "signed char", "uint8": "unsigned char", "int16": "short int", "int32": "int",
+              "int64": "long int", "bool": "bool"}
+
+
+def cpp_name(d: dtype) -> str:
+    """The dtype as the PyTorch messages that print a C++ type spell it (``float``, ``long int``)."""
+    return _CPP_NAMES[d.name]
+
+
 def float_info(d: dtype):
     """numpy's finfo of a floating dtype (ml_dtypes' for bfloat16): max, eps, tiny, ..."""
     return ml_dtypes.finfo(d.np) if d is bfloat16 else np.finfo(d.np)

@@ -939,20 +939,14 @@ def cumprod(input: Tensor, dim, *, dtype=None, out=None) -> Tensor:
     return _scan(CUMPROD, input, dim, dtype=_opt_dtype(dtype, "cumprod"), out=out)
 
 
-# PyTorch's in-place scan message spells dtypes as C++ types
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-              "int8": "signed char", "uint8": "unsigned char", "int16": "short int", "int32": "int",
-              "int64": "long int", "bool": "bool"}
-
-
 def _scan_(op, self: Tensor, dim, dtype) -> Tensor:
     """cumsum_/cumprod_: the scan in ``self``'s dtype (int32 stays int32 and wraps, as PyTorch's),
     computed out of place and copied in (the backward of cumprod reads the old ``self``)."""
     dtype = _opt_dtype(dtype, op.name + "_")
     if isinstance(self, Tensor):
         if dtype is not None and dtype is not self.dtype:
-            raise RuntimeError(f"Bad in-place call: input tensor dtype {_CPP_NAMES[self.dtype.name]} and output tensor "
-                               f"dtype {_CPP_NAMES[dtype.name]} should match")
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {D.cpp_name(self.dtype)} and output tensor "
+                               f"dtype {D.cpp_name(dtype)} should match")
         if self.dtype is D.bool:  # PyTorch has no bool scan kernel
             raise E.not_implemented_for(op.name, self.dtype)
     return E.inplace_composite(op.name, lambda src: _scan(op, src, dim, dtype=src.dtype), self)

@@ -1,0 +1,203 @@
+"""``tensorlab.linalg``: the part of ``torch.linalg`` that is built from ops tensorlab has.
+
+Norms (``vector_norm``, ``matrix_norm`` for 'fro' and the 1/inf orders, ``norm``), products
+(``vecdot``, ``multi_dot``, ``matmul``, ``cross``) and ``diagonal``, with torch 2.13's argument
+rules, dtypes and error messages. Nothing here declares an op: each function composes registered
+ops (reductions, elementwise, matmul, views), so it runs on both devices and is differentiable.
+
+Factorizations and solvers (``det``, ``inv``, ``solve``, ``svd``, ``qr``, ``eigh``, ``cholesky``,
+...) need kernels tensorlab does not have and are not here; the matrix norms that need singular
+values (ord 'nuc', 2, -2) raise NotImplementedError.
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import _dtype as D
+from ._tensor import Tensor, norm_dim
+from ._views import diagonal as _diagonal
+from .ops import composite as _composite
+from .ops import elementwise_common as E
+from .ops import reductions as R
+from .ops.matmul import matmul, mm
+
+__all__ = ["vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matmul", "cross", "diagonal"]
+
+def _need_float(op: str, x: Tensor) -> None:
+    _composite.need_tensor(op, x, "input", 1)
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {D.torch_name(x.dtype)}")
+
+
+def _check_dtype_arg(op: str, dtype) -> None:
+    if dtype is not None and not dtype.is_floating_point:
+        raise RuntimeError(f"{op}: dtype should be floating point or complex, but got {D.torch_name(dtype)}")
+
+
+def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """The ``ord``-norm of the vectors along ``dim`` (every element by default): any number ``ord``,
+    ``inf``/``-inf`` (max/min of ``|x|``), 0 (the count of non-zeros)."""
+    _need_float("linalg.vector_norm", x)
+    if isinstance(ord, str) or not isinstance(ord, int | float):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
+    _check_dtype_arg("linalg.vector_norm", dtype)
+    return R.norm(x, float(ord), dim=dim, keepdim=keepdim, dtype=dtype, out=out)
+
+
+_MATRIX_ORDERS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
+
+
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """The ``ord``-norm of the matrices in the dims ``dim``: 'fro' (Frobenius), 1 / -1 (max / min
+    column sum of ``|A|``), inf / -inf (max / min row sum). 'nuc', 2 and -2 need singular values:
+    NotImplementedError."""
+    op = "linalg.matrix_norm"
+    _composite.need_tensor(op, A, "A", 1)
+    if isinstance(ord, bool) or ord not in _MATRIX_ORDERS:
+        raise RuntimeError(f"{op}: Order {ord} not supported.")
+    if A.ndim < 2:
+        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+    _need_float(op, A)
+    _check_dtype_arg(op, dtype)
+    dim = tuple(dim) if isinstance(dim, list | tuple) else (dim,)
+    if len(dim) != 2:
+        raise RuntimeError(f"{op}: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}")
+    d0, d1 = (norm_dim(d, A.ndim, op) for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"{op}: dims must be different. Got ({dim[0]}, {dim[1]})")
+    if ord == "fro":
+        return R.norm(A, 2.0, dim=(d0, d1), keepdim=keepdim, dtype=dtype, out=out)
+    if ord in ("nuc", 2, -2):
+        raise NotImplementedError(f"{op}: ord={ord!r} needs the singular values (an SVD), which tensorlab does not "
+                                  "implement")
+    # PyTorch's way: the 1-norms of the columns (ord ±1) or rows (ord ±inf), then their max or min
+    if abs(ord) == math.inf:
+        d0, d1 = d1, d0
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    sums = R.norm(A, 1.0, dim=d0, keepdim=keepdim, dtype=dtype)
+    if ord > 0 and sums.shape[d1] == 0:  # no columns (rows): PyTorch's norm is 0, the max of no norms >= 0
+        result = R.sum(sums, dim=d1, keepdim=keepdim)
+    else:  # (amin over nothing raises, as PyTorch's)
+        result = (R.amax if ord > 0 else R.amin)(sums, dim=d1, keepdim=keepdim)
+    return E.composite_out(op, result, out)
+
+
+def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, out=None, dtype=None) -> Tensor:
+    """A vector norm (``dim`` an int or one dim; a 1-d input; ``ord`` None over everything) or a
+    matrix norm (``dim`` two dims; a 2-d input with ``ord``), as PyTorch's ``linalg.norm``."""
+    op = "linalg.norm"
+    _composite.need_tensor(op, A, "A", 1)
+    if dim is not None:
+        dim = (dim,) if isinstance(dim, int) else tuple(dim)
+        if len(dim) not in (1, 2):
+            raise RuntimeError(f"{op}: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+    elif ord is not None and A.ndim not in (1, 2):
+        raise RuntimeError(f"{op}: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D.")
+    if ord is not None and (isinstance(ord, str) or (dim is not None and len(dim) == 2) or
+                            (dim is None and A.ndim == 2)):
+        return matrix_norm(A, ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype, out=out)
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
+    """The dot products of the vectors along ``dim`` (``x`` and ``y`` broadcast; one dtype)."""
+    op = "linalg.vecdot"
+    _composite.need_tensor(op, x, "x", 1)
+    _composite.need_tensor(op, y, "y", 2)
+    if x.dtype is not y.dtype:
+        raise RuntimeError(f"{op}: Expected x and y to have the same dtype, but found x of type "
+                           f"{D.torch_name(x.dtype)} and y of type {D.torch_name(y.dtype)} instead")
+    _need_float(op, x)
+    return R.sum(x * y, dim=dim, out=out)
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
+    """The 3-d cross product along ``dim`` (last by default; both of one number of dims)."""
+    op = "linalg.cross"
+    _composite.need_tensor(op, input, "input", 1)
+    _composite.need_tensor(op, other, "other", 2)
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"{op}: inputs must have the same number of dimensions.")
+    return E.composite_out(op, _composite._cross(op, input, other, dim), out)
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """``torch.diagonal`` with the last two dims as its default (a view)."""
+    return _diagonal(A, offset=offset, dim1=dim1, dim2=dim2)
+
+
+def _chain_order(sizes: list) -> list:
+    """The matrix-chain order of least multiply-adds (the classic dynamic program, as PyTorch's
+    multi_dot for more than two matrices): ``split[i][j]`` is where the product of matrices i..j
+    splits. ``sizes``: n + 1 dims, matrix k being sizes[k] x sizes[k + 1]."""
+    n = len(sizes) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = math.inf
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + sizes[i] * sizes[k + 1] * sizes[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def multi_dot(tensors, *, out=None) -> Tensor:
+    """The product of a chain of matrices, multiplied in the order of least work; the first may be
+    a 1-d row vector and the last a 1-d column vector (their dims are dropped from the result)."""
+    op = "multi_dot()"
+    tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"{op}: expected at least 2 tensors but got {n}")
+    first, last = tensors[0], tensors[-1]
+    if first.ndim not in (1, 2):
+        raise RuntimeError(f"{op}: the first tensor must be 1D or 2D but got {first.ndim}D")
+    if last.ndim not in (1, 2):
+        raise RuntimeError(f"{op}: the last tensor must be 1D or 2D but got {last.ndim}D")
+    for i in range(1, n - 1):
+        if tensors[i].ndim != 2:
+            raise RuntimeError(f"{op}: tensor {i} must be 2D but got {tensors[i].ndim}D")
+    dtype, device = first.dtype, first.device
+    for i, t in enumerate(tensors[1:], 1):
+        if t.dtype is not dtype:
+            raise RuntimeError(f"{op}: all tensors must have be the same dtype but tensor 0 is "
+                               f"{D.cpp_name(dtype)} and tensor {i} {D.cpp_name(t.dtype)}")
+        if t.device != device:
+            raise RuntimeError(f"{op}: all tensors must be on the same device but tensor 0 is on {device} and "
+                               f"tensor {i} on {t.device}")
+    mats = [first.unsqueeze(0) if first.ndim == 1 else first, *tensors[1:-1],
+            last.unsqueeze(1) if last.ndim == 1 else last]
+    for i in range(n - 1):
+        if mats[i].shape[1] != mats[i + 1].shape[0]:
+            raise RuntimeError(f"{op}: tensors {i} and {i + 1} with shapes {list(mats[i].shape)} and "
+                               f"{list(mats[i + 1].shape)} cannot be multiplied")
+    if out is not None:
+        if isinstance(out, Tensor) and out.dtype is not dtype:
+            raise RuntimeError(f"{op}: expected out tensor to have dtype {D.cpp_name(dtype)} but got "
+                               f"{D.cpp_name(out.dtype)}")
+        E.check_outs("multi_dot", out, (dtype,), device, *tensors)
+    split = _chain_order([m.shape[0] for m in mats] + [mats[-1].shape[1]])
+
+    def product(i: int, j: int) -> Tensor:
+        if i == j:
+            return mats[i]
+        k = split[i][j]
+        return mm(product(i, k), product(k + 1, j))
+
+    result = product(0, n - 1)
+    if first.ndim == 1 and last.ndim == 1:
+        result = result.reshape(())
+    elif first.ndim == 1:
+        result = result.squeeze(0)
+    elif last.ndim == 1:
+        result = result.squeeze(1)
+    return E.composite_out("multi_dot", result, out)
+
