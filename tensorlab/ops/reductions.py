@@ -928,15 +928,27 @@ def _scan(op, x: Tensor, dim: int, exclusive: bool = False, reverse: bool = Fals
                     out=out)
 
 
+def _public_scan(op, input: Tensor, dim, dtype, out) -> Tensor:
+    """cumsum/cumprod as PyTorch's: ``out=`` without ``dtype`` scans in out's dtype (the input is
+    converted first: cumsum([1.5, 2.5], out=<int64>) is [1, 3]), and there is no bool scan."""
+    dtype = _opt_dtype(dtype, op.name)
+    if dtype is None and isinstance(out, Tensor):
+        dtype = out.dtype
+    if dtype is D.bool:
+        raise E.not_implemented_for(op.name, dtype)
+    return _scan(op, input, dim, dtype=dtype, out=out)
+
+
 @tensor_method
 def cumsum(input: Tensor, dim, *, dtype=None, out=None) -> Tensor:
-    """Cumulative sum along ``dim``; integer and bool inputs give int64 unless ``dtype`` says otherwise."""
-    return _scan(CUMSUM, input, dim, dtype=_opt_dtype(dtype, "cumsum"), out=out)
+    """Cumulative sum along ``dim``; integer and bool inputs give int64 unless ``dtype`` (or out='s
+    dtype) says otherwise."""
+    return _public_scan(CUMSUM, input, dim, dtype, out)
 
 
 @tensor_method
 def cumprod(input: Tensor, dim, *, dtype=None, out=None) -> Tensor:
-    return _scan(CUMPROD, input, dim, dtype=_opt_dtype(dtype, "cumprod"), out=out)
+    return _public_scan(CUMPROD, input, dim, dtype, out)
 
 
 def _scan_(op, self: Tensor, dim, dtype) -> Tensor:

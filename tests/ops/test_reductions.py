@@ -399,6 +399,21 @@ def test_cumsum_cumprod_in_place(device):
     assert to_numpy(b.grad).tolist() == [111.0, 110.0, 100.0]
 
 
+def test_cumsum_cumprod_out_dtype_and_bool(device):
+    # PyTorch: out= without dtype= scans in out's dtype (the input is converted first), no bool scan
+    x = tl.tensor([1.5, 2.5, -1.5], device=device)
+    out = tl.empty(3, dtype=tl.int64, device=device)
+    assert tl.cumsum(x, 0, out=out) is out and to_numpy(out).tolist() == [1, 3, 2]  # [1, 2, -1] summed
+    assert to_numpy(tl.cumprod(x, 0, out=out)).tolist() == [1, 2, -2]
+    assert to_numpy(tl.cumsum(x.half(), 0, out=tl.empty(3, device=device))).tolist() == [1.5, 4.0, 2.5]
+    for op in (tl.cumsum, tl.cumprod):
+        with pytest.raises(NotImplementedError, match=f'"{op.__name__}" not implemented for \'Bool\''):
+            op(x, 0, dtype=tl.bool)
+        with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+            op(x, 0, out=tl.empty(3, dtype=tl.bool, device=device))
+    assert to_numpy(tl.cumsum(tl.tensor([True, True], device=device), 0)).tolist() == [1, 2]  # bool input: int64
+
+
 def test_cummax_cummin_indices(device):
     x = T(np.array([1.0, 3.0, 3.0, 2.0, 5.0, 5.0]), device)
     v, i = tl.cummax(x, 0)
