@@ -208,7 +208,23 @@ def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator=No
             to = int(np.iinfo(self.dtype.np).max) + 1
     if from_ >= to:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+    _check_random_bounds(self.dtype, from_, to)
     return _sample_into(self, RANDOM_, "randint", generator, "random_", low=int(from_), high=int(to))
+
+
+def _check_random_bounds(dtype: D.dtype, from_: int, to: int) -> None:
+    """PyTorch's check that [from_, to) fits the dtype (randint(300, (2,), dtype=uint8) would wrap)."""
+    if dtype.is_floating_point:
+        high = float(D.float_info(dtype).max)
+        low = -high
+    elif dtype is D.bool:
+        low, high = 0, 1
+    else:
+        low, high = int(np.iinfo(dtype.np).min), int(np.iinfo(dtype.np).max)
+    if not low <= from_ <= high:
+        raise RuntimeError(f"from is out of bounds for {D.cpp_name(dtype)}")
+    if not low <= to - 1 <= high:
+        raise RuntimeError(f"to - 1 is out of bounds for {D.cpp_name(dtype)}")
 
 
 @tensor_method
@@ -253,9 +269,13 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = 
     return _done(normal_(t, generator=generator), requires_grad)
 
 
-def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+def randint(low=None, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad: bool = False) -> Tensor:
-    """Integers uniform in [low, high); ``randint(high, size)`` starts at 0."""
+    """Integers uniform in [low, high); ``randint(high, size)`` and ``randint(high=, size=)`` start at 0."""
+    if low is None:
+        if high is None:
+            raise TypeError("randint(): missing the high argument (randint(low=0, high, size))")
+        low = 0
     if size is None:
         if high is None or not isinstance(high, list | tuple):
             raise TypeError("randint(): missing the size argument (randint(low=0, high, size))")
@@ -316,8 +336,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         t = _new(size, dtype, device, "normal")
         return _done(normal_(t, float(mean), float(std), generator=generator), requires_grad)
     ref = mean if mean_t else std
-    if isinstance(std, Tensor) and bool((std < 0).any()):
+    if std_t and bool((std < 0).any()):
         raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not std_t and std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     from ._broadcast import broadcast_shapes
 
     shape = broadcast_shapes(mean.shape if mean_t else (), std.shape if std_t else ())

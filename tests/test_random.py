@@ -107,6 +107,26 @@ def test_random_errors():
         tl.normal(0.0, -1.0, (2,))
     with pytest.raises(RuntimeError, match="floating point dtype"):
         tl.rand(2, dtype=tl.int32)
+    with pytest.raises(RuntimeError, match="normal expects std >= 0.0, but found std -1"):
+        tl.normal(tl.ones(2), -1.0)  # a tensor mean with a number std is checked too
+    # [low, high) must fit the dtype, as PyTorch checks (these wrapped silently)
+    for args, message in [((300, (2,), tl.uint8), "to - 1 is out of bounds for unsigned char"),
+                          ((-1, 3, (2,), tl.uint8), "from is out of bounds for unsigned char"),
+                          ((0, 2**31 + 1, (2,), tl.int32), "to - 1 is out of bounds for int"),
+                          ((0, 3, (2,), tl.bool), "to - 1 is out of bounds for bool"),
+                          ((0, 70000, (2,), tl.float16), "to - 1 is out of bounds for c10::Half")]:
+        with pytest.raises(RuntimeError, match=message):
+            tl.randint(*args[:-1], dtype=args[-1])
+    with pytest.raises(RuntimeError, match="to - 1 is out of bounds for signed char"):
+        tl.empty(2, dtype=tl.int8).random_(0, 200)
+    top = tl.randint(0, 256, (4000,), dtype=tl.uint8)
+    assert 0 <= int(top.min()) and int(top.max()) == 255  # the whole range still allowed
+    assert tl.randint(0, 2**31, (8,), dtype=tl.int32).dtype is tl.int32
+    # PyTorch's signature randint(low=0, high, size): high and size may be keywords
+    k = tl.randint(high=3, size=(50,))
+    assert k.shape == (50,) and 0 <= int(k.min()) and int(k.max()) <= 2
+    with pytest.raises(TypeError, match="missing the high argument"):
+        tl.randint(size=(2,))
     if tl.cuda.is_available():
         with pytest.raises(RuntimeError, match="Expected a 'cuda' device type for generator but found 'cpu'"):
             tl.rand(2, device="cuda", generator=tl.Generator("cpu"))
