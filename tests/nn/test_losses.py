@@ -232,6 +232,24 @@ def test_nll_loss(reduction, weighted):
     gradcheck(lambda a: F.nll_loss(a, T(t), weight=T(CW) if weighted else None, reduction=reduction), x)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nll_loss_mean_all_ignored_gradient(device, weighted):
+    """Every target ignored: 'mean' is 0/0 = NaN, but the gradient is 0 (PyTorch), not NaN at the
+    class each ignored row stands in with; a valid row of weight 0 still gets 0 * inf = NaN."""
+    x = np.log(np.full((3, 4), 0.25))
+    w = T(np.array([0.5, 1.0, 2.0, 0.0]), device) if weighted else None
+    a = T(x, device, grad=True)
+    loss = F.nll_loss(a, T(np.array([-100, -100, -100]), device), weight=w)
+    assert math.isnan(loss.item())
+    loss.backward()
+    np.testing.assert_array_equal(to_numpy(a.grad), np.zeros((3, 4)))
+    if weighted:  # the only valid row's class has weight 0: sum(w_t) = 0 and PyTorch's gradient is NaN there
+        a = T(x, device, grad=True)
+        F.nll_loss(a, T(np.array([-100, 3, -100]), device), weight=w).backward()
+        g = to_numpy(a.grad)
+        assert math.isnan(g[1, 3]) and np.count_nonzero(np.isnan(g)) == 1 and not g[~np.isnan(g)].any()
+
+
 # ----------------------------------------------------------------------------------------------
 # the fused cross-entropy kernel on cuda
 # ----------------------------------------------------------------------------------------------

@@ -443,10 +443,13 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         w_t = where(valid, weight.take(t_safe), 0.0).to(input.dtype)
     else:
         w_t = valid.to(input.dtype)
-    loss = -(picked * w_t)
     if reduction == "mean":
-        return loss.sum() / w_t.sum()
-    return _reduce(loss, reduction)
+        # when every target is ignored, sum(w_t) is 0: the loss is 0/0 = NaN (as PyTorch), but the
+        # gradient -w_t * g / sum(w_t) would be 0 * inf = NaN at each ignored row's stand-in class 0;
+        # PyTorch's gradient is 0 there. where() passes no gradient to the rows it masks out.
+        picked = where(valid, picked, 0.0)
+        return (-(picked * w_t)).sum() / w_t.sum()
+    return _reduce(-(picked * w_t), reduction)
 
 
 # ----------------------------------------------------------------------------------------------
