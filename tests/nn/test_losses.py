@@ -250,6 +250,29 @@ def test_nll_loss_mean_all_ignored_gradient(device, weighted):
         assert math.isnan(g[1, 3]) and np.count_nonzero(np.isnan(g)) == 1 and not g[~np.isnan(g)].any()
 
 
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_class_losses_1d_input_with_size_1_target(device, reduction):
+    """A 1-D input (one sample of C classes) takes a target of shape (1) as well as a 0-D one (PyTorch):
+    the same 0-D loss and gradient; a longer 1-D target or a 2-D one raises as PyTorch."""
+    x = np.array([0.5, -1.0, 2.0, 0.25, 1.5])
+    logp = x - np.log(np.exp(x).sum())
+    for fn, inp, expected in ((F.cross_entropy, x, -logp[2]), (F.nll_loss, logp, -logp[2])):
+        grads = []
+        for t in (np.array(2), np.array([2])):
+            a = T(inp, device, grad=True)
+            loss = fn(a, T(t, device), reduction=reduction)
+            assert tuple(loss.shape) == ()
+            close(loss, expected)
+            loss.backward()
+            grads.append(to_numpy(a.grad))
+        np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12)
+        assert fn(T(inp, device), T(np.array([-100]), device), reduction="sum").item() == 0.0
+        with pytest.raises(ValueError, match="1D target must have size 1, but got target size: 2"):
+            fn(T(inp, device), T(np.array([2, 1]), device))
+        with pytest.raises(RuntimeError, match="multi-target not supported"):
+            fn(T(inp, device), T(np.array([[2]]), device))
+
+
 # ----------------------------------------------------------------------------------------------
 # the fused cross-entropy kernel on cuda
 # ----------------------------------------------------------------------------------------------

@@ -299,9 +299,12 @@ CROSS_ENTROPY_BACKWARD = defop(
 
 def _check_class_target_shape(op: str, input: Tensor, target: Tensor) -> None:
     if input.ndim == 1:
-        if target.ndim != 0:
-            raise RuntimeError(f"{op}: for a 1-D input of {input.shape[0]} classes the target must be 0-D (a class "
-                               f"index), got target of shape {list(target.shape)}")
+        if target.ndim == 1 and target.shape[0] != 1:
+            raise ValueError(f"{op}: For 1D input, 1D target must have size 1, but got target size: "
+                             f"{target.shape[0]}")
+        if target.ndim > 1:
+            raise RuntimeError(f"{op}: 0D or 1D target tensor expected, multi-target not supported (input "
+                               f"{list(input.shape)}, target {list(target.shape)})")
         return
     if input.ndim == 2:
         if target.ndim != 1:
@@ -358,10 +361,13 @@ def _check_target_range(op: str, target: Tensor, n_classes: int, ignore_index: i
                          f"(or ignore_index={ignore_index}) for an input with {n_classes} classes.")
 
 
-def _check_index_target(op: str, input: Tensor, target: Tensor) -> None:
+def _check_index_target(op: str, input: Tensor, target: Tensor) -> Tensor:
+    """Checks a class-index target and returns it; a 1-D input's target of shape (1) comes back 0-D
+    (PyTorch takes it as the single sample's class, and the loss is 0-D)."""
     if target.dtype not in (D.int64, D.uint8):
         raise RuntimeError(f"{op}: expected target dtype to be Long or Byte, but got {target.dtype.name}")
     _check_class_target_shape(op, input, target)
+    return target.reshape(()) if input.ndim == 1 and target.ndim == 1 else target
 
 
 def _no_class_loss(input: Tensor, cd: int, reduction: str) -> Tensor:
@@ -389,7 +395,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     _check_weight("cross_entropy", weight, n_classes, input, differentiable=target.dtype.is_floating_point)
     if target.dtype.is_floating_point:
         return _cross_entropy_probabilities(input, target, weight, ignore_index, reduction, label_smoothing, cd)
-    _check_index_target("cross_entropy", input, target)
+    target = _check_index_target("cross_entropy", input, target)
     if n_classes == 0:  # no class is valid, so every target must be ignored; the kernel needs C >= 1
         _check_target_range("cross_entropy", target, n_classes, ignore_index)
         return _no_class_loss(input, cd, reduction)
@@ -432,7 +438,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     cd = _class_dim(input)
     n_classes = input.shape[cd]
     _check_weight("nll_loss", weight, n_classes, input)
-    _check_index_target("nll_loss", input, target)
+    target = _check_index_target("nll_loss", input, target)
     _check_target_range("nll_loss", target, n_classes, ignore_index)
     if n_classes == 0:  # every target is ignore_index (checked above); gather needs C >= 1
         return _no_class_loss(input, cd, reduction)
