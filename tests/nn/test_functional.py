@@ -273,6 +273,23 @@ def test_group_norm_matches_numpy(device):
         assert tl.autograd.gradcheck(lambda a, c, d: F.group_norm(a, 2, c, d), (xt, wt, bt))
 
 
+@pytest.mark.parametrize("shape", [(0, 4, 3), (0, 4), (2, 4, 0)], ids=["batch0", "batch0-no-spatial", "spatial0"])
+def test_group_norm_empty(device, shape):
+    """An empty batch (or empty spatial dims) normalises to an empty tensor of the input's shape, as
+    PyTorch; the batch of 0 raised in the reshape to (N, groups, -1), whose -1 is ambiguous."""
+    w, b = RNG.standard_normal(4), RNG.standard_normal(4)
+    xt = _t(np.zeros(shape), device, requires_grad=True)
+    wt, bt = _t(w, device, requires_grad=True), _t(b, device, requires_grad=True)
+    y = F.group_norm(xt, 2, wt, bt)
+    assert tuple(y.shape) == shape and y.dtype == xt.dtype
+    y.sum().backward()
+    assert tuple(xt.grad.shape) == shape
+    if shape[0] == 0:  # nothing to normalise: the affine's gradients are 0
+        np.testing.assert_array_equal(to_numpy(wt.grad), np.zeros(4))
+        np.testing.assert_array_equal(to_numpy(bt.grad), np.zeros(4))
+    assert tuple(tl.nn.GroupNorm(2, 4).to(device)(_t(np.zeros(shape), device).float()).shape) == shape
+
+
 def test_group_norm_errors():
     with pytest.raises(RuntimeError, match=r"divisible by num_groups, but got input of shape \[2, 5, 3\] and "
                                            r"num_groups=2"):

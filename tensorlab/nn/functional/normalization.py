@@ -238,7 +238,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                                f"but got {name} of shape {list(t._shape)} and input of shape {list(input._shape)}")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"group_norm(): not implemented for '{input.dtype}'")
-    grouped = input.reshape(n, num_groups, -1)
+    # the group size spelled out: reshape(n, num_groups, -1) cannot infer it when n is 0
+    grouped = input.reshape(n, num_groups, c // num_groups * math.prod(input._shape[2:]))
     y = dispatch(LAYER_NORM, grouped, None, None, norm_ndim=1, eps=float(eps))[0].reshape(input._shape)
     if weight is not None:
         y = y * weight.reshape(_channel_shape(input))
