@@ -290,6 +290,25 @@ def test_group_norm_empty(device, shape):
     assert tuple(tl.nn.GroupNorm(2, 4).to(device)(_t(np.zeros(shape), device).float()).shape) == shape
 
 
+@pytest.mark.parametrize("dtype", [tl.float16, tl.bfloat16])
+def test_group_norm_half_input_float32_affine_keeps_input_dtype(device, dtype):
+    """A float16/bfloat16 input with float32 weight and bias (a module kept in float32 under mixed
+    precision) gives a result in the input's dtype, as PyTorch and layer_norm: it came back float32."""
+    x = RNG.standard_normal((2, 4, 3))
+    w, b = RNG.standard_normal(4), RNG.standard_normal(4)
+    xt = _t(x, device, dtype=dtype, requires_grad=True)
+    wt = _t(w, device, dtype=tl.float32, requires_grad=True)
+    bt = _t(b, device, dtype=tl.float32, requires_grad=True)
+    y = F.group_norm(xt, 2, wt, bt)
+    assert y.dtype == dtype
+    xr = to_numpy(xt.float()).astype(np.float64).reshape(2, 2, -1)
+    ref = ((xr - xr.mean(-1, keepdims=True)) / np.sqrt(xr.var(-1, keepdims=True) + 1e-5)).reshape(x.shape)
+    assert_close(y.float(), ref * w[None, :, None] + b[None, :, None], rtol=2e-2, atol=2e-2)
+    y.float().sum().backward()
+    assert xt.grad.dtype == dtype and wt.grad.dtype == tl.float32 and bt.grad.dtype == tl.float32
+    assert_close(bt.grad, np.full(4, 6.0), rtol=1e-3, atol=1e-3)
+
+
 def test_group_norm_errors():
     with pytest.raises(RuntimeError, match=r"divisible by num_groups, but got input of shape \[2, 5, 3\] and "
                                            r"num_groups=2"):

@@ -245,7 +245,9 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
         y = y * weight.reshape(_channel_shape(input))
     if bias is not None:
         y = y + bias.reshape(_channel_shape(input))
-    return y
+    # the input's dtype, as layer_norm and PyTorch (float16/bfloat16 input with float32 weight and bias:
+    # a float16/bfloat16 result), not the affine's promoted one
+    return y if y.dtype is input.dtype else y.to(input.dtype)
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
