@@ -352,12 +352,18 @@ def _selu_backward(ctx, g):
 def _gelu_backward(ctx, g):
     x = _x(ctx)
     if ctx.params.get("approximate", "none") == "tanh":
+        # in float16, x * x overflows from |x| = 256 and the slope became 0 * inf = NaN (PyTorch: 1 or
+        # 0); compute a float16/bfloat16 input's slope in float32, as PyTorch's kernel does
+        low = x.dtype is D.float16 or x.dtype is D.bfloat16
+        if low:
+            x = x.float()
         x_sq = x * x
         inner = (x + x_sq * x * _GELU_KAPPA) * _GELU_BETA
         t = tanh(inner)
         left_derivative = (t + 1) * 0.5
         right_derivative = x * 0.5 * (1 - t * t) * _GELU_BETA * (x_sq * (3 * _GELU_KAPPA) + 1)
-        return (g * (left_derivative + right_derivative),)
+        grad = g * (left_derivative + right_derivative)
+        return (grad.to(g.dtype) if low else grad,)
     cdf = (erf(x * _SQRT1_2) + 1) * 0.5
     pdf = exp(x * x * -0.5) * _INV_SQRT_2PI
     return (g * (cdf + x * pdf),)

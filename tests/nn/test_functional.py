@@ -550,6 +550,21 @@ ACTIVATIONS = {
 }
 
 
+@pytest.mark.parametrize("dtype", [tl.float16, tl.bfloat16])
+def test_gelu_tanh_gradient_of_large_half_inputs(device, dtype):
+    """gelu(approximate='tanh')'s slope for a float16 input of |x| >= 256 is 1 (x > 0) or 0, as
+    PyTorch: x * x overflowed float16 there and the slope was 0 * inf = NaN."""
+    x = np.array([300.0, -300.0, 1000.0, -1000.0, 6e4, -6e4, 1.5, -2.0, 0.0])
+    xt = _t(x, device, dtype=dtype, requires_grad=True)
+    F.gelu(xt, approximate="tanh").backward(_t(np.ones(len(x)), device, dtype=dtype))
+    assert xt.grad.dtype == dtype
+    xr = to_numpy(xt.float()).astype(np.float64)
+    c = math.sqrt(2 / math.pi)
+    t = np.tanh(c * (xr + 0.044715 * xr**3))
+    slope = 0.5 * (1 + t) + 0.5 * xr * (1 - t * t) * c * (1 + 3 * 0.044715 * xr**2)
+    assert_close(xt.grad.float(), slope, rtol=1e-2, atol=1e-3)
+
+
 @pytest.mark.parametrize("name", sorted(ACTIVATIONS))
 def test_activation_values(device, name):
     fn, ref = ACTIVATIONS[name]
