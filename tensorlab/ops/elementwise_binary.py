@@ -279,7 +279,9 @@ def _div_backward(ctx, g):
     if ctx.params.get("rounding_mode") is not None:  # piecewise constant: zero gradient, as PyTorch
         return _finish(ctx, _zeros(g) if nx else None, _zeros(g) if ny else None)
     gx = g / y if nx else None
-    gy = -g * x / (y * y) if ny else None
+    # (x / y) / y as PyTorch, not x / (y * y): y * y overflows float16 from |y| = 256 (and float32 from
+    # 1.8e19) and underflows for small y, which made the gradient 0 or inf where it is finite
+    gy = -g * (x / y / y) if ny else None
     return _finish(ctx, gx, gy)
 
 

@@ -987,6 +987,27 @@ def test_integer_division_of_an_empty_tensor_by_zero_is_empty(device):
         assert r.dtype is tl.int32 and r.numel() == 0
 
 
+@pytest.mark.parametrize("dtype", [tl.float16, tl.float32])
+def test_div_gradient_of_the_divisor_does_not_square_it(device, dtype):
+    """d(x / y)/dy = -x / y**2 is computed as (x / y) / y, as PyTorch: y * y overflowed float16 from
+    |y| = 256 (the gradient was -0, so softsign's float16 slope at 300 was 1/301 instead of 1/301**2)
+    and underflowed for small y (an infinite gradient where it is finite)."""
+    if dtype is tl.float16:  # y * y: 90000 (> 65504) and 4e-8 (< half the smallest subnormal)
+        xs, ys = [30.0, 60.0, 1e-3, 2e-3], [300.0, -300.0, 2e-4, -2e-4]
+    else:  # y * y: 1e40 (> 3.4e38) and 1e-46 (< 1.4e-45)
+        xs, ys = [1e15, 2e15, 1e-30, 2e-30], [1e20, -1e20, 1e-23, -1e-23]
+    x = tl.tensor(xs, dtype=dtype, device=device)
+    y = tl.tensor(ys, dtype=dtype, device=device, requires_grad=True)
+    (x / y).backward(tl.ones(4, dtype=dtype, device=device))
+    xr, yr = (to_numpy(v.float()).astype(np.float64) for v in (x, y.detach()))
+    assert_close(y.grad.float(), -xr / yr**2, rtol=2e-3 if dtype is tl.float16 else 1e-6, atol=0)
+    if dtype is tl.float16:  # softsign(x) = x / (1 + |x|): slope 1 / (1 + |x|)**2 (was 1 / (1 + |x|))
+        s = tl.tensor([300.0, -1000.0], dtype=dtype, device=device, requires_grad=True)
+        tl.nn.functional.softsign(s).backward(tl.ones(2, dtype=dtype, device=device))
+        # the slope is 1/301 - 300/301**2 in float16: a cancellation, good to about 4e-7 (as PyTorch's)
+        assert_close(s.grad.float(), 1 / (1 + np.array([300.0, 1000.0])) ** 2, rtol=0, atol=1e-6)
+
+
 # ----------------------------------------------------------------------------------------------
 # dtypes PyTorch refuses or keeps (checked against torch 2.13)
 # ----------------------------------------------------------------------------------------------
