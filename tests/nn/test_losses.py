@@ -366,6 +366,23 @@ def test_bce(reduction):
     close(nn.BCELoss(weight=T(wr), reduction=reduction)(T(P), T(B01)), reduce_np(el * wr, reduction))
 
 
+def test_bce_target_dtype_must_match_the_input(device):
+    """binary_cross_entropy takes a target of the input's dtype only, as PyTorch ("Found dtype Long
+    but expected Float"); an integer, bool or other floating target was promoted (bool: a confusing
+    sub() error), so a mistaken label tensor went through."""
+    x = T([0.2, 0.7, 0.5], device, dtype=tl.float32)
+    for bad, name in ((tl.int64, "Long"), (tl.float64, "Double"), (tl.float16, "Half"), (tl.bool, "Bool")):
+        with pytest.raises(RuntimeError, match=f"Found dtype {name} but expected Float"):
+            F.binary_cross_entropy(x, T([1, 0, 1], device, dtype=bad))
+        with pytest.raises(RuntimeError, match=f"Found dtype {name} but expected Float"):
+            nn.BCELoss()(x, T([1, 0, 1], device, dtype=bad))
+    # the same dtype works, the weight may differ (PyTorch: the result keeps the input's dtype)
+    y = T([1.0, 0.0, 1.0], device, dtype=tl.float32)
+    close(F.binary_cross_entropy(x, y), np.mean([-math.log(0.2), -math.log(0.3), -math.log(0.5)]), rtol=1e-6)
+    h = T([0.2, 0.7], device, dtype=tl.float16)
+    assert F.binary_cross_entropy(h, T([1.0, 0.0], device, dtype=tl.float16)).dtype is tl.float16
+
+
 def test_bce_log_clamped_at_minus_100():
     x = np.array([0.0, 1.0, 1e-50, 0.5])
     y = np.array([1.0, 0.0, 1.0, 0.0])

@@ -499,6 +499,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         raise ValueError(f"binary_cross_entropy: Using a target size ({target.shape}) that is different to the input "
                          f"size ({input.shape}) is deprecated. Please ensure they have the same size.")
     _need_floating("binary_cross_entropy", "input", input)
+    if target.dtype is not input.dtype:  # PyTorch's kernel takes no other target dtype (an int/bool one included)
+        raise RuntimeError(f"binary_cross_entropy: Found dtype {D.torch_name(target.dtype)} but expected "
+                           f"{D.torch_name(input.dtype)}")
     if weight is not None:
         _need_tensor("binary_cross_entropy", weight=weight)
         _no_grad_arg("binary_cross_entropy", "weight", weight)
