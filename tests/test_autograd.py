@@ -265,6 +265,27 @@ def test_saved_tensor_modified_inplace_raises():
         y.sum().backward()
 
 
+def test_inplace_op_input_sharing_the_destination_is_saved_stale(device):
+    # An in-place op's other input that shares the destination's memory (x.detach(), a view of x) is
+    # saved after the write: the value its backward needs was overwritten, so backward must raise (as
+    # PyTorch, whose views share the version counter) rather than compute with the new value. Without
+    # that, x.mul_(x.detach()) gave the gradient x_old**2 instead of x_old, x.div_(x.detach()) 1
+    # instead of 1 / x_old.
+    for inplace in (lambda x: x.mul_(x.detach()), lambda x: x.div_(x.detach()),
+                    lambda x: x.view(-1).mul_(x.detach().view(-1)), lambda x: x[0].mul_(x[1].detach())):
+        a = _leaf([[1.0, 2.0], [3.0, 4.0]], device)
+        x = a * 1
+        inplace(x)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            x.sum().backward()
+    a = _leaf([[1.0, 2.0], [3.0, 4.0]], device)
+    x = a * 1
+    x.mul_(x.detach().clone())  # a copy of the old value: nothing overwritten
+    x.add_(x.detach())  # add saves nothing
+    x.sum().backward()
+    np.testing.assert_allclose(to_numpy(a.grad), [[1.0, 2.0], [3.0, 4.0]])  # the old x (the add is of a constant)
+
+
 def test_inplace_on_leaf_requiring_grad_raises():
     x = _leaf([1.0, 2.0])
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):

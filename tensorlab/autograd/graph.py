@@ -87,7 +87,7 @@ class Ctx:
     needs_input_grad: tuple = ()
     _saved: tuple | None = ()  # SavedTensors (None once released)
     _to_save: tuple | None = None  # Function.forward saves before outputs are known
-    _stale_ids: frozenset = frozenset()
+    _stale_storage = None  # an in-place op's destination storage: saved inputs there predate the write
     released = False
     materialize_grads = True
     non_differentiable: frozenset = frozenset()
@@ -109,8 +109,12 @@ class Ctx:
                 continue
             out_nr = self._outputs_ids.get(id(t))
             version = t._storage.version
-            if id(t) in self._stale_ids:
-                version -= 1  # the in-place destination as an input: its pre-op value is gone
+            if out_nr is None and t._storage is self._stale_storage:
+                # An input of an in-place op that shares the destination's storage (the destination as
+                # input 0, or x.detach() / a view of x in x.mul_(x.detach())) is saved after the write:
+                # its version must be the pre-write one, else backward would use the overwritten value
+                # silently (PyTorch saves before the write, and views share the version counter).
+                version -= 1
             saved.append(SavedTensor(t, version, out_nr is not None, out_nr or 0))
         self._saved = tuple(saved)
 
@@ -418,7 +422,7 @@ def record(op, inputs, outputs, params, inplace: bool = False) -> None:
         dst = inputs[0]
         stand_in = Tensor._make(dst._storage, dst._shape, dst._stride, dst._offset, dst.dtype)
         stand_in._requires_grad = dst._requires_grad
-        ctx._stale_ids = frozenset((id(stand_in),))
+        ctx._stale_storage = dst._storage
         save_inputs[0] = stand_in
     if op.save is not None:
         op.save(ctx, tuple(save_inputs), tuple(outputs), params)
