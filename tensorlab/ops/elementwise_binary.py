@@ -302,6 +302,16 @@ def _fmod_backward(ctx, g):
     return _finish(ctx, g if nx else None, -g * _rounded_div(x, y, "trunc") if ny else None)
 
 
+def _pow_save(ctx, inputs, outputs, params):
+    """What PyTorch's pow saves: only self for a number exponent (pow.Tensor_Scalar), so
+    ``(x ** 2).add_(1)`` leaves the backward intact; else the tensor operands and the result
+    (pow.Tensor_Tensor; pow.Scalar, a number base, is reversed here)."""
+    if not isinstance(inputs[1], Tensor) and not params.get("reverse"):
+        ctx.save_for_backward(inputs[0], None, None)
+    else:
+        E.save_inputs_and_output(ctx, inputs, outputs, params)
+
+
 def _pow_backward(ctx, g):
     saved = ctx.saved_tensors
     out = saved[2]
@@ -421,7 +431,7 @@ DIV = _declare("div", _FLOAT, _div_backward, E.save_for({0: [1], 1: [0, 1]}),
                doc="input / other; rounding_mode None, 'trunc' or 'floor'")
 REMAINDER = _declare("remainder", _ARITH, _remainder_backward, doc="Python's %: the sign of the divisor")
 FMOD = _declare("fmod", _ARITH, _fmod_backward, doc="C's fmod: the sign of the dividend")
-POW = _declare("pow", _ARITH, _pow_backward, E.save_inputs_and_output, "input ** exponent")
+POW = _declare("pow", _ARITH, _pow_backward, _pow_save, "input ** exponent")
 MAXIMUM = _declare("maximum", _ARITH, _maxmin_backward(True), doc="elementwise max; nan propagates")
 MINIMUM = _declare("minimum", _ARITH, _maxmin_backward(False), doc="elementwise min; nan propagates")
 FMAX = _declare("fmax", _ARITH, _fmaxmin_backward(True), doc="elementwise max; nan ignored")

@@ -592,6 +592,25 @@ def test_modified_saved_tensor_is_detected(device):
         y.sum().backward()
 
 
+def test_pow_by_a_number_saves_only_its_input(device):
+    # PyTorch's pow(Tensor, Scalar) saves self, not the result: the result may be modified in place
+    # (it raised here, the result being saved for nothing); a tensor exponent or base saves the result.
+    x = t([[1.0, 2.0], [3.0, 4.0]], device, tl.float64).requires_grad_()
+    y = x**2
+    y.add_(1)
+    y.sum().backward()
+    assert_close(x.grad, [[2.0, 4.0], [6.0, 8.0]])
+    a = x * 1
+    y = tl.pow(a, 3.0)
+    a.add_(1)  # the input is what is saved
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    for y in (x ** t([2.0, 3.0], device, tl.float64), 2.0**x):
+        y.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+
+
 def test_double_backward(device):
     x = t([0.3, -0.7], device, tl.float64).requires_grad_()
     (g,) = tl.autograd.grad(tl.tanh(x).sum(), x, create_graph=True)
