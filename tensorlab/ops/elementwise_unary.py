@@ -107,9 +107,13 @@ def _save_output(ctx, inputs, outputs, params):
 
 
 def _save_input_unless_inplace(ctx, inputs, outputs, params):
-    """Save (input, output); in place the old input is gone, so (None, output)."""
+    """PyTorch's rule for elu, selu, leaky_relu and hardtanh: (input, None) out of place, so the
+    result may be modified in place afterwards; (None, output) in place, where the old input is gone."""
     x, y = inputs[0], outputs[0]
-    ctx.save_for_backward(None if x._storage is y._storage else x, y)
+    if x._storage is y._storage:
+        ctx.save_for_backward(None, y)
+    else:
+        ctx.save_for_backward(x, None)
 
 
 _REGISTRY: dict[str, tuple] = {}  # public name -> (OpDef, needs the old input in backward)
@@ -315,15 +319,17 @@ def _relu_backward(ctx, g):
 
 
 def _hardtanh_backward(ctx, g):
-    y = ctx.saved_tensors[0]
+    x, y = ctx.saved_tensors
+    v = x if x is not None else y  # the input, or in place the result: the same test on either
     lo, hi = ctx.params.get("min_val", -1.0), ctx.params.get("max_val", 1.0)
-    return (where((y > lo) & (y < hi), g, 0.0),)
+    # PyTorch's hardtanh_backward: 0 where v <= min_val or v >= max_val, so a NaN passes the gradient
+    return (where((v <= lo) | (v >= hi), 0.0, g),)
 
 
 def _leaky_relu_backward(ctx, g):
     x, y = ctx.saved_tensors
     slope = ctx.params.get("negative_slope", 0.01)
-    if slope >= 0:  # the output has the input's sign (so the in-place form works)
+    if x is None and slope >= 0:  # in place: the output has the input's sign
         return (where(y > 0, g, g * slope),)
     if x is None:
         raise RuntimeError("leaky_relu_: In-place leakyReLu backward calculation is triggered with a negative slope "
@@ -336,16 +342,18 @@ def _elu_backward(ctx, g):
     x, y = ctx.saved_tensors
     alpha = ctx.params.get("alpha", 1.0)
     # PyTorch's elu_backward tests `<= 0` (a NaN takes the positive branch's gradient)
-    if alpha >= 0:  # for x <= 0: d/dx alpha * (e^x - 1) = y + alpha
+    if x is not None:
+        return (where(x <= 0, g * exp(x) * alpha, g),)
+    if alpha >= 0:  # in place, for x <= 0: d/dx alpha * (e^x - 1) = y + alpha
         return (where(y <= 0, g * (y + alpha), g),)
-    if x is None:
-        raise RuntimeError("elu_: In-place elu backward calculation is triggered with a negative alpha, which is not "
-                           "supported; call the out-of-place version instead.")
-    return (where(x <= 0, g * exp(x) * alpha, g),)
+    raise RuntimeError("elu_: In-place elu backward calculation is triggered with a negative alpha, which is not "
+                       "supported; call the out-of-place version instead.")
 
 
 def _selu_backward(ctx, g):
-    y = ctx.saved_tensors[0]
+    x, y = ctx.saved_tensors
+    if x is not None:  # PyTorch's selu is elu(x, alpha, scale), which saves its input
+        return (where(x <= 0, g * exp(x) * (_SELU_SCALE * _SELU_ALPHA), g * _SELU_SCALE),)
     return (where(y <= 0, g * (y + _SELU_SCALE * _SELU_ALPHA), g * _SELU_SCALE),)
 
 
@@ -476,7 +484,8 @@ def _hardtanh_args(x, min_val=-1.0, max_val=1.0):
     return "hardtanh", (min_val, max_val)
 
 
-HARDTANH = _declare("hardtanh", _SAME_NO_BOOL, _hardtanh_backward, _save_output, kernel_args=_hardtanh_args,
+HARDTANH = _declare("hardtanh", _SAME_NO_BOOL, _hardtanh_backward, _save_input_unless_inplace,
+                    kernel_args=_hardtanh_args,
                     needs_input=False, doc="clamp(input, min_val, max_val)")
 LEAKY_RELU = _declare("leaky_relu", _FLOAT_ONLY, _leaky_relu_backward, _save_input_unless_inplace,
                       kernel_args=lambda x, negative_slope=0.01: ("leaky_relu", (negative_slope,)),
@@ -484,7 +493,7 @@ LEAKY_RELU = _declare("leaky_relu", _FLOAT_ONLY, _leaky_relu_backward, _save_inp
 ELU = _declare("elu", _FLOAT_ONLY, _elu_backward, _save_input_unless_inplace,
                kernel_args=lambda x, alpha=1.0: ("elu", (alpha,)), needs_input=False,
                doc="input if input > 0 else alpha * (e ** input - 1)")
-SELU = _declare("selu", _FLOAT_ONLY, _selu_backward, _save_output, needs_input=False,
+SELU = _declare("selu", _FLOAT_ONLY, _selu_backward, _save_input_unless_inplace, needs_input=False,
                 doc="scale * elu(input, alpha) with the self-normalising constants")
 GELU = _declare("gelu", _FLOAT_ONLY, _gelu_backward,
                 kernel_args=lambda x, approximate="none": ("gelu" if approximate == "none" else "gelu_tanh", ()),

@@ -611,6 +611,39 @@ def test_pow_by_a_number_saves_only_its_input(device):
             y.sum().backward()
 
 
+def test_activations_save_their_input_out_of_place(device):
+    # PyTorch's elu, selu, celu, leaky_relu, hardtanh and relu6 save the input out of place (the
+    # result in place): the result may then be modified in place; here it was saved and backward
+    # raised. hardtanh passes the gradient at a NaN, as PyTorch (it gave 0).
+    F = tl.nn.functional
+    xs = np.array([-2.0, -0.5, 0.5, 2.0])
+    scale, alpha = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
+    cases = [(F.elu, np.where(xs <= 0, np.exp(xs), 1.0)),
+             (F.selu, np.where(xs <= 0, scale * alpha * np.exp(xs), scale)),
+             (lambda x: F.celu(x, 0.5), np.where(xs <= 0, np.exp(xs / 0.5), 1.0)),
+             (lambda x: F.leaky_relu(x, 0.1), np.where(xs > 0, 1.0, 0.1)),
+             (F.hardtanh, [0.0, 1.0, 1.0, 0.0]),
+             (lambda x: F.relu6(x * 3), [0.0, 0.0, 3.0, 0.0])]
+    for f, expected in cases:
+        x = t(xs, device, tl.float64).requires_grad_()
+        y = f(x)
+        y.add_(1)
+        y.sum().backward()
+        assert_close(x.grad, expected)
+    for f in (F.elu, F.selu, F.leaky_relu, F.hardtanh):
+        a = t(xs, device, tl.float64).requires_grad_() * 1
+        y = f(a)
+        a.add_(1)  # the input is what is saved
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+    x = t([float("nan"), -1.0, 1.0, 0.5], device, tl.float64).requires_grad_()
+    F.hardtanh(x).sum().backward()
+    assert_close(x.grad, [1.0, 0.0, 0.0, 1.0])
+    x.grad = None
+    F.hardtanh(x * 1, inplace=True).sum().backward()
+    assert_close(x.grad, [1.0, 0.0, 0.0, 1.0])
+
+
 def test_double_backward(device):
     x = t([0.3, -0.7], device, tl.float64).requires_grad_()
     (g,) = tl.autograd.grad(tl.tanh(x).sum(), x, create_graph=True)
