@@ -629,12 +629,18 @@ def _var_backward(ctx, g, g_mean=None):
     return (grad.expand(x._shape).to(x.dtype),)
 
 
+def _var_save(ctx, inputs, outputs, params):
+    """var and var_mean save the input alone (their backward recomputes the mean), as PyTorch, so
+    their results may be modified in place; std and std_mean also the std, which they divide by."""
+    ctx.save_for_backward(inputs[0], outputs[0] if params["std"] else None)
+
+
 VAR = defop("var", twin=kvar.var_only_twin, kernel=kvar.var_only, meta=_var_meta, backward=_var_backward,
-            save=_save_input_output, tags={"reduction"}, doc="Variance (Welford/Chan, one pass).")
+            save=_var_save, tags={"reduction"}, doc="Variance (Welford/Chan, one pass).")
 STD = defop("std", twin=kvar.var_only_twin, kernel=kvar.var_only, meta=_var_meta, backward=_var_backward,
             save=_save_input_output, tags={"reduction"}, doc="Standard deviation.")
 VAR_MEAN = defop("var_mean", twin=kvar.var_mean_twin, kernel=kvar.var_mean, meta=_var_meta,
-                 backward=_var_backward, save=_save_input_output, tags={"reduction"}, doc="(var, mean) in one pass.")
+                 backward=_var_backward, save=_var_save, tags={"reduction"}, doc="(var, mean) in one pass.")
 STD_MEAN = defop("std_mean", twin=kvar.var_mean_twin, kernel=kvar.var_mean, meta=_var_meta,
                  backward=_var_backward, save=_save_input_output, tags={"reduction"}, doc="(std, mean) in one pass.")
 

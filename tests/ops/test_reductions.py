@@ -725,6 +725,34 @@ def test_var_mean_and_std_gradients():
     assert const.grad.tolist() == [0.0] * 4  # std = 0: PyTorch masks the gradient to 0
 
 
+def test_var_and_var_mean_save_only_their_input(device):
+    # PyTorch's var and var_mean save the input alone (the backward recomputes the mean): their
+    # results may be modified in place (here they were saved and backward raised); std divides by
+    # its result, which stays saved.
+    xs = np.array([[1.0, 2.0, 4.0], [0.0, 3.0, 9.0]])
+    expected = 2 * (xs - xs.mean(1, keepdims=True)) / 2  # d var / dx with correction 1, n = 3
+    for f in (lambda x: x.var(1), lambda x: tl.var_mean(x, 1)[0], lambda x: tl.var(x, 1, keepdim=True)):
+        x = T(xs, device).requires_grad_()
+        v = f(x)
+        v.add_(1)
+        v.sum().backward()
+        assert_close(x.grad, expected)
+    x = T(xs, device).requires_grad_()
+    v, m = tl.var_mean(x, 1)
+    m.mul_(2)  # the mean's gradient needs nothing saved
+    (v + m).sum().backward()
+    assert_close(x.grad, expected + 2 / 3)
+    a = T(xs, device).requires_grad_() * 1
+    v = a.var(1)
+    a.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        v.sum().backward()
+    s = T(xs, device).requires_grad_().std(1)
+    s.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        s.sum().backward()
+
+
 def test_sum_to_size_gradient_is_expand(device):
     x = T(np.ones((2, 3)), device).requires_grad_()
     y = x.sum_to_size(1, 3)
