@@ -385,6 +385,11 @@ def _hypot_backward(ctx, g):
     return _finish(ctx, g * x / out if nx else None, g * y / out if ny else None)
 
 
+def _copysign_save(ctx, inputs, outputs, params):
+    """input and the result, as PyTorch: the other operand's gradient is zero, so it may change."""
+    ctx.save_for_backward(inputs[0], None, outputs[0])
+
+
 def _copysign_backward(ctx, g):
     saved = ctx.saved_tensors
     out = saved[2]
@@ -429,8 +434,11 @@ SUB = _declare("sub", _ARITH, _sub_backward, E.save_nothing, "input - alpha * ot
 MUL = _declare("mul", _ARITH, _mul_backward, E.save_for({0: [1], 1: [0]}), doc="input * other")
 DIV = _declare("div", _FLOAT, _div_backward, E.save_for({0: [1], 1: [0, 1]}),
                doc="input / other; rounding_mode None, 'trunc' or 'floor'")
-REMAINDER = _declare("remainder", _ARITH, _remainder_backward, doc="Python's %: the sign of the divisor")
-FMOD = _declare("fmod", _ARITH, _fmod_backward, doc="C's fmod: the sign of the dividend")
+# The dividend's gradient is g: the operands are saved for the divisor's alone (so a number divisor
+# saves nothing, as PyTorch's remainder.Scalar / fmod.Scalar).
+REMAINDER = _declare("remainder", _ARITH, _remainder_backward, E.save_for({0: [1], 1: [1]}),
+                     doc="Python's %: the sign of the divisor")
+FMOD = _declare("fmod", _ARITH, _fmod_backward, E.save_for({0: [1], 1: [1]}), doc="C's fmod: the sign of the dividend")
 POW = _declare("pow", _ARITH, _pow_backward, _pow_save, "input ** exponent")
 MAXIMUM = _declare("maximum", _ARITH, _maxmin_backward(True), doc="elementwise max; nan propagates")
 MINIMUM = _declare("minimum", _ARITH, _maxmin_backward(False), doc="elementwise min; nan propagates")
@@ -438,8 +446,7 @@ FMAX = _declare("fmax", _ARITH, _fmaxmin_backward(True), doc="elementwise max; n
 FMIN = _declare("fmin", _ARITH, _fmaxmin_backward(False), doc="elementwise min; nan ignored")
 ATAN2 = _declare("atan2", _FLOAT, _atan2_backward, doc="atan(input / other) in the right quadrant")
 HYPOT = _declare("hypot", _FLOAT, _hypot_backward, E.save_inputs_and_output, doc="sqrt(input**2 + other**2)")
-COPYSIGN = _declare("copysign", _FLOAT, _copysign_backward, E.save_inputs_and_output,
-                    doc="|input| with the sign of other")
+COPYSIGN = _declare("copysign", _FLOAT, _copysign_backward, _copysign_save, doc="|input| with the sign of other")
 LOGADDEXP = _declare("logaddexp", _FLOAT, _logaddexp_backward(False), doc="log(exp(input) + exp(other))")
 LOGADDEXP2 = _declare("logaddexp2", _FLOAT, _logaddexp_backward(True), doc="log2(2**input + 2**other)")
 XLOGY = _declare("xlogy", _FLOAT, _xlogy_backward, doc="input * log(other), 0 where input is 0")
@@ -959,7 +966,9 @@ def _lerp_backward(ctx, g):
 
 
 LERP = defop("lerp", twin=kt.ternary_twin, kernel=kt.ternary, meta=_lerp_meta, backward=_lerp_backward,
-             save=E.save_inputs, tags=E.TAGS, doc="start + weight * (end - start)")
+             save=E.save_for({0: [2], 1: [2], 2: [0, 1]}), tags=E.TAGS, doc="start + weight * (end - start)")
+# (what PyTorch saves: nothing for a number weight; for a tensor weight, start and end for the
+# weight's gradient and the weight for the others')
 
 
 @tensor_method
@@ -972,7 +981,7 @@ def lerp(input, end, weight, *, out=None):
 @tensor_method
 def lerp_(self, end, weight):
     w = E.as_operand("lerp_", weight, "weight")
-    if _grad_on() and (end._requires_grad or (isinstance(w, Tensor) and w._requires_grad)):
+    if _grad_on() and isinstance(w, Tensor) and w._requires_grad:  # the weight's gradient needs the old self
         return self.copy_(dispatch(LERP, self.clone(), end, w))
     return dispatch(LERP, self, end, w, inplace=True)
 
@@ -1021,10 +1030,14 @@ def _addcdiv_backward(ctx, g):
     return gx, g1, g2
 
 
+# input's gradient is g: only tensor1 and tensor2 are saved, for each other's gradient (PyTorch's
+# rule), so input may be modified in place, and addcmul_ / addcdiv_ write in place under autograd.
 ADDCMUL = defop("addcmul", twin=kt.ternary_twin, kernel=kt.ternary, meta=_addc_meta("addcmul"),
-                backward=_addcmul_backward, save=E.save_inputs, tags=E.TAGS, doc="input + value * t1 * t2")
+                backward=_addcmul_backward, save=E.save_for({1: [2], 2: [1]}), tags=E.TAGS,
+                doc="input + value * t1 * t2")
 ADDCDIV = defop("addcdiv", twin=kt.ternary_twin, kernel=kt.ternary, meta=_addc_meta("addcdiv"),
-                backward=_addcdiv_backward, save=E.save_inputs, tags=E.TAGS, doc="input + value * t1 / t2")
+                backward=_addcdiv_backward, save=E.save_for({1: [2], 2: [1, 2]}), tags=E.TAGS,
+                doc="input + value * t1 / t2")
 
 
 def _addc(op, name, input, tensor1, tensor2, value, out=None, inplace=False):
@@ -1034,8 +1047,6 @@ def _addc(op, name, input, tensor1, tensor2, value, out=None, inplace=False):
     value = E.as_operand(name, value, "value")
     E.check_out(name, out)
     if inplace:
-        if _grad_on() and (tensor1._requires_grad or tensor2._requires_grad):
-            return input.copy_(dispatch(op, input.clone(), tensor1, tensor2, value=value))
         return dispatch(op, input, tensor1, tensor2, value=value, inplace=True)
     return dispatch(op, input, tensor1, tensor2, value=value, out=out)
 

@@ -644,6 +644,49 @@ def test_activations_save_their_input_out_of_place(device):
     assert_close(x.grad, [1.0, 0.0, 0.0, 1.0])
 
 
+def test_binary_and_ternary_ops_save_only_what_their_gradients_read(device):
+    # As PyTorch: fmod / remainder by a number, copysign's other operand, addcmul / addcdiv's input and
+    # lerp with a number weight are not saved (their gradients do not read them), so they may be
+    # modified in place after the op; here they were saved and backward raised.
+    def leaf(values):
+        return t(values, device, tl.float64).requires_grad_()
+
+    x, b = leaf([0.5, 1.5, 2.5]), leaf([-1.0, 1.0, -2.0])
+    a = x * 1
+    ys = [tl.fmod(a, 0.7), tl.remainder(a, 0.7), tl.lerp(a, b, 0.25)]
+    a.add_(1)
+    sum(y.sum() for y in ys).backward()
+    assert_close(x.grad, [2.75] * 3)
+    assert_close(b.grad, [0.25] * 3)
+    x.grad = b.grad = None
+    a, c = x * 1, b * 1
+    y = tl.copysign(a, c)
+    c.add_(5)
+    y.sum().backward()
+    assert_close(x.grad, [-1.0, 1.0, -1.0])
+    for op, g1, g2 in ((tl.addcmul, lambda t1, t2: 2 * t2, lambda t1, t2: 2 * t1),
+                       (tl.addcdiv, lambda t1, t2: 2 / t2, lambda t1, t2: -2 * t1 / t2**2)):
+        x, t1, t2 = leaf([0.5, 1.5, 2.5]), leaf([1.0, 2.0, 3.0]), leaf([4.0, 5.0, 6.0])
+        a = x * 1
+        y = op(a, t1, t2, value=2)
+        a.add_(1)
+        y.sum().backward()
+        assert_close(x.grad, [1.0] * 3)
+        assert_close(t1.grad, g1(np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0])))
+        assert_close(t2.grad, g2(np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0])))
+    x = leaf([0.5, 1.5, 2.5])
+    a = x * 1
+    a.fmod_(0.7)
+    a.mul_(3)
+    a.sum().backward()
+    assert_close(x.grad, [3.0] * 3)
+    a = leaf([1.0, 2.0, 3.0]) * 1
+    y = tl.fmod(a, b)  # a tensor divisor's gradient reads both operands
+    a.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
 def test_double_backward(device):
     x = t([0.3, -0.7], device, tl.float64).requires_grad_()
     (g,) = tl.autograd.grad(tl.tanh(x).sum(), x, create_graph=True)
