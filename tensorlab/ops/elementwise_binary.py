@@ -753,7 +753,7 @@ def xlogy(input, other, *, out=None):
 
 @tensor_method
 def xlogy_(self, other):
-    return _binary_(XLOGY, "xlogy", self, other)
+    return _binary_(XLOGY, "xlogy", self, other, needs_self="any")  # self's gradient reads self (0 where it is 0)
 
 
 def _comparison(op, name, tensor_other: bool = False):

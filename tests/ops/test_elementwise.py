@@ -1214,6 +1214,19 @@ def test_xlogy_gradient_where_x_is_zero(device):
     np.testing.assert_allclose(y.grad.tolist(), [0.0, float("nan"), -0.0, 2.0 / 3.0], rtol=1e-6)  # x / y
 
 
+def test_xlogy_inplace_gradient_of_self(device):
+    # self's gradient reads self (0 where self is 0): xlogy_ computes from a clone when self requires
+    # grad, as PyTorch saves the original self; it wrote in place and backward raised
+    # 'modified by an inplace operation' unless other required grad.
+    for other in (2.0, t([2.0, 0.5, 4.0], device, tl.float64)):
+        x = t([0.0, 1.5, 2.0], device, tl.float64).requires_grad_()
+        a = x * 1
+        a.xlogy_(other)
+        a.sum().backward()
+        logs = np.log(np.broadcast_to(to_numpy(other) if isinstance(other, tl.Tensor) else other, (3,)))
+        assert_close(x.grad, logs)
+
+
 def test_remembered_binary_plans_follow_what_decides_them(device):
     """Binary meta remembers the usual signatures; what it keys on must still decide each call: the
     default dtype (int / int), alpha's value and type, the number's type, and errors raised every time."""
