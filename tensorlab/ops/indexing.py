@@ -746,6 +746,12 @@ def _scatter_reduce(op, input, dim, index, src, reduce, include_self, inplace):
     if reduce not in _SCATTER_REDUCES:
         raise RuntimeError(f"{op}(): reduce argument must be either sum, prod, mean, amax or amin, got {reduce!r}")
     d, index, src = _scatter_checks(op, input, dim, index, src)
+    if inplace and reduce != "sum" and (input._requires_grad or src._requires_grad):
+        from ..autograd.grad_mode import is_grad_enabled
+
+        if is_grad_enabled():  # the backward reads the old self: from a clone, as PyTorch saves one
+            return input.copy_(dispatch(SCATTER_REDUCE, input.clone(), index, src, dim=d, reduce=reduce,
+                                        include_self=bool(include_self)))
     return dispatch(SCATTER_REDUCE, input, index, src, dim=d, reduce=reduce, include_self=bool(include_self),
                     inplace=inplace)
 

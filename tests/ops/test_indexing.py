@@ -971,6 +971,31 @@ def test_several_ellipses_as_pytorch(device):
     assert y.tolist() == [[1.0] * 3] * 2
 
 
+def test_scatter_reduce_inplace_gradients(device):
+    # prod, mean, amax and amin's backward reads the old self: scatter_reduce_ computes from a clone
+    # under autograd, as PyTorch saves one; it wrote in place and backward raised 'modified by an
+    # inplace operation'. The gradients are the out-of-place ones.
+    index = tl.tensor([[0, 0], [2, 1]], device=device)
+    w = tl.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=tl.float64, device=device)
+    for reduce in ("prod", "mean", "amax", "amin"):
+        grads = []
+        for inplace in (False, True):
+            x = tl.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=tl.float64, device=device, requires_grad=True)
+            src = tl.tensor([[2.0, 0.5], [7.0, 1.0]], dtype=tl.float64, device=device, requires_grad=True)
+            if inplace:
+                y = x * 1
+                y.scatter_reduce_(1, index, src, reduce)
+            else:
+                y = tl.scatter_reduce(x, 1, index, src, reduce)
+            (y * w).sum().backward()
+            grads.append((to_numpy(x.grad), to_numpy(src.grad)))
+        np.testing.assert_allclose(grads[1][0], grads[0][0])
+        np.testing.assert_allclose(grads[1][1], grads[0][1])
+        if reduce == "prod":
+            np.testing.assert_allclose(grads[1][0], [[1.0, 2.0, 3.0], [4.0, 5.0, 42.0]])
+            np.testing.assert_allclose(grads[1][1], [[0.5, 2.0], [36.0, 25.0]])
+
+
 def test_scatter_reduce_takes_max_and_min_forward_only(device):
     x, index, src = (tl.tensor([5.0, -5.0], device=device), tl.tensor([0, 1, 0], device=device),
                      tl.tensor([1.0, 2.0, 3.0], device=device))
