@@ -304,7 +304,9 @@ def _atanh_backward(ctx, g):
 
 
 def _erfinv_backward(ctx, g):
-    y = ctx.saved_tensors[0]
+    # From the input, recomputing erfinv, as PyTorch (which saves self): the result may then be
+    # modified in place
+    y = dispatch(ERFINV, _x(ctx))
     return (g * exp(y * y) * _SQRT_PI_OVER_2,)
 
 
@@ -449,7 +451,7 @@ def _logit_args(x, eps=None):
 
 LOGIT = _declare("logit", _FLOAT, _logit_backward, kernel_args=_logit_args, doc="log(p / (1 - p)), clamped by eps")
 ERF = _declare("erf", _FLOAT, _erf_backward)
-ERFINV = _declare("erfinv", _FLOAT, _erfinv_backward, _save_output, needs_input=False)
+ERFINV = _declare("erfinv", _FLOAT, _erfinv_backward)
 ERFC = _declare("erfc", _FLOAT, _erfc_backward, doc="1 - erf(input), accurate where erf is near 1")
 ASINH = _declare("asinh", _FLOAT, _asinh_backward)
 ACOSH = _declare("acosh", _FLOAT, _acosh_backward)

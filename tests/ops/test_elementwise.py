@@ -687,6 +687,27 @@ def test_binary_and_ternary_ops_save_only_what_their_gradients_read(device):
         y.sum().backward()
 
 
+def test_erfinv_saves_its_input(device):
+    # As PyTorch (erfinv's derivative is written with self): the result may be modified in place
+    # (here it was saved and backward raised), the input may not.
+    x = t([-0.5, 0.0, 0.75], device, tl.float64).requires_grad_()
+    y = tl.erfinv(x)
+    expected = np.sqrt(np.pi) / 2 * np.exp(to_numpy(y.detach()) ** 2)
+    y.add_(1)
+    y.sum().backward()
+    assert_close(x.grad, expected)
+    a = x * 1
+    y = a.erfinv()
+    a.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    x.grad = None
+    a = x * 1
+    a.erfinv_()  # from a clone of a
+    a.sum().backward()
+    assert_close(x.grad, expected)
+
+
 def test_double_backward(device):
     x = t([0.3, -0.7], device, tl.float64).requires_grad_()
     (g,) = tl.autograd.grad(tl.tanh(x).sum(), x, create_graph=True)
