@@ -171,6 +171,42 @@ def test_integer_matmul_cuda_raises(dtype, name):
         tl.bmm(a.unsqueeze(0), a.t().unsqueeze(0))
 
 
+# (equation, shapes, result dtype for int32 operands): a label summed in one operand alone is a
+# sum, which promotes integers to int64 as in PyTorch; the product that follows runs in int64
+# (PyTorch 2.13 fails in bmm there: "expected scalar type Int but found Long").
+EINSUM_INT = [
+    ("ij->i", [(3, 4)], tl.int64),
+    ("ii->", [(3, 3)], tl.int64),
+    ("ij,j->i", [(3, 4), (4,)], tl.int32),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 2)], tl.int32),
+    ("i,i->", [(4,), (4,)], tl.int32),
+    ("ij,jk->i", [(3, 4), (4, 5)], tl.int64),
+    ("ij,j->", [(3, 4), (4,)], tl.int64),
+    ("i,j->i", [(3,), (4,)], tl.int64),
+    ("ij,jk,kl->", [(3, 4), (4, 5), (5, 2)], tl.int64),
+]
+
+
+@pytest.mark.parametrize("eq,shapes,dtype", EINSUM_INT, ids=[e for e, _, _ in EINSUM_INT])
+def test_einsum_integer_sums(eq, shapes, dtype):
+    rng = np.random.default_rng(5)
+    ops = [rng.integers(-50, 50, size=s).astype(np.int32) for s in shapes]
+    r = tl.einsum(eq, *[tl.tensor(o) for o in ops])
+    assert r.dtype is dtype
+    np.testing.assert_array_equal(to_numpy(r), np.einsum(eq, *[o.astype(np.int64) for o in ops]))
+
+
+def test_einsum_integer_sums_on_cuda_and_bool():
+    a = tl.ones((2, 3), dtype=tl.bool)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        tl.einsum("ij,jk->i", a, a.t())
+    if tl.cuda.is_available():
+        a = tl.ones((2, 3), dtype=tl.int32, device="cuda")
+        assert tl.einsum("ij->i", a).tolist() == [3, 3]  # a sum: runs on cuda
+        with pytest.raises(NotImplementedError, match="\"addmm_cuda\" not implemented for 'Long'"):
+            tl.einsum("ij,jk->i", a, a.t())  # a product: cpu only, as PyTorch
+
+
 def test_bool_matmul_raises(device):
     a = tl.ones((2, 2), dtype=tl.bool, device=device)
     with pytest.raises(NotImplementedError, match=r"not implemented for 'Bool'"):
