@@ -204,11 +204,16 @@ _FIXED = {
 }
 
 
-def _spec(op: str, p: float, compute: np.dtype):
-    """(PRE, COMBINE, POST, accumulation dtype) of ``op`` on elements of dtype ``compute``."""
+def _spec(op: str, p: float, compute: np.dtype, n_cols: int = 2):
+    """(PRE, COMBINE, POST, accumulation dtype) of ``op`` on elements of dtype ``compute``, over
+    rows of ``n_cols`` elements."""
     if op == "norm":
         if p == 0:
             pre, comb, post = PRE_NONZERO, COMBINE_SUM, POST_NONE
+        elif n_cols == 1:
+            # The norm of one element is |x|, as PyTorch returns it: (x ** p) ** (1/p) overflows
+            # (a float32 |x| > 1.8e19 for p = 2 gave inf) or underflows (|x| < 1e-23 gave 0).
+            pre, comb, post = PRE_ABS, COMBINE_SUM, POST_NONE
         elif p == 1:
             pre, comb, post = PRE_ABS, COMBINE_SUM, POST_NONE
         elif p == 2:
@@ -307,8 +312,8 @@ def _reduce_plan(out_shape, out_strides, in_shape, in_strides, in_dtype, op, dim
     """``(partial's (shape, dtype) or None, launches)``, each launch ``(writes the partials?, reads
     the partials?, grid, ints, constexprs)``; None when a group needs more than six dims."""
     dims = tuple(sorted(set(dims)))
-    pre, combine, post, acc = _spec(op, p, compute if compute is not None else in_dtype)
     n_cols = math.prod(in_shape[d] for d in dims)
+    pre, combine, post, acc = _spec(op, p, compute if compute is not None else in_dtype, n_cols)
     keepdim = len(out_shape) == len(in_shape)
     lay = row_layout(in_shape, dims, [in_strides, out_dims_strides(out_strides, len(in_shape), dims, keepdim)],
                      [in_strides], sort_reduced=True)
@@ -374,6 +379,8 @@ def reduce_twin(out, inp, *, op: str, dims, compute=None, p: float = 2.0, segmen
             else:  # norm
                 if p == 0:
                     r = (a != 0).sum(dtype=acc, **kw)
+                elif n == 1:  # one element: |x| (see _spec)
+                    r = np.abs(a).sum(**kw)
                 elif p == math.inf:
                     r = np.abs(a).max(**kw)
                 elif p == -math.inf:

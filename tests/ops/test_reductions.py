@@ -330,6 +330,26 @@ def test_norm_orders(device):
     np.testing.assert_allclose(to_numpy(x.norm(-1, 1)), [0.0, 1 / (1 + 0.5 + 0.5)], rtol=1e-12)  # 0 ** -1 = inf
 
 
+@pytest.mark.parametrize("dtype", [tl.float32, tl.float16, tl.bfloat16])
+def test_norm_of_one_element_is_its_magnitude(device, dtype):
+    # PyTorch returns |x| for a norm over one element; (x ** p) ** (1/p) in float32 gave inf for
+    # |x| = 3e38 (p = 2: x * x overflows) and 0 for 1e-30 (p = 2, 3: the power underflows)
+    big = 3e38 if dtype is not tl.float16 else 6e4
+    a = np.array([[-big, 1e-30 if dtype is not tl.float16 else 1e-7, 2.0]], dtype=np.float32)
+    x = tl.tensor(a, device=device).to(dtype)
+    want = np.abs(to_numpy(x.float()))[0]
+    for p in (2, "fro", 3, 0.5, -2, 1, float("inf")):
+        np.testing.assert_array_equal(to_numpy(x.norm(p, 0).float()), want)  # over a dim of size 1
+    np.testing.assert_array_equal(to_numpy(x[0, :1].norm().float()), want[:1])  # the one element of a tensor
+    np.testing.assert_array_equal(to_numpy(x.reshape(1, 1, 3).norm(dim=(0, 1), keepdim=True).float()),
+                                  want.reshape(1, 1, 3))
+    np.testing.assert_array_equal(to_numpy(x.norm(0, 0).float()), [1.0, 1.0, 1.0])
+    assert x[0, 0].norm().float().item() == want[0]  # a 0-d tensor
+    if dtype is not tl.float16:  # (float16 squares fit the float32 accumulator)
+        assert x.norm(dim=1).float().item() == float("inf")  # several elements: squares overflow, as PyTorch
+    assert x[:, 1:].norm(dim=1).float().item() == pytest.approx(2.0)
+
+
 def test_norm_gradient_at_zero_for_p_between_1_and_2(device):
     # x |x|^(p-2) was 0 * inf = nan at a zero entry; PyTorch's sign(x) |x|^(p-1) gives 0 there
     a = np.array([[0.0, 0.5, -1.0], [2.0, 0.0, 1.0]])
