@@ -19,6 +19,8 @@ from __future__ import annotations
 import builtins
 import math
 
+import numpy as np
+
 from tensorlab_kernels.elementwise import unary as ku
 
 from .. import _dtype as D
@@ -272,7 +274,8 @@ def _logit_backward(ctx, g):
     grad = g / where(d == 0, d.abs(), d)
     eps = ctx.params.get("eps")
     if eps is not None and eps >= 0:
-        grad = where((x < eps) | (x > 1 - eps), 0.0, grad)
+        lo, hi = _logit_bounds(x.dtype, eps)
+        grad = where((x < lo) | (x > hi), 0.0, grad)
     else:  # PyTorch: NaN outside [0, 1], where the formula would give a finite slope of a NaN result
         grad = where((x < 0) | (x > 1), float("nan"), grad)
     return (grad,)
@@ -443,10 +446,24 @@ TANH = _declare("tanh", _FLOAT, _tanh_backward, _save_output, needs_input=False)
 SIGMOID = _declare("sigmoid", _FLOAT, _sigmoid_backward, _save_output, needs_input=False, doc="1 / (1 + e ** -input)")
 
 
+def _logit_bounds(dtype, eps) -> tuple[float, float]:
+    """PyTorch's clamp bounds ``lo = eps`` and ``hi = 1 - lo``, each rounded to ``dtype`` (the
+    subtraction in float32 for float16/bfloat16): a float16 ``1 - 1e-6`` is 1, so logit(1, 1e-6)
+    is inf there, and a bfloat16 ``1 - 0.01`` is 0.98828125, not 0.99."""
+    eps = float(eps)
+    if dtype is D.float64:
+        return eps, 1.0 - eps
+    lo = np.float32(eps)
+    if dtype is D.float16 or dtype is D.bfloat16:
+        lo = np.float32(lo.astype(dtype.np))
+        return float(lo), float(np.float32(np.float32(1) - lo).astype(dtype.np))
+    return float(lo), float(np.float32(1) - lo)
+
+
 def _logit_args(x, eps=None):
     if eps is None:
         return "logit", ()
-    return "logit_eps", (float(eps), 1.0 - float(eps))
+    return "logit_eps", _logit_bounds(_result("logit", _FLOAT, x.dtype)[0], eps)
 
 
 LOGIT = _declare("logit", _FLOAT, _logit_backward, kernel_args=_logit_args, doc="log(p / (1 - p)), clamped by eps")

@@ -176,8 +176,8 @@ def _unary_op(x, p0, p1, p2, OP: tl.constexpr, IS_FLOAT: tl.constexpr, IS_BOOL: 
     elif OP == LOGIT:
         y = ld.log(fdiv(x, 1.0 - x))
     elif OP == LOGIT_EPS:  # p0 = eps, p1 = 1 - eps (clamp first; nan stays nan)
-        z = tl.where(x < p0, p0, x)
-        z = tl.where(z > p1, p1, z)
+        # x < lo ? lo : (x > hi ? hi : x), as PyTorch: for eps > 0.5 (lo > hi) x below lo is lo
+        z = tl.where(x < p0, p0, tl.where(x > p1, p1, x))
         y = ld.log(fdiv(z, 1.0 - z))
     elif OP == RELU:
         y = tl.where(x < 0, 0, x)  # nan stays nan
@@ -405,7 +405,7 @@ def _np_unary(op: str, x, p, is_float: bool, is_bool: bool):
     if op == "logit":
         return np.log(x / (c(1) - x))
     if op == "logit_eps":
-        z = _clamp(x, p[0], p[1])
+        z = np.where(x < p[0], p[0], np.where(x > p[1], p[1], x)).astype(x.dtype)  # (the kernel's order)
         return np.log(z / (c(1) - z))
     if op == "relu":
         return np.where(x < 0, c(0), x)

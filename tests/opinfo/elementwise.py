@@ -141,6 +141,18 @@ def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
+def _logit_eps_ref(x, eps, _rdt=None):
+    """PyTorch clamps to eps and 1 - eps rounded to the result dtype (float32 arithmetic for float16
+    and bfloat16)."""
+    rdt = getattr(tl, _rdt) if _rdt else tl.float64
+    lo, hi = eps, 1 - eps
+    if rdt is not tl.float64:
+        lo = np.float32(eps).astype(rdt.np)
+        hi = (np.float32(1) - np.float32(lo)).astype(rdt.np)
+    z = np.clip(x, float(lo), float(hi))
+    return np.log(z / (1 - z))
+
+
 def _softplus(x, beta=1.0, threshold=20.0):
     return np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta)
 
@@ -203,8 +215,8 @@ OPS = [
     unary_info("tanh", tl.tanh, np.tanh, cuda_dtypes=CUDA_ALL),
     unary_info("sigmoid", tl.sigmoid, _sigmoid, cuda_dtypes=CUDA_ALL),
     unary_info("logit", tl.logit, lambda x: np.log(x / (1 - x)), domain=(0.05, 0.95), int_domain=(0, 1)),
-    unary_info("logit_eps", tl.logit, lambda x, eps: (lambda z: np.log(z / (1 - z)))(np.clip(x, eps, 1 - eps)),
-               domain=(0.05, 0.95), int_domain=(0, 1), kwargs={"eps": 0.2}),
+    unary_info("logit_eps", tl.logit, _logit_eps_ref, domain=(0.05, 0.95), int_domain=(0, 1), kwargs={"eps": 0.2},
+               pass_rdt=True),
     unary_info("erf", tl.erf, _erf),
     unary_info("erfc", tl.erfc, _erfc, extra=([4.0, 9.0, -5.0, 26.0, 1e-7],)),  # erfc(9) ~ 4e-37: no cancellation
     unary_info("asinh", tl.asinh, np.arcsinh, extra=([1e-7, -6e4, 6e4],)),

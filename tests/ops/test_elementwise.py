@@ -752,6 +752,29 @@ def test_relu_backward_is_one_kernel_with_pytorchs_mask(device):
     assert gv.tolist() == [0.0, 1.0, 1.0, 0.0]
 
 
+def test_logit_eps_bounds_as_pytorch(device):
+    """torch 2.13's values: the clamp bounds eps and 1 - eps are rounded to the input's dtype (a
+    float16 1 - 1e-6 is 1: logit is inf there; a bfloat16 1 - 0.01 is 0.98828125), and the clamp is
+    x < lo ? lo : (x > hi ? hi : x), so for eps > 0.5 an x below eps gives logit(eps)."""
+    inf = math.inf
+    cases = [
+        (tl.float16, 1e-6, [0.9999, 1.0, 0.5, 1e-8, 0.0], [inf, inf, 0.0, -13.8046875, -13.8046875],
+         [inf, inf, 4.0, 0.0, 0.0]),
+        (tl.bfloat16, 0.01, [0.999, 0.995, 0.005, 0.5], [4.4375, 4.4375, -4.59375, 0.0], [0.0, 0.0, 0.0, 4.0]),
+        (tl.float16, 0.01, [0.995, 0.99, 0.005], [4.6171875, 4.6171875, -4.59375], [0.0, 103.375, 0.0]),
+        (tl.float32, 0.7, [0.3, 0.9, 0.7], [0.8472978472709656, -0.8472977876663208, -0.8472977876663208],
+         [0.0, 0.0, 0.0]),
+        (tl.float64, 0.7, [0.3, 0.9], [0.8472978603872034, -0.8472978603872034], [0.0, 0.0]),
+    ]
+    for dtype, eps, xs, want, want_grad in cases:
+        x = t(xs, device, dtype).requires_grad_()
+        y = tl.logit(x, eps)
+        y.sum().backward()
+        np.testing.assert_allclose(y.float().tolist(), want, rtol=1e-6)
+        assert x.grad.float().tolist() == want_grad
+        assert tl.logit(t(xs, device, dtype), eps=eps).float().tolist() == y.float().tolist()
+
+
 def test_gradients_at_special_points_match_pytorch(device):
     """values from torch 2.13 (float64): the branch a NaN, a -0.0 or a boundary takes in each backward."""
     nan, inf = math.nan, math.inf
