@@ -869,19 +869,55 @@ def _logcumsumexp_meta(x: Tensor, *, dim: int, reverse: bool = False) -> Plan:
 
 
 def _logcumsumexp_backward(ctx, g):
-    """d y_j / d x_i = exp(x_i - y_j) for i <= j (in scan order), so the gradient of x_i is
-    ``sum_{j >= i} g_j exp(x_i - y_j)``: PyTorch's rule (after TensorFlow's) sums it in log space, the
-    positive and the negative g apart, with a logcumsumexp scanning the other way, so nothing overflows."""
     x, y = ctx.saved_tensors
-    dim, rev = ctx.params["dim"], ctx.params.get("reverse", False)
+    return (dispatch(LOGCUMSUMEXP_BACKWARD, g, x, y, dim=ctx.params["dim"], reverse=ctx.params.get("reverse", False)),)
+
+
+def _signed_log_scan(v: Tensor, x: Tensor, y: Tensor, dim: int, reverse: bool, to_x: bool) -> Tensor:
+    """``sum_j v_j exp(x_i - y_j)`` over j at or after i in scan order (``to_x``: the gradient of x
+    for an upstream gradient v), or ``sum_i v_i exp(x_i - y_j)`` over i up to j (its transpose: the
+    change of y for a change v of x). PyTorch's rule (after TensorFlow's): a logcumsumexp in log space,
+    the positive and the negative v apart, so nothing overflows."""
     tl = _tl()
-    log_g = g.abs().log()
-    lowest = float(D.float_info(g.dtype).min)  # (PyTorch's choice: not -inf, which would give -inf - -inf)
+    log_v = v.abs().log()
+    lowest = float(D.float_info(v.dtype).min)  # (PyTorch's choice: not -inf, which would give -inf - -inf)
     parts = []
-    for sign in (g > 0, g < 0):
-        lse = dispatch(LOGCUMSUMEXP, tl.where(sign, log_g, lowest) - y, dim=dim, reverse=not rev)
-        parts.append((lse + x).exp())
-    return (parts[0] - parts[1],)
+    for sign in (v > 0, v < 0):
+        if to_x:
+            parts.append((dispatch(LOGCUMSUMEXP, tl.where(sign, log_v, lowest) - y, dim=dim, reverse=not reverse)
+                          + x).exp())
+        else:
+            parts.append((dispatch(LOGCUMSUMEXP, tl.where(sign, log_v, lowest) + x, dim=dim, reverse=reverse)
+                          - y).exp())
+    return parts[0] - parts[1]
+
+
+def _logcumsumexp_backward_impl(g: Tensor, x: Tensor, y: Tensor, *, dim: int, reverse: bool) -> Tensor:
+    """d y_j / d x_i = exp(x_i - y_j) for i <= j (in scan order): the gradient of x_i is
+    ``sum_{j >= i} g_j exp(x_i - y_j)``. Not differentiated through: log|g| has no derivative at
+    g = 0 (where(g > 0, log g, lowest) picks a constant there), so a double backward through it lost
+    the g = 0 terms; the op's own rule (below) differentiates the linear map instead."""
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        return _signed_log_scan(g, x, y, dim, reverse, to_x=True)
+
+
+def _logcumsumexp_backward_backward(ctx, u):
+    """The gradient of b = logcumsumexp's backward(g, x, y), ``b_i = sum_{j >= i} g_j exp(x_i - y_j)``,
+    for an upstream u: linear in g (its transpose: ``sum_{i <= j} u_i exp(x_i - y_j)``), ``b_i`` itself
+    for x_i, and ``-g_j`` times the transpose for y_j (y carries its own dependence on x). (Written
+    with ops, so a third derivative goes through log|u| and loses the u = 0 terms again.)"""
+    g, x, y, b = ctx.saved_tensors
+    p = ctx.params
+    t = _signed_log_scan(u, x, y, p["dim"], p["reverse"], to_x=False)
+    return t, u * b, -g * t
+
+
+LOGCUMSUMEXP_BACKWARD = defop(
+    "logcumsumexp_backward", custom=_logcumsumexp_backward_impl, backward=_logcumsumexp_backward_backward,
+    save=lambda ctx, inputs, outputs, params: ctx.save_for_backward(*inputs, outputs[0]), tags={"reduction"},
+    doc="The gradient of logcumsumexp's input, with its own (exact at g = 0) derivative.")
 
 
 def _cummax_meta(x: Tensor, *, dim: int) -> Plan:

@@ -1010,6 +1010,29 @@ def test_logcumsumexp_as_pytorch(device):
             tl.logcumsumexp(bad, 0)
 
 
+def test_logcumsumexp_double_backward_with_zero_upstream_gradients(device):
+    # The backward sums g in log space (log|g|, positive and negative g apart): where(g > 0, log g,
+    # lowest) picks a constant at g = 0, so differentiating it dropped the g = 0 terms of the
+    # gradient's derivative (with respect to g and to x): gradgradcheck failed against finite
+    # differences (PyTorch 2.13's rule has the same defect). The backward is now an op with its own
+    # derivative; a large input still does not overflow.
+    rng = np.random.default_rng(2)
+    x = tl.tensor(rng.standard_normal((2, 3)), dtype=tl.float64, device=device, requires_grad=True)
+    gs = [[[0.0, 1.0, 0.0], [-2.0, 0.0, 3.0]], np.zeros((2, 3)), rng.standard_normal((2, 3))]
+    for g in gs[:1] if device == "cuda" else gs:  # (the interpreter: one case)
+        g = tl.tensor(g, dtype=tl.float64, device=device, requires_grad=True)
+        for dim in (1,) if device == "cuda" else (1, 0):
+            assert tl.autograd.gradgradcheck(lambda t, d=dim: tl.logcumsumexp(t, d), (x,), (g,))
+    big = tl.tensor([1000.0, 999.0, 1001.0], dtype=tl.float64, device=device, requires_grad=True)
+    g = tl.tensor([0.0, 1.0, -1.0], dtype=tl.float64, device=device, requires_grad=True)
+    if device == "cpu":
+        assert tl.autograd.gradgradcheck(lambda t: tl.logcumsumexp(t, 0), (big,), (g,))
+    (gx,) = tl.autograd.grad(tl.logcumsumexp(big, 0), big, grad_outputs=g, create_graph=True)
+    # d gx_i / d g_j = exp(x_i - y_j) for j >= i: the sum over i of column j is 1
+    (gg,) = tl.autograd.grad(gx.sum(), g)
+    np.testing.assert_allclose(gg.tolist(), [1.0, 1.0, 1.0], rtol=1e-12)
+
+
 @pytest.mark.parametrize("transpose", [False, True])
 def test_var_of_segmented_rows_on_a_large_offset(device, monkeypatch, transpose):
     # Split rows (few rows on a GPU: segments, then a merge) keep the precision of the shifted
