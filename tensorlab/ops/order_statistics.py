@@ -7,9 +7,14 @@ Semantics are torch 2.13's, checked against it:
 - ``quantile``: the rank ``q * (n - 1)`` read with one of five interpolations; a row with a NaN
   gives NaN. ``nanquantile`` uses the ``n`` non-NaN values instead (NaN when there are none).
   The q dim comes first in the result, as PyTorch's.
-- ``nanmedian``: the lower median of the non-NaN values, with its index.
+- ``nanmedian``: the lower median of the non-NaN values, with its index. A row of NaN only gives
+  NaN at index 0 (PyTorch's index there is where std::nth_element's partition of equivalent
+  elements happens to leave one: 0, 0, 0, 2, 2, 3, 5, ... for rows of 1, 2, 3, 4, ... NaNs).
 - ``mode``: the most frequent value (the smallest among equally frequent ones) and the index of
-  its last occurrence.
+  its last occurrence. NaN != NaN, so each NaN counts once, and NaN sorts last: NaN is the mode of
+  an all-NaN row only (at its first NaN). PyTorch's CPU mode with NaNs depends on where they are
+  (its sort compares with ``<``, which is no order with NaN: mode([nan, nan, 1]) is NaN and
+  mode([1, nan, 1, nan, 1, 2, 2]) is 2), so it is not followed there.
 """
 
 from __future__ import annotations

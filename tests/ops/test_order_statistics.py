@@ -83,6 +83,20 @@ def test_mode(device):
     assert to_numpy(z.grad).tolist() == [[0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0]]
 
 
+def test_mode_and_nanmedian_with_nan(device):
+    # NaN != NaN: each NaN counts once and sorts last (PyTorch's CPU result with NaNs depends on
+    # their positions, its sort's '<' being no order with NaN: it gives NaN and 2 for the first two)
+    nan = float("nan")
+    for values, want in [([nan, nan, 1.0], (1.0, 2)), ([1.0, nan, 1.0, nan, 1.0, 2.0, 2.0], (1.0, 4)),
+                         ([nan, 3.0, 3.0, nan], (3.0, 2)), ([2.0, nan, 3.0], (2.0, 0))]:
+        v, i = tl.mode(_t(values, device))
+        assert (v.item(), i.item()) == want
+    v, i = tl.mode(_t([[nan, nan, nan], [nan, 1.0, nan]], device), 1)
+    assert np.isnan(to_numpy(v)[0]) and to_numpy(v)[1] == 1.0 and to_numpy(i).tolist() == [0, 1]
+    v, i = tl.nanmedian(_t([[nan] * 5, [nan, 2.0, nan, 1.0, 3.0]], device), 1)  # PyTorch's index: 2, 1
+    assert np.isnan(to_numpy(v)[0]) and to_numpy(v)[1] == 2.0 and to_numpy(i).tolist() == [0, 1]
+
+
 @pytest.mark.parametrize("op", [tl.mode, tl.nanmedian])
 def test_mode_nanmedian_of_a_0d_tensor_check_dim(device, op):
     # a 0-d tensor has dims -1 and 0 only: mode/nanmedian accepted any dim (mode(tensor(3.), 5)
