@@ -298,3 +298,31 @@ def test_forward_hook_always_call_and_pre_hook_result_check():
     lin.register_forward_pre_hook(lambda mod, a, k: a, with_kwargs=True)
     with pytest.raises(RuntimeError, match="must return None or a tuple of \\(new_args, new_kwargs\\)"):
         lin(tl.ones(1, 1))
+
+
+def test_sequential_and_module_list_pop_add_and_repeat():
+    # PyTorch's list-like API: pop, + / += and * (repetition shares the module objects)
+    relu, tanh, sig = nn.ReLU(), nn.Tanh(), nn.Sigmoid()
+    s = nn.Sequential(relu, tanh, sig)
+    assert s.pop(1) is tanh and list(s._modules) == ["0", "1"] and s[1] is sig  # renumbered
+    twice = s * 2
+    assert list(twice) == [relu, sig, relu, sig] and list(2 * s) == list(twice) and len(s) == 2
+    s += nn.Sequential(tanh)
+    assert list(s) == [relu, sig, tanh]
+    s *= 2
+    assert list(s._modules) == [str(i) for i in range(6)] and s[5] is tanh
+    x = tl.tensor([-1.0, 2.0])
+    assert s(x).tolist() == nn.Sequential(relu, sig, tanh, relu, sig, tanh)(x).tolist()
+    with pytest.raises(ValueError, match="Non-positive multiplication factor 0"):
+        s * 0
+    with pytest.raises(TypeError):
+        s * 1.5
+    with pytest.raises(ValueError, match="supports only objects of Sequential"):
+        s + [relu]
+    with pytest.raises(IndexError):
+        s.pop(10)
+    m = nn.ModuleList([relu, tanh])
+    joined = m + [sig]
+    assert isinstance(joined, nn.ModuleList) and list(joined) == [relu, tanh, sig] and len(m) == 2
+    assert m.pop(0) is relu and list(m._modules) == ["0"] and m[0] is tanh
+    assert list(m.pop(slice(0, 1))) == [tanh] and len(m) == 0

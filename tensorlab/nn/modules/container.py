@@ -83,8 +83,41 @@ class Sequential(Module):
             self.append(m)
         return self
 
+    def pop(self, key: int | slice) -> Module:
+        """Remove and return the module at ``key`` (the later ones are renumbered)."""
+        v = self[key]
+        del self[key]
+        return v
+
     def __add__(self, other: Sequential) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
         return Sequential(*self, *other)
+
+    def __iadd__(self, other: Sequential) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        return self.extend(list(other))
+
+    def __mul__(self, other: int) -> Sequential:
+        """The modules repeated ``other`` times (the same module objects, as PyTorch's: shared weights)."""
+        return Sequential(*_repeat(self, other))
+
+    def __rmul__(self, other: int) -> Sequential:
+        return self * other
+
+    def __imul__(self, other: int) -> Sequential:
+        modules = _repeat(self, other)
+        self._modules.clear()
+        return self.extend(modules)
+
+
+def _repeat(seq: Sequential, times) -> list:
+    if not isinstance(times, int) or isinstance(times, bool):
+        raise TypeError(f"unsupported operand type(s) for *: {type(seq)} and {type(times)}")
+    if times <= 0:
+        raise ValueError(f"Non-positive multiplication factor {times} for {type(seq)}")
+    return list(seq) * times
 
 
 class ModuleList(Module):
@@ -132,6 +165,15 @@ class ModuleList(Module):
 
     def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
         return self.extend(modules)
+
+    def __add__(self, other: Iterable[Module]) -> ModuleList:
+        return ModuleList([*self, *other])
+
+    def pop(self, key: int | slice) -> Module:
+        """Remove and return the module at ``key`` (the later ones are renumbered)."""
+        v = self[key]
+        del self[key]
+        return v
 
     def append(self, module: Module) -> ModuleList:
         self.add_module(str(len(self)), module)
