@@ -326,3 +326,25 @@ def test_sequential_and_module_list_pop_add_and_repeat():
     assert isinstance(joined, nn.ModuleList) and list(joined) == [relu, tanh, sig] and len(m) == 2
     assert m.pop(0) is relu and list(m._modules) == ["0"] and m[0] is tanh
     assert list(m.pop(slice(0, 1))) == [tanh] and len(m) == 0
+
+
+def test_parameter_dict_has_dict_api():
+    a, b = nn.Parameter(tl.ones(2)), nn.Parameter(tl.zeros(1))
+    d = nn.ParameterDict({"a": a, "b": b})
+    assert d.get("a") is a and d.get("z") is None and d.get("z", 3) == 3
+    assert d.setdefault("a") is a and isinstance(d.setdefault("c", tl.ones(3)), nn.Parameter)
+    k, v = d.popitem()
+    assert k == "c" and v.shape == (3,) and list(d.keys()) == ["a", "b"]
+    e = d.copy()
+    assert e["a"] is a and list(e.keys()) == ["a", "b"]
+    f = d.fromkeys(["x", "y"], tl.ones(1))
+    assert list(f.keys()) == ["x", "y"] and f["x"] is not f["y"]  # each wrapped in its own Parameter
+    g = d | f
+    assert list(g.keys()) == ["a", "b", "x", "y"] and g["x"] is f["x"] and list(d.keys()) == ["a", "b"]
+    d |= f
+    assert [n for n, _ in d.named_parameters()] == ["a", "b", "x", "y"]
+    nn.ParameterDict().update(d)  # a ParameterDict is a mapping for update()
+    d.clear()
+    assert len(d) == 0 and list(d.parameters()) == []
+    with pytest.raises(KeyError):
+        d.popitem()

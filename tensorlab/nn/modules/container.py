@@ -357,9 +357,51 @@ class ParameterDict(Module):
         return v
 
     def update(self, parameters) -> None:
-        items = parameters.items() if isinstance(parameters, Mapping) else parameters
+        items = parameters.items() if isinstance(parameters, Mapping | ParameterDict) else parameters
         for k, v in items:
             self[k] = v
+
+    # the rest of dict's API, as torch.nn.ParameterDict
+    def get(self, key: str, default=None):
+        return self[key] if key in self else default
+
+    def setdefault(self, key: str, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def popitem(self):
+        """Remove and return the last (key, parameter) pair."""
+        if not self._keys:
+            raise KeyError("popitem(): ParameterDict is empty")
+        k = next(reversed(self._keys))
+        return k, self.pop(k)
+
+    def clear(self) -> None:
+        for k in list(self._keys):
+            del self[k]
+
+    def copy(self) -> ParameterDict:
+        """A new ParameterDict holding the same parameters (not copies of them)."""
+        return ParameterDict(self.items())
+
+    @staticmethod
+    def fromkeys(keys: Iterable[str], default=None) -> ParameterDict:
+        return ParameterDict((k, default) for k in keys)
+
+    def __or__(self, other: ParameterDict) -> ParameterDict:
+        merged = self.copy()
+        merged.update(other)
+        return merged
+
+    def __ror__(self, other: ParameterDict) -> ParameterDict:
+        merged = other.copy()
+        merged.update(self)
+        return merged
+
+    def __ior__(self, other: ParameterDict) -> ParameterDict:
+        self.update(other)
+        return self
 
     def extra_repr(self) -> str:
         # its entries, as ParameterList's (the repr listed nothing)
