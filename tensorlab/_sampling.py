@@ -86,6 +86,12 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
 
     if not isinstance(input, Tensor):
         raise TypeError(f"multinomial(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if out is not None:  # int64 (PyTorch's message), resized to the result: checked before sampling
+        from .ops.elementwise_common import exact_out
+
+        if isinstance(out, Tensor) and out.dtype is not D.int64:
+            raise RuntimeError(f"multinomial expects Long tensor out, got: {D.torch_name(out.dtype)}")
+        out = exact_out("multinomial", out, input, dtype=D.int64)
     if input.ndim not in (1, 2):
         raise RuntimeError("multinomial(): prob_dist must be 1 or 2 dim")
     if not input.dtype.is_floating_point:
@@ -117,7 +123,11 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         e = empty(probs.shape, dtype=probs.dtype, device=probs.device).exponential_(generator=g)
         result = (probs / e).topk(num_samples, -1).indices
     result = result if input.ndim == 2 else result[0]
-    return result if out is None else out.copy_(result)
+    if out is None:
+        return result
+    from .ops.elementwise_common import write_out
+
+    return write_out(result, out)
 
 
 tensor_method(multinomial, name="multinomial")

@@ -120,7 +120,9 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
     _composite.need_tensor(op, other, "other", 2)
     if input.ndim != other.ndim:
         raise RuntimeError(f"{op}: inputs must have the same number of dimensions.")
-    return E.composite_out(op, _composite._cross(op, input, other, dim), out)
+    out = E.exact_out(op, out, input, input, other)  # of input's dtype, as PyTorch's linalg_cross.out
+    result = _composite._cross(op, input, other, dim)
+    return result if out is None else E.write_out(result, out)
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:

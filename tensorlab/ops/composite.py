@@ -156,7 +156,7 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, out=None) -> Amin
 
 @tensor_method
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
-         append: Tensor | None = None) -> Tensor:
+         append: Tensor | None = None, *, out=None) -> Tensor:
     """The ``n``-th forward difference along ``dim`` (``logical_xor`` for bool), after joining
     ``prepend`` and ``append`` to ``input`` along ``dim``."""
     need_tensor("diff", input, "input", 1)
@@ -185,11 +185,11 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
             break
         hi, lo = x.narrow(d, 1, size - 1), x.narrow(d, 0, size - 1)
         x = B.logical_xor(hi, lo) if x.dtype is D.bool else hi - lo
-    return x
+    return E.composite_out("diff", x, out)  # (PyTorch's diff writes its last sub to out=: castable)
 
 
 @tensor_method
-def kron(input: Tensor, other: Tensor) -> Tensor:
+def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """The Kronecker product: block ``(i, j)`` of the result is ``input[i, j] * other``."""
     need_tensor("kron", input, "input", 1)
     need_tensor("kron", other, "other", 2)
@@ -199,7 +199,8 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     # a as (a0, 1, a1, 1, ...) times b as (1, b0, 1, b1, ...), then merge each pair of dims
     a = input.reshape([s for d in a_shape for s in (d, 1)])
     b = other.reshape([s for d in b_shape for s in (1, d)])
-    return (a * b).reshape([x * y for x, y in zip(a_shape, b_shape)])
+    # (PyTorch's kron writes its product to out=: castable, as mul's)
+    return E.composite_out("kron", (a * b).reshape([x * y for x, y in zip(a_shape, b_shape)]), out)
 
 
 @tensor_method
@@ -236,11 +237,12 @@ def _cross(op: str, input: Tensor, other: Tensor, dim: int) -> Tensor:
 
 
 @tensor_method
-def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> Tensor:
     """The 3-d cross product along ``dim`` (broadcast elsewhere). Without ``dim``: the first dim
-    of size 3, with PyTorch's deprecation warning."""
+    of size 3, with PyTorch's deprecation warning. ``out=``: of ``input``'s dtype."""
     need_tensor("cross", input, "input", 1)
     need_tensor("cross", other, "other", 2)
+    out = E.exact_out("cross", out, input, input, other)
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
                       "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
@@ -252,7 +254,8 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
         dim = next((i for i, s in enumerate(shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("cross(): no dimension of size 3 in input")
-    return _cross("cross", input, other, dim)
+    result = _cross("cross", input, other, dim)
+    return result if out is None else E.write_out(result, out)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -481,9 +484,12 @@ def _renorm_factor(input: Tensor, p, dim: int, maxnorm) -> Tensor:
 
 
 @tensor_method
-def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
-    """Each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to norm ``maxnorm``."""
-    return input * _renorm_factor(input, p, dim, maxnorm)
+def renorm(input: Tensor, p, dim: int, maxnorm, *, out=None) -> Tensor:
+    """Each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to norm ``maxnorm``.
+    ``out=``: of ``input``'s dtype."""
+    out = E.exact_out("renorm", out, input, input)
+    result = input * _renorm_factor(input, p, dim, maxnorm)
+    return result if out is None else E.write_out(result, out)
 
 
 @tensor_method
@@ -517,11 +523,12 @@ def _index_reduce_args(op: str, input: Tensor, dim: int, index: Tensor, source: 
 
 @tensor_method
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
-                 include_self: bool = True) -> Tensor:
+                 include_self: bool = True, out=None) -> Tensor:
     """Reduce the rows of ``source`` into ``input`` along ``dim`` at the positions ``index``
     (``prod``, ``mean``, ``amax`` or ``amin``; ``include_self``: ``input``'s own row takes part)."""
+    out = E.exact_out("index_reduce", out, input, input, source)
     d, spread = _index_reduce_args("index_reduce", input, dim, index, source, reduce, include_self)
-    return input.scatter_reduce(d, spread, source, reduce, include_self=include_self)
+    return I.scatter_reduce(input, d, spread, source, reduce, include_self=include_self, out=out)
 
 
 @tensor_method
@@ -532,9 +539,11 @@ def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
 
 
 @tensor_method
-def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
-    """A contiguous copy of ``input.narrow(dim, start, length)``."""
-    return input.narrow(dim, start, length).contiguous().clone()
+def narrow_copy(input: Tensor, dim: int, start: int, length: int, *, out=None) -> Tensor:
+    """A contiguous copy of ``input.narrow(dim, start, length)`` (``out=``: of ``input``'s dtype)."""
+    out = E.exact_out("narrow_copy", out, input, input)
+    view = input.narrow(dim, start, length)
+    return view.contiguous().clone() if out is None else E.write_out(view, out)
 
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:

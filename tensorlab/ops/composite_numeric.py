@@ -35,14 +35,15 @@ __all__ = ["isin", "histc", "cdist", "dist", "addr", "heaviside", "sinc", "trape
 # ----------------------------------------------------------------------------------------------
 
 
-def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False, out=None) -> Tensor:
     """Whether each of ``elements`` is in ``test_elements`` (either may be a number): a bool tensor
-    of ``elements``' shape. Compared in the promoted dtype; NaN is in nothing."""
+    of ``elements``' shape. Compared in the promoted dtype; NaN is in nothing. ``out=``: bool."""
     from .._factories import tensor
 
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError("isin(): one of elements and test_elements must be a Tensor")
     like = elements if isinstance(elements, Tensor) else test_elements
+    out = E.exact_out("isin", out, like, dtype=D.bool)  # (not differentiable: inputs with grad are fine)
     for t in (elements, test_elements):
         if isinstance(t, Tensor) and t.dtype is D.bool:
             raise RuntimeError("isin(): Unsupported input type encountered for isin(): Bool")
@@ -56,15 +57,21 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
         table = SO.sort(te).values
         pos = SO.searchsorted(table, el.contiguous()).clamp_max(te.numel() - 1)
         found = B.eq(table.take(pos), el)
-    return found.logical_not() if invert else found
+    result = found.logical_not() if invert else found
+    return result if out is None else E.write_out(result, out)
 
 
 @tensor_method
-def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002
+def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:  # noqa: A002
     """Counts of ``input`` in ``bins`` equal bins over ``[min, max]`` (the data's range when both
     are 0), in ``input``'s dtype; values outside the range (and NaN) are not counted, ``max``
-    falls in the last bin."""
+    falls in the last bin. ``out=``: of ``input``'s dtype (an input that requires grad is fine:
+    histc has no gradient)."""
     need_tensor("histc", input, "input", 1)
+    if isinstance(out, Tensor) and out.dtype is not input.dtype:
+        raise RuntimeError(f"torch.histogram: input tensor and hist tensor should have the same dtype, but got input "
+                           f"{D.cpp_name(input.dtype)} and hist {D.cpp_name(out.dtype)}")
+    out = E.exact_out("histc", out, input)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"histc(): \"histogram_cpu\" not implemented for '{D.torch_name(input.dtype)}'")
     if bins <= 0:
@@ -85,7 +92,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002
         outside = (x < lo) | (x > hi) | x.isnan()
         index = B.where(outside, bins, pos.clamp(0, bins - 1)).to(D.int64)  # outside: an extra bin, dropped
         counts = index.bincount(minlength=bins + 1)[:bins]
-    return counts.to(input.dtype)
+    return counts.to(input.dtype) if out is None else E.write_out(counts, out)
 
 
 # ----------------------------------------------------------------------------------------------

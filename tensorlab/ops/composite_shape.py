@@ -153,11 +153,16 @@ def _scatter_into(op: str, input: Tensor, src: Tensor, region) -> Tensor:
 
 @tensor_method
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
-                  step: int = 1) -> Tensor:
-    """``input`` with ``input[..., start:end:step, ...]`` (along ``dim``) replaced by ``src``."""
+                  step: int = 1, *, out=None) -> Tensor:
+    """``input`` with ``input[..., start:end:step, ...]`` (along ``dim``) replaced by ``src``
+    (``out=``: of ``input``'s dtype)."""
+    from .elementwise_common import exact_out, write_out
+
+    out = exact_out("slice_scatter", out, input, input, src)
     d = norm_dim(dim, input.ndim, "slice_scatter")
     index = (slice(None),) * d + (slice(start, end, step),)
-    return _scatter_into("slice_scatter", input, src, lambda t: t[index])
+    result = _scatter_into("slice_scatter", input, src, lambda t: t[index])
+    return result if out is None else write_out(result, out)
 
 
 @tensor_method

@@ -213,6 +213,19 @@ def check_outs(op: str, out, dtypes: tuple, device, *inputs) -> tuple:
     return outs
 
 
+def exact_out(op: str, out, like, *inputs, dtype=None):
+    """``out=`` of an op whose ``out`` must have exactly ``dtype`` (default: ``like``'s; PyTorch's
+    rule for most non-elementwise ops: ``scatter``, ``take``, ``cross``, ...) and be on ``like``'s
+    device, checked with :func:`check_outs` before anything is computed; None when ``out`` is
+    None. ``inputs``: the tensors whose requiring grad refuses ``out=`` (left out for a
+    non-differentiable op, as ``histc``)."""
+    if out is None:
+        return None
+    if not isinstance(like, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(like).__name__}")
+    return check_outs(op, out, (like.dtype if dtype is None else dtype,), like.device, *inputs)[0]
+
+
 def write_out(result: Tensor, out: Tensor) -> Tensor:
     """A composite op's result written into its ``out=`` (resized as PyTorch does, with its warning
     when ``out`` had elements)."""

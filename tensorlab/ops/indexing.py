@@ -37,6 +37,7 @@ from .._dispatch import dispatch
 from .._factories import check_scalar_fits
 from .._registry import Plan, defop
 from .._tensor import Tensor, norm_dim, tensor_method
+from .elementwise_common import exact_out, write_out
 
 
 class IndexOutOfRangeError(IndexError, RuntimeError):
@@ -629,13 +630,17 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
 
 
 @tensor_method
-def take(input: Tensor, index: Tensor) -> Tensor:
+def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
     """``input`` read as a 1-d tensor (row-major) at ``index`` (int64; negative positions wrap)."""
+    if isinstance(out, Tensor) and isinstance(input, Tensor) and out.dtype is not input.dtype:
+        raise RuntimeError(f"take(): self and out expected to have the same dtype, but got self.dtype = "
+                           f"{D.torch_name(input.dtype)} and out.dtype = {D.torch_name(out.dtype)}")
+    out = exact_out("take", out, input, input)
     _need_tensor("take", index, "index")
     _index_dtype("take", index)
     index = _on_device(index, input)
     check_flat_range("take", index, input.numel())
-    return dispatch(TAKE, input, index)
+    return dispatch(TAKE, input, index, out=out)
 
 
 @tensor_method
@@ -684,7 +689,9 @@ def _scatter_checks(op: str, input: Tensor, dim, index: Tensor, src: Tensor | No
     return d, index, src
 
 
-def _scatter(op: str, input, dim, index, src, value, reduce, inplace: bool):
+def _scatter(op: str, input, dim, index, src, value, reduce, inplace: bool, out=None):
+    if out is not None:  # of input's dtype (checked first, as PyTorch)
+        out = exact_out(op, out, input, input, src)
     if src is not None and not isinstance(src, Tensor):
         if value is not None:
             raise TypeError(f"{op}(): got both a value and src")
@@ -701,7 +708,7 @@ def _scatter(op: str, input, dim, index, src, value, reduce, inplace: bool):
             src = full(index._shape, value, dtype=input.dtype, device=input.device)
         d, index, src = _scatter_checks(op, input, dim, index, src)
         return dispatch(SCATTER_REDUCE, input, index, src, dim=d, reduce=modes[reduce], include_self=True,
-                        inplace=inplace)
+                        inplace=inplace, out=out)
     if src is None:
         if isinstance(value, Tensor):
             if value.ndim:
@@ -712,16 +719,16 @@ def _scatter(op: str, input, dim, index, src, value, reduce, inplace: bool):
         if isinstance(index, Tensor) and index.numel():  # PyTorch converts the value only to write it
             check_scalar_fits(op, value, input.dtype)
         d, index, _ = _scatter_checks(op, input, dim, index, None)
-        return dispatch(SCATTER_VALUE, input, index, dim=d, value=value, inplace=inplace)
+        return dispatch(SCATTER_VALUE, input, index, dim=d, value=value, inplace=inplace, out=out)
     d, index, src = _scatter_checks(op, input, dim, index, src)
-    return dispatch(SCATTER, input, index, src, dim=d, inplace=inplace)
+    return dispatch(SCATTER, input, index, src, dim=d, inplace=inplace, out=out)
 
 
 @tensor_method
-def scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None, *, reduce=None) -> Tensor:
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None, *, reduce=None, out=None) -> Tensor:
     """``input`` with ``out[..index[i]..] = src[i]`` along ``dim`` (or ``value``); duplicates: the last
     source in row-major order wins (deterministic). ``reduce='add'|'multiply'`` as in PyTorch."""
-    return _scatter("scatter", input, dim, index, src, value, reduce, False)
+    return _scatter("scatter", input, dim, index, src, value, reduce, False, out)
 
 
 @tensor_method
@@ -730,10 +737,11 @@ def scatter_(self: Tensor, dim: int, index: Tensor, src=None, value=None, *, red
 
 
 @tensor_method
-def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None) -> Tensor:
     """``input`` with ``src[i]`` added at ``out[..index[i]..]`` along ``dim``, in source order (deterministic)."""
+    out = exact_out("scatter_add", out, input, input, src)
     d, index, src = _scatter_checks("scatter_add", input, dim, index, src)
-    return dispatch(SCATTER_ADD, input, index, src, dim=d)
+    return dispatch(SCATTER_ADD, input, index, src, dim=d, out=out)
 
 
 @tensor_method
@@ -742,7 +750,8 @@ def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     return dispatch(SCATTER_ADD, self, index, src, dim=d, inplace=True)
 
 
-def _scatter_reduce(op, input, dim, index, src, reduce, include_self, inplace):
+def _scatter_reduce(op, input, dim, index, src, reduce, include_self, inplace, out=None):
+    out = exact_out(op, out, input, input, src)
     if reduce not in _SCATTER_REDUCES:
         raise RuntimeError(f"{op}(): reduce argument must be either sum, prod, mean, amax or amin, got {reduce!r}")
     d, index, src = _scatter_checks(op, input, dim, index, src)
@@ -753,16 +762,16 @@ def _scatter_reduce(op, input, dim, index, src, reduce, include_self, inplace):
             return input.copy_(dispatch(SCATTER_REDUCE, input.clone(), index, src, dim=d, reduce=reduce,
                                         include_self=bool(include_self)))
     return dispatch(SCATTER_REDUCE, input, index, src, dim=d, reduce=reduce, include_self=bool(include_self),
-                    inplace=inplace)
+                    inplace=inplace, out=out)
 
 
 @tensor_method
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
-                   include_self: bool = True) -> Tensor:
+                   include_self: bool = True, out=None) -> Tensor:
     """``src`` reduced into ``input`` at ``index`` along ``dim``: ``reduce`` is sum, prod, mean, amax or
     amin ('max'/'min' are taken as amax/amin, without a gradient, as PyTorch); with
     ``include_self=False`` the scattered-to positions start from the sources alone."""
-    return _scatter_reduce("scatter_reduce", input, dim, index, src, reduce, include_self, False)
+    return _scatter_reduce("scatter_reduce", input, dim, index, src, reduce, include_self, False, out)
 
 
 @tensor_method
@@ -811,10 +820,11 @@ def _index_rows_checks(op: str, input: Tensor, dim, index: Tensor, source: Tenso
 
 
 @tensor_method
-def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1, out=None) -> Tensor:
     """``input`` with ``alpha * source``'s slices added at ``index`` along ``dim``, in order (deterministic)."""
+    out = exact_out("index_add", out, input, input, source)
     d, index, source = _index_rows_checks("index_add", input, dim, index, source, (D.int32, D.int64))
-    return dispatch(INDEX_ADD, input, index, source, dim=d, alpha=_alpha_for(input, alpha))
+    return dispatch(INDEX_ADD, input, index, source, dim=d, alpha=_alpha_for(input, alpha), out=out)
 
 
 @tensor_method
@@ -830,10 +840,11 @@ def _alpha_for(input: Tensor, alpha):
 
 
 @tensor_method
-def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *, out=None) -> Tensor:
     """``input`` with ``source``'s slices copied to ``index`` along ``dim`` (duplicates: the last wins)."""
+    out = exact_out("index_copy", out, input, input, source)
     d, index, source = _index_rows_checks("index_copy", input, dim, index, source, (D.int64,))
-    return dispatch(INDEX_COPY, input, index, source, dim=d)
+    return dispatch(INDEX_COPY, input, index, source, dim=d, out=out)
 
 
 @tensor_method
@@ -944,11 +955,14 @@ def masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
 
 @tensor_method
 def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
-    """The elements of ``input`` where ``mask`` is true (both broadcast), as a 1-d tensor."""
-    if out is not None:
-        raise NotImplementedError("masked_select(): out= is not supported (the output size depends on the data)")
+    """The elements of ``input`` where ``mask`` is true (both broadcast), as a 1-d tensor. ``out=``
+    (of ``input``'s dtype) gets the result resized to its data-dependent length, as PyTorch's."""
+    if isinstance(out, Tensor) and isinstance(input, Tensor) and out.dtype is not input.dtype:
+        raise RuntimeError("masked_select(): self and result must have the same scalar type")
+    out = exact_out("masked_select", out, input, input)
     mask = _mask_checks("masked_select", input, mask)
-    return dispatch(MASKED_SELECT, input, mask)
+    result = dispatch(MASKED_SELECT, input, mask)
+    return result if out is None else write_out(result, out)
 
 
 def _masked_scatter(op: str, input: Tensor, mask: Tensor, source: Tensor, inplace: bool):
@@ -1004,8 +1018,14 @@ def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
     """Coordinates of the non-zero elements: ``[count, ndim]`` int64, or with ``as_tuple`` one 1-d
     tensor per dim (a 0-d input counts as 1-d, as in PyTorch)."""
-    if out is not None:
-        raise NotImplementedError("nonzero(): out= is not supported (the output size depends on the data)")
+    if out is not None:  # int64, resized to the data-dependent count (PyTorch's nonzero.out)
+        if as_tuple:
+            raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+        if isinstance(out, Tensor) and out.dtype is not D.int64:
+            raise RuntimeError(f"nonzero: Expected out tensor to have scalar type Long but got scalar type"
+                               f"{D.torch_name(out.dtype)}")
+        out = exact_out("nonzero", out, input, dtype=D.int64)
+        return write_out(dispatch(NONZERO, input), out)
     if as_tuple:
         coords = dispatch(NONZERO, input.reshape(1) if input.ndim == 0 else input)
         return tuple(coords.unbind(1))

@@ -36,11 +36,16 @@ ModeResult = namedtuple("mode", ["values", "indices"])
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _quantile(op: str, input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool) -> Tensor:
+def _quantile(op: str, input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool,
+              out=None) -> Tensor:
     from .._factories import tensor
 
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if out is not None:
+        if isinstance(out, Tensor) and out.dtype is not input.dtype:  # (PyTorch says quantile() for both)
+            raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")
+        out = E.exact_out(op, out, input, input, q)
     if input.dtype not in (D.float32, D.float64):
         raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
     if input.numel() == 0:
@@ -100,22 +105,23 @@ def _quantile(op: str, input: Tensor, q, dim, keepdim: bool, interpolation: str,
             result = low.lerp(high, weight)
     result = result.movedim(-1, 0)  # (Q, ...): the q dim first
     result = result.reshape((q.shape[0], *kept))
-    return result[0] if not q_shape else result
+    result = result[0] if not q_shape else result
+    return result if out is None else E.write_out(result, out)
 
 
 @tensor_method
 def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
-             interpolation: str = "linear") -> Tensor:
+             interpolation: str = "linear", out=None) -> Tensor:
     """The ``q``-quantiles (a number or a 1-d tensor in [0, 1]) along ``dim`` (everything when
     None); ``interpolation``: linear, lower, higher, midpoint or nearest. NaN where a row has one."""
-    return _quantile("quantile", input, q, dim, keepdim, interpolation, ignore_nan=False)
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, ignore_nan=False, out=out)
 
 
 @tensor_method
 def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
-                interpolation: str = "linear") -> Tensor:
+                interpolation: str = "linear", out=None) -> Tensor:
     """:func:`quantile` of the values that are not NaN."""
-    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, ignore_nan=True)
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, ignore_nan=True, out=out)
 
 
 def _sorted_rows(op: str, input: Tensor, dim: int):

@@ -34,6 +34,7 @@ from .. import _dtype as D
 from .._dispatch import dispatch
 from .._registry import Plan, defop
 from .._tensor import Tensor, norm_dim, tensor_method
+from .elementwise_common import exact_out
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "searchsorted", "bucketize", "unique",
            "unique_consecutive"]
@@ -160,9 +161,11 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
 
 
 @tensor_method
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None) -> Tensor:
     dim = _int(dim, "dim", "argsort")
-    return dispatch(ARGSORT, input, dim=dim, descending=descending)
+    if out is not None:  # an int64 out=, as PyTorch's (which takes it with stable= given)
+        out = exact_out("argsort", out, input, input, dtype=D.int64)
+    return dispatch(ARGSORT, input, dim=dim, descending=descending, out=out)
 
 
 @tensor_method
