@@ -414,9 +414,17 @@ def _check_cast(op: OpDef, result: D.dtype, target: D.dtype) -> None:
 
 
 def _resize_(t: Tensor, shape: tuple) -> None:
-    storage = new_storage(math.prod(shape), t.dtype.np, t.device)
-    storage.version = t._storage.version
-    t._storage, t._shape, t._stride, t._offset = storage, shape, contiguous_strides(shape), 0
+    """PyTorch's resize of an ``out=`` tensor: contiguous at ``shape`` from its storage offset, in
+    its own storage when that holds enough elements (so ``ones(3, out=x[0])`` writes into ``x``,
+    as in PyTorch), else in a new storage (PyTorch grows the shared storage, which every view of
+    it then sees; tensorlab's views cache their arrays, so only ``t`` moves to the new one)."""
+    numel = math.prod(shape)
+    if (t._offset + numel) * t.dtype.itemsize <= t._storage.nbytes:
+        t._shape, t._stride = shape, contiguous_strides(shape)
+    else:
+        storage = new_storage(numel, t.dtype.np, t.device)
+        storage.version = t._storage.version
+        t._storage, t._shape, t._stride, t._offset = storage, shape, contiguous_strides(shape), 0
     t._impl_view = None
 
 

@@ -24,7 +24,7 @@ from ._registry import Plan, defop
 from ._storage import cpu_storage_from_array
 from ._tensor import Tensor, tensor_method
 from ._views import shape_args
-from .autograd.grad_mode import is_grad_enabled
+from .autograd.grad_mode import is_grad_enabled, no_grad
 
 # ----------------------------------------------------------------------------------------------
 # fill_ (a registered in-place op)
@@ -269,6 +269,43 @@ def _check_size(op: str, size: tuple) -> tuple:
     return size
 
 
+def factory_out(op: str, out, dtype, device) -> D.dtype:
+    """PyTorch's checks of a factory's ``out=``, before anything is written: a Tensor; a ``dtype=``
+    or ``device=`` given must be ``out``'s (the result takes ``out``'s dtype otherwise); no
+    ``out`` that requires grad with grad mode on. Returns the dtype to produce (``out``'s)."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if dtype is not None and D.as_dtype(dtype, op) is not out.dtype:
+        raise RuntimeError(f"dtype {D.torch_name(D.as_dtype(dtype, op))} does not match dtype of out parameter "
+                           f"({D.torch_name(out.dtype)})")
+    if device is not None and as_device(device).type != out.device.type:
+        raise RuntimeError(f"device type {as_device(device).type} does not match device type of out parameter "
+                           f"({out.device.type})")
+    if out._requires_grad and is_grad_enabled():
+        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation, but "
+                           "one of the arguments requires grad.")
+    return out.dtype
+
+
+def resize_out(out: Tensor, size: tuple) -> Tensor:
+    """A factory's ``out`` at ``size``: kept (with its strides) when it has that shape, else given a
+    new contiguous storage, without a warning (PyTorch's factories resize ``out`` silently)."""
+    if out._shape != tuple(size):
+        from ._dispatch import _resize_
+
+        _resize_(out, tuple(size))
+    return out
+
+
+def _host_into(out: Tensor, values: np.ndarray, requires_grad: bool) -> Tensor:
+    """Host-computed values (already of ``out``'s dtype and final shape) written into ``out``
+    (resized first); the write bumps ``out``'s version."""
+    resize_out(out, values.shape)
+    with no_grad():
+        out.copy_(from_numpy(np.ascontiguousarray(values)))
+    return _finish(out, requires_grad)
+
+
 def _finish(t: Tensor, requires_grad: bool, pin_memory: bool = False) -> Tensor:
     if pin_memory:
         t = t.pin_memory()
@@ -280,12 +317,29 @@ def _finish(t: Tensor, requires_grad: bool, pin_memory: bool = False) -> Tensor:
 def empty(*size, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False,
           out=None, memory_format=None) -> Tensor:
     size = _check_size("empty", shape_args(size, "empty"))
+    if out is not None:  # out resized to size, its values left as they are (as PyTorch)
+        if memory_format is not None:
+            raise RuntimeError("'memory_format' argument is incompatible with 'out' tensor argument")
+        factory_out("empty", out, dtype, device)
+        return _finish(resize_out(out, size), requires_grad)
     dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "empty")
     return _finish(empty_tensor(size, dt, as_device(device)), requires_grad, pin_memory)
 
 
+def _fill_out(op: str, out: Tensor, size: tuple, value, dtype, device, requires_grad: bool) -> Tensor:
+    """``out=`` of a constant factory: checked (:func:`factory_out`, the value fits out's dtype),
+    resized to ``size`` and filled (strided in place when it had that shape; bumps the version)."""
+    dt = factory_out(op, out, dtype, device)
+    check_scalar_fits(op, value, dt)
+    with no_grad():
+        fill_(resize_out(out, size), value)
+    return _finish(out, requires_grad)
+
+
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     size = _check_size("zeros", shape_args(size, "zeros"))
+    if out is not None:
+        return _fill_out("zeros", out, size, 0, dtype, device, requires_grad)
     dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "zeros")
     t = empty_tensor(size, dt, as_device(device))
     _raw_fill(t, 0)
@@ -294,16 +348,20 @@ def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None)
 
 def ones(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     size = _check_size("ones", shape_args(size, "ones"))
+    if out is not None:
+        return _fill_out("ones", out, size, 1, dtype, device, requires_grad)
     dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "ones")
     t = empty_tensor(size, dt, as_device(device))
     _raw_fill(t, 1)
     return _finish(t, requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     size = _check_size("full", shape_args((size,), "full"))
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    if out is not None:  # the value converted to out's dtype (full((2,), 7.5, out=int64) is 7)
+        return _fill_out("full", out, size, fill_value, dtype, device, requires_grad)
     dt = _infer_dtype_of_scalar(fill_value) if dtype is None else D.as_dtype(dtype, "full")
     check_scalar_fits("full", fill_value, dt)
     return _finish(filled(size, fill_value, dt, as_device(device)), requires_grad)
@@ -402,7 +460,9 @@ def _scalar_value(x):
 
 
 def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
-    """Values from ``start`` to ``end`` (exclusive) every ``step``; int64 unless any argument is a float."""
+    """Values from ``start`` to ``end`` (exclusive) every ``step``; int64 unless any argument is a float.
+    ``out=``: the values in ``out``'s dtype, ``out`` resized (with PyTorch's warning when its
+    number of elements differs)."""
     start, end, step = _scalar_value(start), _scalar_value(end), _scalar_value(step)
     if end is None:
         start, end = 0, start
@@ -418,28 +478,50 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad:
             f"arange(): upper bound and larger bound inconsistent with step sign (start={start}, end={end}, "
             f"step={step})"
         )
-    if dtype is None:
+    if out is not None:
+        dt = factory_out("arange", out, dtype, device)
+    elif dtype is None:
         is_float = any(isinstance(v, builtins.float | np.floating) for v in (start, end, step))
         dt = D.get_default_dtype() if is_float else D.int64
     else:
         dt = D.as_dtype(dtype, "arange")
+    if dt is D.bool:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     n = builtins.int(math.ceil((end - start) / step))
     if dt.is_floating_point or any(isinstance(v, builtins.float) for v in (start, end, step)):
         values = start + np.arange(n, dtype=np.float64) * step
     else:
         values = start + np.arange(n, dtype=np.int64) * step
-    return _from_host(values, dt, device, requires_grad)
+    if out is None:
+        return _from_host(values, dt, device, requires_grad)
+    if out.numel() == n:  # PyTorch resizes only an out= of another number of elements: (2, 3) keeps its shape
+        values = values.reshape(out._shape)
+    elif out.numel():
+        warnings.warn(f"The number of elements in the out tensor of shape {list(out._shape)} is {out.numel()} which "
+                      f"does not match the computed number of elements {n}. Note that this may occur as a result of "
+                      f"rounding error. The out tensor will be resized to a tensor of shape ({n},).")
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _host_into(out, values.astype(dt.np), requires_grad)
 
 
-def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (PyTorch's symmetric formula)."""
+def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (PyTorch's symmetric formula).
+    ``out=``: the values in ``out``'s dtype, ``out`` resized to ``(steps,)``."""
     start, end = _scalar_value(start), _scalar_value(end)
     steps = operator.index(steps)
     if steps < 0:
         raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
-    dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "linspace")
+    if out is not None:
+        dt = factory_out("linspace", out, dtype, device)
+    else:
+        dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "linspace")
+    if dt is D.bool:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     for value in (start, end):  # PyTorch converts both ends to dtype first: no wrapped or inf spacing
         check_scalar_fits("linspace", value, dt)
+    if out is not None:
+        with np.errstate(invalid="ignore", over="ignore"):
+            return _host_into(out, _linspace_values(start, end, steps).astype(dt.np), requires_grad)
     return _from_host(_linspace_values(start, end, steps), dt, device, requires_grad)
 
 
@@ -455,25 +537,40 @@ def _linspace_values(start, end, steps: int) -> np.ndarray:
 
 
 def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None,
-             requires_grad: bool = False) -> Tensor:
+             requires_grad: bool = False, out=None) -> Tensor:
     steps = operator.index(steps)
     if steps < 0:
         raise RuntimeError(f"logspace(): number of steps must be non-negative, got {steps}")
-    dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "logspace")
+    if out is not None:
+        dt = factory_out("logspace", out, dtype, device)
+    else:
+        dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "logspace")
+    if dt is D.bool:
+        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
     start, end = _scalar_value(start), _scalar_value(end)
     for value in (start, end):  # as linspace, PyTorch converts the exponents to dtype first
         check_scalar_fits("logspace", value, dt)
     with np.errstate(over="ignore"):  # a power beyond float64 is inf, as PyTorch's
         values = np.power(float(base), _linspace_values(start, end, steps))
+    if out is not None:
+        with np.errstate(invalid="ignore", over="ignore"):
+            return _host_into(out, values.astype(dt.np), requires_grad)
     return _from_host(values, dt, device, requires_grad)
 
 
-def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """An ``n x m`` matrix with ones on the diagonal."""
+def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False,
+        out=None) -> Tensor:
+    """An ``n x m`` matrix with ones on the diagonal (``out=``: resized, in its dtype)."""
     n = operator.index(n)
     m = n if m is None else operator.index(m)
     if n < 0 or m < 0:
         raise RuntimeError(f"eye(): n and m must be non-negative, got n={n}, m={m}")
+    if out is not None:
+        _fill_out("eye", out, (n, m), 0, dtype, device, False)
+        if n and m:
+            with no_grad():
+                fill_(out.diagonal(), 1)
+        return _finish(out, requires_grad)
     t = zeros(n, m, dtype=dtype, device=device)
     if n and m:
         _raw_fill(t.diagonal(), 1)

@@ -241,12 +241,30 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
 # ----------------------------------------------------------------------------------------------
 
 
-def _new(size, dtype, device, op: str, default=None) -> Tensor:
-    from ._factories import _check_size
+def _new(size, dtype, device, op: str, default=None, out=None, check=None) -> Tensor:
+    """The tensor a sampling factory fills: a new one, or ``out=`` checked as PyTorch's factories
+    check it (``_factories.factory_out``; ``check(dtype)`` raises for a dtype the sampler cannot
+    fill) and resized to ``size`` before anything is drawn."""
+    from ._factories import _check_size, factory_out, resize_out
 
     size = _check_size(op, shape_args(size, op))
+    if out is not None:
+        dt = factory_out(op, out, dtype, device)
+        if check is not None:
+            check(dt)
+        return resize_out(out, size)
     dt = (default or D.get_default_dtype()) if dtype is None else D.as_dtype(dtype, op)
+    if check is not None:
+        check(dt)
     return empty_tensor(size, dt, as_device(device))
+
+
+def _floating(op: str):
+    def check(dt: D.dtype) -> None:
+        if not dt.is_floating_point:
+            raise RuntimeError(f"{op}: expected a floating point dtype, got {dt}")
+
+    return check
 
 
 def _done(t: Tensor, requires_grad: bool) -> Tensor:
@@ -254,23 +272,19 @@ def _done(t: Tensor, requires_grad: bool) -> Tensor:
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
-    """Uniform samples in [0, 1)."""
-    t = _new(size, dtype, device, "rand")
-    if not t.dtype.is_floating_point:
-        raise RuntimeError(f"rand: expected a floating point dtype, got {t.dtype}")
+    """Uniform samples in [0, 1) (``out=``: resized and filled, in its dtype)."""
+    t = _new(size, dtype, device, "rand", out=out, check=_floating("rand"))
     return _done(uniform_(t, generator=generator), requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
-    """Standard normal samples."""
-    t = _new(size, dtype, device, "randn")
-    if not t.dtype.is_floating_point:
-        raise RuntimeError(f"randn: expected a floating point dtype, got {t.dtype}")
+    """Standard normal samples (``out=``: resized and filled, in its dtype)."""
+    t = _new(size, dtype, device, "randn", out=out, check=_floating("randn"))
     return _done(normal_(t, generator=generator), requires_grad)
 
 
 def randint(low=None, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad: bool = False) -> Tensor:
+            requires_grad: bool = False, out=None) -> Tensor:
     """Integers uniform in [low, high); ``randint(high, size)`` and ``randint(high=, size=)`` start at 0."""
     if low is None:
         if high is None:
@@ -284,11 +298,12 @@ def randint(low=None, high=None, size=None, *, generator=None, dtype=None, devic
         low, high = 0, low
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    t = _new(size, dtype, device, "randint", default=D.int64)
+    t = _new(size, dtype, device, "randint", default=D.int64, out=out,
+             check=lambda dt: _check_random_bounds(dt, int(low), int(high)))  # before out= is resized
     return _done(random_(t, int(low), int(high), generator=generator), requires_grad)
 
 
-def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     """A random permutation of 0..n-1.
 
     Keys come from the device's generator through the Philox twin (bit-identical on every
@@ -299,19 +314,59 @@ def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: 
 
     if n < 0:
         raise RuntimeError(f"randperm: n must be non-negative, got {n}")
-    dev = as_device(device)
+    if out is not None:
+        from ._factories import factory_out
+
+        dt = factory_out("randperm", out, dtype, device)
+        dev = out.device
+    else:
+        dt = D.int64 if dtype is None else D.as_dtype(dtype, "randperm")
+        dev = as_device(device)
+    _check_randperm_fits(n, dt)
     g = _generator_for(dev, generator, "randperm")
     keys = np.empty(n, dtype=np.float64)
     seed, offset = g._take(krand.counters_needed("uniform64", n))
     krand.uniform_twin(keys, seed, offset)
     perm = np.argsort(keys, kind="stable")
-    dt = D.int64 if dtype is None else D.as_dtype(dtype, "randperm")
+    if out is not None:
+        from ._factories import _host_into
+
+        return _host_into(out, perm.astype(dt.np), requires_grad)
     t = from_numpy(perm.astype(dt.np))
     return _done(t if dev == CPU else t.to(dev), requires_grad)
 
 
+# the largest n whose 0..n-1 a floating dtype holds exactly (PyTorch's limits; bfloat16's, which
+# PyTorch does not check, by the same rule: 2**8 + 1)
+_RANDPERM_FLOAT_MAX = {D.float16: (2**11 + 1, "2049", "Half"), D.bfloat16: (2**8 + 1, "257", "BFloat16"),
+                       D.float32: (2**24 + 1, "2^24+1", "Float"), D.float64: (2**53 + 1, "2^53+1", "Double")}
+
+
+def _check_randperm_fits(n: int, dtype: D.dtype) -> None:
+    """PyTorch's checks that 0..n-1 fit ``dtype``: an integer type holds n - 1 (randperm(300,
+    dtype=int8) wrapped), a floating type represents every integer up to n (float16 rounded 2051
+    to 2052, so values repeated); bool has no kernel."""
+    if dtype is D.bool:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if dtype.is_floating_point:
+        limit, text, name = _RANDPERM_FLOAT_MAX[dtype]
+        if n > limit:
+            raise RuntimeError(f"n cannot be greater than {text} for {name} type.")
+    elif n > 0:
+        from ._factories import check_scalar_fits
+
+        check_scalar_fits("randperm", n - 1, dtype)
+
+
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
-    """0/1 samples with probabilities ``input`` (or the scalar ``p``), in ``input``'s dtype."""
+    """0/1 samples with probabilities ``input`` (or the scalar ``p``), in ``input``'s dtype
+    (``out=``: of any dtype, resized to ``input``'s shape, as PyTorch's)."""
+    if out is not None:
+        from .ops.elementwise_common import check_outs
+
+        if p is not None:
+            raise TypeError("bernoulli(): p= and out= cannot be given together")
+        (out,) = check_outs("bernoulli", out, (None,), input.device if isinstance(input, Tensor) else None, input)
     probs = input
     if p is not None:
         from ._factories import full_like
@@ -320,6 +375,11 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     g = _generator_for(probs.device, generator, "bernoulli")
     probs_c = probs.contiguous()
     seed, offset = g._take(krand.counters_needed("bernoulli", probs_c.numel()))
+    if out is not None:  # drawn in out's dtype (0/1 are exact in every dtype), into a resized out
+        from ._factories import resize_out
+
+        resize_out(out, input._shape)
+        return dispatch(BERNOULLI, probs_c.detach(), seed=seed, offset=offset, dtype=out.dtype, out=out)
     dt = input.dtype
     return dispatch(BERNOULLI, probs_c.detach(), seed=seed, offset=offset, dtype=dt)
 
@@ -333,8 +393,13 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
             raise TypeError("normal(): with float mean and std, the size argument is required")
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-        t = _new(size, dtype, device, "normal")
+        t = _new(size, dtype, device, "normal", out=out, check=_floating("normal"))
         return _done(normal_(t, float(mean), float(std), generator=generator), requires_grad)
+    if out is not None:  # tensor mean/std: no autograd through out=, checked before drawing
+        from .ops.elementwise_common import check_outs
+
+        check_outs("normal", out, (None,), (mean if mean_t else std).device, *(t for t in (mean, std)
+                                                                             if isinstance(t, Tensor)))
     ref = mean if mean_t else std
     if std_t and bool((std < 0).any()):
         raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -345,6 +410,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     shape = broadcast_shapes(mean.shape if mean_t else (), std.shape if std_t else ())
     dt = ref.dtype if ref.dtype.is_floating_point else D.get_default_dtype()
     z = normal_(empty_tensor(shape, dt, ref.device), generator=generator)
+    if out is not None:
+        from .ops.elementwise_common import composite_out
+
+        return composite_out("normal", z * std + mean, out)
     return z * std + mean
 
 
