@@ -100,6 +100,7 @@ from ._tensor import Size, Tensor
 from ._views import (
     adjoint,
     as_strided,
+    as_strided_,
     broadcast_to,
     chunk,
     diagonal,

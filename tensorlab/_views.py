@@ -738,3 +738,65 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     shape[d] = (shape[d] - size) // step + 1
     strides[d] *= step
     return as_strided(input, tuple(shape) + (size,), tuple(strides) + (window_stride,))
+
+
+# ----------------------------------------------------------------------------------------------
+# in-place view ops: the tensor itself takes the view's geometry
+# ----------------------------------------------------------------------------------------------
+
+
+def _inplace_view(name: str, self: Tensor, view, *args, **kwargs) -> Tensor:
+    """``self.<name>(...)``: ``self``'s shape, strides and offset become those of
+    ``view(self, ...)`` (which checks the arguments and raises PyTorch's errors); same storage, a
+    version bump (as PyTorch). Autograd: PyTorch records the op as a view on a tensor in a
+    graph; tensorlab refuses it there instead (a leaf or a view of a leaf with PyTorch's error,
+    any other tensor that requires grad or has a graph with NotImplementedError), so no gradient
+    is ever computed for the old shape. Without autograd (no grad required, or a leaf under
+    no_grad, as PyTorch allows) it is exact."""
+    from ._dispatch import check_inplace_autograd
+    from .autograd.grad_mode import is_grad_enabled, no_grad
+
+    if not isinstance(self, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(self).__name__}")
+    if is_grad_enabled() and self._requires_grad:
+        check_inplace_autograd(name, self)
+    if self.grad_fn is not None:  # (a non-leaf in a graph: also under no_grad, its grad_fn stays the old shape's)
+        raise NotImplementedError(f"{name}(): in-place view ops on a tensor that is part of an autograd graph are "
+                                  f"not supported; use the out-of-place {name[:-1]}() instead")
+    with no_grad():
+        v = view(self, *args, **kwargs)
+    self._shape, self._stride, self._offset = v._shape, v._stride, v._offset
+    self._impl_view = None  # (the cached array has the old geometry)
+    self._bump_version()
+    return self
+
+
+@tensor_method
+def squeeze_(self: Tensor, dim=None) -> Tensor:
+    return _inplace_view("squeeze_", self, squeeze, dim)
+
+
+@tensor_method
+def unsqueeze_(self: Tensor, dim: int) -> Tensor:
+    return _inplace_view("unsqueeze_", self, unsqueeze, dim)
+
+
+@tensor_method
+def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    return _inplace_view("transpose_", self, transpose, dim0, dim1)
+
+
+swapaxes_ = tensor_method(transpose_, name="swapaxes_")
+swapdims_ = tensor_method(transpose_, name="swapdims_")
+
+
+@tensor_method
+def t_(self: Tensor) -> Tensor:
+    if isinstance(self, Tensor) and self.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+    return _inplace_view("t_", self, t)
+
+
+@tensor_method
+def as_strided_(self: Tensor, size, stride, storage_offset=None) -> Tensor:
+    return _inplace_view("as_strided_", self, as_strided, size, stride, storage_offset)
