@@ -800,3 +800,59 @@ def t_(self: Tensor) -> Tensor:
 @tensor_method
 def as_strided_(self: Tensor, size, stride, storage_offset=None) -> Tensor:
     return _inplace_view("as_strided_", self, as_strided, size, stride, storage_offset)
+
+
+# ----------------------------------------------------------------------------------------------
+# complex views of a real tensor (tensorlab has no complex dtypes: PyTorch's real-dtype forms)
+# ----------------------------------------------------------------------------------------------
+
+
+def _need_tensor_arg(op: str, x) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+
+
+def real(input: Tensor) -> Tensor:
+    """``input`` itself (a real tensor is its own real part, as PyTorch returns it)."""
+    _need_tensor_arg("real", input)
+    return input
+
+
+def imag(input: Tensor) -> Tensor:
+    _need_tensor_arg("imag", input)
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+def _set_real(self: Tensor, value) -> None:
+    self.copy_(value)  # (t.real = v writes v into t, as PyTorch)
+
+
+Tensor.real = property(real, _set_real, doc="The real part: the tensor itself (tensorlab has no complex dtypes).")
+Tensor.imag = property(imag, doc="Raises, as PyTorch does for a tensor of a non-complex dtype.")
+
+
+@tensor_method
+def conj(input: Tensor) -> Tensor:
+    """``input`` itself: the conjugate of a real tensor (PyTorch returns the same tensor)."""
+    _need_tensor_arg("conj", input)
+    return input
+
+
+conj_physical = tensor_method(conj, name="conj_physical")
+resolve_conj = tensor_method(conj, name="resolve_conj")
+resolve_neg = tensor_method(conj, name="resolve_neg")
+
+
+@tensor_method
+def conj_physical_(self: Tensor) -> Tensor:
+    _need_tensor_arg("conj_physical_", self)
+    return self
+
+
+@tensor_method
+def is_conj(input: Tensor) -> bool:
+    _need_tensor_arg("is_conj", input)
+    return False
+
+
+is_neg = tensor_method(is_conj, name="is_neg")
