@@ -489,3 +489,16 @@ def test_logit_second_derivative(device):
     y = _leaf([0.0, -0.0, 1.0, 0.5], device)  # the first derivative at the edges is unchanged: g * inf
     y.logit().backward(tl.tensor([1.0, 1.0, -1.0, 1.0], dtype=tl.float64, device=device))
     assert to_numpy(y.grad).tolist() == [np.inf, np.inf, -np.inf, 4.0]
+
+
+def test_backward_twice_through_nodes_that_saved_nothing():
+    # PyTorch frees saved tensors, not nodes: a graph that saved none can run backward again
+    x = _leaf([1.0, 2.0])
+    y = (x + 1).sum()
+    y.backward()
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])
+    y = (x * x).sum()  # mul saves its inputs
+    y.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()

@@ -140,8 +140,11 @@ class Ctx:
         self.dirty = self.dirty | {id(t) for t in tensors}
 
     def release(self) -> None:
-        self._saved = None
-        self.released = True
+        # Only a node that saved tensors refuses a second backward (PyTorch raises when a freed saved
+        # tensor is unpacked): (x + 1).sum() saves none, so backward() may run through it twice.
+        if self._saved:
+            self._saved = None
+            self.released = True
 
 
 class RemovableHandle:
