@@ -502,3 +502,14 @@ def test_backward_twice_through_nodes_that_saved_nothing():
     y.backward()
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         y.backward()
+
+
+def test_grad_of_a_leaf_runs_its_hooks():
+    # PyTorch runs a leaf's tensor hooks before autograd.grad captures its gradient
+    x = _leaf([1.0, 2.0])
+    x.register_hook(lambda g: g * 10)
+    (gx,) = tl.autograd.grad((x * x).sum(), x)
+    np.testing.assert_allclose(gx.numpy(), [20.0, 40.0])
+    assert x.grad is None
+    (x * x).sum().backward(inputs=[x])  # once, not twice
+    np.testing.assert_allclose(x.grad.numpy(), [20.0, 40.0])

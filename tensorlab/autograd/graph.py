@@ -620,9 +620,14 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inpu
             if isinstance(node, AccumulateGrad):
                 g = buf[0]
                 key = (id(node), 0)
+                if targets is not None and key not in targets:
+                    continue  # backward(inputs=...) accumulates only into those
+                if g is not None:
+                    # The leaf's hooks run before its gradient is captured, so autograd.grad(y, leaf)
+                    # returns the hooked gradient, as PyTorch.
+                    g = _call_hooks(node.variable._hooks, g)
+                    g = _call_hooks(node._pre_hooks, g)
                 if targets is not None:
-                    if key not in targets:
-                        continue  # backward(inputs=...) accumulates only into those
                     captured[key] = g
                 if g is not None and accumulate:
                     _accumulate_into_leaf(node, g, create_graph)
@@ -688,8 +693,6 @@ _LEAF_GRAD_STORAGES: weakref.WeakSet = weakref.WeakSet()  # storages that back s
 
 def _accumulate_into_leaf(acc: AccumulateGrad, g, create_graph: bool) -> None:
     leaf = acc.variable
-    g = _call_hooks(leaf._hooks, g)
-    g = _call_hooks(acc._pre_hooks, g)
     if not create_graph:
         g = g.detach()
     if g._shape != leaf._shape:
