@@ -513,3 +513,18 @@ def test_grad_of_a_leaf_runs_its_hooks():
     assert x.grad is None
     (x * x).sum().backward(inputs=[x])  # once, not twice
     np.testing.assert_allclose(x.grad.numpy(), [20.0, 40.0])
+
+
+@pytest.mark.parametrize("leaf", [True, False])
+def test_tensor_hook_result_is_checked(leaf):
+    # PyTorch refuses a hook's result of another dtype, shape or type before it reaches .grad
+    cases = [(lambda g: g.float(), RuntimeError, "changed the type of value"),
+             (lambda g: g.sum(), RuntimeError, "changed the size of value"),
+             (lambda g: 3, TypeError, "hook returned 'int'")]
+    for hook, exc, msg in cases:
+        x = _leaf([1.0, 2.0])
+        t = x if leaf else x * 2
+        t.register_hook(hook)
+        with pytest.raises(exc, match=msg):
+            (t * t).sum().backward()
+        assert x.grad is None

@@ -578,8 +578,25 @@ def _call_hooks(hooks, value):
         for hook in list(hooks.values()):
             new = hook(value)
             if new is not None:
+                _check_hook_result(hook, value, new)
                 value = new
     return value
+
+
+def _check_hook_result(hook, old, new) -> None:
+    """PyTorch's check of a tensor hook's result: a tensor of the gradient's shape, dtype and device
+    (a float32 gradient for a float64 leaf would otherwise become its .grad)."""
+    from .._tensor import Tensor
+
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if new._shape != old._shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value (was {list(old._shape)} got "
+                           f"{list(new._shape)})")
+    if new.dtype is not old.dtype or new.device != old.device:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {old.dtype} on {old.device} got "
+                           f"{new.dtype} on {new.device})")
 
 
 def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inputs=None,
