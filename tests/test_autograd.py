@@ -528,3 +528,41 @@ def test_tensor_hook_result_is_checked(leaf):
         with pytest.raises(exc, match=msg):
             (t * t).sum().backward()
         assert x.grad is None
+
+
+def test_autograd_grad_arguments_as_pytorch():
+    x, z = _leaf([1.0, 2.0]), _leaf([3.0])
+    # an input listed twice gets its gradient twice
+    gx1, gx2 = tl.autograd.grad((x * x).sum(), [x, x])
+    np.testing.assert_allclose(gx1.numpy(), [2.0, 4.0])
+    np.testing.assert_allclose(gx2.numpy(), [2.0, 4.0])
+    with pytest.raises(RuntimeError, match="cannot be empty"):
+        tl.autograd.grad((x * x).sum(), [])
+    # materialize_grads: allow_unused defaults to it, and False contradicts it
+    with pytest.raises(ValueError, match="allow_unused"):
+        tl.autograd.grad((x * 2).sum(), [x, z], allow_unused=False, materialize_grads=True)
+    gx, gz = tl.autograd.grad((x * x).sum(), [x, z], materialize_grads=True, create_graph=True)
+    assert gz.tolist() == [0.0] and gz.requires_grad and gx.requires_grad  # zeros in the graph as PyTorch's
+    # inputs as a dict: a dict of gradients
+    g = tl.autograd.grad((x * z).sum(), {"x": x, "z": z})
+    assert list(g) == ["x", "z"] and g["x"].tolist() == [3.0, 3.0] and g["z"].tolist() == [3.0]
+    # PyTorch's positional order: only_inputs comes before allow_unused
+    gx, gz = tl.autograd.grad((x * 2).sum(), [x, z], None, None, False, True, True)
+    assert gz is None
+
+
+def test_autograd_grad_is_grads_batched():
+    x, z = _leaf([1.0, 2.0]), _leaf([3.0])
+    y = x ** 3
+    (jac,) = tl.autograd.grad(y, x, grad_outputs=tl.eye(2, dtype=tl.float64), is_grads_batched=True,
+                              create_graph=True)
+    np.testing.assert_allclose(jac.detach().numpy(), np.diag([3.0, 12.0]))  # rows: vector-Jacobian products
+    (h,) = tl.autograd.grad(jac.sum(), x)
+    np.testing.assert_allclose(h.numpy(), [6.0, 12.0])
+    v = tl.tensor([[1.0, 1.0], [2.0, -1.0], [0.0, 3.0]], dtype=tl.float64)
+    gx, gz = tl.autograd.grad([x * x], [x, z], grad_outputs=[v], is_grads_batched=True, allow_unused=True)
+    np.testing.assert_allclose(gx.numpy(), v.numpy() * [2.0, 4.0])
+    assert gz is None
+    with pytest.raises(RuntimeError, match="is_grads_batched"):
+        tl.autograd.grad(x * x, x, grad_outputs=tl.ones(3, 3, dtype=tl.float64), is_grads_batched=True)
+

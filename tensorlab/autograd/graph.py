@@ -606,6 +606,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inpu
     None where nothing arrived)."""
     buffers: dict[int, list] = {}
     targets = None
+    target_keys = []  # one per input, in order (an input may be listed twice)
     captured: dict[tuple[int, int], object] = {}
     keep_alive = []  # accumulators created here must outlive the ids used as keys
     if inputs is not None:
@@ -618,6 +619,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inpu
                 keep_alive.append(acc)
                 key = (id(acc), 0)
             targets[key] = t
+            target_keys.append(key)
 
     start = []
     for t, g in zip(roots, grad_roots):
@@ -688,7 +690,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inpu
                 b[nr] = _add(b[nr], g)
     if targets is None:
         return []
-    return [captured.get(key) for key in targets]
+    return [captured.get(key) for key in target_keys]
 
 
 def _prepare_grads(node: Node, buf: list) -> tuple:
