@@ -566,3 +566,10 @@ def test_autograd_grad_is_grads_batched():
     with pytest.raises(RuntimeError, match="is_grads_batched"):
         tl.autograd.grad(x * x, x, grad_outputs=tl.ones(3, 3, dtype=tl.float64), is_grads_batched=True)
 
+
+def test_backward_inputs_must_require_grad():
+    a, b = _leaf([1.0]), tl.tensor([2.0], dtype=tl.float64)
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        (a * b).sum().backward(inputs=[b])
+    (a * a).sum().backward(inputs=[a, a])  # listed twice, accumulated once (PyTorch)
+    assert a.grad.tolist() == [2.0]

@@ -69,6 +69,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
     inputs = _as_tuple(inputs)
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("backward: 'inputs' argument to backward() cannot be empty.")
+    for i, t in enumerate(inputs or ()):
+        if not t.requires_grad:  # (PyTorch raises too: nothing could accumulate into it)
+            raise RuntimeError(f"backward: One of the differentiated Tensors (inputs[{i}]) does not require grad")
     graph.run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
 
 
