@@ -573,3 +573,36 @@ def test_backward_inputs_must_require_grad():
         (a * b).sum().backward(inputs=[b])
     (a * a).sum().backward(inputs=[a, a])  # listed twice, accumulated once (PyTorch)
     assert a.grad.tolist() == [2.0]
+
+
+def test_grad_mode_decorators_as_pytorch():
+    x = _leaf([1.0])
+
+    @tl.no_grad
+    def f():
+        return x * 2
+
+    @tl.inference_mode
+    def g():
+        return x * 2
+
+    assert not f().requires_grad and not g().requires_grad and tl.is_grad_enabled()
+    assert f.__name__ == "f"
+
+    @tl.enable_grad
+    def h():
+        return x * 2
+
+    with tl.no_grad():
+        assert h().requires_grad
+
+    # @set_grad_enabled(False) applies inside the function only
+    @tl.set_grad_enabled(False)
+    def k():
+        return x * 2
+
+    assert tl.is_grad_enabled()
+    assert not k().requires_grad and tl.is_grad_enabled()
+    with pytest.raises(TypeError, match="must be bool"):
+        tl.set_grad_enabled(1)
+    assert tl.is_grad_enabled()

@@ -64,7 +64,16 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also a decorator without parentheses: ``@no_grad`` as ``@no_grad()`` (PyTorch allows both)."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Disable recording of operations for autograd inside the block."""
 
     def __enter__(self):
@@ -76,7 +85,7 @@ class no_grad(_DecoratorContextManager):
         return False
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Enable recording inside the block (e.g. within ``no_grad``)."""
 
     def __enter__(self):
@@ -92,9 +101,18 @@ class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode to ``mode``; takes effect immediately, and is undone on leaving a ``with``."""
 
     def __init__(self, mode: bool):
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
+                            f"{type(mode).__name__}")
         self.prev = is_grad_enabled()
-        self.mode = bool(mode)
+        self.mode = mode
         _set(self.mode)
+
+    def __call__(self, fn):
+        # As a decorator, @set_grad_enabled(False) only applies inside the function: the mode the
+        # constructor set is undone at once (PyTorch's rule), else it would leak into the caller.
+        _set(self.prev)
+        return super().__call__(fn)
 
     def __enter__(self):
         pass
@@ -109,6 +127,11 @@ class set_grad_enabled(_DecoratorContextManager):
 
 class inference_mode(_DecoratorContextManager):
     """Like ``no_grad`` (tensorlab has no separate inference-tensor kind)."""
+
+    def __new__(cls, mode_or_orig_func=True):
+        if mode_or_orig_func is None or isinstance(mode_or_orig_func, bool):
+            return super().__new__(cls)
+        return cls()(mode_or_orig_func)  # @inference_mode without parentheses
 
     def __init__(self, mode: bool = True):
         self.mode = bool(mode)

@@ -631,7 +631,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inpu
         buf[nr] = _add(buf[nr], g)
 
     order = _topological_order(start)
-    with grad_mode.set_grad_enabled(create_graph):
+    with grad_mode.set_grad_enabled(bool(create_graph)):
         for node in order:
             buf = buffers.pop(id(node), None)
             if buf is None:
