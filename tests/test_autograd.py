@@ -606,3 +606,38 @@ def test_grad_mode_decorators_as_pytorch():
     with pytest.raises(TypeError, match="must be bool"):
         tl.set_grad_enabled(1)
     assert tl.is_grad_enabled()
+
+
+def test_custom_function_backward_results_as_pytorch():
+    def make(forward, backward):
+        return type("Fn", (tl.autograd.Function,), {"forward": staticmethod(forward),
+                                                    "backward": staticmethod(backward)})
+
+    x = _leaf([1.0, 2.0])
+    # extra trailing Nones are accepted
+    make(lambda ctx, t: t * 2, lambda ctx, g: (g * 2, None, None)).apply(x).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+    # a gradient for a non-tensor input is an error, not silently dropped
+    with pytest.raises(RuntimeError, match="forward input was not a Variable"):
+        make(lambda ctx, t, k: t * k, lambda ctx, g: (g, g)).apply(x, 2.0).sum().backward()
+    with pytest.raises(RuntimeError, match=r"expected Variable or None \(got float\)"):
+        make(lambda ctx, t: t * 2, lambda ctx, g: 1.0).apply(x).sum().backward()
+    # backward takes one gradient per output, non-tensor outputs included (None for them)
+    seen = []
+
+    def backward(ctx, g, g_int, g_str):
+        seen.append((g_int, g_str))
+        return g * 3
+
+    x.grad = None
+    y, k, s = make(lambda ctx, t: (t * 3, 5, "s"), backward).apply(x)
+    assert (k, s) == (5, "s")
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0] and seen == [(None, None)]
+
+    def save_int(ctx, t):
+        ctx.save_for_backward(t, 3)
+        return t * 2
+
+    with pytest.raises(TypeError, match="save_for_backward can only save variables"):
+        make(save_int, lambda ctx, g: g).apply(x)

@@ -27,7 +27,31 @@ from .grad_mode import is_grad_enabled, no_grad
 
 def _user_backward(cls):
     def backward(ctx, *grads):
-        return cls.backward(ctx, *grads)
+        from .._tensor import Tensor
+
+        positions = ctx._output_positions
+        if positions is not None:  # forward returned non-tensors too: they get None, as in PyTorch
+            full = [None] * positions[0]
+            for p, g in zip(positions[1], grads):
+                full[p] = g
+            grads = full
+        result = cls.backward(ctx, *grads)
+        if not isinstance(result, tuple | list):
+            result = (result,)
+        structure = ctx._node().input_structure
+        n = len(structure)
+        if len(result) > n and all(g is None for g in result[n:]):
+            result = result[:n]  # PyTorch accepts extra trailing Nones
+        for i, (kind, g) in enumerate(zip(structure, result)):
+            if g is None:
+                continue
+            if kind is None:
+                raise RuntimeError(f"function {cls.__name__}Backward returned a gradient different than None at "
+                                   f"position {i + 1}, but the corresponding forward input was not a Variable")
+            if kind == "tensor" and not isinstance(g, Tensor):
+                raise RuntimeError(f"function {cls.__name__}Backward: expected Variable or None (got "
+                                   f"{type(g).__name__}) as the gradient at position {i + 1}")
+        return tuple(result)
 
     return backward
 
@@ -89,6 +113,8 @@ class Function:
                 raise RuntimeError(f"{cls.__name__}: a leaf Variable that requires grad is being used in an "
                                    "in-place operation.")
         tensor_outputs = [o for o in fixed if isinstance(o, Tensor)]
+        if len(tensor_outputs) != len(fixed):  # backward takes one gradient per output, tensor or not
+            ctx._output_positions = (len(fixed), [i for i, o in enumerate(fixed) if isinstance(o, Tensor)])
         ctx._outputs_ids = {id(o): i for i, o in enumerate(tensor_outputs)}
         to_save = ctx._to_save or ()
         ctx._to_save = None

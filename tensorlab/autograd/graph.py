@@ -90,6 +90,7 @@ class Ctx:
     _stale_storage = None  # an in-place op's destination storage: saved inputs there predate the write
     released = False
     materialize_grads = True
+    _output_positions = None  # a custom Function's (number of outputs, positions of its tensor outputs)
     non_differentiable: frozenset = frozenset()
     dirty: frozenset = frozenset()
 
@@ -100,6 +101,12 @@ class Ctx:
 
     def save_for_backward(self, *tensors) -> None:
         if self._outputs_ids is None:  # inside Function.forward: finalised once outputs are known
+            from .._tensor import Tensor
+
+            for i, t in enumerate(tensors):
+                if t is not None and not isinstance(t, Tensor):
+                    raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
+                                    f"{type(t).__name__}")
             self._to_save = tensors
             return
         saved = []
