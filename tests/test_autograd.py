@@ -641,3 +641,30 @@ def test_custom_function_backward_results_as_pytorch():
 
     with pytest.raises(TypeError, match="save_for_backward can only save variables"):
         make(save_int, lambda ctx, g: g).apply(x)
+
+
+def test_custom_function_setup_context_style():
+    # PyTorch 2's style: forward without ctx, setup_context(ctx, inputs, output) saves
+    class Scale(tl.autograd.Function):
+        @staticmethod
+        def forward(x, k=3.0):
+            return x.exp() * k
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, k = inputs  # the default is bound too
+            ctx.k = k
+            ctx.save_for_backward(output)
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y, None
+
+    x = _leaf([0.5, 1.0])
+    y = Scale.apply(x)
+    (g,) = tl.autograd.grad(y.sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), 3 * np.exp([0.5, 1.0]))
+    (gg,) = tl.autograd.grad(g.sum(), x)  # through the saved output
+    np.testing.assert_allclose(gg.numpy(), 3 * np.exp([0.5, 1.0]))
+    assert tl.autograd.gradcheck(lambda t: Scale.apply(t, 0.5), (_leaf([0.2, -0.4]),))

@@ -72,6 +72,12 @@ class Function:
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Optional (PyTorch 2's style): with it, ``forward(*args)`` takes no ctx, and
+        ``setup_context(ctx, inputs, output)`` saves what backward needs."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def _op(cls) -> OpDef:
         op = cls.__dict__.get("_opdef")
@@ -86,11 +92,22 @@ class Function:
         from .._tensor import Tensor
 
         op = cls._op()
+        setup = cls.setup_context is not Function.setup_context
+        if setup:  # PyTorch binds the arguments (defaults included): setup_context sees them all
+            import inspect
+
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
         node = graph.new_node(op, args, {})
         ctx = node.ctx
         ctx._outputs_ids = None  # save_for_backward waits for the outputs
         with no_grad():
-            result = cls.forward(ctx, *args, **kwargs)
+            if setup:
+                result = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, result)
+            else:
+                result = cls.forward(ctx, *args, **kwargs)
         outputs = result if isinstance(result, tuple) else (result,)
         tensor_inputs = [a for a in args if isinstance(a, Tensor)]
         needs_grad = is_grad_enabled() and any(t._requires_grad for t in tensor_inputs)
