@@ -179,7 +179,17 @@ class Tensor:
 
     @property
     def grad(self):
-        return self._grad
+        g = self._grad
+        if g is None and self.grad_fn is not None and not self._retains_grad:
+            # PyTorch's warning: backward() fills .grad of leaves only; this is usually a mistake
+            import warnings
+
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+                "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+                "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf "
+                "Tensor by mistake, make sure you access the leaf Tensor instead.", UserWarning, stacklevel=2)
+        return g
 
     @grad.setter
     def grad(self, value) -> None:
@@ -197,6 +207,10 @@ class Tensor:
                 raise RuntimeError(f"attempting to assign a gradient on device '{value.device}' to a tensor on "
                                    f"device '{self.device}'. The gradient must be on the tensor's device")
         self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None  # ``del t.grad``, as PyTorch
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         self.requires_grad = requires_grad

@@ -668,3 +668,23 @@ def test_custom_function_setup_context_style():
     (gg,) = tl.autograd.grad(g.sum(), x)  # through the saved output
     np.testing.assert_allclose(gg.numpy(), 3 * np.exp([0.5, 1.0]))
     assert tl.autograd.gradcheck(lambda t: Scale.apply(t, 0.5), (_leaf([0.2, -0.4]),))
+
+
+def test_non_leaf_grad_warns_and_grad_can_be_deleted():
+    import warnings
+
+    x = _leaf([1.0, 2.0])
+    h = x * 2
+    (h * h).sum().backward(retain_graph=True)
+    with pytest.warns(UserWarning, match="not a leaf Tensor"):
+        assert h.grad is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert x.grad is not None  # a leaf: no warning
+        h.retain_grad()
+        assert h.grad is None  # retains grad: no warning either
+        k = x * 3
+        (k * k).sum().backward(inputs=[k])  # a non-leaf input gets its .grad without a warning
+        assert k.grad.tolist() == [6.0, 12.0]
+    del x.grad
+    assert x.grad is None

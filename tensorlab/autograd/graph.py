@@ -667,13 +667,13 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inpu
                         if accumulate and g is not None:
                             t = targets[key]
                             g = g if create_graph else g.detach()
-                            t.grad = g if t.grad is None else _add(t.grad, g)
+                            t.grad = g if t._grad is None else _add(t._grad, g)
             if node._retained:
                 for i, ref in node._retained.items():
                     t = ref()
                     if t is not None and grads[i] is not None:
                         g = grads[i] if create_graph else grads[i].detach()
-                        t.grad = g if t.grad is None else _add(t.grad, g)
+                        t.grad = g if t._grad is None else _add(t._grad, g)
             if node._pre_hooks:
                 for hook in list(node._pre_hooks.values()):
                     new = hook(grads)
