@@ -688,3 +688,39 @@ def test_non_leaf_grad_warns_and_grad_can_be_deleted():
         assert k.grad.tolist() == [6.0, 12.0]
     del x.grad
     assert x.grad is None
+
+
+def test_grad_accumulates_in_place_without_aliasing(device):
+    # PyTorch accumulates into an existing .grad in place (without create_graph): a reference to it,
+    # or a .grad assigned as a view of a flat buffer, sees the sum
+    x = _leaf([1.0, 2.0], device)
+    (x * x).sum().backward()
+    g = x.grad
+    (x * 3).sum().backward()
+    assert x.grad is g
+    np.testing.assert_allclose(to_numpy(g), [5.0, 7.0])
+    flat = tl.zeros(3, dtype=tl.float64, device=device)
+    w = _leaf([1.0, 1.0], device)
+    w.grad = flat[1:]
+    (w * tl.tensor([2.0, 4.0], dtype=tl.float64, device=device)).sum().backward()
+    np.testing.assert_allclose(to_numpy(flat), [0.0, 2.0, 4.0])
+    # ... so a .grad never aliases the gradient handed to backward, another leaf's .grad or a
+    # retained non-leaf grad
+    G = tl.ones(2, dtype=tl.float64, device=device)
+    for make in (lambda t: t, lambda t: t + 0, lambda t: t.view(2)):
+        a = _leaf([1.0, 1.0], device)
+        make(a).backward(G)
+        make(a).backward(G)
+        np.testing.assert_allclose(to_numpy(G), [1.0, 1.0])
+        np.testing.assert_allclose(to_numpy(a.grad), [2.0, 2.0])
+    a, b = _leaf([1.0], device), _leaf([2.0], device)
+    h = a + 0
+    h.retain_grad()
+    (h + b).sum().backward()
+    (h + b).sum().backward()
+    assert a.grad.tolist() == [2.0] and b.grad.tolist() == [2.0] and h.grad.tolist() == [2.0]
+    # create_graph: leaves sharing one incoming gradient still get grads of their own
+    c, d = _leaf([1.0], device), _leaf([2.0], device)
+    (c + d).sum().backward(create_graph=True)
+    (c + d).sum().backward()
+    assert c.grad.tolist() == [2.0] and d.grad.tolist() == [2.0]

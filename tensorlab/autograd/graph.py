@@ -628,6 +628,9 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inpu
             targets[key] = t
             target_keys.append(key)
 
+    # Storages of the gradients handed in (the user's, for backward(gradient=G)): a leaf's .grad
+    # never aliases them, else accumulating into it in place would change G.
+    root_storages = {id(g._storage) for g in grad_roots if g is not None}
     start = []
     for t, g in zip(roots, grad_roots):
         node = t.grad_fn if t.grad_fn is not None else accumulate_grad_of(t)
@@ -648,15 +651,18 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inpu
                 key = (id(node), 0)
                 if targets is not None and key not in targets:
                     continue  # backward(inputs=...) accumulates only into those
+                foreign = False
                 if g is not None:
                     # The leaf's hooks run before its gradient is captured, so autograd.grad(y, leaf)
                     # returns the hooked gradient, as PyTorch.
+                    raw = g
                     g = _call_hooks(node.variable._hooks, g)
                     g = _call_hooks(node._pre_hooks, g)
+                    foreign = g is not raw or id(g._storage) in root_storages  # a tensor someone else may hold
                 if targets is not None:
                     captured[key] = g
                 if g is not None and accumulate:
-                    _accumulate_into_leaf(node, g, create_graph)
+                    _accumulate_into_leaf(node, g, create_graph, foreign)
                 continue
             grads = _prepare_grads(node, buf)
             if targets is not None:
@@ -665,15 +671,12 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inpu
                     if key in targets:
                         captured[key] = g
                         if accumulate and g is not None:
-                            t = targets[key]
-                            g = g if create_graph else g.detach()
-                            t.grad = g if t._grad is None else _add(t._grad, g)
+                            _set_non_leaf_grad(targets[key], g, create_graph)
             if node._retained:
                 for i, ref in node._retained.items():
                     t = ref()
                     if t is not None and grads[i] is not None:
-                        g = grads[i] if create_graph else grads[i].detach()
-                        t.grad = g if t._grad is None else _add(t._grad, g)
+                        _set_non_leaf_grad(t, grads[i], create_graph)
             if node._pre_hooks:
                 for hook in list(node._pre_hooks.values()):
                     new = hook(grads)
@@ -717,20 +720,36 @@ def _prepare_grads(node: Node, buf: list) -> tuple:
 _LEAF_GRAD_STORAGES: weakref.WeakSet = weakref.WeakSet()  # storages that back some leaf's .grad
 
 
-def _accumulate_into_leaf(acc: AccumulateGrad, g, create_graph: bool) -> None:
+def _set_non_leaf_grad(t, g, create_graph: bool) -> None:
+    """A retained (or backward(inputs=)) non-leaf's .grad: a copy at first, as PyTorch's retain_grad,
+    since the same gradient flows on and may become a leaf's .grad; then sums."""
+    if not create_graph:
+        g = g.detach()
+    t.grad = g.clone() if t._grad is None else _add(t._grad, g)
+
+
+def _accumulate_into_leaf(acc: AccumulateGrad, g, create_graph: bool, foreign: bool = False) -> None:
     leaf = acc.variable
     if not create_graph:
         g = g.detach()
     if g._shape != leaf._shape:
         raise RuntimeError(f"gradient shape {list(g._shape)} does not match leaf shape {list(leaf._shape)}")
-    if leaf.grad is None and not create_graph and (not g.is_contiguous() or g._storage in _LEAF_GRAD_STORAGES):
-        # PyTorch's AccumulateGrad contract: each leaf's .grad is a dense tensor of its own. Backward
-        # rules return expanded (stride-0) views and hand one tensor to several inputs (add), so an
-        # in-place update of one .grad (clip_grad_norm_, an optimizer, p.grad.mul_) would change another.
-        g = g.clone()
-    leaf.grad = g if leaf.grad is None else _add(leaf.grad, g)
-    if not create_graph:
-        _LEAF_GRAD_STORAGES.add(leaf.grad._storage)
+    old = leaf._grad
+    if old is None:
+        if foreign or not g.is_contiguous() or g._storage in _LEAF_GRAD_STORAGES:
+            # PyTorch's AccumulateGrad contract: each leaf's .grad is a dense tensor of its own. Backward
+            # rules return expanded (stride-0) views and hand one tensor to several inputs (add), so an
+            # in-place update of one .grad (clip_grad_norm_, an optimizer, p.grad.mul_, the in-place
+            # accumulation below) would change another. (Under create_graph the clone is recorded.)
+            g = g.clone()
+        leaf.grad = g
+        _LEAF_GRAD_STORAGES.add(g._storage)
+    elif create_graph:
+        leaf.grad = _add(old, g)  # out of place: the sum is part of the graph
+    else:
+        # In place, as PyTorch's AccumulateGrad without create_graph: a .grad the user holds or assigned
+        # (a view of a flat gradient buffer) receives the sum, and nothing is allocated.
+        old.add_(g)
     if acc._hooks:
         for hook in list(acc._hooks.values()):
             hook(leaf)
