@@ -43,6 +43,10 @@ class Tensor:
         "_hooks", "_grad_accumulator", "_impl_view", "_view_version", "__weakref__", "__dict__",
     )
 
+    # A leaf's hooks run after backward accumulated into its .grad (set in the instance's __dict__ by
+    # register_post_accumulate_grad_hook; most tensors never have any).
+    _post_accumulate_grad_hooks = None
+
     # Users build tensors with tensorlab.tensor / zeros / ...; this keeps Tensor(...) from
     # half-constructing one.
     def __init__(self, *args, **kwargs):
@@ -292,6 +296,21 @@ class Tensor:
         if node._tensor_hooks is None:
             node._tensor_hooks = {}
         return add_hook(node._tensor_hooks.setdefault(self._output_nr, _HookDict()), hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` after backward accumulated a gradient into this leaf's ``.grad`` (an
+        optimizer step per parameter, as in PyTorch); the hook must return None. Returns a handle
+        whose ``remove()`` unregisters it. ``autograd.grad`` does not call it (nothing accumulates)."""
+        from .autograd.graph import _HookDict, add_hook
+
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        hooks = self._post_accumulate_grad_hooks
+        if hooks is None:
+            hooks = self._post_accumulate_grad_hooks = _HookDict()
+        return add_hook(hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         from .autograd import backward

@@ -724,3 +724,38 @@ def test_grad_accumulates_in_place_without_aliasing(device):
     (c + d).sum().backward(create_graph=True)
     (c + d).sum().backward()
     assert c.grad.tolist() == [2.0] and d.grad.tolist() == [2.0]
+
+
+def test_post_accumulate_grad_hook():
+    x = _leaf([1.0, 2.0])
+    seen = []
+    handle = x.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.tolist()))
+    (x * x).sum().backward()
+    (x * x).sum().backward()
+    assert seen == [[2.0, 4.0], [4.0, 8.0]]  # after each accumulation
+    tl.autograd.grad((x * x).sum(), x)  # nothing accumulates: not called
+    assert len(seen) == 2
+    handle.remove()
+    (x * x).sum().backward()
+    assert len(seen) == 2
+
+    # an optimizer step in the hook (PyTorch's use): the parameter is updated during backward
+    w = _leaf([1.0, 1.0])
+
+    def step(p):
+        with tl.no_grad():
+            p.sub_(0.5 * p.grad)
+        p.grad = None
+
+    w.register_post_accumulate_grad_hook(step)
+    (w * tl.tensor([2.0, 4.0], dtype=tl.float64)).sum().backward()
+    assert w.tolist() == [0.0, -1.0] and w.grad is None
+
+    y = _leaf([1.0])
+    y.register_post_accumulate_grad_hook(lambda p: p * 2)
+    with pytest.raises(RuntimeError, match="should return None"):
+        (y * 2).sum().backward()
+    with pytest.raises(RuntimeError, match="non-leaf"):
+        (y * 2).register_post_accumulate_grad_hook(lambda p: None)
+    with pytest.raises(RuntimeError, match="doesn't require gradient"):
+        tl.ones(2).register_post_accumulate_grad_hook(lambda p: None)

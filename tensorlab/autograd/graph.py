@@ -753,6 +753,11 @@ def _accumulate_into_leaf(acc: AccumulateGrad, g, create_graph: bool, foreign: b
     if acc._hooks:
         for hook in list(acc._hooks.values()):
             hook(leaf)
+    hooks = leaf._post_accumulate_grad_hooks
+    if hooks:
+        for hook in list(hooks.values()):
+            if hook(leaf) is not None:
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 def _check_anomaly(node: Node, in_grads) -> None:
