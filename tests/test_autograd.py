@@ -437,6 +437,7 @@ def test_detect_anomaly_names_the_forward_op():
         with pytest.raises(RuntimeError, match="NaNGradBackward.*returned nan values.*NaNGrad"):
             y.sum().backward()
     assert not tl.autograd.is_anomaly_enabled()
+    assert tl.is_anomaly_enabled is tl.autograd.is_anomaly_enabled  # torch.is_anomaly_enabled's place
 
 
 def test_gradcheck_catches_wrong_gradients():
