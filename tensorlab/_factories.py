@@ -487,6 +487,15 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad:
         dt = D.as_dtype(dtype, "arange")
     if dt is D.bool:
         raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if not dt.is_floating_point and any(isinstance(v, builtins.float | np.floating) for v in (start, end, step)):
+        # an integer dtype takes the arguments converted to integers first (truncated), as PyTorch's
+        # int64 arange: arange(-2.5, 3, 1.5, dtype=int64) is [-2, ..., 2], and a step of 0.3 is 0
+        start, end, step = builtins.int(start), builtins.int(end), builtins.int(step)
+        if step == 0:
+            raise RuntimeError("arange(): step must be nonzero")
+        if (end - start) * step < 0:
+            raise RuntimeError(f"arange(): upper bound and larger bound inconsistent with step sign (start={start}, "
+                               f"end={end}, step={step})")
     n = builtins.int(math.ceil((end - start) / step))
     if dt.is_floating_point or any(isinstance(v, builtins.float) for v in (start, end, step)):
         values = start + np.arange(n, dtype=np.float64) * step

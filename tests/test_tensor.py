@@ -382,6 +382,14 @@ def test_ranges():
         tl.arange(0, 3, 0)
     with pytest.raises(RuntimeError, match="inconsistent with step sign"):
         tl.arange(0, 3, -1)
+    # an integer dtype truncates float arguments first, as PyTorch's int64 arange
+    assert tl.arange(-2.5, 3, 1.5, dtype=tl.int64).tolist() == [-2, -1, 0, 1, 2]
+    assert tl.arange(1, 10, 1.5, dtype=tl.int32).tolist() == list(range(1, 10))
+    assert tl.arange(2.7, dtype=tl.int64).tolist() == [0, 1] and tl.arange(0.5, dtype=tl.int16).tolist() == []
+    assert tl.arange(5.5, 0.5, -1.5, dtype=tl.int64).tolist() == [5, 4, 3, 2, 1]
+    with pytest.raises(RuntimeError, match="step must be nonzero"):
+        tl.arange(0, 1, 0.3, dtype=tl.int64)
+    assert tl.arange(0, 1, 0.3).tolist() == pytest.approx([0, 0.3, 0.6, 0.9])  # a float dtype keeps them
     np.testing.assert_allclose(tl.linspace(-1, 1, 5).numpy(), [-1, -0.5, 0, 0.5, 1])
     np.testing.assert_allclose(tl.linspace(0, 1, 7, dtype=tl.float64).numpy(), np.linspace(0, 1, 7), rtol=1e-15)
     assert tl.linspace(0, 1, 1).tolist() == [0.0] and tl.linspace(0, 1, 0).shape == (0,)
