@@ -516,22 +516,42 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad:
 def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (PyTorch's symmetric formula).
     ``out=``: the values in ``out``'s dtype, ``out`` resized to ``(steps,)``."""
+    start, end, steps, dt = _spaced_arguments("linspace", start, end, steps, dtype, device, out)
+    return _spaced_result(_linspace_values(start, end, steps), dt, device, requires_grad, out)
+
+
+def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None,
+             requires_grad: bool = False, out=None) -> Tensor:
+    """``base`` to the powers ``linspace(start, end, steps)``."""
+    start, end, steps, dt = _spaced_arguments("logspace", start, end, steps, dtype, device, out)
+    with np.errstate(over="ignore"):  # a power beyond float64 is inf, as PyTorch's
+        values = np.power(float(base), _linspace_values(start, end, steps))
+    return _spaced_result(values, dt, device, requires_grad, out)
+
+
+def _spaced_arguments(op: str, start, end, steps, dtype, device, out) -> tuple:
+    """linspace/logspace's checks, in PyTorch's order: steps, the dtype (out='s), no bool, and both
+    ends converting to the dtype (no wrapped or inf spacing)."""
     start, end = _scalar_value(start), _scalar_value(end)
     steps = operator.index(steps)
     if steps < 0:
-        raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
+        raise RuntimeError(f"{op}(): number of steps must be non-negative, got {steps}")
     if out is not None:
-        dt = factory_out("linspace", out, dtype, device)
+        dt = factory_out(op, out, dtype, device)
     else:
-        dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "linspace")
+        dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, op)
     if dt is D.bool:
-        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
-    for value in (start, end):  # PyTorch converts both ends to dtype first: no wrapped or inf spacing
-        check_scalar_fits("linspace", value, dt)
+        raise NotImplementedError(f"\"{op}_cpu\" not implemented for 'Bool'")
+    for value in (start, end):
+        check_scalar_fits(op, value, dt)
+    return start, end, steps, dt
+
+
+def _spaced_result(values: np.ndarray, dt: D.dtype, device, requires_grad: bool, out) -> Tensor:
     if out is not None:
         with np.errstate(invalid="ignore", over="ignore"):
-            return _host_into(out, _linspace_values(start, end, steps).astype(dt.np), requires_grad)
-    return _from_host(_linspace_values(start, end, steps), dt, device, requires_grad)
+            return _host_into(out, values.astype(dt.np), requires_grad)
+    return _from_host(values, dt, device, requires_grad)
 
 
 def _linspace_values(start, end, steps: int) -> np.ndarray:
@@ -543,28 +563,6 @@ def _linspace_values(start, end, steps: int) -> np.ndarray:
     i = np.arange(steps, dtype=np.float64)
     half = steps // 2
     return np.where(i < half, start + step * i, end - step * (steps - 1 - i))
-
-
-def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None,
-             requires_grad: bool = False, out=None) -> Tensor:
-    steps = operator.index(steps)
-    if steps < 0:
-        raise RuntimeError(f"logspace(): number of steps must be non-negative, got {steps}")
-    if out is not None:
-        dt = factory_out("logspace", out, dtype, device)
-    else:
-        dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "logspace")
-    if dt is D.bool:
-        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
-    start, end = _scalar_value(start), _scalar_value(end)
-    for value in (start, end):  # as linspace, PyTorch converts the exponents to dtype first
-        check_scalar_fits("logspace", value, dt)
-    with np.errstate(over="ignore"):  # a power beyond float64 is inf, as PyTorch's
-        values = np.power(float(base), _linspace_values(start, end, steps))
-    if out is not None:
-        with np.errstate(invalid="ignore", over="ignore"):
-            return _host_into(out, values.astype(dt.np), requires_grad)
-    return _from_host(values, dt, device, requires_grad)
 
 
 def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False,
