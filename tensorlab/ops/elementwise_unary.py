@@ -110,7 +110,8 @@ def _save_output(ctx, inputs, outputs, params):
 
 def _save_input_unless_inplace(ctx, inputs, outputs, params):
     """PyTorch's rule for elu, selu, leaky_relu and hardtanh: (input, None) out of place, so the
-    result may be modified in place afterwards; (None, output) in place, where the old input is gone."""
+    result may be modified in place afterwards; (None, output) in place, where the old input is gone
+    (hardtanh_ under autograd runs out of place on a clone of self, see _run_, so saves the clone)."""
     x, y = inputs[0], outputs[0]
     if x._storage is y._storage:
         ctx.save_for_backward(None, y)
@@ -503,9 +504,10 @@ def _hardtanh_args(x, min_val=-1.0, max_val=1.0):
     return "hardtanh", (min_val, max_val)
 
 
+# needs_input: PyTorch's hardtanh_ (so relu6(inplace=True)) saves a clone of the old self, not its
+# result, so the result may be modified in place afterwards (elu_ and leaky_relu_ save the result)
 HARDTANH = _declare("hardtanh", _SAME_NO_BOOL, _hardtanh_backward, _save_input_unless_inplace,
-                    kernel_args=_hardtanh_args,
-                    needs_input=False, doc="clamp(input, min_val, max_val)")
+                    kernel_args=_hardtanh_args, doc="clamp(input, min_val, max_val)")
 LEAKY_RELU = _declare("leaky_relu", _FLOAT_ONLY, _leaky_relu_backward, _save_input_unless_inplace,
                       kernel_args=lambda x, negative_slope=0.01: ("leaky_relu", (negative_slope,)),
                       needs_input=False, doc="input if input > 0 else negative_slope * input")

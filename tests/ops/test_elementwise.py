@@ -644,6 +644,29 @@ def test_activations_save_their_input_out_of_place(device):
     assert_close(x.grad, [1.0, 0.0, 0.0, 1.0])
 
 
+def test_hardtanh_inplace_saves_the_old_input(device):
+    # PyTorch's hardtanh_ (and relu6(inplace=True)) saves a clone of the old self, so its result may
+    # be modified in place before backward; here the result was saved and backward raised 'modified
+    # by an inplace operation'. elu_ and leaky_relu_ do save their result (they still raise).
+    F = tl.nn.functional
+    x = t([0.3, -2.0, 3.0, -0.5], device, tl.float64).requires_grad_()
+    for f, expected in ((lambda y: F.hardtanh(y, -0.5, 0.5, inplace=True), [2.0, 0.0, 0.0, 0.0]),
+                        (lambda y: y.hardtanh_(), [2.0, 0.0, 0.0, 2.0]),
+                        (lambda y: F.relu6(y, inplace=True), [2.0, 0.0, 2.0, 0.0])):
+        x.grad = None
+        y = x * 1
+        f(y)
+        y.mul_(2)
+        y.sum().backward()
+        assert_close(x.grad, expected)
+    for f in (lambda y: F.elu(y, inplace=True), lambda y: F.leaky_relu(y, 0.1, inplace=True)):
+        y = x * 1
+        f(y)
+        y.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+
+
 def test_binary_and_ternary_ops_save_only_what_their_gradients_read(device):
     # As PyTorch: fmod / remainder by a number, copysign's other operand, addcmul / addcdiv's input and
     # lerp with a number weight are not saved (their gradients do not read them), so they may be
