@@ -977,6 +977,8 @@ def _public_scan(op, input: Tensor, dim, dtype, out) -> Tensor:
     if dtype is None and isinstance(out, Tensor):
         dtype = out.dtype
     if dtype is D.bool:
+        if isinstance(input, Tensor):  # PyTorch checks the dim first: an IndexError for a bad one
+            norm_dim(dim, input.ndim, op.name)
         raise E.not_implemented_for(op.name, dtype)
     return _scan(op, input, dim, dtype=dtype, out=out)
 

@@ -434,6 +434,17 @@ def test_cumsum_cumprod_out_dtype_and_bool(device):
     assert to_numpy(tl.cumsum(tl.tensor([True, True], device=device), 0)).tolist() == [1, 2]  # bool input: int64
 
 
+def test_cumsum_cumprod_bool_dtype_checks_dim_first(device):
+    # PyTorch checks the dim before the dtype: a bad dim with dtype=bool is its IndexError (it was the
+    # bool NotImplementedError)
+    x = tl.tensor([[1.0, 2.0]], device=device)
+    for op in (tl.cumsum, tl.cumprod):
+        with pytest.raises(IndexError, match="Dimension out of range"):
+            op(x, 2, dtype=tl.bool)
+        with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+            op(x, -2, dtype=tl.bool)
+
+
 def test_cummax_cummin_indices(device):
     x = T(np.array([1.0, 3.0, 3.0, 2.0, 5.0, 5.0]), device)
     v, i = tl.cummax(x, 0)
