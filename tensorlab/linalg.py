@@ -24,6 +24,7 @@ from .ops.matmul import matmul, mm
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matmul", "cross", "diagonal"]
 
+
 def _need_float(op: str, x: Tensor) -> None:
     _composite.need_tensor(op, x, "input", 1)
     if not x.dtype.is_floating_point:
