@@ -196,12 +196,16 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
     return _sample_into(self, NORMAL_, "normal", generator, "normal_", mean=float(mean), std=float(std))
 
 
+# a floating dtype holds every integer up to 2**bits exactly (its significand's bits)
+_EXACT_INT_BITS = {D.float16: 11, D.bfloat16: 8, D.float32: 24, D.float64: 53}
+
+
 @tensor_method
 def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator=None) -> Tensor:
     """Integers uniform in [from_, to) (``to`` defaults to the dtype's largest value + 1)."""
     if to is None:
         if self.dtype.is_floating_point:
-            to = 2 ** {D.float16: 11, D.bfloat16: 8, D.float32: 24, D.float64: 53}[self.dtype] + 1
+            to = 2 ** _EXACT_INT_BITS[self.dtype] + 1
         elif self.dtype is D.bool:
             to = 2
         else:
@@ -336,10 +340,9 @@ def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: 
     return _done(t if dev == CPU else t.to(dev), requires_grad)
 
 
-# the largest n whose 0..n-1 a floating dtype holds exactly (PyTorch's limits; bfloat16's, which
-# PyTorch does not check, by the same rule: 2**8 + 1)
-_RANDPERM_FLOAT_MAX = {D.float16: (2**11 + 1, "2049", "Half"), D.bfloat16: (2**8 + 1, "257", "BFloat16"),
-                       D.float32: (2**24 + 1, "2^24+1", "Float"), D.float64: (2**53 + 1, "2^53+1", "Double")}
+# the largest n whose 0..n-1 a floating dtype holds exactly, 2**bits + 1, as PyTorch's messages spell
+# it (bfloat16's limit, which PyTorch does not check, by the same rule)
+_RANDPERM_LIMIT_TEXT = {D.float16: "2049", D.bfloat16: "257", D.float32: "2^24+1", D.float64: "2^53+1"}
 
 
 def _check_randperm_fits(n: int, dtype: D.dtype) -> None:
@@ -349,9 +352,9 @@ def _check_randperm_fits(n: int, dtype: D.dtype) -> None:
     if dtype is D.bool:
         raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
     if dtype.is_floating_point:
-        limit, text, name = _RANDPERM_FLOAT_MAX[dtype]
-        if n > limit:
-            raise RuntimeError(f"n cannot be greater than {text} for {name} type.")
+        if n > 2 ** _EXACT_INT_BITS[dtype] + 1:
+            raise RuntimeError(f"n cannot be greater than {_RANDPERM_LIMIT_TEXT[dtype]} for {D.torch_name(dtype)} "
+                               "type.")
     elif n > 0:
         from ._factories import check_scalar_fits
 
