@@ -288,8 +288,9 @@ def factory_out(op: str, out, dtype, device) -> D.dtype:
 
 
 def resize_out(out: Tensor, size: tuple) -> Tensor:
-    """A factory's ``out`` at ``size``: kept (with its strides) when it has that shape, else given a
-    new contiguous storage, without a warning (PyTorch's factories resize ``out`` silently)."""
+    """A factory's ``out`` at ``size``: kept (with its strides) when it has that shape, else resized
+    contiguous by dispatch's ``_resize_`` (in its own storage when that is big enough), without a
+    warning (PyTorch's factories resize ``out`` silently)."""
     if out._shape != tuple(size):
         from ._dispatch import _resize_
 
