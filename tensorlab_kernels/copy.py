@@ -79,7 +79,7 @@ def strided_copy(dst, src) -> None:
     if dst.numel == 0:
         return
     int64 = needs_int64(dst, src)
-    for p in strided_layout(dst.shape, dst.strides, src.strides):
+    for p in strided_layout(dst.shape, dst.strides, src.strides, memory_order=True):
         config = pick_config(p.numel)
         launch(
             _strided_copy_kernel, (cdiv(p.numel, config["BLOCK"]),),

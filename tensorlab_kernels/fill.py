@@ -77,7 +77,7 @@ def fill(out, value) -> None:
     value = float64_bits(value) if floating else int(value)
     config = {"BLOCK": 8192 if INTERPRET else 1024, "num_warps": 4}
     int64 = needs_int64(out)
-    for p in strided_layout(out.shape, out.strides):
+    for p in strided_layout(out.shape, out.strides, memory_order=True):
         launch(kernel, (cdiv(p.numel, config["BLOCK"]),), out.view(out.shape, out.strides, out.offset + p.offsets[0]),
                value, p.numel, *p.sizes[1:], *p.strides[0], NDIM=p.ndim, CONTIGUOUS=p.contiguous(0), INT64=int64,
                **config)

@@ -65,11 +65,28 @@ class Piece:
         return contiguous_layout(real, strides)
 
 
-def strided_layout(shape, *strides) -> list[Piece]:
-    """Split a strided problem over ``shape`` with one stride list per operand into launches."""
+def strided_layout(shape, *strides, memory_order: bool = False) -> list[Piece]:
+    """Split a strided problem over ``shape`` with one stride list per operand into launches.
+
+    ``memory_order``: visit the elements in the first operand's memory order rather than in
+    row-major index order, for problems where every element is independent (elementwise ops,
+    copies, fills): a transposed or permuted output is then written in order, and operands laid
+    out as it collapse to one contiguous run (``x.t().exp()`` is a flat pass)."""
+    if memory_order:
+        shape, strides = _in_memory_order(tuple(shape), strides)
     cshape, cstrides = collapse_dims(tuple(shape), *[tuple(s) for s in strides])
     pieces = []
     for pshape, pstrides, poffsets in split_leading(cshape, cstrides):
         sizes, padded = pad_dims(pshape, pstrides)
         pieces.append(Piece(sizes, padded, poffsets, len(pshape)))
     return pieces
+
+
+def _in_memory_order(shape: tuple, strides: tuple) -> tuple:
+    """``shape`` and every stride list with the dims permuted so that the first list's strides
+    (by size) decrease; ties keep their order. Unchanged when they already do (the usual case)."""
+    first = strides[0]
+    order = sorted(range(len(shape)), key=lambda d: -abs(first[d]))
+    if order == list(range(len(shape))):
+        return shape, strides
+    return tuple(shape[d] for d in order), [tuple(st[d] for d in order) for st in strides]

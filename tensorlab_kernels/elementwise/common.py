@@ -259,7 +259,8 @@ def _strided_plan(shape: tuple, out_strides: tuple, operand_strides: tuple, mode
     piece. ``operand_strides``: each operand's strides, None for a scalar operand."""
     zeros = (0,) * len(shape)
     pieces = []
-    for p in strided_layout(shape, out_strides, *[zeros if s is None else s for s in operand_strides]):
+    for p in strided_layout(shape, out_strides, *[zeros if s is None else s for s in operand_strides],
+                            memory_order=True):
         config = pick_config(p.numel)
         modes = {name: SCALAR.value if s is None else operand_mode(p, i + 1)
                  for i, (name, s) in enumerate(zip(mode_names, operand_strides))}
