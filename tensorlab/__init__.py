@@ -76,6 +76,7 @@ from ._factories import (
     zeros,
     zeros_like,
 )
+from ._layout import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from ._random import (
     Generator,
     bernoulli,

@@ -18,6 +18,7 @@ from . import _dtype as D
 from ._broadcast import broadcast_geometry
 from ._device import CPU, as_device
 from ._dispatch import dispatch, empty_tensor
+from ._layout import contiguous_format, format_strides, is_in_format, preserve_format, suggest_memory_format
 from ._registry import Plan, defop
 from ._storage import Storage, contiguous_strides, new_storage
 from ._tensor import Tensor, tensor_method
@@ -28,19 +29,23 @@ from .autograd.grad_mode import no_grad
 # ----------------------------------------------------------------------------------------------
 
 
-def _same_shape_meta(x: Tensor, dtype: D.dtype | None = None) -> Plan:
-    return Plan(args=[x], outputs=[(x._shape, x.dtype if dtype is None else dtype)])
+def _same_shape_meta(x: Tensor, dtype: D.dtype | None = None, memory_format=None) -> Plan:
+    """A copy of ``x`` (in ``dtype``), laid out as ``memory_format`` asks: by default as ``x`` is
+    (PyTorch's ``preserve_format``: a transposed tensor's copy is transposed)."""
+    dtype = x.dtype if dtype is None else dtype
+    strides = format_strides("clone", x._shape, memory_format, x)
+    return Plan(args=[x], outputs=[(x._shape, dtype) if strides is None else (x._shape, dtype, strides)])
 
 
 CLONE = defop(
     "clone",
     twin=kcopy.strided_copy_twin,
     kernel=kcopy.strided_copy,
-    meta=lambda x: _same_shape_meta(x),
+    meta=lambda x, memory_format=None: _same_shape_meta(x, memory_format=memory_format),
     backward=lambda ctx, g: (g,),
     save=lambda ctx, inputs, outputs, params: None,
     tags={"copy"},
-    doc="A contiguous copy of the input.",
+    doc="A copy of the input, laid out as memory_format asks (by default as the input).",
 )
 
 
@@ -53,11 +58,11 @@ CONVERT = defop(
     "_to_dtype",
     twin=kcopy.strided_copy_twin,
     kernel=kcopy.strided_copy,
-    meta=lambda x, dtype: Plan(args=[x], outputs=[(x._shape, dtype)]),
+    meta=lambda x, dtype, memory_format=None: _same_shape_meta(x, dtype, memory_format),
     backward=_convert_backward,
     save=lambda ctx, inputs, outputs, params: None,
     tags={"copy"},
-    doc="Conversion to another dtype (a contiguous copy).",
+    doc="Conversion to another dtype (a copy laid out as memory_format asks; by default as the input).",
 )
 
 
@@ -160,7 +165,7 @@ def host_copy(x: Tensor, non_blocking: bool = False) -> np.ndarray:
     non-contiguous ``x`` is made contiguous on the device first). ``.cpu()``, ``.item()``,
     ``.tolist()`` and the loss functions' target checks read device values this way."""
     with no_grad():
-        src = x if x.is_contiguous() else clone(x)
+        src = x if x.is_contiguous() else clone(x, memory_format=contiguous_format)
     host = np.empty(src._shape, src.dtype.np)
     rt.copy_device_to_host(host.reshape(-1).view(np.uint8), src._storage.data, src._offset * src.dtype.itemsize,
                            non_blocking=non_blocking)
@@ -174,7 +179,7 @@ def _to_device_impl(x: Tensor, device, non_blocking: bool = False) -> Tensor:
 
         return from_numpy(host_copy(x, non_blocking))
     with no_grad():
-        src = x if x.is_contiguous() else clone(x)
+        src = x if x.is_contiguous() else clone(x, memory_format=contiguous_format)
     if src.is_cpu:  # cpu -> cuda
         host = src._np_view()
         host = np.ascontiguousarray(host).reshape(-1)
@@ -212,17 +217,22 @@ TO_DEVICE = defop(
 
 
 @tensor_method
-def clone(input: Tensor, *, memory_format=None) -> Tensor:
-    """A copy with its own (contiguous) memory; gradients flow back unchanged."""
-    return dispatch(CLONE, input)
+def clone(input: Tensor, *, memory_format=preserve_format) -> Tensor:
+    """A copy with its own memory, laid out as ``input`` (or as ``memory_format`` asks);
+    gradients flow back unchanged."""
+    if memory_format is preserve_format:
+        return dispatch(CLONE, input)
+    return dispatch(CLONE, input, memory_format=memory_format)
 
 
 @tensor_method
-def contiguous(input: Tensor, memory_format=None) -> Tensor:
-    """``input`` itself when already contiguous, else a contiguous copy."""
-    if input.is_contiguous():
+def contiguous(input: Tensor, memory_format=contiguous_format) -> Tensor:
+    """``input`` itself when already contiguous (in ``memory_format``), else a copy that is."""
+    if memory_format is preserve_format:
+        raise RuntimeError("contiguous(): preserve memory format is unsupported by the contiguous operator")
+    if is_in_format(input._shape, input._stride, memory_format):
         return input
-    return dispatch(CLONE, input)
+    return dispatch(CLONE, input, memory_format=memory_format)
 
 
 @tensor_method
@@ -252,11 +262,20 @@ def as_strided_scatter(input: Tensor, src: Tensor, size, stride, storage_offset=
                     storage_offset=storage_offset)
 
 
-def to_dtype_device(x: Tensor, dev, dtype: D.dtype, non_blocking: bool = False, copy: bool = False) -> Tensor:
+def to_dtype_device(x: Tensor, dev, dtype: D.dtype, non_blocking: bool = False, copy: bool = False,
+                    memory_format=preserve_format) -> Tensor:
+    """``Tensor.to``: ``x`` itself when nothing changes (as PyTorch: also for a ``memory_format``
+    that ``x``'s strides already look like, ``suggest_memory_format``), else a copy laid out as
+    ``memory_format`` asks (a device transfer's is contiguous)."""
+    keep = memory_format is preserve_format
     if dev == x.device and dtype is x.dtype:
-        return clone(x) if copy else x
+        if not copy and (keep or suggest_memory_format(x._shape, x._stride) is memory_format):
+            return x
+        return clone(x, memory_format=memory_format)
     if dev == x.device:
-        return dispatch(CONVERT, x, dtype=dtype)
+        if keep:
+            return dispatch(CONVERT, x, dtype=dtype)
+        return dispatch(CONVERT, x, dtype=dtype, memory_format=memory_format)
     # Convert on whichever side moves fewer bytes.
     if dtype is not x.dtype and dtype.itemsize < x.dtype.itemsize:
         x = dispatch(CONVERT, x, dtype=dtype)

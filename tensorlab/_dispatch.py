@@ -51,7 +51,8 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
         if found is not None:
             replay_key, replay_plan, requires_grad = found
             if replay_plan is not None:  # a known key: replayed, or the full path without recording
-                result = (_replay.replay(replay_plan, first._storage.device, inputs, contiguous_tensor)
+                result = (_replay.replay(replay_plan, first._storage.device, inputs, contiguous_tensor,
+                                         new_tensor)
                           if replay_plan else None)
                 if result is not None:
                     if requires_grad:
@@ -92,7 +93,8 @@ def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params
         specs = plan.outputs
         # a tensor's array is cached (see _impl_arg); scalars pass as they are
         if out is None and not inplace and len(specs) == 1:  # the usual case: one new output
-            o = empty_tensor(*specs[0], dev)
+            spec = specs[0]  # (shape, dtype), or (shape, dtype, strides) laid out as the inputs
+            o = empty_tensor(*spec, dev) if len(spec) == 2 else empty_tensor(spec[0], spec[1], dev, spec[2])
             outputs, write_back = (o,), None
             v = o._impl_view
             out_arrays = (v if v is not None else _impl_arg(o, dev),)
@@ -263,19 +265,35 @@ def wrap_array(arr, dev: device) -> Tensor:
     return Tensor._make(storage, tuple(arr.shape), tuple(arr.strides), arr.offset, D.from_numpy_dtype(arr.dtype))
 
 
-def empty_tensor(shape: tuple, dtype: D.dtype, dev: device) -> Tensor:
+def empty_tensor(shape: tuple, dtype: D.dtype, dev: device, strides: tuple | None = None) -> Tensor:
+    """A new tensor; contiguous, or dense with ``strides`` (an output laid out as its inputs, by
+    ``_layout``'s rules; an op's output spec ``(shape, dtype, strides)``)."""
     shape = tuple(shape)
-    return contiguous_tensor(shape, contiguous_strides(shape), math.prod(shape), dtype, dev)
+    if strides is None:
+        return contiguous_tensor(shape, contiguous_strides(shape), math.prod(shape), dtype, dev)
+    return new_tensor(shape, strides, math.prod(shape), dtype, dev)
 
 
 def contiguous_tensor(shape: tuple, strides: tuple, numel: int, dtype: D.dtype, dev: device) -> Tensor:
     """:func:`empty_tensor` with its layout already known (``strides``: ``shape``'s contiguous
-    strides; a replayed op's output, ``_replay``)."""
+    strides)."""
     storage = new_storage(numel, dtype.np, dev)
     t = Tensor._make(storage, shape, strides, 0, dtype)
     if dev.type == "cuda":  # an op's output: the kernel gets this array (contiguous, as known here)
         array = t._impl_view = device_array(storage, shape, strides, 0, dtype.np)
         array._contiguous = True
+    return t
+
+
+def new_tensor(shape: tuple, strides: tuple, numel: int, dtype: D.dtype, dev: device) -> Tensor:
+    """A new dense tensor of ``numel`` elements laid out by ``strides``, contiguous or not (a
+    replayed op's recorded output layout, ``_replay``)."""
+    if strides == contiguous_strides(shape):
+        return contiguous_tensor(shape, strides, numel, dtype, dev)
+    storage = new_storage(numel, dtype.np, dev)
+    t = Tensor._make(storage, shape, strides, 0, dtype)
+    if dev.type == "cuda":  # (the replay path reads the array's address)
+        t._impl_view = device_array(storage, shape, strides, 0, dtype.np)
     return t
 
 
@@ -339,7 +357,7 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
     specs = plan.outputs
     if inplace:
         dst = inputs[0]
-        shape, dtype = specs[0]
+        shape, dtype = specs[0][:2]
         _check_no_internal_overlap(f"{op.name}_", dst)
         if tuple(shape) != dst._shape:
             raise RuntimeError(
@@ -351,7 +369,7 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
         outs = out if isinstance(out, tuple | list) else (out,)
         if len(outs) != len(specs):
             raise TypeError(f"{op.name}(): out= expects {len(specs)} tensors, got {len(outs)}")
-        for o, (shape, dtype) in zip(outs, specs):
+        for o, (shape, dtype, *strides) in zip(outs, specs):
             if not isinstance(o, Tensor):
                 raise TypeError(f"{op.name}(): out= must be a Tensor, got {type(o).__name__}")
             if o.device != dev:
@@ -367,10 +385,10 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
                         f"{op.name}(): An output with one or more elements was resized since it had shape "
                         f"{list(o._shape)}, which does not match the required output shape {list(shape)}."
                     )
-                _resize_(o, tuple(shape))
+                _resize_(o, tuple(shape), strides[0] if strides else None)
         outs = tuple(outs)
     else:  # (one new output: allocated by dispatch itself)
-        return tuple(empty_tensor(shape, dtype, dev) for shape, dtype in specs), None
+        return tuple(empty_tensor(spec[0], spec[1], dev, *spec[2:]) for spec in specs), None
 
     # Writing into a tensor that an input also reads: safe only for ops tagged inplace_safe
     # with the identical geometry (elementwise); otherwise go through a temporary.
@@ -383,7 +401,7 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
         # dtype is then the destination's or wider (or bool), and the elementwise kernels' store
         # converts the computed value as that cast does (half_t.add_(float_t) computes in float32,
         # then rounds once).
-        needs_temp = [o for o, (_, dtype) in zip(outs, specs) if o.dtype is not dtype]
+        needs_temp = [o for o, (_, dtype, *_) in zip(outs, specs) if o.dtype is not dtype]
     # List arguments (cat's tensors) are checked element by element.
     flat_args = [b for a in plan.args for b in (a if isinstance(a, list | tuple) else (a,))]
     for o in outs:  # (an output listed twice is harmless: membership is by identity)
@@ -401,7 +419,7 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
                     break
     if needs_temp:
         temps = tuple(empty_tensor(o._shape, dtype, dev) if any(o is t for t in needs_temp) else o
-                      for o, (_, dtype) in zip(outs, specs))  # identity: Tensor.__eq__ is elementwise
+                      for o, (_, dtype, *_) in zip(outs, specs))  # identity: Tensor.__eq__ is elementwise
         return outs, (outs, temps)
     return outs, None
 
@@ -413,18 +431,21 @@ def _check_cast(op: OpDef, result: D.dtype, target: D.dtype) -> None:
         )
 
 
-def _resize_(t: Tensor, shape: tuple) -> None:
-    """PyTorch's resize of an ``out=`` tensor: contiguous at ``shape`` from its storage offset, in
-    its own storage when that holds enough elements (so ``ones(3, out=x[0])`` writes into ``x``,
-    as in PyTorch), else in a new storage (PyTorch grows the shared storage, which every view of
-    it then sees; tensorlab's views cache their arrays, so only ``t`` moves to the new one)."""
+def _resize_(t: Tensor, shape: tuple, strides: tuple | None = None) -> None:
+    """PyTorch's resize of an ``out=`` tensor: contiguous at ``shape`` (or dense with ``strides``:
+    the layout the op gives a new output, which PyTorch restrides a resized ``out=`` to) from its
+    storage offset, in its own storage when that holds enough elements (so ``ones(3, out=x[0])``
+    writes into ``x``, as in PyTorch), else in a new storage (PyTorch grows the shared storage,
+    which every view of it then sees; tensorlab's views cache their arrays, so only ``t`` moves to
+    the new one)."""
     numel = math.prod(shape)
+    strides = contiguous_strides(shape) if strides is None else strides
     if (t._offset + numel) * t.dtype.itemsize <= t._storage.nbytes:
-        t._shape, t._stride = shape, contiguous_strides(shape)
+        t._shape, t._stride = shape, strides
     else:
         storage = new_storage(numel, t.dtype.np, t.device)
         storage.version = t._storage.version
-        t._storage, t._shape, t._stride, t._offset = storage, shape, contiguous_strides(shape), 0
+        t._storage, t._shape, t._stride, t._offset = storage, shape, strides, 0
     t._impl_view = None
 
 

@@ -20,6 +20,7 @@ from tensorlab_kernels import fill as kfill
 from . import _dtype as D
 from ._device import CPU, as_device
 from ._dispatch import dispatch, empty_tensor
+from ._layout import format_strides, preserve_format
 from ._registry import Plan, defop
 from ._storage import cpu_storage_from_array
 from ._tensor import Tensor, tensor_method
@@ -323,8 +324,11 @@ def empty(*size, dtype=None, device=None, requires_grad: bool = False, pin_memor
             raise RuntimeError("'memory_format' argument is incompatible with 'out' tensor argument")
         factory_out("empty", out, dtype, device)
         return _finish(resize_out(out, size), requires_grad)
+    if memory_format is preserve_format:
+        raise RuntimeError("empty(): unsupported memory format Preserve")
+    strides = format_strides("empty", size, memory_format)
     dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "empty")
-    return _finish(empty_tensor(size, dt, as_device(device)), requires_grad, pin_memory)
+    return _finish(empty_tensor(size, dt, as_device(device), strides), requires_grad, pin_memory)
 
 
 def _fill_out(op: str, out: Tensor, size: tuple, value, dtype, device, requires_grad: bool) -> Tensor:
@@ -389,25 +393,40 @@ def _like(op: str, input: Tensor, dtype, device):
     return dt, dev
 
 
-def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
-    dt, dev = _like("empty_like", input, dtype, device)
-    return _finish(empty_tensor(input._shape, dt, dev), requires_grad)
+def empty_like_layout(op: str, input: Tensor, dtype, device, memory_format) -> Tensor:
+    """A new tensor of ``input``'s shape (and dtype, device unless given), laid out as
+    ``memory_format`` asks: by default as ``input`` (PyTorch's ``preserve_format``)."""
+    dt, dev = _like(op, input, dtype, device)
+    return empty_tensor(input._shape, dt, dev, format_strides(op, input._shape, memory_format, input))
 
 
-def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
-    dt, dev = _like("zeros_like", input, dtype, device)
-    return zeros(input._shape, dtype=dt, device=dev, requires_grad=requires_grad)
+def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False,
+               memory_format=preserve_format) -> Tensor:
+    return _finish(empty_like_layout("empty_like", input, dtype, device, memory_format), requires_grad)
 
 
-def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
-    dt, dev = _like("ones_like", input, dtype, device)
-    return ones(input._shape, dtype=dt, device=dev, requires_grad=requires_grad)
+def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False,
+               memory_format=preserve_format) -> Tensor:
+    t = empty_like_layout("zeros_like", input, dtype, device, memory_format)
+    _raw_fill(t, 0)
+    return _finish(t, requires_grad)
+
+
+def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False,
+              memory_format=preserve_format) -> Tensor:
+    t = empty_like_layout("ones_like", input, dtype, device, memory_format)
+    _raw_fill(t, 1)
+    return _finish(t, requires_grad)
 
 
 def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False,
-              memory_format=None) -> Tensor:
-    dt, dev = _like("full_like", input, dtype, device)
-    return full(input._shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+              memory_format=preserve_format) -> Tensor:
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    t = empty_like_layout("full_like", input, dtype, device, memory_format)
+    check_scalar_fits("full_like", fill_value, t.dtype)
+    _raw_fill(t, fill_value)
+    return _finish(t, requires_grad)
 
 
 @tensor_method

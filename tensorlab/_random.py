@@ -18,6 +18,7 @@ from tensorlab_kernels import random as krand
 from . import _dtype as D
 from ._device import CPU, as_device, device
 from ._dispatch import dispatch, empty_tensor
+from ._layout import preserve_format
 from ._registry import Plan, defop
 from ._tensor import Tensor, tensor_method
 from ._views import shape_args
@@ -420,22 +421,37 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     return z * std + mean
 
 
-def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
-    return rand(input._shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad,
-                generator=generator)
+def _laid_out_like(t: Tensor, input: Tensor, op: str, memory_format, requires_grad: bool) -> Tensor:
+    """The samples ``t`` (new, contiguous) in the layout ``memory_format`` asks, by default
+    ``input``'s (PyTorch's ``preserve_format``): copied into it when that is not contiguous."""
+    from ._factories import empty_like_layout
+
+    if memory_format is not preserve_format or not input.is_contiguous():
+        laid_out = empty_like_layout(op, input, t.dtype, t.device, memory_format)
+        if not laid_out.is_contiguous():
+            t = laid_out.copy_(t)
+    return _done(t, requires_grad)
 
 
-def randn_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
-    return randn(input._shape, dtype=dtype or input.dtype, device=device or input.device,
-                 requires_grad=requires_grad, generator=generator)
+def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, generator=None,
+              memory_format=preserve_format) -> Tensor:
+    t = rand(input._shape, dtype=dtype or input.dtype, device=device or input.device, generator=generator)
+    return _laid_out_like(t, input, "rand_like", memory_format, requires_grad)
+
+
+def randn_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, generator=None,
+               memory_format=preserve_format) -> Tensor:
+    t = randn(input._shape, dtype=dtype or input.dtype, device=device or input.device, generator=generator)
+    return _laid_out_like(t, input, "randn_like", memory_format, requires_grad)
 
 
 def randint_like(input: Tensor, low, high=None, *, dtype=None, device=None, requires_grad: bool = False,
-                 generator=None) -> Tensor:
+                 generator=None, memory_format=preserve_format) -> Tensor:
     if high is None:
         low, high = 0, low
-    return randint(low, high, input._shape, dtype=dtype or input.dtype, device=device or input.device,
-                   requires_grad=requires_grad, generator=generator)
+    t = randint(low, high, input._shape, dtype=dtype or input.dtype, device=device or input.device,
+                generator=generator)
+    return _laid_out_like(t, input, "randint_like", memory_format, requires_grad)
 
 
 __all__ = ["Generator", "bernoulli", "default_generator", "get_rng_state", "initial_seed", "manual_seed", "normal",

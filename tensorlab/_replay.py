@@ -40,12 +40,14 @@ from tensorlab_kernels import launch as _launch
 from tensorlab_kernels.direct_launch import array_key
 
 from . import _dtype as D
+from ._storage import contiguous_strides
 from ._tensor import Tensor
 
 ENABLED = os.environ.get("TENSORLAB_REPLAY", "1") not in ("", "0")
 # key -> (the output's (shape, strides, element count, dtype), or a tuple of them for a call that
-# returns a tuple; whether it does; where, entry, grid, array indices or None for the usual order,
-# rest), or False for a key whose call cannot be replayed (several launches, a temporary array)
+# returns a tuple; whether it does; whether every output is contiguous; where, entry, grid, array
+# indices or None for the usual order, rest), or False for a key whose call cannot be replayed
+# (several launches, a temporary array)
 plans: dict = {}
 _lock = threading.Lock()  # start and stop of a recording (one thread records at a time)
 PLANS_MAX = 4096  # numbers and parameters are in the key: a program's distinct keys stay few
@@ -112,13 +114,16 @@ def find(op, inputs: tuple, params: dict, impl_arg):
     return k, plans.get(k), requires_grad
 
 
-def replay(plan: tuple, dev, inputs: tuple, new_contiguous):
+def replay(plan: tuple, dev, inputs: tuple, new_contiguous, new_strided):
     """The result of a call (its output, or the tuple of its outputs), by replaying its ``plan``
     (``plans[key]``); None when it cannot be replayed now (the caller runs the full path).
-    ``new_contiguous(shape, strides, numel, dtype, dev)``: a new contiguous tensor with its array."""
+    ``new_contiguous(shape, strides, numel, dtype, dev)``: a new contiguous tensor with its array;
+    ``new_strided``: the same for any dense layout (an output laid out as permuted inputs)."""
     if not _launch.replay_ready():
         return None
-    layout, as_tuple, where, entry, grid, indices, rest = plan
+    layout, as_tuple, contiguous, where, entry, grid, indices, rest = plan
+    if not contiguous:
+        new_contiguous = new_strided
     if not as_tuple:  # one output (the usual case): ``layout`` is its (shape, strides, numel, dtype)
         out = new_contiguous(*layout, dev)
         if indices is None:  # the usual order: the output, then every input (all tensors)
@@ -206,5 +211,6 @@ def _plan_of(recorded: list, outputs: tuple, inputs: tuple, as_tuple: bool):
         indices.append(matches[0])
     natural = tuple(range(len(known)))  # (the outputs, then each input: all tensors)
     layouts = tuple((o._shape, o._stride, o.numel(), o.dtype) for o in outputs)
-    return (layouts if as_tuple else layouts[0], as_tuple, where, entry, grid,
+    contiguous = all(o._stride == contiguous_strides(o._shape) for o in outputs)
+    return (layouts if as_tuple else layouts[0], as_tuple, contiguous, where, entry, grid,
             None if tuple(indices) == natural else tuple(indices), rest)

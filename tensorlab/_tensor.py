@@ -19,6 +19,7 @@ from tensorlab_kernels.runtime.array import contiguous_layout
 
 from . import _dtype as D
 from ._device import CPU, as_device, device
+from ._layout import is_in_format, preserve_format
 from ._storage import Storage, contiguous_strides, device_array, numpy_view
 
 
@@ -140,7 +141,9 @@ class Tensor:
         return self._storage.data_ptr() + self._offset * self.dtype.itemsize
 
     def is_contiguous(self, memory_format=None) -> bool:
-        return contiguous_layout(self._shape, self._stride)
+        if memory_format is None:
+            return contiguous_layout(self._shape, self._stride)
+        return is_in_format(self._shape, self._stride, memory_format)
 
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point
@@ -453,10 +456,10 @@ class Tensor:
     def to(self, *args, **kwargs) -> Tensor:
         """``to(device=None, dtype=None, non_blocking=False, copy=False)``, ``to(dtype)``,
         ``to(device, dtype)`` or ``to(other_tensor)``, as in PyTorch."""
-        dev, dtype, non_blocking, copy = _parse_to(self, args, kwargs)
+        dev, dtype, non_blocking, copy, memory_format = _parse_to(self, args, kwargs)
         from ._copy_ops import to_dtype_device
 
-        return to_dtype_device(self, dev, dtype, non_blocking=non_blocking, copy=copy)
+        return to_dtype_device(self, dev, dtype, non_blocking=non_blocking, copy=copy, memory_format=memory_format)
 
     def cuda(self, device=None, non_blocking: bool = False) -> Tensor:
         dev = as_device("cuda" if device is None else device if not isinstance(device, int) else f"cuda:{device}")
@@ -532,7 +535,7 @@ def _parse_to(t: Tensor, args, kwargs):
     dtype = kwargs.pop("dtype", None)
     non_blocking = kwargs.pop("non_blocking", False)
     copy = kwargs.pop("copy", False)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", preserve_format)
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
     args = list(args)
@@ -550,7 +553,7 @@ def _parse_to(t: Tensor, args, kwargs):
             raise TypeError(f"to() received an invalid argument {a!r}")
     dev = t.device if dev is None else as_device(dev)
     dtype = t.dtype if dtype is None else D.as_dtype(dtype, "to")
-    return dev, dtype, non_blocking, copy
+    return dev, dtype, non_blocking, copy, memory_format
 
 
 def _rebuild_tensor(arr, dtype_name, dev, requires_grad):

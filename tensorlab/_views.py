@@ -416,8 +416,9 @@ def reshape(input: Tensor, *shape) -> Tensor:
     if view_strides(input._shape, input._stride, size) is not None:
         return dispatch(VIEW, input, size=size)
     from ._copy_ops import clone
+    from ._layout import contiguous_format
 
-    return dispatch(VIEW, clone(input), size=size)
+    return dispatch(VIEW, clone(input, memory_format=contiguous_format), size=size)
 
 
 @tensor_method

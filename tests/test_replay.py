@@ -192,6 +192,7 @@ def _main() -> None:
         "bias * x (broadcast first)": lambda: bias * x,
         "x.t() * 2 (strided)": lambda: x.t() * 2,
         "x.t() + y (strided and contiguous)": lambda: x.t() + y,
+        "exp(x.t()) (laid out as x.t())": lambda: tl.exp(x.t()),
         "where(m, x, 0.5) (broadcast condition)": lambda: tl.where(m, x, 0.5),
         "p * 2.5 (a Parameter)": lambda: p * 2.5,
         "x @ y (mm)": lambda: x @ y,
@@ -267,6 +268,9 @@ def _main() -> None:
     assert replayed(lambda: tl.sigmoid(fresh), times=2) == 2  # its first launch compiled: recorded later
     assert replayed(lambda: a.t() + b) == 3  # (a 1-d transpose is itself)
     assert replayed(lambda: x + bias) == 3 and replayed(lambda: x.t() * 2) == 3
+    # a result laid out as its transposed operand (not contiguous) replays with that layout
+    assert replayed(lambda: tl.exp(x.t())) == 3
+    assert tl.exp(x.t()).stride() == x.t().stride() and (x.t() * 2).stride() == x.t().stride()
     # two inputs at one address: which one a launched array stands for is ambiguous, so no plan;
     # the key is recorded again by a later call with distinct inputs
     z, w = tl.ones(5, 7, device="cuda"), tl.ones(5, 7, device="cuda")

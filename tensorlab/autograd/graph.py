@@ -20,6 +20,7 @@ import itertools
 import re
 import weakref
 
+from .._storage import contiguous_strides
 from . import grad_mode
 
 
@@ -736,12 +737,15 @@ def _accumulate_into_leaf(acc: AccumulateGrad, g, create_graph: bool, foreign: b
         raise RuntimeError(f"gradient shape {list(g._shape)} does not match leaf shape {list(leaf._shape)}")
     old = leaf._grad
     if old is None:
-        if foreign or not g.is_contiguous() or g._storage in _LEAF_GRAD_STORAGES:
-            # PyTorch's AccumulateGrad contract: each leaf's .grad is a dense tensor of its own. Backward
-            # rules return expanded (stride-0) views and hand one tensor to several inputs (add), so an
-            # in-place update of one .grad (clip_grad_norm_, an optimizer, p.grad.mul_, the in-place
-            # accumulation below) would change another. (Under create_graph the clone is recorded.)
-            g = g.clone()
+        layout = _grad_layout(leaf)
+        if foreign or g._stride != layout or g._storage in _LEAF_GRAD_STORAGES:
+            # PyTorch's AccumulateGrad contract: each leaf's .grad is a dense tensor of its own, laid
+            # out as the leaf (contiguous for a leaf that is not dense). Backward rules return
+            # expanded (stride-0) views, results laid out as permuted operands, and hand one tensor
+            # to several inputs (add), so an in-place update of one .grad (clip_grad_norm_, an
+            # optimizer, p.grad.mul_, the in-place accumulation below) would change another.
+            # (Under create_graph the copy is recorded.)
+            g = _copy_in_layout(g, layout)
         leaf.grad = g
         _LEAF_GRAD_STORAGES.add(g._storage)
     elif create_graph:
@@ -758,6 +762,29 @@ def _accumulate_into_leaf(acc: AccumulateGrad, g, create_graph: bool, foreign: b
         for hook in list(hooks.values()):
             if hook(leaf) is not None:
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+
+
+def _grad_layout(leaf) -> tuple:
+    """The strides a leaf's ``.grad`` gets: the leaf's own when it is dense (a channels-last or
+    transposed parameter's gradient is laid out as it), else contiguous ones (PyTorch's
+    ``obeys_layout_contract``)."""
+    strides = leaf._stride
+    if strides == contiguous_strides(leaf._shape):
+        return strides
+    from .._layout import non_overlapping_and_dense
+
+    return strides if non_overlapping_and_dense(leaf._shape, strides) else contiguous_strides(leaf._shape)
+
+
+def _copy_in_layout(g, strides: tuple):
+    """A copy of ``g`` with ``strides`` (recorded when ``g`` is in a graph)."""
+    from .._layout import contiguous_format
+
+    if strides == contiguous_strides(g._shape):
+        return g.clone(memory_format=contiguous_format)
+    from .._dispatch import empty_tensor
+
+    return empty_tensor(g._shape, g.dtype, g._storage.device, strides).copy_(g)
 
 
 def _check_anomaly(node: Node, in_grads) -> None:

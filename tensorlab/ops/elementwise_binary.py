@@ -23,6 +23,7 @@ from tensorlab_kernels.elementwise import ternary as kt
 from .. import _dtype as D
 from .._dispatch import dispatch
 from .._registry import Plan, defop
+from .._storage import contiguous_strides
 from .._tensor import Tensor, tensor_method
 from ..autograd.graph import TensorMeta
 from . import elementwise_common as E
@@ -138,10 +139,13 @@ def _binary_meta(name: str, kind: str, scalars_fit: bool = False):
         key = None
         if a.__class__ is Tensor:
             other = b.__class__
+            # (remembered for contiguous operands: their output is contiguous, E.output_spec)
             if other is Tensor:
-                if a._shape == b._shape and (a._shape or a.dtype is b.dtype):  # (no 0-d operand to round)
+                if (a._shape == b._shape and (a._shape or a.dtype is b.dtype)  # (no 0-d operand to round)
+                        and a._stride == b._stride == contiguous_strides(a._shape)):
                     key = (a.dtype, b.dtype, reverse, alpha, alpha.__class__, rounding_mode, D._default_dtype)
-            elif (other is float or other is int) and value_free_scalars and a.dtype not in _HALF:
+            elif ((other is float or other is int) and value_free_scalars and a.dtype not in _HALF
+                  and a._stride == contiguous_strides(a._shape)):
                 key = (a.dtype, other, reverse, alpha, alpha.__class__, rounding_mode, D._default_dtype)
             if key is not None:
                 hit = memo.get(key)
@@ -208,7 +212,10 @@ def _binary_meta(name: str, kind: str, scalars_fit: bool = False):
         params = {"op": kop, "ct": compute, "alpha": alpha}
         if rnd is not None:
             params["rnd"] = rnd
-        return Plan(args=args, outputs=[(shape, out_dtype)], params=params)
+        # (pow's number operand is a parameter of PyTorch's pow.Tensor_Scalar/Scalar, not an operand
+        # its layout rule sees; other ops wrap a number as a 0-d operand)
+        operands = (x, y) if kop != "pow" else tuple(t for t in (x, y) if isinstance(t, Tensor))
+        return Plan(args=args, outputs=[E.output_spec(shape, out_dtype, operands)], params=params)
 
     return meta
 
@@ -823,7 +830,7 @@ def _where_meta(cond, a, b) -> Plan:
     out_dtype = D.result_type(a, b)
     E.check_scalars_fit("where", out_dtype, a, b)
     shape = E.broadcast_shape("where", cond, a, b)
-    return Plan(args=E.impl_args("where", shape, (cond, a, b)), outputs=[(shape, out_dtype)],
+    return Plan(args=E.impl_args("where", shape, (cond, a, b)), outputs=[E.output_spec(shape, out_dtype, (cond, a, b))],
                 params={"op": "where", "ct": E.ct(out_dtype)})
 
 
@@ -871,7 +878,9 @@ def _clamp_meta(x, lo, hi) -> Plan:
         raise E.not_implemented_for("clamp", out_dtype)
     E.check_scalars_fit("clamp", out_dtype, lo, hi)
     shape = E.broadcast_shape("clamp", x, lo, hi)
-    return Plan(args=E.impl_args("clamp", shape, (x, lo, hi)), outputs=[(shape, out_dtype)],
+    # (number bounds are parameters of PyTorch's clamp.Scalar, not operands its layout rule sees)
+    operands = (x, lo, hi) if isinstance(lo, Tensor) or isinstance(hi, Tensor) else (x,)
+    return Plan(args=E.impl_args("clamp", shape, (x, lo, hi)), outputs=[E.output_spec(shape, out_dtype, operands)],
                 params={"op": "clamp", "ct": E.ct(out_dtype)})
 
 
@@ -952,7 +961,9 @@ def _lerp_meta(start, end, weight) -> Plan:
     if not start.dtype.is_floating_point:
         raise E.not_implemented_for("lerp", start.dtype)
     shape = E.broadcast_shape("lerp", start, end, weight)
-    return Plan(args=E.impl_args("lerp", shape, (start, end, weight)), outputs=[(shape, start.dtype)],
+    return Plan(args=E.impl_args("lerp", shape, (start, end, weight)),
+                outputs=[E.output_spec(shape, start.dtype, (start, end, weight) if isinstance(weight, Tensor)
+                                       else (start, end))],  # (a number weight: lerp.Scalar's parameter)
                 params={"op": "lerp", "ct": E.ct(start.dtype)})
 
 
@@ -1005,7 +1016,8 @@ def _addc_meta(name: str):
         if (out_dtype is D.float16 or out_dtype is D.bfloat16) and not (
                 x.dtype is out_dtype and t1.dtype is out_dtype and t2.dtype is out_dtype):
             params["rnd"] = out_dtype.name  # PyTorch converts each operand to the common dtype first
-        return Plan(args=E.impl_args(name, shape, (x, t1, t2)), outputs=[(shape, out_dtype)], params=params)
+        return Plan(args=E.impl_args(name, shape, (x, t1, t2)), outputs=[E.output_spec(shape, out_dtype, (x, t1, t2))],
+                    params=params)
 
     return meta
 

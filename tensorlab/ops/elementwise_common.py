@@ -21,6 +21,8 @@ from tensorlab_kernels.elementwise.common import opmath
 from .. import _dtype as D
 from .._broadcast import broadcast_geometry, broadcast_shapes
 from .._factories import as_tensor, check_scalar_fits
+from .._layout import elementwise_strides
+from .._storage import contiguous_strides
 from .._tensor import Tensor
 
 TAGS = frozenset({"elementwise", "inplace_safe"})
@@ -115,6 +117,17 @@ def broadcast_shape(op: str, *operands) -> tuple:
         return broadcast_shapes(*shapes)
     except RuntimeError as exc:
         raise RuntimeError(f"{op}(): {exc}") from None
+
+
+def output_spec(shape: tuple, dtype: D.dtype, operands) -> tuple:
+    """The output spec ``(shape, dtype)`` of an elementwise op, with the strides PyTorch gives the
+    output, ``(shape, dtype, strides)``, when an operand is not contiguous (``_layout``: a
+    transposed operand's result is transposed). ``operands``: the op's operands in its order."""
+    for x in operands:
+        if x.__class__ is Tensor and x._stride != contiguous_strides(x._shape):
+            strides = elementwise_strides(shape, operands)
+            return (shape, dtype) if strides is None else (shape, dtype, strides)
+    return (shape, dtype)
 
 
 def impl_args(op: str, shape: tuple, operands) -> list:

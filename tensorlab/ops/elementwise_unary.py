@@ -79,7 +79,8 @@ def _unary_meta(name: str, kind: str, kernel_args):
     def meta(x, **params) -> Plan:
         out, compute = _result(name, kind, x.dtype)
         kop, kparams = kernel_args(x, **params)
-        return Plan(args=[x], outputs=[(x._shape, out)], params={"op": kop, "ct": compute, "params": kparams})
+        return Plan(args=[x], outputs=[E.output_spec(x._shape, out, (x,))],
+                    params={"op": kop, "ct": compute, "params": kparams})
 
     def float_meta(x, **params) -> Plan:
         out, compute = _result(name, kind, x.dtype)
@@ -88,7 +89,7 @@ def _unary_meta(name: str, kind: str, kernel_args):
         if out is not x.dtype and (out is D.float16 or out is D.bfloat16):
             # an integer input of a float16/bfloat16 default dtype: PyTorch converts it to that first
             params["rnd"] = out.name
-        return Plan(args=[x], outputs=[(x._shape, out)], params=params)
+        return Plan(args=[x], outputs=[E.output_spec(x._shape, out, (x,))], params=params)
 
     return float_meta if kind == _FLOAT else meta
 

@@ -494,7 +494,7 @@ class Module:
         from ..._tensor import _parse_to
 
         probe = _Probe()
-        dev, dtype, non_blocking, _ = _parse_to(probe, args, dict(kwargs))
+        dev, dtype, non_blocking, _, _ = _parse_to(probe, args, dict(kwargs))
         if dtype is not None and dtype is not probe.dtype and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
 

@@ -1,0 +1,174 @@
+"""Memory layout of new tensors: PyTorch's rules (``tensorlab._layout``).
+
+Elementwise results, copies and ``*_like`` tensors are laid out as their inputs; memory_format
+asks for a layout. Every expected stride below is what torch 2.13 gives for the same call; values
+are checked against the same op on contiguous copies (the numpy twins on cpu).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorlab as tl
+
+from .conftest import DEVICES
+
+
+def _rand(*shape, device="cpu"):
+    return tl.tensor(np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32), device=device)
+
+
+def _same_values(a, b):
+    np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
+
+
+# (name, make the operands from x = (3, 4) and p = a (2, 3, 4) permuted to (4, 2, 3), the op,
+#  torch 2.13's strides of the result)
+ELEMENTWISE_CASES = [
+    ("unary-transposed", lambda x, p: (x.t(),), lambda a: a.exp(), (1, 4)),
+    ("scalar-transposed", lambda x, p: (x.t(),), lambda a: a * 2, (1, 4)),
+    ("scalar-reflected", lambda x, p: (x.t(),), lambda a: 2 - a, (1, 4)),
+    ("both-transposed", lambda x, p: (x.t(), x.t()), lambda a, b: a + b, (1, 4)),
+    ("first-decides", lambda x, p: (x.t(), x.t().contiguous()), lambda a, b: a + b, (1, 4)),
+    ("first-decides-2", lambda x, p: (x.t().contiguous(), x.t()), lambda a, b: a + b, (3, 1)),
+    ("permuted-3d", lambda x, p: (p,), lambda a: a.sigmoid(), (1, 12, 4)),
+    ("where", lambda x, p: (p,), lambda a: tl.where(a > 0, a, 0.0), (1, 12, 4)),
+    ("clamp-numbers", lambda x, p: (p,), lambda a: a.clamp(-0.5, 0.5), (1, 12, 4)),
+    ("comparison", lambda x, p: (x.t(),), lambda a: a > 0, (1, 4)),
+    ("pow-number", lambda x, p: (x.t(),), lambda a: a ** 2, (1, 4)),
+    ("lerp-number", lambda x, p: (x.t(), x.t()), lambda a, b: tl.lerp(a, b, 0.25), (1, 4)),
+    ("addcmul", lambda x, p: (p, p, p), lambda a, b, c: tl.addcmul(a, b, c, value=0.5), (1, 12, 4)),
+    # a broadcast operand tells nothing about the order of the dims it is broadcast along
+    ("broadcast-row", lambda x, p: (x.t(), x[:, :1].t()), lambda a, b: a * b, (1, 4)),
+    ("broadcast-first", lambda x, p: (x[:1].t(), x.t()), lambda a, b: a * b, (1, 4)),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", ELEMENTWISE_CASES, ids=[c[0] for c in ELEMENTWISE_CASES])
+def test_elementwise_result_is_laid_out_as_its_operands(device, case):
+    _, make, fn, strides = case
+    x = _rand(3, 4, device=device)
+    p = _rand(2, 3, 4, device=device).permute(2, 0, 1)
+    operands = make(x, p)
+    y = fn(*operands)
+    assert y.stride() == strides
+    _same_values(y, fn(*[o.contiguous() for o in operands]))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_elementwise_fast_rules(device):
+    # every operand contiguous: contiguous, whatever the other layouts say
+    x = _rand(3, 4, device=device)
+    assert (x + x).stride() == (4, 1)
+    # every operand channels-last: channels-last
+    c = _rand(2, 3, 4, 5, device=device).contiguous(memory_format=tl.channels_last)
+    assert c.stride() == (60, 1, 15, 3)
+    assert (c + c).stride() == (60, 1, 15, 3)
+    assert c.relu().is_contiguous(memory_format=tl.channels_last)
+    # dense operands with one layout keep it exactly (size-1 dims' strides too; torch: (1, 1, 24, 4))
+    base = _rand(4, 2, 6, 3, device=device)[:, :1, :1].permute(0, 1, 3, 2)  # shape (4, 1, 3, 1)
+    d = tl.empty_strided((4, 1, 1, 3), (1, 1, 24, 4), device=device).copy_(base.reshape(4, 1, 1, 3))
+    assert (d + d).stride() == (1, 1, 24, 4)
+    assert d.clamp(-1, 1).stride() == (1, 1, 24, 4)  # number bounds are not operands (clamp.Scalar)
+    _same_values(d + d, d.contiguous() * 2)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_in_place_and_out_keep_the_destination(device):
+    x = _rand(3, 4, device=device)
+    y = x.t().contiguous()
+    y.add_(x.t())
+    assert y.stride() == (3, 1)
+    out = tl.empty(3, 4, device=device)
+    tl.add(x, x.t().contiguous().t(), out=out)
+    assert out.stride() == (4, 1)
+    # an out= that must be resized takes the layout a new result would have (as PyTorch restrides it)
+    resized = tl.empty(0, device=device)
+    tl.add(x.t(), 1, out=resized)
+    assert resized.stride() == (1, 4)
+    _same_values(resized, x.t() + 1)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_clone_to_and_like_preserve_the_layout(device):
+    t = _rand(3, 4, device=device).t()
+    for y in (t.clone(), t.to(tl.float64), t.double(), t.to(copy=True), tl.empty_like(t), tl.zeros_like(t),
+              tl.ones_like(t), tl.full_like(t, 2.5), tl.rand_like(t), tl.randn_like(t), tl.randint_like(t, 5)):
+        assert y.stride() == (1, 4)
+    _same_values(t.clone(), t.contiguous())
+    _same_values(tl.zeros_like(t), tl.zeros(4, 3))
+    _same_values(tl.full_like(t, 2.5), tl.full((4, 3), 2.5))
+    # not dense: dense again, in the input's dim order (torch: (1, 2))
+    s = _rand(3, 4, device=device).t()[::2]
+    assert s.clone().stride() == (1, 2)
+    assert s.double().stride() == (1, 2)
+    _same_values(s.clone(), s.contiguous())
+    # an expanded dim keeps its place
+    e = _rand(5, 1, device=device).expand(5, 4)
+    assert e.clone().stride() == (4, 1)
+    assert (e + 1).stride() == (4, 1)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_memory_format_arguments(device):
+    t = _rand(3, 4, device=device).t()
+    assert t.clone(memory_format=tl.contiguous_format).stride() == (3, 1)
+    assert tl.empty_like(t, memory_format=tl.contiguous_format).stride() == (3, 1)
+    assert t.to(tl.float64, memory_format=tl.contiguous_format).stride() == (3, 1)
+    x = _rand(2, 3, 4, 5, device=device)
+    c = x.contiguous(memory_format=tl.channels_last)
+    assert c.stride() == (60, 1, 15, 3) and not c.is_contiguous()
+    assert c.is_contiguous(memory_format=tl.channels_last)
+    _same_values(c, x)
+    assert c.contiguous(memory_format=tl.channels_last) is c
+    assert tl.empty(2, 3, 4, 5, memory_format=tl.channels_last, device=device).stride() == (60, 1, 15, 3)
+    assert tl.empty(2, 0, 3, 4, memory_format=tl.channels_last).stride() == (0, 1, 0, 0)
+    v = _rand(2, 3, 4, 5, 6, device=device).contiguous(memory_format=tl.channels_last_3d)
+    assert v.stride() == (360, 1, 90, 18, 3)
+    assert v.is_contiguous(memory_format=tl.channels_last_3d)
+    # Tensor.to keeps a tensor whose strides already look like the asked format (as PyTorch)
+    assert c.to(memory_format=tl.channels_last) is c
+    assert x.to(memory_format=tl.channels_last).stride() == (60, 1, 15, 3)
+    assert c.to(memory_format=tl.contiguous_format).stride() == (60, 20, 5, 1)
+    assert t.to(memory_format=tl.contiguous_format) is t  # (suggests contiguous_format: PyTorch aliases too)
+    assert repr(tl.channels_last) == "tensorlab.channels_last"
+    assert isinstance(tl.preserve_format, tl.memory_format)
+
+
+def test_memory_format_errors():
+    x = _rand(3, 4)
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
+        x.clone(memory_format=tl.channels_last)
+    with pytest.raises(RuntimeError, match="required rank 5 tensor to use channels_last_3d format"):
+        tl.empty(2, 3, memory_format=tl.channels_last_3d)
+    with pytest.raises(RuntimeError, match="preserve memory format is unsupported by the contiguous operator"):
+        x.contiguous(memory_format=tl.preserve_format)
+    with pytest.raises(RuntimeError, match="unsupported memory format Preserve"):
+        tl.empty(3, memory_format=tl.preserve_format)
+    with pytest.raises(TypeError, match="must be tensorlab.memory_format, not int"):
+        x.clone(memory_format=3)
+
+
+def test_views_of_laid_out_results_follow_the_strides():
+    y = _rand(3, 4).t() * 2  # transposed, as in PyTorch: view(-1) cannot flatten it
+    with pytest.raises(RuntimeError):
+        y.view(-1)
+    _same_values(y.reshape(-1), (_rand(3, 4).t().contiguous() * 2).reshape(-1))
+    assert y.contiguous().stride() == (3, 1)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_leaf_grad_is_laid_out_as_the_leaf(device):
+    # PyTorch's AccumulateGrad contract: a dense leaf's .grad has the leaf's strides, whatever the
+    # gradient's layout (here transposed, from the transposed operand).
+    w = _rand(3, 4, device=device).requires_grad_()
+    x = _rand(4, 3, device=device)
+    (w * x.t()).sum().backward()
+    assert w.grad.stride() == (4, 1)
+    _same_values(w.grad, x.t().contiguous())
+    v = _rand(4, 3, device=device).t().detach().requires_grad_()
+    (v * x.t().contiguous()).sum().backward()
+    assert v.grad.stride() == (1, 3)
+    _same_values(v.grad, x.t())
