@@ -282,6 +282,8 @@ def to_dtype_device(x: Tensor, dev, dtype: D.dtype, non_blocking: bool = False, 
     x = dispatch(TO_DEVICE, x, device=dev, non_blocking=non_blocking)
     if dtype is not x.dtype:
         x = dispatch(CONVERT, x, dtype=dtype)
+    if not keep:  # (a transfer's result is contiguous)
+        x = contiguous(x, memory_format=memory_format)
     return x
 
 

@@ -172,3 +172,30 @@ def test_leaf_grad_is_laid_out_as_the_leaf(device):
     (v * x.t().contiguous()).sum().backward()
     assert v.grad.stride() == (1, 3)
     _same_values(v.grad, x.t())
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_module_to_memory_format_lays_out_4d_and_5d_tensors(device):
+    class M(tl.nn.Module):
+        def __init__(self, *buffer_shape):
+            super().__init__()
+            self.w = tl.nn.Parameter(_rand(8, 3, 3, 3, device=device))
+            self.b = tl.nn.Parameter(_rand(8, device=device))
+            if buffer_shape:
+                self.register_buffer("v", _rand(*buffer_shape, device=device))
+
+    m = M()
+    w = m.w
+    values = m.w.detach().clone(memory_format=tl.contiguous_format)
+    m.to(memory_format=tl.channels_last)
+    assert m.w is w and m.w.stride() == (27, 1, 9, 3)  # (torch: Conv2d(3, 8, 3)'s weight (27, 1, 9, 3))
+    assert m.b.stride() == (1,)
+    _same_values(m.w.detach(), values)
+    # 5-d tensors are converted too: channels_last_3d lays them out, channels_last raises (as torch)
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
+        M(2, 3, 2, 2, 2).to(memory_format=tl.channels_last)
+    with pytest.raises(RuntimeError, match="required rank 5 tensor to use channels_last_3d format"):
+        M(2, 3, 2, 2, 2).to(memory_format=tl.channels_last_3d)  # (its 4-d weight: as torch)
+    # across devices too (a transfer lays out contiguous, then the format)
+    x = _rand(2, 3, 4, 5)
+    assert x.to(device, memory_format=tl.channels_last).stride() == (60, 1, 15, 3)

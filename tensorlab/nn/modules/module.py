@@ -490,17 +490,22 @@ class Module:
 
     def to(self, *args, **kwargs) -> Module:
         """``to(device)``, ``to(dtype)`` (floating parameters and buffers only), ``to(device, dtype)``,
-        ``to(tensor)``, with ``non_blocking``."""
+        ``to(tensor)``, with ``non_blocking``; ``to(memory_format=tl.channels_last)`` lays out the
+        4-d and 5-d parameters and buffers in that format (as PyTorch)."""
         from ..._tensor import _parse_to
 
         probe = _Probe()
-        dev, dtype, non_blocking, _, _ = _parse_to(probe, args, dict(kwargs))
+        kwargs = dict(kwargs)
+        memory_format = kwargs.pop("memory_format", None)
+        dev, dtype, non_blocking, _, _ = _parse_to(probe, args, kwargs)
         if dtype is not None and dtype is not probe.dtype and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
 
         def convert(t: Tensor) -> Tensor:
             target_dtype = dtype if (dtype is not probe.dtype and t.dtype.is_floating_point) else t.dtype
             target_dev = t.device if dev is probe.device else dev
+            if memory_format is not None and t.dim() in (4, 5):
+                return t.to(target_dev, target_dtype, non_blocking=non_blocking, memory_format=memory_format)
             return t.to(target_dev, target_dtype, non_blocking=non_blocking)
 
         return self._apply(convert)
