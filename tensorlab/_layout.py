@@ -53,14 +53,15 @@ def channels_last_strides(shape: tuple) -> tuple:
     return (c * w * h, 1, c * w, c)  # (no size counts as 1 here: PyTorch's zero strides for empty dims)
 
 
-def _is_channels_last(shape: tuple, strides: tuple) -> bool:
-    """PyTorch's channels-last contiguity of a 4-d tensor (size-1 dims may have any stride)."""
-    if len(shape) != 4:
+def _is_channels_last(shape: tuple, strides: tuple, ndim: int = 4) -> bool:
+    """PyTorch's channels-last contiguity of a 4-d tensor (``ndim`` 5: channels_last_3d): dense
+    with C fastest, then the spatial dims from the last; size-1 dims may have any stride."""
+    if len(shape) != ndim:
         return False
     if 0 in shape:
         return True
     expected = 1
-    for d in (1, 3, 2, 0):
+    for d in (1, *range(ndim - 1, 1, -1), 0):
         if shape[d] != 1:
             if strides[d] != expected:
                 return False
@@ -232,17 +233,7 @@ def is_in_format(shape: tuple, strides: tuple, fmt) -> bool:
     if fmt is channels_last:
         return _is_channels_last(shape, strides)
     if fmt is channels_last_3d:
-        if len(shape) != 5:
-            return False
-        if 0 in shape:
-            return True
-        expected = 1
-        for d in (1, 4, 3, 2, 0):
-            if shape[d] != 1:
-                if strides[d] != expected:
-                    return False
-                expected *= shape[d]
-        return True
+        return _is_channels_last(shape, strides, 5)
     if fmt is preserve_format:  # (PyTorch answers as for contiguous_format)
         return contiguous_layout(shape, strides)
     raise TypeError(f"is_contiguous(): argument 'memory_format' must be tensorlab.memory_format, "
