@@ -47,21 +47,32 @@ def non_overlapping_and_dense(shape: tuple, strides: tuple) -> bool:
     return True
 
 
+def _channels_last_order(ndim: int) -> tuple:
+    """The dims of a channels-last layout from the fastest: C, the spatial dims from the last, N."""
+    return (1, *range(ndim - 1, 1, -1), 0)
+
+
 def channels_last_strides(shape: tuple) -> tuple:
-    """The strides of a 4-d (N, C, H, W) shape laid out channels-last (C fastest, then W, H, N)."""
-    n, c, h, w = shape
-    return (c * w * h, 1, c * w, c)  # (no size counts as 1 here: PyTorch's zero strides for empty dims)
+    """The strides of a 4-d (N, C, H, W) or 5-d (N, C, D, H, W) shape laid out channels-last
+    (channels_last, channels_last_3d). No size counts as 1 here: PyTorch's zero strides after an
+    empty dim."""
+    out = [0] * len(shape)
+    step = 1
+    for d in _channels_last_order(len(shape)):
+        out[d] = step
+        step *= shape[d]
+    return tuple(out)
 
 
 def _is_channels_last(shape: tuple, strides: tuple, ndim: int = 4) -> bool:
     """PyTorch's channels-last contiguity of a 4-d tensor (``ndim`` 5: channels_last_3d): dense
-    with C fastest, then the spatial dims from the last; size-1 dims may have any stride."""
+    in ``_channels_last_order``; size-1 dims may have any stride."""
     if len(shape) != ndim:
         return False
     if 0 in shape:
         return True
     expected = 1
-    for d in (1, *range(ndim - 1, 1, -1), 0):
+    for d in _channels_last_order(ndim):
         if shape[d] != 1:
             if strides[d] != expected:
                 return False
@@ -101,26 +112,10 @@ def _ordered_dense_strides(shape: tuple, strides: list) -> tuple | None:
     """Dense strides for ``shape`` in the dim order the operands' ``strides`` give
     (``reorder_dimensions``, then ``compatible_stride``: a dim of size 0 zeroes the strides of the
     dims above it, as in PyTorch); None when that order is the row-major one."""
-    ndim = len(shape)
-
-    def should_swap(d0: int, d1: int) -> int:
-        # 1: d0 moves slower than d1 (d0 goes after), -1: d0 faster, 0: the operands do not tell
-        for st in strides:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:  # broadcast along one of them: the next operand decides
-                continue
-            if s0 < s1:
-                return -1
-            if s0 > s1:
-                return 1
-            if shape[d0] > shape[d1]:  # equal strides: the smaller dim goes first
-                return 1
-        return 0
-
-    perm = _dim_order(ndim, should_swap)
-    if perm == list(range(ndim - 1, -1, -1)):
+    perm = _dim_order(shape, strides)
+    if perm == list(range(len(shape) - 1, -1, -1)):
         return None
-    out = [0] * ndim
+    out = [0] * len(shape)
     step = 1
     for d in perm:
         out[d] = step
@@ -128,11 +123,27 @@ def _ordered_dense_strides(shape: tuple, strides: list) -> tuple | None:
     return tuple(out)
 
 
-def _dim_order(ndim: int, should_swap) -> list:
-    """The dims from the fastest-moving up: row-major order reversed, then PyTorch's insertion sort
-    by ``should_swap(d0, d1)`` (1: d0 moves slower than d1; -1: faster; 0: ambiguous, left in place)."""
-    perm = list(range(ndim - 1, -1, -1))
-    for i in range(1, ndim):
+def _dim_order(shape: tuple, strides: list) -> list:
+    """The dims from the fastest-moving up, as the operands' ``strides`` (after broadcasting) order
+    them: row-major order reversed, then PyTorch's insertion sort, which compares two dims by the
+    first operand whose strides tell them apart (a broadcast, stride-0 dim tells nothing; equal
+    strides put the smaller dim first) and leaves dims no operand tells apart in place."""
+
+    def should_swap(d0: int, d1: int) -> int:  # 1: d0 moves slower than d1, -1: faster, 0: untold
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(len(shape) - 1, -1, -1))
+    for i in range(1, len(shape)):
         d1 = i
         for d0 in range(i - 1, -1, -1):
             c = should_swap(perm[d0], perm[d1])
@@ -147,30 +158,18 @@ def _dim_order(ndim: int, should_swap) -> list:
 def preserve_strides(t) -> tuple | None:
     """The strides of a new tensor laid out as ``t`` (``memory_format=preserve_format``: clone,
     ``empty_like``): ``t``'s own when dense, else dense in ``t``'s dim order
-    (``infer_dense_strides``); None for contiguous."""
+    (``infer_dense_strides``: the dim order of one operand, sizes 0 and 1 counting as 1); None for
+    contiguous."""
     shape, strides = t._shape, t._stride
     if strides == contiguous_strides(shape):
         return None
     if non_overlapping_and_dense(shape, strides):  # (a contiguous tensor's odd size-1 strides too)
         return strides
-    ndim = len(shape)
-
-    def should_swap(d0: int, d1: int) -> int:
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:  # an expanded dim keeps its place
-            return 0
-        if s0 < s1:
-            return -1
-        if s0 > s1:
-            return 1
-        return 1 if shape[d0] > shape[d1] else 0
-
-    out = [0] * ndim
+    out = [0] * len(shape)
     step = 1
-    for d in _dim_order(ndim, should_swap):
+    for d in _dim_order(shape, [strides]):
         out[d] = step
-        if shape[d] > 1:  # (sizes 0 and 1 count as 1 here)
-            step *= shape[d]
+        step *= max(shape[d], 1)
     out = tuple(out)
     return None if out == contiguous_strides(shape) else out
 
@@ -202,12 +201,6 @@ channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 
 
-def channels_last_3d_strides(shape: tuple) -> tuple:
-    """The strides of a 5-d (N, C, D, H, W) shape laid out channels-last (C, then W, H, D, N)."""
-    n, c, d, h, w = shape
-    return (c * w * h * d, 1, c * w * h, c * w, c)
-
-
 def format_strides(op: str, shape: tuple, fmt, like=None) -> tuple | None:
     """The strides ``fmt`` asks for a new tensor of ``shape`` (None: contiguous); ``like``: the
     tensor ``preserve_format`` follows (None: contiguous, as for ``empty``)."""
@@ -222,7 +215,7 @@ def format_strides(op: str, shape: tuple, fmt, like=None) -> tuple | None:
     if fmt is channels_last_3d:
         if len(shape) != 5:
             raise RuntimeError(f"{op}: required rank 5 tensor to use channels_last_3d format, got shape {list(shape)}")
-        return channels_last_3d_strides(shape)
+        return channels_last_strides(shape)
     raise TypeError(f"{op}(): argument 'memory_format' must be tensorlab.memory_format, not {type(fmt).__name__}")
 
 
@@ -245,11 +238,10 @@ def suggest_memory_format(shape: tuple, strides: tuple) -> memory_format:
     channels_last (3d) when a 4-d (5-d) tensor's strides order its dims as that format does
     (``is_channels_last_strides_2d``: a heuristic that also names sliced tensors), else
     contiguous_format. ``Tensor.to`` keeps a tensor that already looks like the asked format."""
-    order = (1, 3, 2, 0) if len(shape) == 4 else (1, 4, 3, 2, 0) if len(shape) == 5 else None
-    if order is None or strides[1] == 0:
+    if len(shape) not in (4, 5) or strides[1] == 0:
         return contiguous_format
     low = 0
-    for d in order:
+    for d in _channels_last_order(len(shape)):
         if shape[d] == 0 or strides[d] < low:
             return contiguous_format
         if d == 0 and low == strides[1]:  # N111-like: ambiguous, PyTorch falls back to contiguous
