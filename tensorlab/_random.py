@@ -18,7 +18,7 @@ from tensorlab_kernels import random as krand
 from . import _dtype as D
 from ._device import CPU, as_device, device
 from ._dispatch import dispatch, empty_tensor
-from ._layout import preserve_format
+from ._layout import format_strides, preserve_format
 from ._registry import Plan, defop
 from ._tensor import Tensor, tensor_method
 from ._views import shape_args
@@ -423,13 +423,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
 
 def _laid_out_like(t: Tensor, input: Tensor, op: str, memory_format, requires_grad: bool) -> Tensor:
     """The samples ``t`` (new, contiguous) in the layout ``memory_format`` asks, by default
-    ``input``'s (PyTorch's ``preserve_format``): copied into it when that is not contiguous."""
-    from ._factories import empty_like_layout
-
-    if memory_format is not preserve_format or not input.is_contiguous():
-        laid_out = empty_like_layout(op, input, t.dtype, t.device, memory_format)
-        if not laid_out.is_contiguous():
-            t = laid_out.copy_(t)
+    ``input``'s (PyTorch's ``preserve_format``): copied into it when that is not contiguous (as
+    ``_sample_into`` would sample a strided tensor through a contiguous one)."""
+    strides = format_strides(op, input._shape, memory_format, input)
+    if strides is not None:
+        t = empty_tensor(t._shape, t.dtype, t.device, strides).copy_(t)
     return _done(t, requires_grad)
 
 

@@ -116,6 +116,8 @@ def test_memory_format_arguments(device):
     t = _rand(3, 4, device=device).t()
     assert t.clone(memory_format=tl.contiguous_format).stride() == (3, 1)
     assert tl.empty_like(t, memory_format=tl.contiguous_format).stride() == (3, 1)
+    assert tl.rand_like(t, memory_format=tl.contiguous_format).stride() == (3, 1)
+    assert tl.randn_like(_rand(2, 3, 4, 5), memory_format=tl.channels_last).stride() == (60, 1, 15, 3)
     assert t.to(tl.float64, memory_format=tl.contiguous_format).stride() == (3, 1)
     x = _rand(2, 3, 4, 5, device=device)
     c = x.contiguous(memory_format=tl.channels_last)
