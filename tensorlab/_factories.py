@@ -48,7 +48,9 @@ FILL_ = defop(
     meta=_fill_meta,
     backward=_fill_backward,
     save=lambda ctx, inputs, outputs, params: None,
-    tags={"inplace_safe"},
+    # every element gets the same value, so an expanded self (elements sharing memory) is fine,
+    # as PyTorch's fill_ and zero_ allow it
+    tags={"inplace_safe", "same_value_writes"},
     doc="self.fill_(value): every element set to value.",
 )
 

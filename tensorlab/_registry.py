@@ -19,7 +19,8 @@ next to the op):
               inputs), ``nondeterministic``, ``random``, ``takes_list`` (first input is a list of
               tensors, like ``cat``), ``replayable`` (what its cuda kernel launches follows from
               the inputs' geometry, dtypes and the parameters alone, as for an elementwise op: the
-              dispatcher may replay a launch, ``_replay``)
+              dispatcher may replay a launch, ``_replay``), ``same_value_writes`` (an in-place
+              op that writes one value to every element, ``fill_``: self may be expanded)
 
 The dispatcher, the autograd tape, the OpInfo test table and the docs all read this registry
 (:func:`registered_ops`, :func:`get_op`).

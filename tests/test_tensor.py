@@ -418,6 +418,24 @@ def test_fill_and_zero(device):
     assert to_numpy(t).max() == 4.0
 
 
+def test_fill_and_zero_of_an_expanded_tensor(device):
+    # every element gets the same value, so PyTorch lets fill_/zero_ write an expanded tensor
+    # (elements sharing memory) where other in-place ops raise
+    base = tl.ones(3, device=device)
+    e = base.expand(2, 3)
+    assert e.fill_(2.5) is e and base.tolist() == [2.5] * 3 and e.tolist() == [[2.5] * 3] * 2
+    e.zero_()
+    assert base.tolist() == [0.0] * 3
+    col = tl.ones(4, 1, dtype=tl.float16, device=device)
+    col.expand(4, 5).t().fill_(-3)  # a stride-0 dim that is not the last, transposed
+    assert col.tolist() == [[-3.0]] * 4
+    with pytest.raises(RuntimeError, match="more than one element"):
+        e.add_(1)
+    with pytest.raises(RuntimeError, match="more than one element"):
+        e.copy_(tl.ones(2, 3, device=device))
+    assert base.tolist() == [0.0] * 3
+
+
 def test_repr_matches_pytorch_format():
     assert repr(tl.tensor([1.0, 2.0, 3.0])) == "tensor([1., 2., 3.])"
     assert repr(tl.tensor([1.5, 2.25])) == "tensor([1.5000, 2.2500])"
