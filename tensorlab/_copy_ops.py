@@ -18,7 +18,14 @@ from . import _dtype as D
 from ._broadcast import broadcast_geometry
 from ._device import CPU, as_device
 from ._dispatch import dispatch, empty_tensor
-from ._layout import contiguous_format, format_strides, is_in_format, preserve_format, suggest_memory_format
+from ._layout import (
+    contiguous_format,
+    format_strides,
+    is_in_format,
+    non_overlapping_and_dense,
+    preserve_format,
+    suggest_memory_format,
+)
 from ._registry import Plan, defop
 from ._storage import Storage, contiguous_strides, new_storage
 from ._tensor import Tensor, tensor_method
@@ -160,30 +167,41 @@ def _retire_pending() -> None:
         _pending_async[:] = [(e, k) for e, k in _pending_async if not e.query()]
 
 
-def host_copy(x: Tensor, non_blocking: bool = False) -> np.ndarray:
+def host_copy(x: Tensor) -> np.ndarray:
     """A numpy array with the values of the cuda tensor ``x``, copied straight from its memory (a
-    non-contiguous ``x`` is made contiguous on the device first). ``.cpu()``, ``.item()``,
-    ``.tolist()`` and the loss functions' target checks read device values this way."""
+    non-contiguous ``x`` is made contiguous on the device first). ``.item()``, ``.tolist()``,
+    ``numpy()`` and the loss functions' target checks read device values this way (``.cpu()``
+    keeps the layout: ``_to_device_impl``)."""
     with no_grad():
         src = x if x.is_contiguous() else clone(x, memory_format=contiguous_format)
     host = np.empty(src._shape, src.dtype.np)
-    rt.copy_device_to_host(host.reshape(-1).view(np.uint8), src._storage.data, src._offset * src.dtype.itemsize,
-                           non_blocking=non_blocking)
+    rt.copy_device_to_host(host.reshape(-1).view(np.uint8), src._storage.data, src._offset * src.dtype.itemsize)
     return host
+
+
+def _dense_block(x: Tensor) -> Tensor:
+    """``x`` itself when its elements fill one block of memory from its offset (PyTorch's
+    non-overlapping and dense), else a copy laid out as ``clone`` lays it out, which does. A device
+    transfer copies that block as it is, so the result keeps the block's strides: ``x.t().cuda()``
+    has ``x.t()``'s strides, as PyTorch's ``_to_copy`` with ``preserve_format``."""
+    if x.numel() != 0 and non_overlapping_and_dense(x._shape, x._stride):
+        return x
+    with no_grad():
+        return clone(x) if x.numel() != 0 else clone(x, memory_format=contiguous_format)
 
 
 def _to_device_impl(x: Tensor, device, non_blocking: bool = False) -> Tensor:
     dev = as_device(device)
+    src = _dense_block(x)
+    nbytes = src.numel() * src.dtype.itemsize
     if dev.type == "cpu":  # cuda -> cpu
-        from ._factories import from_numpy
-
-        return from_numpy(host_copy(x, non_blocking))
-    with no_grad():
-        src = x if x.is_contiguous() else clone(x, memory_format=contiguous_format)
+        host = np.empty(src.numel(), src.dtype.np)
+        rt.copy_device_to_host(host.view(np.uint8), src._storage.data, src._offset * src.dtype.itemsize,
+                               non_blocking=non_blocking)
+        return Tensor._make(Storage(CPU, host, nbytes), src._shape, src._stride, 0, src.dtype)
     if src.is_cpu:  # cpu -> cuda
-        host = src._np_view()
-        host = np.ascontiguousarray(host).reshape(-1)
-        out = empty_tensor(src._shape, src.dtype, dev)
+        host = src._storage.data[src._offset:src._offset + src.numel()]
+        out = empty_tensor(src._shape, src.dtype, dev, src._stride)
         pinned = getattr(src._storage, "owner", None) is not None and isinstance(src._storage.owner, rt.PinnedBuffer)
         rt.copy_host_to_device(out._storage.data, 0, host.view(np.uint8), non_blocking=non_blocking and pinned)
         if non_blocking and pinned:

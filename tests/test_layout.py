@@ -111,6 +111,33 @@ def test_clone_to_and_like_preserve_the_layout(device):
     assert (e + 1).stride() == (4, 1)
 
 
+def test_device_transfers_keep_the_layout():
+    # torch 2.13's strides of x.to(other device): a dense view keeps its strides (the block is
+    # copied as it is); a view with gaps or repeats is laid out as clone lays it out
+    x = _rand(3, 4)
+    cases = [
+        (x.t(), (1, 4)),
+        (_rand(2, 3, 4).permute(2, 0, 1), (1, 12, 4)),
+        (x.t()[::2], (1, 2)),
+        (_rand(5, 1).expand(5, 4), (4, 1)),
+        (_rand(2, 3, 4).permute(2, 0, 1)[:, :, ::2], (1, 8, 4)),
+        (x[1:, 1:3], (2, 1)),
+    ]
+    for src, strides in cases:
+        on_cuda = src.to("cuda")
+        assert on_cuda.stride() == strides and on_cuda.cuda().stride() == strides
+        back = on_cuda.cpu()
+        assert back.stride() == strides and back.to("cpu").stride() == strides
+        _same_values(back, src.contiguous())
+        _same_values(on_cuda.to(tl.float64), src.double())
+        back.add_(1)  # the copy owns its memory: src is unchanged
+        _same_values(back, src.contiguous() + 1)
+    pinned = x.pin_memory().t()  # a non-blocking copy from pinned memory keeps the layout too
+    async_copy = pinned.to("cuda", non_blocking=True)
+    assert async_copy.stride() == (1, 4)
+    _same_values(async_copy, x.t())
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_memory_format_arguments(device):
     t = _rand(3, 4, device=device).t()
