@@ -57,6 +57,43 @@ def test_elementwise_result_is_laid_out_as_its_operands(device, case):
     _same_values(y, fn(*[o.contiguous() for o in operands]))
 
 
+def _index(*values, device):
+    return tl.tensor(list(values), dtype=tl.int64, device=device)
+
+
+def _dropout(a):
+    tl.manual_seed(7)
+    return tl.nn.functional.dropout(a, 0.5)
+
+
+# Ops that are not elementwise but lay their result out as their input (PyTorch allocates it with
+# empty_like or clones the input): (name, the input made from x = (3, 4) and p = (2, 3, 4), the
+# op, torch 2.13's strides of the result)
+TRANSPOSED, PERMUTED, NOT_DENSE = (lambda x, p: x.t()), (lambda x, p: p.permute(2, 0, 1)), (lambda x, p: x.t()[::2])
+LAID_OUT_AS_INPUT_CASES = [
+    ("sort-values", TRANSPOSED, lambda a, d: a.sort(1).values, (1, 4)),
+    ("sort-indices", PERMUTED, lambda a, d: a.sort(0).indices, (1, 12, 4)),
+    ("argsort", TRANSPOSED, lambda a, d: a.argsort(0, descending=True), (1, 4)),
+    ("msort", TRANSPOSED, lambda a, d: tl.msort(a), (1, 4)),
+    ("sort-not-dense", NOT_DENSE, lambda a, d: a.sort(1).values, (1, 2)),
+    ("flip", PERMUTED, lambda a, d: a.flip(2), (1, 12, 4)),
+    ("fliplr", TRANSPOSED, lambda a, d: a.fliplr(), (1, 4)),
+    ("index_fill", TRANSPOSED, lambda a, d: a.index_fill(1, _index(0, 2, device=d), 2.0), (1, 4)),
+    ("index_put", PERMUTED, lambda a, d: a.index_put((_index(3, 0, device=d),), tl.ones(3, device=d)), (1, 12, 4)),
+    ("dropout", TRANSPOSED, lambda a, d: _dropout(a), (1, 4)),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", LAID_OUT_AS_INPUT_CASES, ids=[c[0] for c in LAID_OUT_AS_INPUT_CASES])
+def test_copying_ops_lay_the_result_out_as_the_input(device, case):
+    _, make, fn, strides = case
+    a = make(_rand(3, 4, device=device), _rand(2, 3, 4, device=device))
+    y = fn(a, device)
+    assert y.stride() == strides
+    _same_values(y, fn(a.contiguous(), device))  # the same values as from a contiguous copy
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_elementwise_fast_rules(device):
     # every operand contiguous: contiguous, whatever the other layouts say

@@ -35,6 +35,7 @@ from .. import _dtype as D
 from .._broadcast import broadcast_geometry, broadcast_shapes
 from .._dispatch import dispatch
 from .._factories import check_scalar_fits
+from .._layout import preserve_strides
 from .._registry import Plan, defop
 from .._tensor import Tensor, norm_dim, tensor_method
 from .elementwise_common import exact_out, write_out
@@ -423,7 +424,8 @@ INDEX_COPY = defop("index_copy", twin=ks.index_copy_twin, kernel=ks.index_copy, 
 
 
 def _index_fill_meta(x, index, value, dim):
-    return Plan(args=[x, index, value], outputs=[(x._shape, x.dtype)], params={"dim": dim})
+    # out of place: laid out as x (PyTorch fills a clone of x)
+    return Plan(args=[x, index, value], outputs=[(x._shape, x.dtype, preserve_strides(x))], params={"dim": dim})
 
 
 def _index_fill_backward(ctx, g):
@@ -454,7 +456,8 @@ def _index_put_meta(x, indices, values, dims, accumulate=False, basic=()):
     shapes = [i._shape if i is not None else None for i in _per_dim(indices, dims, len(yshape))]
     lay = AdvancedLayout(yshape, (0,) * len(yshape), shapes)
     vgeom = broadcast_geometry(values, lay.result_shape, "index_put")
-    return Plan(args=[x, list(indices), vgeom], outputs=[(x._shape, x.dtype)],
+    # out of place: laid out as x (PyTorch writes into a clone of x)
+    return Plan(args=[x, list(indices), vgeom], outputs=[(x._shape, x.dtype, preserve_strides(x))],
                 params={"dims": tuple(dims), "accumulate": bool(accumulate), "basic": tuple(basic)})
 
 

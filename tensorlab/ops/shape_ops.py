@@ -32,6 +32,7 @@ from tensorlab_kernels.shape import triangular as ktri
 from .. import _dtype as D
 from .._broadcast import broadcast_shapes
 from .._dispatch import dispatch
+from .._layout import preserve_strides
 from .._registry import Geometry, Plan, defop
 from .._tensor import Tensor, norm_dim, tensor_method
 from .._views import shape_args
@@ -331,7 +332,8 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
 
 
 def _flip_meta(x, dims):
-    return Plan(args=[x], outputs=[(x._shape, x.dtype)], params={"dims": dims})
+    # laid out as x, as PyTorch's flip (empty_like with preserve_format)
+    return Plan(args=[x], outputs=[(x._shape, x.dtype, preserve_strides(x))], params={"dims": dims})
 
 
 FLIP = defop("flip", twin=kreorder.flip_twin, kernel=kreorder.flip, meta=_flip_meta,

@@ -32,6 +32,7 @@ from tensorlab_kernels.sorting import unique as ku
 
 from .. import _dtype as D
 from .._dispatch import dispatch
+from .._layout import preserve_strides
 from .._registry import Plan, defop
 from .._tensor import Tensor, norm_dim, tensor_method
 from .elementwise_common import exact_out
@@ -94,13 +95,15 @@ def _value_select_backward(ctx, g_values, g_indices=None):
 
 def _sort_meta(x: Tensor, dim=-1, descending=False) -> Plan:
     d = norm_dim(dim, x.ndim, "sort")
-    return Plan(args=[x], outputs=[(x._shape, x.dtype), (x._shape, D.int64)],
+    strides = preserve_strides(x)  # values and indices laid out as x, as PyTorch's sort
+    return Plan(args=[x], outputs=[(x._shape, x.dtype, strides), (x._shape, D.int64, strides)],
                 params={"dim": d, "descending": builtins.bool(descending)}, single=False)
 
 
 def _argsort_meta(x: Tensor, dim=-1, descending=False) -> Plan:
     d = norm_dim(dim, x.ndim, "argsort")
-    return Plan(args=[x], outputs=[(x._shape, D.int64)], params={"dim": d, "descending": builtins.bool(descending)})
+    return Plan(args=[x], outputs=[(x._shape, D.int64, preserve_strides(x))],
+                params={"dim": d, "descending": builtins.bool(descending)})
 
 
 def _topk_meta(x: Tensor, k, dim=-1, largest=True) -> Plan:

@@ -30,6 +30,7 @@ from tensorlab_kernels.nn import embedding as kemb
 
 from ... import _dtype as D
 from ..._dispatch import dispatch
+from ..._layout import preserve_strides
 from ..._registry import Plan, defop
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
@@ -42,7 +43,8 @@ from ...ops.matmul import linear
 
 
 def _dropout_meta(x, *, seed: int, offset: int, threshold: int, scale: float) -> Plan:
-    return Plan(args=[x], outputs=[(x._shape, x.dtype)],
+    # laid out as x, as PyTorch's dropout (empty_like); the mask follows the logical index anyway
+    return Plan(args=[x], outputs=[(x._shape, x.dtype, preserve_strides(x))],
                 params={"seed": seed, "offset": offset, "threshold": threshold, "scale": scale})
 
 
