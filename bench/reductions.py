@@ -1,13 +1,13 @@
 """Reductions benchmark: memory-bound reductions, softmax and scans against the copy bandwidth and torch.
 
-Cases (>= 64 MB of input each, fp32 and bf16):
+Cases (64 MB of input each by default, ``--mb`` for other sizes; fp32 and bf16):
 
 - ``sum-all``        the full reduction of a flat tensor (one row, split into segments + a second pass)
 - ``sum-last``       ``x.sum(-1)`` of (rows, 1024): layer-norm-shaped, one row per program
 - ``var_mean-last``  ``var_mean(x, -1)`` of (rows, 1024): layer norm's statistics in one pass
 - ``sum-dim0``       ``x.sum(0)`` of (4096, cols): reducing the outer dim (coalesced along the kept dim)
 - ``softmax-last``   ``softmax(x, -1)`` of (rows, 4096): one read and one write, the row in registers
-- ``softmax-long``   ``softmax(x, -1)`` of (rows, 32768): the looped online softmax (two reads, one write)
+- ``softmax-long``   ``softmax(x, -1)`` of (rows, 32768): the longest row kept in registers (32 warps)
 - ``cumsum-last``    ``cumsum(x, -1)`` of (rows, 4096)
 
 Reported per case: median time, effective GB/s (bytes read + bytes written, counted once) and the
@@ -16,6 +16,7 @@ the same numbers for torch measured in its own process (``bench/torch_reductions
 never imports torch). Targets on H100/H200: softmax and full reductions >= 85% of copy bandwidth.
 
     python bench/reductions.py                      # cuda when a real GPU is present
+    python bench/reductions.py --mb 64,256,1024     # the targets hold "at >= 64 MB": several sizes
     python bench/reductions.py --device cpu --quick # smoke test: the numpy twins
 """
 
@@ -32,9 +33,15 @@ import numpy as np  # noqa: E402
 from harness import MB  # noqa: E402
 
 
-def cases(quick: bool, dtypes: list[str]) -> list[dict]:
-    """(name, shape, dtype) with >= 64 MB of input (quick: ~1 MB)."""
-    target = (1 * MB) if quick else (64 * MB)
+def cases(quick: bool, dtypes: list[str], sizes_mb: tuple = (64,)) -> list[dict]:
+    """(name, shape, dtype) with each of ``sizes_mb`` MB of input (quick: ~1 MB)."""
+    out = []
+    for mb in ((1,) if quick else sizes_mb):
+        out += _cases_of_size(mb * MB, quick, dtypes)
+    return out
+
+
+def _cases_of_size(target: int, quick: bool, dtypes: list[str]) -> list[dict]:
     out = []
     for dt in dtypes:
         isz = 2 if dt in ("bfloat16", "float16") else 8 if dt == "float64" else 4
@@ -117,11 +124,12 @@ def _softmax(a):
 
 
 def main() -> None:
-    run = harness.Run(__doc__, dtypes="float32,bfloat16")
+    run = harness.Run(__doc__, dtypes="float32,bfloat16", options=lambda p: p.add_argument(
+        "--mb", default="64", help="comma-separated input sizes in MB per case (default 64)"))
 
     import tensorlab as tl
 
-    todo = cases(run.args.quick, run.dtypes)
+    todo = cases(run.args.quick, run.dtypes, tuple(int(m) for m in run.args.mb.split(",") if m.strip()))
     run.measure_copy_bandwidth()
     run.torch_reference("torch_reductions.py", {"cases": todo, "repeats": run.repeats})
 
