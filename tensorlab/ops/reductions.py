@@ -191,15 +191,21 @@ def _int64_dtype(x: Tensor, dtype):
 
 
 def _norm_dtype(x: Tensor, dtype):
-    if dtype is not None:
-        if not dtype.is_floating_point:
-            raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
-                               f"{D.torch_name(dtype)}")
-        return dtype, dtype
+    """PyTorch's vector_norm checks, in its order: a floating input (even with a floating ``dtype=``),
+    a floating ``dtype``, which the input's dtype converts to without narrowing (float32 -> float16
+    raises)."""
     if not x.dtype.is_floating_point:
         raise RuntimeError(
             f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {D.torch_name(x.dtype)}"
         )
+    if dtype is not None:
+        if not dtype.is_floating_point:
+            raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
+                               f"{D.torch_name(dtype)}")
+        if D.promote_types(x.dtype, dtype) is not dtype:
+            raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({D.torch_name(x.dtype)}) should be "
+                               f"convertible without narrowing to the specified dtype ({D.torch_name(dtype)})")
+        return dtype, dtype
     return x.dtype, None
 
 
@@ -416,7 +422,6 @@ def _check_norm_identity(input: Tensor, order: float, dim, dtype) -> None:
     empty reduction raises, naming the first empty dim as given (or the tensor, without a dim)."""
     if input.numel() != 0 or not (order < 0 or order == math.inf):
         return
-    _norm_dtype(input, dtype)  # (PyTorch reports a dtype error first)
     given = [] if dim is None else list(dim) if isinstance(dim, list | tuple) else [dim]
     if not given:
         raise RuntimeError(f"linalg.vector_norm cannot compute the {order:g} norm on an empty tensor because the "
@@ -431,8 +436,9 @@ def _check_norm_identity(input: Tensor, order: float, dim, dtype) -> None:
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
     """Vector p-norm over ``dim`` (all elements by default): p = 0, 1, 2, inf, -inf, 'fro', any float."""
     order = _norm_order(p, dim, "norm")
-    dims = reduction_dims(input, dim, "norm")
     dtype = _opt_dtype(dtype, "norm")
+    _norm_dtype(input, dtype)  # (PyTorch checks the dtypes before the dims)
+    dims = reduction_dims(input, dim, "norm")
     _check_norm_identity(input, order, dim, dtype)
     return dispatch(NORM, input, dim=dims, keepdim=bool(keepdim), dtype=dtype, p=order, out=out)
 

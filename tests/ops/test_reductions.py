@@ -330,6 +330,25 @@ def test_norm_orders(device):
     np.testing.assert_allclose(to_numpy(x.norm(-1, 1)), [0.0, 1 / (1 + 0.5 + 0.5)], rtol=1e-12)  # 0 ** -1 = inf
 
 
+def test_norm_dtype_checks_as_pytorch(device):
+    # torch.norm/linalg.vector_norm refuse an integer input even with a floating dtype= (tensorlab's
+    # norm returned 2.2361 for norm([1, 2], dtype=float64)), and a dtype= the input narrows to; the
+    # dtype errors come before a dim error
+    i = T(np.array([1, 2]), device)
+    for call in (lambda: tl.norm(i, dtype=tl.float64), lambda: tl.norm(i, 3, 0, dtype=tl.float32),
+                 lambda: i.norm(float("inf"), dtype=tl.float64), lambda: tl.norm(i, 2, 5)):
+        with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor as input. Got Long"):
+            call()
+    f = T(np.array([3.0, 4.0], np.float32), device)
+    for call in (lambda: f.norm(dtype=tl.float16), lambda: tl.linalg.vector_norm(f, dtype=tl.bfloat16),
+                 lambda: T(np.array([1.0], np.float16), device).norm(dtype=tl.bfloat16)):
+        with pytest.raises(RuntimeError, match="should be convertible without narrowing to the specified dtype"):
+            call()
+    r = f.norm(dtype=tl.float64)
+    assert r.dtype is tl.float64 and r.item() == 5.0
+    assert T(np.array([3.0, 4.0], np.float16), device).norm(dtype=tl.float32).item() == 5.0
+
+
 @pytest.mark.parametrize("dtype", [tl.float32, tl.float16, tl.bfloat16])
 def test_norm_of_one_element_is_its_magnitude(device, dtype):
     # PyTorch returns |x| for a norm over one element; (x ** p) ** (1/p) in float32 gave inf for
