@@ -353,8 +353,10 @@ tensor_method(_tensor_sum, name="sum")
 
 @tensor_method
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    dtype = _opt_dtype(dtype, "mean")
+    _mean_dtype(input, dtype)  # (PyTorch checks the dtype before the dims)
     dims = reduction_dims(input, dim, "mean")
-    return dispatch(MEAN, input, dim=dims, keepdim=bool(keepdim), dtype=_opt_dtype(dtype, "mean"), out=out)
+    return dispatch(MEAN, input, dim=dims, keepdim=bool(keepdim), dtype=dtype, out=out)
 
 
 @tensor_method

@@ -349,6 +349,15 @@ def test_norm_dtype_checks_as_pytorch(device):
     assert T(np.array([3.0, 4.0], np.float16), device).norm(dtype=tl.float32).item() == 5.0
 
 
+def test_mean_checks_the_dtype_before_the_dims(device):
+    x = T(np.arange(6, dtype=np.uint8).reshape(2, 3), device)
+    with pytest.raises(RuntimeError, match=r"mean\(\): could not infer output dtype.*Byte"):
+        x.mean(3)  # PyTorch: the dtype error, not the IndexError of dim 3
+    with pytest.raises(IndexError):
+        x.mean(3, dtype=tl.float32)
+    assert x.mean(1, dtype=tl.float32).tolist() == [1.0, 4.0]
+
+
 @pytest.mark.parametrize("dtype", [tl.float32, tl.float16, tl.bfloat16])
 def test_norm_of_one_element_is_its_magnitude(device, dtype):
     # PyTorch returns |x| for a norm over one element; (x ** p) ** (1/p) in float32 gave inf for
