@@ -838,6 +838,10 @@ def _cumprod_backward(ctx, g):
     x, y = ctx.saved_tensors
     p = ctx.params
     dim, rev = p["dim"], p["reverse"]
+    if not p["exclusive"] and (x.ndim == 0 or x._shape[dim] <= 1):
+        # a scan over one element is the identity: its gradient is g, also where x is inf or NaN
+        # (the division formula gave NaN there), as PyTorch's cumprod_backward
+        return (g.to(x.dtype),)
     xc = x if x.dtype is g.dtype else x.to(g.dtype)
     if p["exclusive"]:
         # (prod's double backward with zeros) the exclusive scan is the inclusive scan of x without
@@ -878,6 +882,8 @@ def _logcumsumexp_meta(x: Tensor, *, dim: int, reverse: bool = False) -> Plan:
 
 def _logcumsumexp_backward(ctx, g):
     x, y = ctx.saved_tensors
+    if x.ndim == 0:  # the identity: g, also at an infinite or NaN x (PyTorch's rule; the formula gave NaN)
+        return (g,)
     return (dispatch(LOGCUMSUMEXP_BACKWARD, g, x, y, dim=ctx.params["dim"], reverse=ctx.params.get("reverse", False)),)
 
 

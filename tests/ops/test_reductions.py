@@ -737,6 +737,25 @@ def test_prod_and_cumprod_gradients_with_zeros(values):
     np.testing.assert_allclose(to_numpy(x.grad), expected)
 
 
+def test_scan_gradient_over_one_element_is_the_upstream_gradient(device):
+    # cumprod over a dim of size 1 (or a 0-d input) and logcumsumexp of a 0-d input are the identity:
+    # PyTorch's gradient is g, also at inf and NaN; the general formulas gave NaN (cumprod: g * y / x
+    # = inf / inf at x = inf)
+    for shape, dim in (((), 0), ((1,), 0), ((3, 1), 1), ((1, 2), -2)):
+        v = np.array([np.inf, -np.inf, np.nan, 0.0, 2.0][:max(1, math.prod(shape))]).reshape(shape)
+        g = np.arange(1.0, 1.0 + v.size).reshape(shape)
+        x = T(v, device).requires_grad_()
+        tl.cumprod(x, dim).backward(T(g, device))
+        assert x.grad.tolist() == g.tolist()
+        if not shape:
+            x = T(v, device).requires_grad_()
+            tl.logcumsumexp(x, dim).backward(T(g, device))
+            assert x.grad.tolist() == g.tolist()
+    x = T(np.array([np.inf, 2.0]), device).requires_grad_()  # more than one element: the formula, as PyTorch
+    tl.cumprod(x, 0).backward(T(np.array([1.0, 1.0]), device))
+    assert math.isnan(x.grad.tolist()[0]) and x.grad.tolist()[1] == math.inf
+
+
 def test_softmax_double_backward():
     rng = np.random.default_rng(5)
     for fn in (lambda t: tl.softmax(t, 1), lambda t: tl.log_softmax(t, 1)):
