@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections import namedtuple
 
 from .. import _dtype as D
+from .._dispatch import dispatch
+from .._registry import defop
 from .._tensor import Tensor, norm_dim, tensor_method
 from . import elementwise_binary as B
 from . import elementwise_common as E
@@ -158,6 +160,27 @@ def _check_pair_out(op: str, input: Tensor, out):
     return None if out is None else E.check_outs(op, out, (input.dtype, D.int64), input.device, input)
 
 
+def _nanmedian_all_impl(x: Tensor) -> Tensor:
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        flat = x.reshape(-1)
+        if flat.numel() == 0:
+            if not x.dtype.is_floating_point:  # no NaN to return (PyTorch returns a NaN cast: garbage)
+                raise RuntimeError(f"nanmedian(): cannot compute the median of an empty {x.dtype.name} tensor")
+            from .._factories import full
+
+            return full((), float("nan"), dtype=x.dtype, device=x.device)
+        return nanmedian(flat, 0).values
+
+
+NANMEDIAN_ALL = defop("nanmedian_all", custom=_nanmedian_all_impl, backward=SO._median_all_backward,
+                      save=lambda ctx, inputs, outputs, params: ctx.save_for_backward(inputs[0], outputs[0]),
+                      tags={"sorting"},
+                      doc="The lower median of the non-NaN elements (NaN if all are NaN); the gradient is "
+                          "shared by the elements equal to it (by every NaN when it is NaN), as median()'s.")
+
+
 @tensor_method
 def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=None):
     """The lower median of the non-NaN values: a 0-d tensor without ``dim``, else ``(values,
@@ -166,14 +189,7 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *, o
     if dim is None:
         if out is not None:
             raise TypeError("nanmedian(): out= is only supported together with dim")
-        x = input.reshape(-1)
-        if x.numel() == 0:
-            if not input.dtype.is_floating_point:  # no NaN to return (PyTorch returns a NaN cast: garbage)
-                raise RuntimeError(f"nanmedian(): cannot compute the median of an empty {input.dtype.name} tensor")
-            from .._factories import full
-
-            return full((), float("nan"), dtype=input.dtype, device=input.device)
-        return nanmedian(x, 0).values
+        return dispatch(NANMEDIAN_ALL, input)
     out = _check_pair_out("nanmedian", input, out)
     rows, values, order, d = _sorted_rows("nanmedian", input, dim)
     count = (~values.isnan()).sum(-1, keepdim=True)  # NaN sorts last; integers have none

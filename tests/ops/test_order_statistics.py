@@ -66,6 +66,24 @@ def test_nanmedian(device):
     assert to_numpy(w.grad).tolist() == [0.0, 0.0, 0.0, 1.0]  # torch 2.13
 
 
+def test_nanmedian_all_gradient_is_shared_by_ties(device):
+    # nanmedian() without a dim shares the gradient among the elements equal to the median (PyTorch's
+    # evenly_distribute_backward, as median()): tensorlab gave it all to the picked element
+    # (nanmedian([1, 2, 2, nan, 3]).backward() gave [0, 1, 0, 0, 0], torch [0, .5, .5, 0, 0])
+    nan = float("nan")
+    for values, want in (([1.0, 2.0, 2.0, nan, 3.0], [0.0, 0.5, 0.5, 0.0, 0.0]),
+                         ([[1.0, 2.0, 2.0], [3.0, 2.0, 3.0]], [[0.0, 1 / 3, 1 / 3], [0.0, 1 / 3, 0.0]]),
+                         ([nan, 4.0, nan], [0.0, 1.0, 0.0]), ([nan, nan], [0.5, 0.5])):
+        x = _t(values, device, tl.float64).requires_grad_()
+        tl.nanmedian(x).backward()
+        np.testing.assert_allclose(to_numpy(x.grad), want, rtol=1e-12)
+    e = tl.zeros((0, 3), device=device, requires_grad=True)  # an empty input: NaN, still differentiable
+    y = tl.nanmedian(e)
+    assert np.isnan(y.item()) and y.requires_grad
+    y.backward()
+    assert e.grad.shape == (0, 3)
+
+
 def test_mode(device):
     x = _t([[1, 2, 2, 3, 3], [5, 5, 1, 1, 0]], device)
     r = tl.mode(x, 1)
