@@ -171,6 +171,8 @@ def _nanmedian_all_impl(x: Tensor) -> Tensor:
             from .._factories import full
 
             return full((), float("nan"), dtype=x.dtype, device=x.device)
+        if x.dtype is D.bool:
+            raise E.not_implemented_for("nanmedian", x.dtype)
         return nanmedian(flat, 0).values
 
 
@@ -192,6 +194,8 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *, o
         return dispatch(NANMEDIAN_ALL, input)
     out = _check_pair_out("nanmedian", input, out)
     rows, values, order, d = _sorted_rows("nanmedian", input, dim)
+    if input.dtype is D.bool:  # (after the dim checks, as PyTorch)
+        raise E.not_implemented_for("nanmedian", input.dtype)
     count = (~values.isnan()).sum(-1, keepdim=True)  # NaN sorts last; integers have none
     pick = (count - 1).clamp_min(0).div(2, rounding_mode="floor")
     return _picked(NanmedianResult, input, rows, order, pick, d, keepdim, out)

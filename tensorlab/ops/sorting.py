@@ -35,6 +35,7 @@ from .._dispatch import dispatch
 from .._layout import preserve_strides
 from .._registry import Plan, defop
 from .._tensor import Tensor, norm_dim, tensor_method
+from . import elementwise_common as E
 from .elementwise_common import exact_out
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "searchsorted", "bucketize", "unique",
@@ -138,6 +139,8 @@ def _median_meta(x: Tensor, dim=-1, keepdim=False) -> Plan:
     d = norm_dim(dim, x.ndim, "median")
     if _dim_size(x, d) == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    if x.dtype is D.bool:  # (after the dim checks, as PyTorch)
+        raise E.not_implemented_for("median", x.dtype)
     shape = _reduced_shape(x, d, keepdim)
     return Plan(args=[x], outputs=[(shape, x.dtype), (shape, D.int64)],
                 params={"dim": d, "keepdim": builtins.bool(keepdim)}, single=False)

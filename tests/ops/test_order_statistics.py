@@ -148,6 +148,26 @@ def test_nanmedian_of_an_empty_integer_or_bool_tensor_raises(device):
         assert np.isnan(tl.nanmedian(tl.zeros((3, 0), dtype=dtype, device=device)).item())
 
 
+def test_median_nanmedian_of_bool_raise(device):
+    # PyTorch has no bool median kernel: median/nanmedian of a non-empty bool tensor raise
+    # NotImplementedError ("median_cpu" not implemented for 'Bool'); tensorlab returned a value
+    # (median(tensor([True, False])) was False). The dim checks come first; mode of bool works.
+    b = _t([[True, False, True], [False, False, True]], device)
+    for op in ("median", "nanmedian"):
+        fn = getattr(tl, op)
+        for args in ((b,), (b, 1), (b, 0, True), (_t(True, device),), (_t(True, device), 0)):
+            with pytest.raises(NotImplementedError, match=rf"\"{op}\" not implemented for 'Bool'"):
+                fn(*args)
+        with pytest.raises(NotImplementedError):
+            getattr(b, op)(1)
+        with pytest.raises(IndexError):
+            getattr(tl, op)(b, 5)
+        with pytest.raises(IndexError, match="Expected reduction dim 1 to have non-zero size"):
+            getattr(tl, op)(tl.zeros((2, 0), dtype=tl.bool, device=device), 1)
+    v, i = tl.mode(b, 1)
+    assert to_numpy(v).tolist() == [True, False] and to_numpy(i).tolist() == [2, 1]
+
+
 @pytest.mark.parametrize("op", ["mode", "nanmedian"])
 def test_mode_nanmedian_out(device, op):
     # torch 2.13 takes out=(values, indices) (tensorlab raised TypeError; found by a differential
