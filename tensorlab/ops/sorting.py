@@ -240,6 +240,8 @@ def median(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
             raise TypeError("median(): out= is only supported together with dim")
         return dispatch(MEDIAN_ALL, input)
     dim = _int(dim, "dim", "median")
+    if out is not None:  # values of the input's dtype, int64 indices, exactly (PyTorch)
+        E.check_outs("median", out, (input.dtype, D.int64), input.device, input)
     return MedianResult(*dispatch(MEDIAN, input, dim=dim, keepdim=keepdim, out=out))
 
 

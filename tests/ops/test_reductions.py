@@ -655,6 +655,46 @@ def test_out_arguments(device):
     assert strided.tolist() == [5.0, 7.0]
 
 
+def test_out_of_another_dtype_is_refused_where_pytorch_refuses(device):
+    # amax/amin, max/min/median over a dim, argmax/argmin, cummax/cummin, logcumsumexp and norm want
+    # an out= of exactly their result dtype (torch 2.13 raises RuntimeError); the dispatcher cast
+    # into any castable out (amax(float32 x, 1, out=<float64>) and argmax(x, 1, out=<int32>) were
+    # written). all/any take a bool or uint8 out only; a uint8 input's result goes into a bool out.
+    x = T(np.array([[0.5, 2.5, -1.5], [3.25, 0.0, 1.75]], np.float32), device)
+
+    def e(dtype):
+        return tl.empty(0, dtype=dtype, device=device)
+
+    f32, f64, i32, i64 = tl.float32, tl.float64, tl.int32, tl.int64
+    refused = [
+        lambda: tl.amax(x, 1, out=e(f64)), lambda: tl.amin(x, 1, out=e(tl.float16)),
+        lambda: tl.max(x, 1, out=(e(f64), e(i64))), lambda: tl.min(x, 1, out=(e(f32), e(i32))),
+        lambda: tl.argmax(x, 1, out=e(i32)), lambda: tl.argmin(x, out=e(f32)),
+        lambda: tl.cummax(x, 1, out=(e(f64), e(i64))), lambda: tl.cummin(x, 1, out=(e(f32), e(f32))),
+        lambda: tl.logcumsumexp(x, 1, out=e(f64)), lambda: tl.norm(x, 2, 1, out=e(f64)),
+        lambda: tl.linalg.vector_norm(x, 2, 1, dtype=f64, out=e(f32)), lambda: tl.median(x, 1, out=(e(f64), e(i64))),
+    ]
+    for call in refused:
+        with pytest.raises(RuntimeError, match="Expected out tensor to have dtype"):
+            call()
+    for op in (tl.all, tl.any):
+        with pytest.raises(RuntimeError, match="only supports bool tensor for result, got: Long"):
+            op(x, 1, out=e(i64))
+    v, i = e(f32), e(i64)
+    assert tl.max(x, 1, out=(v, i)).values is v and v.tolist() == [2.5, 3.25] and i.tolist() == [1, 0]
+    o = e(i64)
+    assert tl.argmin(x, 1, out=o) is o and o.tolist() == [2, 1]
+    o = e(f64)
+    assert tl.norm(x, 1, 1, dtype=f64, out=o) is o and o.tolist() == [4.5, 5.0]
+    u = T(np.array([[0, 2, 255], [3, 1, 1]], np.uint8), device)
+    b = e(tl.bool)
+    assert tl.all(u, 1, out=b) is b and b.tolist() == [False, True]
+    assert tl.any(u, 1, out=e(tl.bool)).tolist() == [True, True]
+    assert tl.all(u, 1, out=e(tl.uint8)).tolist() == [0, 1]
+    m = tl.empty((), dtype=f64, device=device)  # the full max/min cast into a castable out, as torch
+    assert tl.max(x, out=m) is m and m.item() == 3.25
+
+
 def test_sum_out_dtype_as_pytorch(device):
     """torch 2.13: sum(x, dim, out=o) sums in o's dtype (the input converted first: 0.6 + 0.6 into
     int64 is 0, not int(1.2)); with dtype= the out tensor must have that dtype; the full sum and
