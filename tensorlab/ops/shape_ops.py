@@ -453,6 +453,8 @@ REPEAT = defop("repeat", twin=krep.repeat_twin, kernel=krep.repeat, meta=_repeat
 @tensor_method
 def repeat(input: Tensor, *sizes) -> Tensor:
     """Tile the tensor ``sizes[k]`` times along dim k; more sizes than dims add leading dims."""
+    if not sizes:  # (PyTorch's argument parser: ``x.repeat(())`` is fine, ``x.repeat()`` is not)
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     return dispatch(REPEAT, input, repeats=shape_args(sizes, "repeat"))
 
 

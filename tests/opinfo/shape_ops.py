@@ -367,7 +367,7 @@ OPS = [
     OpInfo("flipud", tl.flipud, np.flipud, lambda d, r: [SampleInput((_arr(s, d, r),)) for s in [(5,), (3, 4)]],
            FEW, cuda_dtypes=CUDA_MIN),
     OpInfo("roll", _roll, _roll_ref, _roll_samples, all_dtypes(), cuda_dtypes=CUDA_KERNEL),
-    OpInfo("repeat", lambda x, sizes: x.repeat(*sizes), lambda x, sizes: np.tile(x, sizes), _repeat_samples,
+    OpInfo("repeat", lambda x, sizes: x.repeat(sizes), lambda x, sizes: np.tile(x, sizes), _repeat_samples,
            all_dtypes(), cuda_dtypes=CUDA_KERNEL),
     OpInfo("tile", lambda x, dims: tl.tile(x, dims), lambda x, dims: np.tile(x, dims), _tile_samples, FEW,
            cuda_dtypes=CUDA_MIN),

@@ -303,6 +303,11 @@ def test_repeat_errors():
         tl.ones(2, 3).repeat(2)
     with pytest.raises(RuntimeError, match="negative dimension"):
         tl.ones(2, 3).repeat(2, -1)
+    # no sizes at all is PyTorch's argument error (an empty tuple is a valid size list of a 0-d tensor)
+    with pytest.raises(TypeError, match="repeats"):
+        tl.tensor(1.0).repeat()
+    assert tl.tensor(1.0).repeat(()).shape == ()
+    assert tl.tile(tl.tensor(1.0), ()).shape == ()
 
 
 def test_repeat_gradient_sums_the_blocks(device):
