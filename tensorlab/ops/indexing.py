@@ -71,15 +71,22 @@ def _check_range(op: str, index: Tensor, size: int, dim: int, *, negative: bool)
 
 
 def _wrap_negative(op: str, index: Tensor, size: int, dim: int) -> Tensor:
-    """``index`` with values in ``[-size, 0)`` moved to ``[0, size)`` (an error for others out of range).
+    """``index`` with values in ``[-size, 0)`` moved to ``[0, size)`` (an error, naming ``op``, for
+    any value outside ``[-size, size)``).
 
-    PyTorch 2.13's take_along_dim reads negative indices from the end, as NumPy's take_along_axis;
-    (it wraps every index modulo the size: we raise for one outside ``[-size, size)`` instead).
+    PyTorch 2.13's take_along_dim with a dim reads negative indices from the end, as NumPy's
+    take_along_axis (it wraps every index modulo the size: we raise for one outside ``[-size, size)``
+    instead).
     """
     r = index_minmax(index)
-    if r is None or r[0] >= 0:
+    if r is None:
         return index
-    _check_range(op, index, size, dim, negative=True)
+    lo, hi = r
+    if hi >= size or lo < -size:
+        raise IndexOutOfRangeError(f"{op}(): index {hi if hi >= size else lo} is out of bounds for dimension {dim} "
+                                   f"with size {size}")
+    if lo >= 0:
+        return index
     return index + (index < 0).to(index.dtype) * size
 
 
@@ -652,9 +659,10 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, ou
     _need_tensor("take_along_dim", indices, "indices")
     if indices.dtype is not D.int64:
         raise RuntimeError(f"take_along_dim(): dtype of indices should be int64 but got {indices.dtype.name}")
-    if dim is None:
+    if dim is None:  # (PyTorch gathers from the flattened input: a negative index is out of range here)
         flat = input.reshape(-1)
-        return gather(flat, 0, _wrap_negative("take_along_dim", indices, flat._shape[0], 0).reshape(-1))
+        _check_range("take_along_dim", indices, flat._shape[0], 0, negative=False)
+        return gather(flat, 0, indices.reshape(-1))
     if input.ndim != indices.ndim:
         raise RuntimeError(f"take_along_dim(): input and indices should have the same number of dimensions, but got "
                            f"{input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")

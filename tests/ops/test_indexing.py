@@ -473,16 +473,22 @@ def test_one_hot_and_bincount_errors():
 
 
 def test_take_along_dim_reads_negative_indices_from_the_end(device):
-    # values from torch 2.13 (which wraps every index modulo the size; out of [-size, size) we raise)
+    # values from torch 2.13 (with a dim it wraps every index modulo the size; out of [-size, size) we raise)
     x = tl.arange(10.0, 14.0, device=device)
     np.testing.assert_array_equal(to_numpy(tl.take_along_dim(x, tl.tensor([-1, -4, 3], device=device), 0)),
                                   [13.0, 10.0, 13.0])
     m = x.reshape(2, 2)
     np.testing.assert_array_equal(to_numpy(tl.take_along_dim(m, tl.tensor([[-1], [0]], device=device), 1)),
                                   [[11.0], [12.0]])
-    np.testing.assert_array_equal(to_numpy(tl.take_along_dim(m, tl.tensor([-1, 1], device=device))), [13.0, 11.0])
     with pytest.raises(IndexError, match="index -5 is out of bounds"):
         tl.take_along_dim(x, tl.tensor([-5], device=device), 0)
+    # past the end: the message names take_along_dim (not the gather it runs)
+    with pytest.raises(IndexError, match=r"take_along_dim\(\): index 4 is out of bounds for dimension 0 with size 4"):
+        tl.take_along_dim(x, tl.tensor([1, 4], device=device), 0)
+    # without a dim torch 2.13 gathers from the flattened input and a negative index is out of range
+    np.testing.assert_array_equal(to_numpy(tl.take_along_dim(m, tl.tensor([3, 1], device=device))), [13.0, 11.0])
+    with pytest.raises(RuntimeError, match=r"take_along_dim\(\): index -1 is out of bounds for dimension 0 with"):
+        tl.take_along_dim(m, tl.tensor([-1, 1], device=device))
 
 
 # ----------------------------------------------------------------------------------------------
