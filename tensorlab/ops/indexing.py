@@ -600,6 +600,9 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     _index_dtype("index_select", index, (D.int32, D.int64))  # (PyTorch: RuntimeError; a 2-d index: IndexError)
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
+    if isinstance(out, Tensor) and isinstance(input, Tensor) and out.dtype is not input.dtype:
+        raise RuntimeError("index_select(): self and result must have the same scalar type")
+    out = exact_out("index_select", out, input, input)
     d = _dim("index_select", dim, input.ndim)
     index = _on_device(index, input)
     if input.ndim == 0 and index.numel() != 1:
@@ -630,6 +633,7 @@ def _gather_shape_check(op: str, x: Tensor, dim: int, index: Tensor, src: Tensor
 @tensor_method
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None) -> Tensor:
     """``out[i][j][k] = input[index[i][j][k]][j][k]`` for ``dim == 0`` (index: int64 or int32, same rank)."""
+    out = exact_out("gather", out, input, input)
     _need_tensor("gather", index, "index")
     _index_dtype("gather", index, _GATHER_INDEX)
     d = _dim("gather", dim, input.ndim)

@@ -1,5 +1,5 @@
-"""out= of the kernel-family ops that PyTorch 2.13 takes it for (argsort, diff, kron, take, isin,
-cross, renorm, histc, the scatter and index_* ops, masked_select, nonzero, narrow_copy,
+"""out= of the kernel-family ops that PyTorch 2.13 takes it for (argsort, diff, kron, take, gather,
+index_select, isin, cross, renorm, histc, the scatter and index_* ops, masked_select, nonzero, narrow_copy,
 slice_scatter, quantile/nanquantile, multinomial): the value of the out-of-place call written into
 ``out`` (resized as PyTorch does), PyTorch's dtype rule (exactly the input's dtype for most,
 castable for diff/kron, int64 / bool where the result is), and no autograd through out=.
@@ -32,6 +32,9 @@ def _cases(device):
         ("kron", lambda o: tl.kron(x[:1, :2], x[:2, :1], out=o), tl.float32, [[1.0, 2.0], [5.0, 10.0]]),
         ("take", lambda o: tl.take(x, tl.tensor([[0, 5], [11, -1]], device=device), out=o), tl.float32,
          [[1.0, 6.0], [12.0, 12.0]]),
+        ("gather", lambda o: tl.gather(x, 1, i, out=o), tl.float32, [[1.0, 2.0], [7.0, 5.0], [10.0, 10.0]]),
+        ("index_select", lambda o: tl.index_select(x, 1, rows, out=o), tl.float32, [[1.0, 3.0], [5.0, 7.0],
+                                                                                    [9.0, 11.0]]),
         ("isin", lambda o: tl.isin(x[0], tl.tensor([2.0, 4.0], device=device), out=o), tl.bool,
          [False, True, False, True]),
         ("cross", lambda o: tl.cross(x[:, :3], x[:, 1:], dim=1, out=o), tl.float32, [[-1.0, 2.0, -1.0]] * 3),
@@ -115,6 +118,10 @@ def test_out_dtype_rules(device):
     with pytest.raises(RuntimeError, match="take\\(\\): self and out expected to have the same dtype, but got "
                                            "self.dtype = Float and out.dtype = Double"):
         tl.take(x, tl.tensor([0], device=device), out=tl.empty(0, dtype=tl.float64, device=device))
+    with pytest.raises(RuntimeError, match="index_select\\(\\): self and result must have the same scalar type"):
+        tl.index_select(x, 0, tl.tensor([0], device=device), out=tl.empty(0, dtype=tl.float64, device=device))
+    with pytest.raises(RuntimeError, match="gather\\(\\): Expected out tensor to have dtype float32, but got float64"):
+        tl.gather(x, 0, tl.tensor([[0]], device=device), out=tl.empty(0, dtype=tl.float64, device=device))
     with pytest.raises(RuntimeError, match="masked_select\\(\\): self and result must have the same scalar type"):
         tl.masked_select(x, x > 1, out=tl.empty(0, dtype=tl.float64, device=device))
     with pytest.raises(RuntimeError, match="quantile\\(\\) out tensor must be same dtype as the input tensor"):
