@@ -666,7 +666,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, ou
     if dim is None:  # (PyTorch gathers from the flattened input: a negative index is out of range here)
         flat = input.reshape(-1)
         _check_range("take_along_dim", indices, flat._shape[0], 0, negative=False)
-        return gather(flat, 0, indices.reshape(-1))
+        return gather(flat, 0, indices.reshape(-1), out=out)
     if input.ndim != indices.ndim:
         raise RuntimeError(f"take_along_dim(): input and indices should have the same number of dimensions, but got "
                            f"{input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")

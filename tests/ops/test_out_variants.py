@@ -1,8 +1,8 @@
 """out= of the kernel-family ops that PyTorch 2.13 takes it for (argsort, diff, kron, take, gather,
-index_select, isin, cross, renorm, histc, the scatter and index_* ops, masked_select, nonzero, narrow_copy,
-slice_scatter, quantile/nanquantile, multinomial): the value of the out-of-place call written into
-``out`` (resized as PyTorch does), PyTorch's dtype rule (exactly the input's dtype for most,
-castable for diff/kron, int64 / bool where the result is), and no autograd through out=.
+index_select, take_along_dim, isin, cross, renorm, histc, the scatter and index_* ops, masked_select,
+nonzero, narrow_copy, slice_scatter, quantile/nanquantile, multinomial): the value of the out-of-place
+call written into ``out`` (resized as PyTorch does), PyTorch's dtype rule (exactly the input's dtype
+for most, castable for diff/kron, int64 / bool where the result is), and no autograd through out=.
 Expected values and errors checked against torch 2.13.
 """
 
@@ -35,6 +35,10 @@ def _cases(device):
         ("gather", lambda o: tl.gather(x, 1, i, out=o), tl.float32, [[1.0, 2.0], [7.0, 5.0], [10.0, 10.0]]),
         ("index_select", lambda o: tl.index_select(x, 1, rows, out=o), tl.float32, [[1.0, 3.0], [5.0, 7.0],
                                                                                     [9.0, 11.0]]),
+        ("take_along_dim", lambda o: tl.take_along_dim(x, i, 1, out=o), tl.float32,
+         [[1.0, 2.0], [7.0, 5.0], [10.0, 10.0]]),
+        ("take_along_dim_flat", lambda o: tl.take_along_dim(x, tl.tensor([11, 0, 5], device=device), out=o),
+         tl.float32, [12.0, 1.0, 6.0]),
         ("isin", lambda o: tl.isin(x[0], tl.tensor([2.0, 4.0], device=device), out=o), tl.bool,
          [False, True, False, True]),
         ("cross", lambda o: tl.cross(x[:, :3], x[:, 1:], dim=1, out=o), tl.float32, [[-1.0, 2.0, -1.0]] * 3),
