@@ -632,12 +632,14 @@ TRIU = defop("triu", twin=ktri.triangle_twin, kernel=ktri.triangle, meta=_triang
 @tensor_method
 def tril(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """Lower triangle of the last two dims: elements with ``col - row <= diagonal``, others 0."""
+    out = E.exact_out("tril", out, input, input)  # (PyTorch: out= of exactly the input's dtype)
     return dispatch(TRIL, input, diagonal=_int(diagonal, "tril", "diagonal"), out=out)
 
 
 @tensor_method
 def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """Upper triangle of the last two dims: elements with ``col - row >= diagonal``, others 0."""
+    out = E.exact_out("triu", out, input, input)
     return dispatch(TRIU, input, diagonal=_int(diagonal, "triu", "diagonal"), out=out)
 
 
@@ -684,6 +686,7 @@ def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """1-D input: the square matrix with ``input`` on diagonal ``diagonal``; 2-D input: a copy of
     that diagonal."""
     diagonal = _int(diagonal, "diag", "diagonal")
+    out = E.exact_out("diag", out, input, input)
     if input.ndim == 1:
         return dispatch(DIAG_EMBED, input, offset=diagonal, dim1=0, dim2=1, out=out)
     if input.ndim == 2:

@@ -422,7 +422,7 @@ def test_tril_triu_in_place_and_out(device):
     t = _t(x, device)
     t.triu_(1)
     assert_close(t, np.triu(x, 1))
-    out = tl.empty(3, 4, device=device)
+    out = tl.empty(3, 4, dtype=tl.float64, device=device)
     tl.triu(_t(x, device), out=out)
     assert_close(out, np.triu(x))
     leaf = _t(x, device, requires_grad=True)
@@ -463,9 +463,29 @@ def test_diag_errors_and_gradients(device):
 
 
 def test_diag_out(device):
-    out = tl.empty(2, device=device)
+    out = tl.empty(2, dtype=tl.float64, device=device)
     tl.diag(_t(np.arange(4.0).reshape(2, 2), device), out=out)
     assert_close(out, [0.0, 3.0])
+
+
+def test_tril_triu_diag_out_of_another_dtype_is_refused(device):
+    # PyTorch 2.13: out= of exactly the input's dtype ("Expected out tensor to have dtype float, but
+    # got double instead"); tensorlab converted into it. Refused before anything is written.
+    x = _t(np.arange(4.0).reshape(2, 2), device, dtype=tl.float32)
+    calls = {"tril": lambda o: tl.tril(x, out=o), "triu": lambda o: tl.triu(x, 1, out=o),
+             "diag": lambda o: tl.diag(x, out=o)}
+    for name, call in calls.items():
+        for dtype in (tl.float64, tl.int64):
+            out = tl.full((2,), 7, dtype=dtype, device=device)
+            with pytest.raises(RuntimeError, match=f"{name}\\(\\): Expected out tensor to have dtype float32, but "
+                                                   f"got {dtype.name}"):
+                call(out)
+            assert to_numpy(out).tolist() == [7, 7]
+    with pytest.raises(RuntimeError, match="diag\\(\\): Expected out tensor to have dtype float32"):
+        tl.diag(x[0], out=tl.empty(0, dtype=tl.float64, device=device))
+    out = tl.empty(0, device=device)
+    assert tl.tril(x, out=out) is out
+    assert_close(out, [[0.0, 0.0], [2.0, 3.0]])
 
 
 def test_trace_of_bool_raises(device):
