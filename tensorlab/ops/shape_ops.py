@@ -155,7 +155,15 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
         if t.ndim == 0:
             raise RuntimeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be concatenated")
     _same_device(tensors, "cat")
+    _check_join_out(tensors, out, "cat")
     return dispatch(CAT, tensors, dim=_cat_dim(tensors, dim), out=out)
+
+
+def _check_join_out(tensors, out, op: str) -> None:
+    """cat's and stack's ``out=`` takes any dtype the promoted inputs cast to; else PyTorch's TypeError
+    (not the RuntimeError of the elementwise ops' same rule)."""
+    if isinstance(out, Tensor) and not D.can_cast(D.result_type(*tensors), out.dtype):
+        raise TypeError(f"{op}(): input types can't be cast to the desired output type {D.torch_name(out.dtype)}")
 
 
 def concat(tensors, dim: int = 0, *, out=None) -> Tensor:
@@ -198,6 +206,7 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     _same_device(tensors, "stack")
+    _check_join_out(tensors, out, "stack")
     d = norm_dim(_int(dim, "stack", "dim"), tensors[0].ndim + 1, "stack")
     return dispatch(STACK, tensors, dim=d, out=out)
 

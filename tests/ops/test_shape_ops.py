@@ -125,8 +125,20 @@ def test_cat_out(device):
     res = tl.cat([x, x], out=out)
     assert res is out and out.dtype is tl.float64
     assert_close(out, np.concatenate([np.arange(6.0).reshape(2, 3)] * 2))
-    with pytest.raises(RuntimeError, match="can't be cast"):
-        tl.cat([x, x], out=tl.empty(4, 3, dtype=tl.int64, device=device))
+    # an out= the promoted inputs can't be cast to: PyTorch 2.13's TypeError (torch.cat(): input types
+    # can't be cast to the desired output type Long), for stack and the *stack helpers too
+    for name, call in (("cat", lambda o: tl.cat([x, x], out=o)), ("stack", lambda o: tl.stack([x, x], out=o)),
+                       ("cat", lambda o: tl.hstack([x, x], out=o)), ("cat", lambda o: tl.vstack([x, x], out=o))):
+        for dtype, torch_name in ((tl.int64, "Long"), (tl.bool, "Bool")):
+            o = tl.full((2,), 7, dtype=dtype, device=device)
+            with pytest.raises(TypeError, match=f"{name}\\(\\): input types can't be cast to the desired output "
+                                                f"type {torch_name}"):
+                call(o)
+            assert to_numpy(o).tolist() == to_numpy(tl.full((2,), 7, dtype=dtype)).tolist()  # unwritten
+    with pytest.raises(TypeError, match="can't be cast to the desired output type Long"):  # promoted: float32
+        tl.cat([x.to(tl.int64), x], out=tl.empty(4, 3, dtype=tl.int64, device=device))
+    ints = tl.cat([x.to(tl.int32), x.to(tl.int64)], out=tl.empty(0, dtype=tl.float16, device=device))
+    assert ints.dtype is tl.float16 and to_numpy(ints).tolist() == [[0, 1, 2], [3, 4, 5]] * 2
     with pytest.raises(RuntimeError, match="out=... arguments don't support automatic differentiation"):
         tl.cat([x.clone().requires_grad_(True), x], out=tl.empty(4, 3, device=device))
 
