@@ -359,8 +359,8 @@ def _put_checks(op: str, input: Tensor, index: Tensor, source: Tensor) -> Tensor
 def _put(op: str, target: Tensor, index: Tensor, source: Tensor, accumulate: bool) -> Tensor:
     index = _put_checks(op, target, index, source)
     source = source.reshape(-1)
-    if target.numel() == 0 or index.numel() == 0:
-        return target
+    # (an empty index still goes through index_put_: a leaf requiring grad is refused and the source
+    # gets its (empty) gradient, as in PyTorch)
     if target.is_contiguous():  # the flattening is a view: one index_put_ through it
         target.view(-1).index_put_((index,), source, accumulate=accumulate)
         return target

@@ -183,6 +183,26 @@ def test_put(device):
     assert to_numpy(z).tolist() == [0.0, 0.0, 0.0]  # nothing written by the refused calls
 
 
+def test_put_with_an_empty_index(device):
+    # PyTorch 2.13: nothing is written, but the call is still an in-place op on a leaf (refused) and
+    # the empty source gets an (empty) gradient; tensorlab returned early (source.grad None)
+    leaf = tl.zeros(3, device=device, requires_grad=True)
+    empty = tl.tensor([], dtype=tl.int64, device=device)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        leaf.put_(empty, tl.zeros(0, device=device))
+    for n in (3, 0):
+        x = tl.zeros(n, device=device, requires_grad=True)
+        source = tl.zeros(0, device=device, requires_grad=True)
+        y = tl.put(x, empty, source)
+        assert y.requires_grad
+        y.sum().backward()
+        assert to_numpy(x.grad).tolist() == [1.0] * n
+        assert source.grad is not None and source.grad.shape == (0,)
+    z = tl.arange(6.0, device=device).view(2, 3).t()
+    assert z.put_(empty, tl.zeros(0, device=device)) is z
+    assert to_numpy(z).tolist() == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
+
+
 def test_fill_diagonal_(device):
     x = tl.zeros(7, 3, device=device)
     assert x.fill_diagonal_(5, wrap=True) is x
