@@ -504,7 +504,7 @@ def _index_reduce_args(op: str, input: Tensor, dim: int, index: Tensor, source: 
                        include_self: bool):
     if reduce not in _INDEX_REDUCE:
         raise RuntimeError(f"{op}(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
-    if input.dtype is D.bool and (reduce == "mean" or not include_self):  # PyTorch has no such bool kernels
+    if input.dtype is D.bool:  # PyTorch has no bool kernel for any reduce, with or without include_self
         raise E.not_implemented_for(op, input.dtype)
     need_tensor(op, index, "index", 3)
     need_tensor(op, source, "source", 4)

@@ -38,7 +38,7 @@ from .._factories import check_scalar_fits
 from .._layout import preserve_strides
 from .._registry import Plan, defop
 from .._tensor import Tensor, norm_dim, tensor_method
-from .elementwise_common import exact_out, write_out
+from .elementwise_common import exact_out, not_implemented_for, write_out
 
 
 class IndexOutOfRangeError(IndexError, RuntimeError):
@@ -769,6 +769,8 @@ def _scatter_reduce(op, input, dim, index, src, reduce, include_self, inplace, o
     out = exact_out(op, out, input, input, src)
     if reduce not in _SCATTER_REDUCES:
         raise RuntimeError(f"{op}(): reduce argument must be either sum, prod, mean, amax or amin, got {reduce!r}")
+    if reduce == "mean" and isinstance(input, Tensor) and input.dtype is D.bool:  # (PyTorch has no bool mean kernel)
+        raise not_implemented_for(op, input.dtype)
     d, index, src = _scatter_checks(op, input, dim, index, src)
     if inplace and reduce != "sum" and (input._requires_grad or src._requires_grad):
         from ..autograd.grad_mode import is_grad_enabled
@@ -1083,8 +1085,6 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     from ..autograd.grad_mode import no_grad
 
     if input.dtype.is_floating_point or input.dtype is D.bool:  # PyTorch's dtype dispatch fails first
-        from .elementwise_common import not_implemented_for
-
         raise not_implemented_for("bincount", input.dtype)
     if input.ndim != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")

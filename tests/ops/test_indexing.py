@@ -621,6 +621,20 @@ def test_scatter_reduce_modes_and_legacy_reduce(device):
     assert got.tolist() == [3, 0, -4]  # floor division, as PyTorch
     nan = x.scatter_reduce(0, idx, tl.tensor([float("nan"), 1.0, 1.0, 1.0], device=device), "amax")
     assert np.isnan(nan[0].item())
+    # bool: PyTorch 2.13 has sum/prod/amax/amin kernels but no mean (NotImplementedError, also for an
+    # empty index and in place); tensorlab returned a value
+    b = tl.tensor([True, False, True], device=device)
+    bsrc = tl.tensor([False, True], device=device)
+    assert b.scatter_reduce(0, tl.tensor([0, 1], device=device), bsrc, "amax").tolist() == [True, True, True]
+    assert b.scatter_reduce(0, tl.tensor([0, 1], device=device), bsrc, "prod").tolist() == [False, False, True]
+    for index in ([0, 0], []):
+        for include_self in (True, False):
+            with pytest.raises(NotImplementedError, match="scatter_reduce\\(\\): .* not implemented for 'Bool'"):
+                b.scatter_reduce(0, tl.tensor(index, dtype=tl.int64, device=device), bsrc[:len(index)], "mean",
+                                 include_self=include_self)
+    with pytest.raises(NotImplementedError, match="scatter_reduce_\\(\\): .* not implemented for 'Bool'"):
+        b.scatter_reduce_(0, tl.tensor([0, 0], device=device), bsrc, "mean")
+    assert b.tolist() == [True, False, True]
 
 
 def test_nonzero_forms(device):
