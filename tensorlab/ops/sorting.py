@@ -130,6 +130,8 @@ def _kthvalue_meta(x: Tensor, k, dim=-1, keepdim=False) -> Plan:
         raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} (k = {k}, size {n})")
+    if x.dtype is D.bool:  # PyTorch has no bool kernel (sort, msort and argsort of bool work)
+        raise E.not_implemented_for("kthvalue", x.dtype)
     shape = _reduced_shape(x, d, keepdim)
     return Plan(args=[x], outputs=[(shape, x.dtype), (shape, D.int64)],
                 params={"k": k, "dim": d, "keepdim": builtins.bool(keepdim)}, single=False)
@@ -330,6 +332,8 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
                                f"depending on whether out_int32 flag is True, but we got output tensor's dtype "
                                f"{out.dtype.name} and out_int32 flag is {builtins.bool(out_int32)}")
     common = D.result_type(sorted_sequence, input)
+    if common is D.bool:  # PyTorch has no bool kernel (a bool side promoted with an integer one is fine)
+        raise E.not_implemented_for("searchsorted", common)
     if scalar:
         from .._factories import tensor
 

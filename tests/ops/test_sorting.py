@@ -307,6 +307,26 @@ def test_topk_of_bool_raises(device):
     assert tl.sort(x).values.tolist() == [False, True, True]  # sort takes bool
 
 
+def test_kthvalue_and_searchsorted_of_bool_raise(device):
+    # PyTorch 2.13 has no bool kernel for either (NotImplementedError "kthvalue_cpu" / "searchsorted_out_cpu"
+    # not implemented for 'Bool'); tensorlab returned values
+    x = tl.tensor([True, False, True], device=device)
+    with pytest.raises(NotImplementedError, match="kthvalue\\(\\): .* not implemented for 'Bool'"):
+        tl.kthvalue(x, 1)
+    with pytest.raises(RuntimeError, match="selected number k out of range"):  # k is checked first, as PyTorch
+        x.kthvalue(4)
+    seq = tl.tensor([False, True], device=device)
+    for call in (lambda: tl.searchsorted(seq, x), lambda: tl.searchsorted(seq, True), lambda: tl.bucketize(x, seq),
+                 lambda: tl.searchsorted(seq, x, sorter=tl.tensor([0, 1], device=device))):
+        with pytest.raises(NotImplementedError, match="searchsorted\\(\\): .* not implemented for 'Bool'"):
+            call()
+    # a bool side promoted with an integer or float one is searched (as PyTorch)
+    assert tl.searchsorted(seq, tl.tensor([1, 0], device=device)).tolist() == [1, 0]
+    assert tl.searchsorted(seq, 1).item() == 1
+    assert tl.bucketize(x, tl.tensor([0.5], device=device)).tolist() == [1, 0, 1]
+    assert tl.searchsorted(tl.tensor([0, 1], device=device), x, right=True).tolist() == [2, 1, 2]
+
+
 def test_kthvalue_values_and_keepdim(device):
     x = tl.tensor([[5.0, 1.0, 4.0, 1.0], [2.0, 8.0, 6.0, 0.0]], device=device)
     v, i = tl.kthvalue(x, 2)
