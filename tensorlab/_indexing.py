@@ -31,9 +31,18 @@ def _is_advanced(item) -> bool:
     return isinstance(item, list | tuple | np.ndarray)
 
 
+def treat_as_tuple(seq) -> bool:
+    """PyTorch's (NumPy's legacy) heuristic for a non-tuple list used as the whole index: a short
+    list holding tensors, sequences, slices, None or ``...`` is the tuple of its items."""
+    if len(seq) >= 32:
+        return False
+    return any(isinstance(o, Tensor | list | tuple | slice | np.ndarray) or o is None or o is Ellipsis for o in seq)
+
+
 def _normalize(index) -> tuple:
     if not isinstance(index, tuple):
-        index = (index,)
+        # only the whole index: inside a tuple, x[([[0, 1], [1, 0]],)], a list of lists is one index tensor
+        index = tuple(index) if isinstance(index, list) and treat_as_tuple(index) else (index,)
     if any(isinstance(it, range) for it in index):  # a range indexes as the list of its values (PyTorch)
         index = tuple(list(it) if isinstance(it, range) else it for it in index)
     return index

@@ -49,13 +49,6 @@ _INDEX_ERROR = "only integers, slices (`:`), ellipsis (`...`), None and long or 
 # ----------------------------------------------------------------------------------------------
 
 
-def _treat_as_tuple(seq) -> bool:
-    """PyTorch's (NumPy's legacy) heuristic for a non-tuple sequence used as the whole index."""
-    if len(seq) >= 32:
-        return False
-    return any(isinstance(o, Tensor | list | tuple | slice | np.ndarray) or o is None or o is Ellipsis for o in seq)
-
-
 def _sequence_to_tensor(seq, x: Tensor) -> Tensor:
     from .._factories import tensor
 
@@ -109,8 +102,6 @@ class Parsed:
 
 
 def parse(x: Tensor, index: tuple) -> Parsed:
-    if len(index) == 1 and isinstance(index[0], list) and _treat_as_tuple(index[0]):
-        index = tuple(index[0])
     items = []
     for it in index:
         if isinstance(it, list | tuple | np.ndarray):

@@ -129,6 +129,26 @@ def test_list_of_lists_is_a_tuple():
     np.testing.assert_array_equal(to_numpy(x[[[0, 1], [2, 3]]]), X[[0, 1], [2, 3]])
 
 
+def test_list_of_lists_inside_a_tuple_is_one_index(device):
+    # the rule is for the whole index only: in x[(list,)] the list is one index tensor (torch 2.13:
+    # x[([[0, 1], [1, 0]],)] has shape (2, 2, 5, 6); tensorlab read it as x[[0, 1], [1, 0]], (2, 6))
+    x = tl.tensor(X, device=device)
+    ll = [[0, 1], [1, 0]]
+    np.testing.assert_array_equal(to_numpy(x[(ll,)]), X[np.array(ll)])
+    np.testing.assert_array_equal(to_numpy(x[[ll]]), X[np.array(ll)])  # a list holding one list: a tuple
+    np.testing.assert_array_equal(to_numpy(x[(ll, 2)]), X[np.array(ll), 2])
+    i0 = tl.tensor(0, device=device)
+    np.testing.assert_array_equal(to_numpy(x[([i0, 1],)]), X[[0, 1]])  # one index tensor [0, 1]
+    np.testing.assert_array_equal(to_numpy(x[[i0, 1]]), X[0, 1])  # the whole index: a tuple
+    np.testing.assert_array_equal(to_numpy(x[[0, slice(1, 3)]]), X[0, 1:3])
+    y = tl.zeros(4, 5, device=device)
+    y[(ll,)] = 1.0
+    assert to_numpy(y).sum() == 2 * 5 and to_numpy(y)[:2].all()
+    y = tl.zeros(4, 5, device=device)
+    y[ll] = 1.0  # the whole index: y[[0, 1], [1, 0]]
+    assert to_numpy(y).sum() == 2 and y[0, 1].item() == 1.0 and y[1, 0].item() == 1.0
+
+
 def test_getitem_strided_source_and_index(device):
     x = tl.tensor(X, device=device).transpose(0, 2)  # (6, 5, 4), non-contiguous
     idx = tl.tensor([5, 0, 9, 2, 7, 1], device=device)[::2]  # a strided index: [5, 9, 7]
