@@ -39,10 +39,20 @@ def treat_as_tuple(seq) -> bool:
     return any(isinstance(o, Tensor | list | tuple | slice | np.ndarray) or o is None or o is Ellipsis for o in seq)
 
 
+def _no_strings(items) -> None:
+    """A str or bytes item (or one inside a list) is PyTorch's TypeError (it tries to make a tensor of it)."""
+    for it in items:
+        if isinstance(it, str | bytes):
+            raise TypeError(f"new(): invalid data type '{type(it).__name__}'")
+        if isinstance(it, list | tuple):
+            _no_strings(it)
+
+
 def _normalize(index) -> tuple:
     if not isinstance(index, tuple):
         # only the whole index: inside a tuple, x[([[0, 1], [1, 0]],)], a list of lists is one index tensor
         index = tuple(index) if isinstance(index, list) and treat_as_tuple(index) else (index,)
+    _no_strings(index)
     if any(isinstance(it, range) for it in index):  # a range indexes as the list of its values (PyTorch)
         index = tuple(list(it) if isinstance(it, range) else it for it in index)
     return index

@@ -393,7 +393,17 @@ def test_wrong_index_dtypes():
     with pytest.raises(RuntimeError, match="int64"):
         tl.one_hot(tl.tensor([0, 1], dtype=tl.int32))
     with pytest.raises(IndexError, match="only integers"):
-        x["a"]
+        x[1.5]
+    with pytest.raises(IndexError, match="only integers"):
+        x[object()]
+    # a str or bytes item, also inside a tuple or a list: torch 2.13's TypeError (it tries to make a
+    # tensor of it), for reads and writes
+    for index in ("a", ("a",), (0, "a"), b"a", ["a"], [0, "a"], [[0], ["a"]]):
+        with pytest.raises(TypeError, match="new\\(\\): invalid data type '(str|bytes)'"):
+            x[index]
+        with pytest.raises(TypeError, match="invalid data type"):
+            x[index] = 1.0
+    assert to_numpy(x).sum() == 0.0
 
 
 def test_index_error_classes_as_pytorch(device):
