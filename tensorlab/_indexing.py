@@ -39,20 +39,35 @@ def treat_as_tuple(seq) -> bool:
     return any(isinstance(o, Tensor | list | tuple | slice | np.ndarray) or o is None or o is Ellipsis for o in seq)
 
 
-def _no_strings(items) -> None:
-    """A str or bytes item (or one inside a list) is PyTorch's TypeError (it tries to make a tensor of it)."""
-    for it in items:
-        if isinstance(it, str | bytes):
-            raise TypeError(f"new(): invalid data type '{type(it).__name__}'")
-        if isinstance(it, list | tuple):
-            _no_strings(it)
+INDEX_ERROR = "only integers, slices (`:`), ellipsis (`...`), None and long or byte tensors are valid indices"
+
+
+def invalid_index(item) -> Exception:
+    """The error for an index item that is neither an int, a slice, None, ``...`` nor convertible to
+    an index tensor (raised where indexing fails, not checked up front: ``x[i]`` is a hot path): a str
+    or bytes, also inside a list, is PyTorch's TypeError (it tries to make a tensor of it), anything
+    else its IndexError."""
+    found = _string_in(item)
+    if found is not None:
+        return TypeError(f"new(): invalid data type '{type(found).__name__}'")
+    return IndexError(f"{INDEX_ERROR} (got {type(item).__name__})")
+
+
+def _string_in(item):
+    if isinstance(item, str | bytes):
+        return item
+    if isinstance(item, list | tuple):
+        for it in item:
+            found = _string_in(it)
+            if found is not None:
+                return found
+    return None
 
 
 def _normalize(index) -> tuple:
     if not isinstance(index, tuple):
         # only the whole index: inside a tuple, x[([[0, 1], [1, 0]],)], a list of lists is one index tensor
         index = tuple(index) if isinstance(index, list) and treat_as_tuple(index) else (index,)
-    _no_strings(index)
     if any(isinstance(it, range) for it in index):  # a range indexes as the list of its values (PyTorch)
         index = tuple(list(it) if isinstance(it, range) else it for it in index)
     return index
@@ -112,10 +127,7 @@ def basic_getitem(x: Tensor, index: tuple) -> Tensor:
             try:
                 i = operator.index(item)
             except TypeError:
-                raise IndexError(
-                    f"only integers, slices (`:`), ellipsis (`...`), None and long or byte tensors are valid "
-                    f"indices (got {type(item).__name__})"
-                ) from None
+                raise invalid_index(item) from None
             size = out._shape[dim]
             if not -size <= i < size:
                 raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")

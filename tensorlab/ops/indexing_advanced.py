@@ -41,7 +41,7 @@ from .._dispatch import dispatch
 from .._tensor import Tensor
 from . import indexing as ops
 
-_INDEX_ERROR = "only integers, slices (`:`), ellipsis (`...`), None and long or byte tensors are valid indices"
+_INDEX_ERROR = _indexing.INDEX_ERROR
 
 
 # ----------------------------------------------------------------------------------------------
@@ -60,6 +60,9 @@ def _sequence_to_tensor(seq, x: Tensor) -> Tensor:
     try:
         t = tensor(seq if arr is None else arr, device=x.device)
     except (TypeError, ValueError) as exc:
+        error = _indexing.invalid_index(seq)
+        if isinstance(error, TypeError):  # a str or bytes in the sequence
+            raise error from None
         raise IndexError(f"{_INDEX_ERROR} (could not convert the sequence {seq!r}: {exc})") from None
     if t.numel() == 0 and t.dtype.is_floating_point:
         t = t.to(D.int64)
@@ -172,7 +175,7 @@ def parse(x: Tensor, index: tuple) -> Parsed:
             try:
                 i = operator.index(it)
             except TypeError:
-                raise IndexError(f"{_INDEX_ERROR} (got {type(it).__name__})") from None
+                raise _indexing.invalid_index(it) from None
             size = x._shape[xd]
             if not -size <= i < size:
                 raise IndexError(f"index {i} is out of bounds for dimension {xd} with size {size}")
