@@ -239,6 +239,13 @@ def exact_out(op: str, out, like, *inputs, dtype=None):
     return check_outs(op, out, (like.dtype if dtype is None else dtype,), like.device, *inputs)[0]
 
 
+def exact_pair_out(op: str, out, input: Tensor):
+    """A (values, indices) ``out=`` of exactly ``input``'s dtype and int64 (PyTorch's rule for
+    max/min with a dim, cummax/cummin, sort, topk, kthvalue, median, mode), checked with
+    :func:`check_outs` before anything is computed; None when ``out`` is None."""
+    return None if out is None else check_outs(op, out, (input.dtype, D.int64), input.device, input)
+
+
 def write_out(result: Tensor, out: Tensor) -> Tensor:
     """A composite op's result written into its ``out=`` (resized as PyTorch does, with its warning
     when ``out`` had elements)."""

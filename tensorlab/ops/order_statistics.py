@@ -155,11 +155,6 @@ def _picked(result_type, input: Tensor, rows: Tensor, order: Tensor, pick: Tenso
     return result_type(value, index)
 
 
-def _check_pair_out(op: str, input: Tensor, out):
-    """``out=`` of mode/nanmedian: a (values of the input's dtype, int64 indices) pair, checked first."""
-    return None if out is None else E.check_outs(op, out, (input.dtype, D.int64), input.device, input)
-
-
 def _nanmedian_all_impl(x: Tensor) -> Tensor:
     from ..autograd.grad_mode import no_grad
 
@@ -192,7 +187,7 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *, o
         if out is not None:
             raise TypeError("nanmedian(): out= is only supported together with dim")
         return dispatch(NANMEDIAN_ALL, input)
-    out = _check_pair_out("nanmedian", input, out)
+    out = E.exact_pair_out("nanmedian", out, input)
     rows, values, order, d = _sorted_rows("nanmedian", input, dim)
     if input.dtype is D.bool:  # (after the dim checks, as PyTorch)
         raise E.not_implemented_for("nanmedian", input.dtype)
@@ -207,7 +202,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
     frequent ones) and the index of its last occurrence."""
     from .._factories import arange, full_like
 
-    out = _check_pair_out("mode", input, out)
+    out = E.exact_pair_out("mode", out, input)
     # the stable sort keeps equal values in their order: a run of one value ends at its last occurrence
     rows, values, order, d = _sorted_rows("mode", input, dim)
     n = values.shape[-1]

@@ -87,14 +87,6 @@ def _opt_dtype(dtype, op: str):
     return None if dtype is None else D.as_dtype(dtype, op)
 
 
-def _exact_out(op: str, input: Tensor, out, *dtypes) -> None:
-    """``out=`` of a reduction whose result dtype is fixed (amax, max, argmax, cummax, norm, ...):
-    PyTorch wants exactly that dtype (a values/indices pair: the input's and int64) and raises
-    otherwise, where the dispatcher's elementwise rule would cast into any castable ``out``."""
-    if out is not None:
-        E.check_outs(op, out, dtypes, input.device, input)
-
-
 def _check_nonempty(input: Tensor, dims: tuple, op: str, dim_given: bool) -> None:
     """amax/max/argmax have no identity: an empty reduction is an error (PyTorch's messages and classes:
     IndexError for an empty reduced dim, and for argmax/argmin without a dim; RuntimeError otherwise)."""
@@ -379,7 +371,7 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
 def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
     dims = reduction_dims(input, dim, "amax")
     _check_nonempty(input, dims, "amax", dim_given=dim is not None and dim != () and dim != [])
-    _exact_out("amax", input, out, input.dtype)
+    E.exact_out("amax", out, input, input)
     return dispatch(AMAX, input, dim=dims, keepdim=bool(keepdim), out=out)
 
 
@@ -387,14 +379,19 @@ def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
 def amin(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
     dims = reduction_dims(input, dim, "amin")
     _check_nonempty(input, dims, "amin", dim_given=dim is not None and dim != () and dim != [])
-    _exact_out("amin", input, out, input.dtype)
+    E.exact_out("amin", out, input, input)
     return dispatch(AMIN, input, dim=dims, keepdim=bool(keepdim), out=out)
 
 
-def _check_bool_out(op: str, out) -> None:
-    """all/any write a bool (or uint8) ``out=`` only, as PyTorch."""
-    if isinstance(out, Tensor) and out.dtype not in (D.bool, D.uint8):
-        raise RuntimeError(f"{op} only supports bool tensor for result, got: {D.torch_name(out.dtype)}")
+def _bool_out_input(op: str, input: Tensor, out) -> Tensor:
+    """all/any write a bool (or uint8) ``out=`` only, as PyTorch; a uint8 input's result is uint8,
+    which does not cast to a bool ``out=``, so that input is reduced as ``input != 0``."""
+    if isinstance(out, Tensor):
+        if out.dtype not in (D.bool, D.uint8):
+            raise RuntimeError(f"{op} only supports bool tensor for result, got: {D.torch_name(out.dtype)}")
+        if out.dtype is D.bool and input.dtype is D.uint8:
+            return input != 0
+    return input
 
 
 @tensor_method
@@ -402,9 +399,7 @@ def all(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor: 
     """True where every element over ``dim`` is non-zero; ``dim=()`` or ``[]`` reduces nothing (PyTorch's
     all/any, unlike sum/mean/amax, which reduce everything then): the elementwise test, in the input's shape."""
     dims = reduction_dims(input, dim, "all", empty_means_all=False)
-    _check_bool_out("all", out)
-    if isinstance(out, Tensor) and out.dtype is D.bool and input.dtype is D.uint8:
-        input = input != 0  # (a uint8 input's result is uint8, which does not cast to bool)
+    input = _bool_out_input("all", input, out)
     return dispatch(ALL, input, dim=dims, keepdim=bool(keepdim), out=out)
 
 
@@ -412,9 +407,7 @@ def all(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor: 
 def any(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:  # noqa: A001
     """True where some element over ``dim`` is non-zero; ``dim=()`` or ``[]`` reduces nothing, as :func:`all`."""
     dims = reduction_dims(input, dim, "any", empty_means_all=False)
-    _check_bool_out("any", out)
-    if isinstance(out, Tensor) and out.dtype is D.bool and input.dtype is D.uint8:
-        input = input != 0  # (a uint8 input's result is uint8, which does not cast to bool)
+    input = _bool_out_input("any", input, out)
     return dispatch(ANY, input, dim=dims, keepdim=bool(keepdim), out=out)
 
 
@@ -464,7 +457,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
     _norm_dtype(input, dtype)  # (PyTorch checks the dtypes before the dims)
     dims = reduction_dims(input, dim, "norm")
     _check_norm_identity(input, order, dim, dtype)
-    _exact_out("norm", input, out, dtype if dtype is not None else input.dtype)
+    E.exact_out("norm", out, input, input, dtype=dtype)
     return dispatch(NORM, input, dim=dims, keepdim=bool(keepdim), dtype=dtype, p=order, out=out)
 
 
@@ -593,7 +586,7 @@ def _minmax_dim(op, result_type, input: Tensor, dim, keepdim: bool, out, name: s
         raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
     d = norm_dim(dim, input.ndim, name)
     _check_nonempty(input, (d,) if input.ndim else (), name, dim_given=True)
-    _exact_out(name, input, out, input.dtype, D.int64)
+    E.exact_pair_out(name, out, input)
     values, indices = dispatch(op, input, dim=d, keepdim=bool(keepdim), is_max=op is MAX_DIM,
                                out=tuple(out) if out is not None else None)
     return result_type(values, indices)
@@ -604,7 +597,7 @@ def _argmaxmin(op, input: Tensor, dim, keepdim: bool, out, name: str) -> Tensor:
         raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:  # the index into the flattened input (keepdim: every dim kept as size 1)
         _check_nonempty(input, (), name, dim_given=False)
-        _exact_out(name, input, out, D.int64)
+        E.exact_out(name, out, input, input, dtype=D.int64)
         return dispatch(op, input, dim=tuple(range(input.ndim)), keepdim=bool(keepdim), is_max=op is ARGMAX,
                         out=out)
     if isinstance(dim, list | tuple):
@@ -612,7 +605,7 @@ def _argmaxmin(op, input: Tensor, dim, keepdim: bool, out, name: str) -> Tensor:
     d = norm_dim(dim, input.ndim, name)
     dims = (d,) if input.ndim else ()
     _check_nonempty(input, dims, name, dim_given=True)
-    _exact_out(name, input, out, D.int64)
+    E.exact_out(name, out, input, input, dtype=D.int64)
     return dispatch(op, input, dim=dims, keepdim=bool(keepdim), is_max=op is ARGMAX, out=out)
 
 
@@ -1062,7 +1055,7 @@ def cumprod_(self: Tensor, dim, *, dtype=None) -> Tensor:
 def logcumsumexp(input: Tensor, dim, *, out=None) -> Tensor:
     """``log(cumsum(exp(input)))`` along ``dim``, without overflow (floating inputs; fp16/bf16 in fp32)."""
     d = norm_dim(dim, input.ndim, "logcumsumexp")
-    _exact_out("logcumsumexp", input, out, input.dtype)
+    E.exact_out("logcumsumexp", out, input, input)
     return dispatch(LOGCUMSUMEXP, input, dim=d, out=out)
 
 
@@ -1074,12 +1067,12 @@ cummin_return = namedtuple("cummin", ["values", "indices"])
 def cummax(input: Tensor, dim: int, *, out=None):
     """(values, indices): the running maximum along ``dim`` and where it was found."""
     d = norm_dim(dim, input.ndim, "cummax")
-    _exact_out("cummax", input, out, input.dtype, D.int64)
+    E.exact_pair_out("cummax", out, input)
     return cummax_return(*dispatch(CUMMAX, input, dim=d, out=tuple(out) if out is not None else None))
 
 
 @tensor_method
 def cummin(input: Tensor, dim: int, *, out=None):
     d = norm_dim(dim, input.ndim, "cummin")
-    _exact_out("cummin", input, out, input.dtype, D.int64)
+    E.exact_pair_out("cummin", out, input)
     return cummin_return(*dispatch(CUMMIN, input, dim=d, out=tuple(out) if out is not None else None))

@@ -161,18 +161,11 @@ MEDIAN = defop("median", twin=ks.median_twin, kernel=ks.median, meta=_median_met
                save=_save_indices, tags={"sorting"}, doc="The lower median along a dim (NaN if the row has one).")
 
 
-def _exact_pair_out(op: str, input: Tensor, out) -> None:
-    """A (values, indices) ``out=`` must have exactly the input's dtype and int64, as PyTorch's (it
-    refuses a float64 values out of a float32 sort); checked before anything is computed."""
-    if out is not None:
-        E.check_outs(op, out, (input.dtype, D.int64), input.device, input)
-
-
 @tensor_method
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None):
     """``(values, indices)`` of ``input`` sorted along ``dim``. Always stable (see the module doc)."""
     dim = _int(dim, "dim", "sort")
-    _exact_pair_out("sort", input, out)
+    E.exact_pair_out("sort", out, input)
     return SortResult(*dispatch(SORT, input, dim=dim, descending=descending, out=out))
 
 
@@ -190,7 +183,7 @@ def msort(input: Tensor, *, out=None) -> Tensor:
     if out is not None:
         from .._dispatch import empty_tensor
 
-        E.check_outs("msort", out, (input.dtype,), input.device, input)
+        E.exact_out("msort", out, input, input)
         indices = empty_tensor(input._shape, D.int64, input.device)
         return dispatch(SORT, input, dim=0, descending=False, out=(out, indices))[0]
     return sort(input, 0).values
@@ -200,7 +193,7 @@ def msort(input: Tensor, *, out=None) -> Tensor:
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out=None):
     """The ``k`` largest (``largest=False``: smallest) elements along ``dim``, always sorted."""
     k, dim = _int(k, "k", "topk"), _int(dim, "dim", "topk")
-    _exact_pair_out("topk", input, out)
+    E.exact_pair_out("topk", out, input)
     return TopkResult(*dispatch(TOPK, input, k=k, dim=dim, largest=largest, out=out))
 
 
@@ -208,7 +201,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     """The ``k``-th smallest element (1-based) along ``dim`` and its index."""
     k, dim = _int(k, "k", "kthvalue"), _int(dim, "dim", "kthvalue")
-    _exact_pair_out("kthvalue", input, out)
+    E.exact_pair_out("kthvalue", out, input)
     return KthvalueResult(*dispatch(KTHVALUE, input, k=k, dim=dim, keepdim=keepdim, out=out))
 
 
@@ -253,7 +246,7 @@ def median(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
             raise TypeError("median(): out= is only supported together with dim")
         return dispatch(MEDIAN_ALL, input)
     dim = _int(dim, "dim", "median")
-    _exact_pair_out("median", input, out)
+    E.exact_pair_out("median", out, input)
     return MedianResult(*dispatch(MEDIAN, input, dim=dim, keepdim=keepdim, out=out))
 
 
