@@ -36,6 +36,7 @@ from .. import _dtype as D
 from .._dispatch import dispatch
 from .._registry import Plan, defop
 from .._tensor import Tensor, norm_dim, tensor_method
+from ..autograd.grad_mode import is_grad_enabled
 from . import elementwise_common as E
 
 __all__ = [
@@ -85,6 +86,27 @@ def reduced_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
 
 def _opt_dtype(dtype, op: str):
     return None if dtype is None else D.as_dtype(dtype, op)
+
+
+def _dtype_from_out(op: str, dtype, out):
+    """sum/prod with ``out=`` compute in ``out``'s dtype (the input converted to it first, as PyTorch:
+    ``prod([1.5, 2.5], 0, out=<int64>)`` is 2); a ``dtype`` given as well must be ``out``'s."""
+    if out is None:
+        return dtype
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if dtype is not None and dtype is not out.dtype:
+        raise RuntimeError(f"{op}(): Expected out tensor to have dtype {dtype.name}, but got {out.dtype.name} instead")
+    return out.dtype
+
+
+def _check_grad_dtype(input, dtype, out) -> None:
+    """A ``dtype=`` that makes sum/prod/cumsum/cumprod integral cannot carry a gradient: PyTorch refuses
+    it when the input requires grad, rather than returning a result cut off from the graph. (With
+    ``out=``, the dispatcher's refusal of out= under autograd is the error.)"""
+    if (out is None and dtype is not None and not dtype.is_floating_point and isinstance(input, Tensor)
+            and input._requires_grad and is_grad_enabled()):
+        raise RuntimeError(f"Autograd not support dtype: {D.torch_name(dtype)}")
 
 
 def _check_nonempty(input: Tensor, dims: tuple, op: str, dim_given: bool) -> None:
@@ -328,17 +350,11 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     input converted to it first (``sum(float_x, 0, out=int64_t)`` sums the truncated values), and a
     ``dtype`` must be ``out``'s."""
     dtype = _opt_dtype(dtype, "sum")
-    if out is not None:
-        if dim is None:
-            raise TypeError("sum(): out= needs a dim (PyTorch has no sum(input, *, dtype, out) overload); "
-                            "use sum(input, dim, out=...)")
-        if not isinstance(out, Tensor):
-            raise TypeError(f"sum(): argument 'out' must be Tensor, not {type(out).__name__}")
-        if dtype is None:
-            dtype = out.dtype
-        elif dtype is not out.dtype:
-            raise RuntimeError(f"sum(): Expected out tensor to have dtype {dtype.name}, but got {out.dtype.name} "
-                               "instead")
+    if out is not None and dim is None:
+        raise TypeError("sum(): out= needs a dim (PyTorch has no sum(input, *, dtype, out) overload); "
+                        "use sum(input, dim, out=...)")
+    dtype = _dtype_from_out("sum", dtype, out)
+    _check_grad_dtype(input, dtype, out)
     dims = reduction_dims(input, dim, "sum")
     return dispatch(SUM, input, dim=dims, keepdim=bool(keepdim), dtype=dtype, out=out)
 
@@ -363,8 +379,10 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     if isinstance(dim, list | tuple):
         raise TypeError("prod(): argument 'dim' must be int, not " + type(dim).__name__)
+    dtype = _dtype_from_out("prod", _opt_dtype(dtype, "prod"), out)
+    _check_grad_dtype(input, dtype, out)
     dims = reduction_dims(input, dim, "prod")
-    return dispatch(PROD, input, dim=dims, keepdim=bool(keepdim), dtype=_opt_dtype(dtype, "prod"), out=out)
+    return dispatch(PROD, input, dim=dims, keepdim=bool(keepdim), dtype=dtype, out=out)
 
 
 @tensor_method
@@ -1013,6 +1031,7 @@ def _public_scan(op, input: Tensor, dim, dtype, out) -> Tensor:
         if isinstance(input, Tensor):  # PyTorch checks the dim first: an IndexError for a bad one
             norm_dim(dim, input.ndim, op.name)
         raise E.not_implemented_for(op.name, dtype)
+    _check_grad_dtype(input, dtype, out)
     return _scan(op, input, dim, dtype=dtype, out=out)
 
 

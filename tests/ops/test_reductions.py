@@ -717,6 +717,44 @@ def test_sum_out_dtype_as_pytorch(device):
     assert o.tolist() == [7, 7]  # nothing written by the refusals
 
 
+def test_prod_out_dtype_as_pytorch(device):
+    """torch 2.13: prod(x, dim, out=o) multiplies in o's dtype, the input converted first, as sum's
+    out= (it raised "result type float32 can't be cast to the desired output type int64")."""
+    x = T(np.array([[1.5, 2.5, -3.7], [0.5, 2.0, 3.0]], np.float32), device)
+    for dt, expected in ((tl.int64, [-6, 0]), (tl.int32, [-6, 0]), (tl.uint8, [250, 0]), (tl.bool, [True, True]),
+                         (tl.float64, [-13.875, 3.0])):
+        o = tl.empty(2, dtype=dt, device=device)
+        assert tl.prod(x, 1, out=o) is o and o.dtype is dt and o.tolist() == pytest.approx(expected)
+    xi = T(np.array([[3, 4, 5], [200, 2, 1]], np.int64), device)  # 200 * 2 wraps in uint8: 144
+    assert tl.prod(xi, 1, out=tl.empty(2, dtype=tl.uint8, device=device)).tolist() == [60, 144]
+    o = tl.full((2,), 7, dtype=tl.int64, device=device)
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype int32, but got int64 instead"):
+        tl.prod(x, 1, dtype=tl.int32, out=o)
+    assert o.tolist() == [7, 7]
+
+
+def test_integral_dtype_under_autograd_is_refused(device):
+    """torch 2.13 refuses sum/prod/cumsum/cumprod/nansum with an integral dtype= of an input that
+    requires grad ("Autograd not support dtype: Long"); tensorlab returned a result with no history.
+    A floating dtype=, no_grad, and an input that needs no grad are fine; out= gets out='s refusal."""
+    x = tl.tensor([[1.5, 2.5], [3.0, 4.0]], device=device, requires_grad=True)
+    for call, name in ((lambda: x.sum(dtype=tl.int64), "Long"), (lambda: tl.sum(x, 1, dtype=tl.bool), "Bool"),
+                       (lambda: x.prod(dtype=tl.int32), "Int"), (lambda: tl.prod(x, 0, dtype=tl.uint8), "Byte"),
+                       (lambda: x.cumsum(0, dtype=tl.int16), "Short"),
+                       (lambda: tl.cumprod(x, 1, dtype=tl.int64), "Long"),
+                       (lambda: tl.nansum(x, dtype=tl.int64), "Long")):
+        with pytest.raises(RuntimeError, match=f"^Autograd not support dtype: {name}$"):
+            call()
+    with tl.no_grad():
+        assert x.sum(dtype=tl.int64).item() == 10
+    assert x.detach().cumsum(0, dtype=tl.int64).tolist() == [[1, 2], [4, 6]]
+    y = x.sum(dtype=tl.float64)
+    y.backward()
+    assert y.dtype is tl.float64 and x.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    with pytest.raises(RuntimeError, match="out=... arguments don't support automatic differentiation"):
+        tl.prod(x, 1, out=tl.empty(2, dtype=tl.int64, device=device))
+
+
 @_CUDA
 def test_deterministic_results():
     rng = np.random.default_rng(4)
