@@ -370,6 +370,8 @@ tensor_method(_tensor_sum, name="sum")
 @tensor_method
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     dtype = _opt_dtype(dtype, "mean")
+    if out is not None and (dtype is not None or (isinstance(out, Tensor) and out.dtype.is_floating_point)):
+        dtype = _dtype_from_out("mean", dtype, out)  # (the mean is computed in out's floating dtype)
     _mean_dtype(input, dtype)  # (PyTorch checks the dtype before the dims)
     dims = reduction_dims(input, dim, "mean")
     return dispatch(MEAN, input, dim=dims, keepdim=bool(keepdim), dtype=dtype, out=out)
@@ -481,8 +483,14 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
 
 @tensor_method
 def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
-    """``log(sum(exp(input)))`` over ``dim``, stably (an online maximum; all -inf gives -inf)."""
+    """``log(sum(exp(input)))`` over ``dim``, stably (an online maximum; all -inf gives -inf). With a
+    floating ``out=`` of another dtype it is computed in ``out``'s dtype, as PyTorch sums ``exp(x - max)``
+    into ``out``: ``logsumexp(float32 [100, 100], 0, out=<float64>)`` is 100 + log(2) to float64
+    precision, not the float32 result widened."""
     dims = reduction_dims(input, dim, "logsumexp")
+    if (isinstance(out, Tensor) and out.dtype is not input.dtype and out.dtype.is_floating_point
+            and input.dtype.is_floating_point):
+        input = input.to(out.dtype)
     return dispatch(LOGSUMEXP, input, dim=dims, keepdim=bool(keepdim), out=out)
 
 

@@ -733,6 +733,25 @@ def test_prod_out_dtype_as_pytorch(device):
     assert o.tolist() == [7, 7]
 
 
+def test_mean_and_logsumexp_compute_in_a_floating_out_dtype(device):
+    """torch 2.13: mean(x, dim, out=o) is computed in o's floating dtype (a float32 [1e8, 1, -1e8, 0]
+    into float64 is 0.25, not the float32 0.0 widened) and a dtype= must be o's; logsumexp sums into
+    o, so float32 [100, 100] into float64 is 100 + log(2) to float64 precision."""
+    x = T(np.array([[1e8, 1.0, -1e8, 0.0]], np.float32), device)
+    o = tl.empty(1, dtype=tl.float64, device=device)
+    assert tl.mean(x, 1, out=o) is o and o.item() == 0.25
+    assert tl.mean(x, 1).item() == 0.0  # (float32 on its own)
+    f = tl.full((1,), 7.0, device=device)
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype float64, but got float32 instead"):
+        tl.mean(x, 1, dtype=tl.float64, out=f)
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type int64"):
+        tl.mean(x, 1, out=tl.empty(1, dtype=tl.int64, device=device))
+    assert f.item() == 7.0
+    y = T(np.array([[100.0, 100.0]], np.float32), device)
+    assert tl.logsumexp(y, 1, out=o) is o and abs(o.item() - (100 + math.log(2))) < 1e-12
+    assert abs(tl.logsumexp(y, 1).item() - (100 + math.log(2))) > 1e-7  # (float32 cannot hold it)
+
+
 def test_integral_dtype_under_autograd_is_refused(device):
     """torch 2.13 refuses sum/prod/cumsum/cumprod/nansum with an integral dtype= of an input that
     requires grad ("Autograd not support dtype: Long"); tensorlab returned a result with no history.
