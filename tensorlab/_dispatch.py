@@ -23,11 +23,14 @@ import math
 import os
 import warnings
 
+from tensorlab_kernels.runtime import DeviceArray
+from tensorlab_kernels.runtime import allocate as _allocate
+
 from . import _dtype as D
 from . import _replay
 from ._device import CPU, device
 from ._registry import Geometry, OpDef, Plan, get_op
-from ._storage import contiguous_strides, device_array, new_storage, numpy_view
+from ._storage import Storage, contiguous_strides, device_array, new_storage, numpy_view
 from ._tensor import Tensor
 from .autograd import graph as _graph
 from .autograd.grad_mode import is_grad_enabled as _grad_enabled
@@ -277,11 +280,14 @@ def empty_tensor(shape: tuple, dtype: D.dtype, dev: device, strides: tuple | Non
 def contiguous_tensor(shape: tuple, strides: tuple, numel: int, dtype: D.dtype, dev: device) -> Tensor:
     """:func:`empty_tensor` with its layout already known (``strides``: ``shape``'s contiguous
     strides)."""
-    storage = new_storage(numel, dtype.np, dev)
-    t = Tensor._make(storage, shape, strides, 0, dtype)
-    if dev.type == "cuda":  # an op's output: the kernel gets this array (contiguous, as known here)
-        array = t._impl_view = device_array(storage, shape, strides, 0, dtype.np)
-        array._contiguous = True
+    np_dtype = dtype.np
+    if dev.type != "cuda":
+        return Tensor._make(new_storage(numel, np_dtype, dev), shape, strides, 0, dtype)
+    # (new_storage and device_array written out: every op's output on a GPU comes through here)
+    nbytes = numel * np_dtype.itemsize
+    memory = _allocate(nbytes, dev.index)
+    t = Tensor._make(Storage(dev, memory, nbytes), shape, strides, 0, dtype)
+    t._impl_view = DeviceArray.at_start(memory, shape, strides, np_dtype, True)  # (the kernel's array)
     return t
 
 

@@ -32,6 +32,18 @@ class DeviceArray:
         # the first element's address: every launch of this array passes it, and an allocation never moves
         self._ptr = 0 if storage is None else storage.ptr + offset * dtype.itemsize
 
+    @classmethod
+    def at_start(cls, storage, shape: tuple, strides: tuple, dtype: np.dtype, contiguous: bool) -> DeviceArray:
+        """A new array at the start of ``storage`` (an op's new output) whose geometry is already a
+        shape tuple, a strides tuple and a numpy dtype: the constructor without its conversions,
+        for the dispatcher's per-op path."""
+        a = object.__new__(cls)
+        a.storage, a.offset, a.shape, a.strides, a.dtype = storage, 0, shape, strides, dtype
+        a._contiguous = True if contiguous else None
+        a.launch_key = None
+        a._ptr = storage.ptr
+        return a
+
     # -- what Triton needs ------------------------------------------------------------------
     def data_ptr(self) -> int:
         return self._ptr
