@@ -85,6 +85,7 @@ ENABLED = (os.environ.get("TENSORLAB_DIRECT_LAUNCH", "1") not in ("", "0")
 # Check every keyed launch's caller key against the full key (tests; costs what keying saves).
 CHECK_KEYS = os.environ.get("TENSORLAB_DIRECT_LAUNCH", "1") == "check"
 _runtime_knobs = triton.knobs.runtime if TRITON_AVAILABLE else None  # Triton's launch hooks and debug flag
+_drivers = triton.runtime.driver if TRITON_AVAILABLE else None  # (``.active``: the driver launches go to)
 
 _OFF = False  # a table value: this kernel always takes Triton's path
 # id(kernel) -> (kernel, table or _OFF); the kernel is held so that its id is never reused.
@@ -169,7 +170,7 @@ def launch(kernel, grid: tuple, args: tuple, meta: dict):
     knobs = triton.knobs.runtime
     if table is _OFF or _hooked(knobs):
         return triton_launch(kernel, grid, args, meta)
-    drv = triton.runtime.driver.active
+    drv = _drivers.active
     device = drv.get_current_device()
     try:
         key = _key(device, args, meta)
@@ -228,7 +229,7 @@ def launch_keyed(kernel, grid: tuple, arrays: list, rest: tuple, key, meta_of):
     if getattr(knobs.launch_enter_hook, "calls", True) or getattr(knobs.launch_exit_hook, "calls", True):
         # _hooked(knobs), written out
         return triton_launch(kernel, grid, (*arrays, *rest), add_compile_options(meta_of()))
-    drv = triton.runtime.driver.active
+    drv = _drivers.active
     device = drv.get_current_device()
     keyed = _keyed.get(id(kernel))
     k = (device, knobs.debug, key)
@@ -273,9 +274,12 @@ def replay(where: tuple, entry, grid: tuple, addresses, rest: tuple) -> bool:
     the full path now: a launch hook registered since, Triton's debug flag changed, or another
     current device."""
     knobs = _runtime_knobs
-    if getattr(knobs.launch_enter_hook, "calls", True) or getattr(knobs.launch_exit_hook, "calls", True):
+    try:  # (_hooked's test, without getattr's calls: this runs for every replayed op)
+        if knobs.launch_enter_hook.calls or knobs.launch_exit_hook.calls:
+            return False
+    except AttributeError:  # a hook that is not a HookChain
         return False
-    drv = triton.runtime.driver.active
+    drv = _drivers.active
     device = drv.get_current_device()
     if (device, knobs.debug) != where:
         return False
