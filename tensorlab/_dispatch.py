@@ -299,7 +299,7 @@ def new_tensor(shape: tuple, strides: tuple, numel: int, dtype: D.dtype, dev: de
     storage = new_storage(numel, dtype.np, dev)
     t = Tensor._make(storage, shape, strides, 0, dtype)
     if dev.type == "cuda":  # (the replay path reads the array's address)
-        t._impl_view = device_array(storage, shape, strides, 0, dtype.np)
+        t._impl_view = DeviceArray.at_start(storage.data, shape, strides, dtype.np, False)
     return t
 
 
