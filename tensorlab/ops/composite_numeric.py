@@ -190,7 +190,9 @@ def _check_vectors(vec1, vec2) -> None:
 
 def _addr(input: Tensor, vec1: Tensor, vec2: Tensor, beta, alpha) -> Tensor:
     _check_vectors(vec1, vec2)
-    dtype = D.result_type(input, vec1, vec2)
+    # PyTorch expands input to the outer product's shape before the dtypes meet: a 0-d input is
+    # not a weak operand (addr(<0-d float64>, <float32>, <float32>) is float64)
+    dtype = D.promote_types(D.promote_types(input.dtype, vec1.dtype), vec2.dtype)
     B._check_alpha("addr", dtype, alpha)
     B._check_alpha("addr", dtype, beta, "beta")
     product = vec1.to(dtype).unsqueeze(1) * vec2.to(dtype).unsqueeze(0)

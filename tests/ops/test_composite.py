@@ -337,6 +337,19 @@ def test_addr_heaviside_sinc(device):
     assert to_numpy(z.grad)[0] == 0.0 and np.isfinite(to_numpy(z.grad)).all()
 
 
+def test_addr_0d_input_takes_part_in_the_dtype(device):
+    # PyTorch expands input to the outer product before the dtypes meet: a 0-d input counts as a
+    # dimensioned operand (torch 2.13: float64 [[3.1], [6.1]], int64 2**40 + [[3], [6]], float32)
+    r = tl.addr(tl.tensor(0.1, dtype=tl.float64, device=device), _t([1.0, 2.0], device), _t([3.0], device))
+    assert r.dtype is tl.float64 and to_numpy(r).tolist() == [[0.1 + 3.0], [0.1 + 6.0]]
+    big = tl.tensor(2 ** 40, dtype=tl.int64, device=device)
+    r = tl.addr(big, tl.tensor([1, 2], dtype=tl.int32, device=device), tl.tensor([3], dtype=tl.int32, device=device))
+    assert r.dtype is tl.int64 and to_numpy(r).tolist() == [[2 ** 40 + 3], [2 ** 40 + 6]]
+    half = tl.ones(2, dtype=tl.float16, device=device)
+    assert tl.addr(tl.zeros((), device=device), half, half).dtype is tl.float32
+    assert tl.addr(tl.zeros(2, dtype=tl.float16, device=device), half, half).dtype is tl.float16
+
+
 def test_trapezoid_family(device):
     y = _t([1.0, 2.0, 4.0], device)
     assert tl.trapezoid(y).item() == 4.5 and tl.trapz(y, _t([0.0, 1.0, 3.0], device)).item() == 7.5
