@@ -374,6 +374,12 @@ def _weight_t(weight: Tensor):
     return Geometry(weight, (k, n), (sk, sn))
 
 
+def _fusable_bias(bias: Tensor) -> bool:
+    """torch 2.13's linear adds such a bias inside addmm (a contiguous input flattened to 2-D): a
+    contiguous bias that is 1-D, or that squeezes to 1-D ((1, N), (N, 1), ...)."""
+    return bias.is_contiguous() and (bias.ndim == 1 or sum(n != 1 for n in bias._shape) == 1)
+
+
 def _linear_meta(inp, weight, bias=None, precision="highest"):
     _require_tensor("linear", inp, "input")
     _require_tensor("linear", weight, "weight")
@@ -384,9 +390,10 @@ def _linear_meta(inp, weight, bias=None, precision="highest"):
     if inp.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {inp.ndim}D and "
                            f"{weight.ndim}D")
-    if weight.ndim == 1 and bias is not None and (inp.ndim == 2 or (inp.is_contiguous() and bias.ndim == 1)):
-        # PyTorch adds the bias inside addmm for a 2-D input, and for a contiguous input with a 1-D bias
-        # (flattened to 2-D); addmm wants a 2-D weight. Other inputs go through matmul + add and work.
+    if weight.ndim == 1 and bias is not None and (inp.ndim == 2 or (inp.is_contiguous() and _fusable_bias(bias))):
+        # PyTorch adds the bias inside addmm for a 2-D input, and for a contiguous input with a
+        # contiguous bias of one dim other than 1 (flattened to 2-D); addmm wants a 2-D weight.
+        # Other inputs go through matmul + add and work.
         raise RuntimeError(f"linear(): mat2 must be a matrix, got 1-D tensor (a 1-D weight with a bias and a "
                            f"{inp.ndim}-D input)")
     wt_shape = tuple(reversed(weight._shape))

@@ -485,6 +485,15 @@ def test_linear_with_a_1d_weight_and_a_bias_as_pytorch(device):
     assert tl.linear(x2, w).tolist() == [3.0, 3.0]  # no bias: fine
     assert tl.linear(x3, w, b0).tolist() == [[4.0, 4.0], [4.0, 4.0]]  # a 0-d bias
     assert tl.linear(tl.ones(2, 3, 2, device=device).transpose(1, 2), w, b1).shape == (2, 2)  # not contiguous
+    # the bias counts as 1-D when it squeezes to 1-D, and only when it is contiguous (torch 2.13)
+    x4 = tl.ones(2, 1, 2, 3, device=device)
+    for b in (tl.ones(1, 2, device=device), tl.ones(2, 1, 1, device=device)):
+        with pytest.raises(RuntimeError, match="mat2 must be a matrix, got 1-D tensor"):
+            tl.linear(x4, w, b)
+    assert tl.linear(x4, w, tl.ones(2, 1, 2, device=device)).tolist() == [[[4.0, 4.0]], [[4.0, 4.0]]]
+    b_strided = tl.tensor([1.0, 9.0, 2.0], device=device)[::2]  # (2,), stride 2
+    assert tl.linear(x4, w, b_strided).tolist() == [[[4.0, 5.0]], [[4.0, 5.0]]]
+    assert tl.linear(x4, w, tl.ones(1, 1, 4, device=device)[..., ::2]).tolist() == [[[4.0, 4.0]], [[4.0, 4.0]]]
     with pytest.raises(RuntimeError, match="both arguments to linear need to be at least 1D, but they are 2D and 0D"):
         tl.linear(x2, b0)
 
