@@ -189,6 +189,7 @@ def _check_vectors(vec1, vec2) -> None:
 
 
 def _addr(input: Tensor, vec1: Tensor, vec2: Tensor, beta, alpha) -> Tensor:
+    need_tensor("addr", input, "input", 1)
     _check_vectors(vec1, vec2)
     # PyTorch expands input to the outer product's shape before the dtypes meet: a 0-d input is
     # not a weak operand (addr(<0-d float64>, <float32>, <float32>) is float64)

@@ -317,6 +317,9 @@ def test_addr_heaviside_sinc(device):
                             _t([True, True], device))).tolist() == [[True, True], [False, False]]
     with pytest.raises(RuntimeError, match="addr: Expected 1-D argument vec1, but got 2-D"):
         tl.addr(tl.zeros(2, 3, device=device), tl.ones(2, 1, device=device), tl.ones(3, device=device))
+    for bad in (1.0, [[1.0]], None):  # (an AttributeError before)
+        with pytest.raises(TypeError, match="addr\\(\\): argument 'input' \\(position 1\\) must be Tensor"):
+            tl.addr(bad, tl.ones(2, device=device), tl.ones(3, device=device))
     with pytest.raises(RuntimeError, match="argument alpha must not be a floating point number"):
         tl.addr(tl.zeros(2, 2, dtype=tl.int64, device=device), _t([1, 1], device), _t([1, 1], device), alpha=0.5)
     h = tl.heaviside(_t([-1.0, 0.0, 2.0, float("nan")], device), _t([0.5], device))
