@@ -446,6 +446,44 @@ def test_addmm_integer_alpha_must_be_int():
     np.testing.assert_array_equal(to_numpy(r), np.full((2, 2), 2 + 3 * 2))
 
 
+def test_alpha_beta_must_fit_the_dtype(device):
+    # torch 2.13 converts alpha and beta to the type its kernel reads them in, with an overflow check:
+    # float32 for float16/bfloat16 in addmm/baddbmm/addbmm, the dtype itself in addmv and addr
+    def ones(*shape, dtype=tl.float32):
+        return tl.ones(shape, dtype=dtype, device=device)
+
+    overflow = "value cannot be converted to type .* without overflow"
+    for call in (lambda: tl.addmm(ones(1, 1), ones(1, 1), ones(1, 1), alpha=1e50),
+                 lambda: tl.baddbmm(ones(1, 1, 1), ones(1, 1, 1), ones(1, 1, 1), beta=-1e39),
+                 lambda: tl.addbmm(ones(1, 1), ones(1, 1, 1), ones(1, 1, 1), alpha=1e50),
+                 lambda: tl.addmv(ones(1), ones(1, 1), ones(1), alpha=1j),
+                 lambda: tl.addmv(ones(1, dtype=tl.float16), ones(1, 1, dtype=tl.float16), ones(1, dtype=tl.float16),
+                                  alpha=70000),
+                 lambda: tl.addr(ones(1, 1), ones(1), ones(1), beta=1e50),
+                 lambda: tl.addr(ones(1, 1, dtype=tl.float16), ones(1, dtype=tl.float16), ones(1, dtype=tl.float16),
+                                 alpha=70000)):
+        with pytest.raises(RuntimeError, match=overflow):
+            call()
+    half = tl.addmm(ones(1, 1, dtype=tl.float16), ones(1, 1, dtype=tl.float16), ones(1, 1, dtype=tl.float16),
+                    alpha=70000)  # read in float32: fits, and the float16 result overflows
+    assert to_numpy(half).tolist() == [[float("inf")]]
+    assert tl.addmm(ones(1, 1), ones(1, 2), ones(2, 1), alpha=2 + 0j, beta=float("inf")).tolist() == [[float("inf")]]
+    assert tl.addmm(ones(1, 1), ones(1, 2), ones(2, 1), alpha=2 + 0j).tolist() == [[5.0]]
+    assert tl.addr(ones(1, 1), ones(1), ones(1), alpha=3 + 0j).tolist() == [[4.0]]
+    if device == "cpu":  # integer products: cpu only
+        i8 = tl.ones((1, 1), dtype=tl.int8)
+        for bad in (300, -129, 255, 2 ** 63):
+            with pytest.raises(RuntimeError, match="value cannot be converted to type int8 without overflow"):
+                tl.addmm(i8, i8, i8, alpha=bad)
+        with pytest.raises(OverflowError):
+            tl.addmm(i8, i8, i8, beta=2 ** 70)
+        assert tl.addmm(i8, i8, i8, alpha=-128, beta=127).tolist() == [[-1]]  # wraps: 127 - 128
+        u8 = tl.ones((1, 1), dtype=tl.uint8)
+        assert tl.addmm(u8, u8, u8, alpha=-255).tolist() == [[2]]  # -255 is 1 in uint8 (as in C++)
+        with pytest.raises(RuntimeError, match="value cannot be converted to type uint8 without overflow"):
+            tl.addmm(u8, u8, u8, alpha=256)
+
+
 def test_inplace_add_family(device):
     a, b = _rand((3, 5), seed=1), _rand((5, 4), seed=2)
     c = _rand((3, 4), seed=3)
