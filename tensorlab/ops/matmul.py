@@ -643,7 +643,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     of dim lists. Computed as permute + reshape + one ``mm``."""
     _require_tensor("tensordot", a, "a")
     _require_tensor("tensordot", b, "b")
-    if isinstance(dims, Tensor) and dims.ndim == 0:
+    if isinstance(dims, Tensor) and dims.numel() == 1:
         dims = int(dims.item())
     if isinstance(dims, int):
         if dims < 0:
@@ -652,13 +652,14 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
             raise RuntimeError(f"tensordot: dims={dims} exceeds the number of dimensions of a ({a.ndim}) or b "
                                f"({b.ndim})")
         da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
-    else:
-        try:
-            xa, xb = dims
-        except (TypeError, ValueError):
-            raise TypeError("tensordot expects dims to be an int or a pair of dim lists, got "
-                            f"{dims!r}") from None
+    elif isinstance(dims, tuple | list | Tensor):
+        if len(dims) != 2:  # (PyTorch's unpacking: ValueError)
+            raise ValueError(f"tensordot expects dims to be a pair of dim lists, got {len(dims)} of them: {dims!r}")
+        xa, xb = dims
         da, db = _dim_list(xa, a.ndim, "dims[0]"), _dim_list(xb, b.ndim, "dims[1]")
+    else:
+        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                           f"containing two lists, but got dims={dims!r}")
     if len(da) != len(db):
         raise RuntimeError(f"tensordot: both dimension lists should have same length, got {len(da)} and {len(db)}")
     if len(set(da)) != len(da) or len(set(db)) != len(db):

@@ -593,6 +593,16 @@ def test_tensordot(device):
         tl.tensordot(_t(a, device), _t(c, device), dims=([1], [0]))
     with pytest.raises(RuntimeError, match="both dimension lists should have same length"):
         tl.tensordot(_t(a, device), _t(c, device), dims=([1, 2], [0]))
+    # dims of another type is PyTorch's RuntimeError, a sequence that is not a pair its ValueError
+    # (both were TypeErrors); a one-element tensor is an int, as in PyTorch
+    for bad in (1.0, np.int64(1), "1", None):
+        with pytest.raises(RuntimeError, match="tensordot expects dims to be int or tuple"):
+            tl.tensordot(_t(a, device), _t(b, device), dims=bad)
+    for bad in (([2],), ([2], [0], [1]), []):
+        with pytest.raises(ValueError, match="tensordot expects dims to be a pair of dim lists"):
+            tl.tensordot(_t(a, device), _t(c, device), dims=bad)
+    r = tl.tensordot(_t(a, device), _t(c, device), dims=tl.tensor([1], device=device))
+    assert_close(r, np.tensordot(a.astype(np.float64), c, axes=1), rtol=1e-5, atol=1e-5)
 
 
 EINSUM = [
