@@ -55,9 +55,14 @@ def set_float32_matmul_precision(precision: str) -> None:
     or ``"medium"`` (TF32 tensor cores: 10-bit mantissa products, fp32 accumulation).
 
     As in PyTorch, an unknown value warns and changes nothing. fp16/bf16/fp64 and the cpu are
-    not affected.
+    not affected. A value that is not a str raises RuntimeError, as in PyTorch (which also takes
+    bytes, as its binding does).
     """
     global _precision
+    if isinstance(precision, bytes):
+        precision = precision.decode("utf-8", "replace")
+    if not isinstance(precision, str):
+        raise RuntimeError(f"set_float32_matmul_precision expects a str, but got {type(precision).__name__}")
     if precision not in _PRECISIONS:
         warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
                       "set_float32_matmul_precision call has no effect.", stacklevel=2)

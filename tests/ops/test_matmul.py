@@ -220,6 +220,12 @@ def test_precision_setting(precision):
     with pytest.warns(UserWarning, match="is not one of 'highest', 'high', or 'medium'"):
         tl.set_float32_matmul_precision("fastest")
     assert tl.get_float32_matmul_precision() == "high"  # unchanged, as in PyTorch
+    for bad in (3, None, ["high"]):  # not a str: PyTorch's RuntimeError (it warned), unchanged
+        with pytest.raises(RuntimeError, match="set_float32_matmul_precision expects a str, but got"):
+            tl.set_float32_matmul_precision(bad)
+    assert tl.get_float32_matmul_precision() == "high"
+    tl.set_float32_matmul_precision(b"medium")  # bytes are taken as text, as PyTorch's binding does
+    assert tl.get_float32_matmul_precision() == "medium"
 
 
 @needs_cuda
