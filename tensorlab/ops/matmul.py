@@ -186,13 +186,9 @@ def _reduce_to(g: Tensor, shape) -> Tensor:
 
 
 def _scaled(g: Tensor, s) -> Tensor:
-    if s == 1:
-        return g
-    if s == 0:
-        from .._factories import zeros
-
-        return zeros(g.shape, dtype=g.dtype, device=g.device)
-    return g * s
+    """``s * g``; a product even for ``s == 0``, so NaN and inf in ``g`` give NaN, as PyTorch's
+    gradients do."""
+    return g if s == 1 else g * s
 
 
 def _product_grads(a: Tensor, b: Tensor, g: Tensor, need_a: bool, need_b: bool, alpha=1):
@@ -240,18 +236,14 @@ def _save_products(ctx, inputs, outputs, params):
 
 
 def _addmm_family_backward(ctx, g):
-    """``beta * input + alpha * (m1 @ m2)``: input gets beta * g (summed to its shape)."""
+    """``beta * input + alpha * (m1 @ m2)``: input gets beta * g (summed to its shape), m1 and m2
+    alpha times the product's gradients; with ``alpha == 0`` (``beta == 0``) too, as PyTorch: an
+    inf or NaN in the other operand (in ``g``) makes NaN there, not 0."""
     m1, m2 = ctx.saved_tensors
     beta, alpha = ctx.params["beta"], ctx.params["alpha"]
     gi = None
     if ctx.needs_input_grad[0]:
         gi = _scaled(_reduce_to(g, ctx.inputs[0].shape), beta)
-    if alpha == 0:
-        from .._factories import zeros
-
-        g1 = zeros(m1.shape, dtype=m1.dtype, device=m1.device) if ctx.needs_input_grad[1] else None
-        g2 = zeros(m2.shape, dtype=m2.dtype, device=m2.device) if ctx.needs_input_grad[2] else None
-        return gi, g1, g2
     g1, g2 = _product_grads(m1, m2, g, ctx.needs_input_grad[1], ctx.needs_input_grad[2], alpha)
     return gi, g1, g2
 

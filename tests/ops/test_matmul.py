@@ -490,6 +490,32 @@ def test_alpha_beta_must_fit_the_dtype(device):
             tl.addmm(u8, u8, u8, alpha=256)
 
 
+def test_add_family_zero_alpha_beta_gradients_propagate_nan(device):
+    # PyTorch's gradients are alpha * (g @ m2^T), alpha * (m1^T @ g) and beta * g even for a zero
+    # alpha or beta: an inf in the other operand, or NaN in g, gives NaN (tensorlab gave zeros)
+    inf, nan = float("inf"), float("nan")
+
+    def leaf(values):
+        return tl.tensor(values, device=device, requires_grad=True)
+
+    c, a, b = leaf([[1.0]]), leaf([[1.0, 2.0]]), leaf([[inf], [1.0]])
+    tl.addmm(c, a, b, alpha=0).backward(tl.ones((1, 1), device=device))
+    assert to_numpy(a.grad).tolist()[0][0] != to_numpy(a.grad).tolist()[0][0]  # NaN: 0 * (1 * inf)
+    assert to_numpy(a.grad).tolist()[0][1] == 0.0 and to_numpy(b.grad).tolist() == [[0.0], [0.0]]
+    assert to_numpy(c.grad).tolist() == [[1.0]]
+    c, a, b = leaf([[1.0]]), leaf([[1.0, 2.0]]), leaf([[1.0], [1.0]])
+    tl.addmm(c, a, b, beta=0).backward(tl.tensor([[nan]], device=device))
+    assert np.isnan(to_numpy(c.grad)).all()  # 0 * NaN
+    m, v = leaf([[1.0, 2.0]]), leaf([nan, 1.0])
+    tl.addmv(leaf([1.0]), m, v, alpha=0).backward(tl.ones(1, device=device))
+    g = to_numpy(m.grad)
+    assert np.isnan(g[0, 0]) and g[0, 1] == 0.0 and to_numpy(v.grad).tolist() == [0.0, 0.0]
+    b1, b2 = leaf([[[1.0, inf]]]), leaf([[[1.0], [1.0]]])
+    tl.baddbmm(leaf([[[1.0]]]), b1, b2, alpha=0, beta=0).backward(tl.ones((1, 1, 1), device=device))
+    g = to_numpy(b2.grad)
+    assert g[0, 0, 0] == 0.0 and np.isnan(g[0, 1, 0]) and to_numpy(b1.grad).tolist() == [[[0.0, 0.0]]]
+
+
 def test_inplace_add_family(device):
     a, b = _rand((3, 5), seed=1), _rand((5, 4), seed=2)
     c = _rand((3, 4), seed=3)
