@@ -747,7 +747,8 @@ def einsum(*args) -> Tensor:
     """Einstein summation (``torch.einsum``): ``einsum("ij,jk->ik", a, b)``, implicit output
     (labels seen once, sorted), ``...`` broadcasting, repeated labels in one operand (its
     diagonal), labels summed away. Two operands contract as permute + reshape + one batched
-    matmul; more operands contract pairwise, left to right. Also the sublist form
+    matmul (a broadcast product when nothing is summed); more operands contract pairwise, left
+    to right. Also the sublist form
     ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
     if not args:
         raise ValueError(_EINSUM_USAGE)  # (PyTorch's Python wrapper: ValueError)
@@ -911,5 +912,12 @@ def _contract(a: Tensor, la: list, b: Tensor, lb: list, keep: set):
     N = math.prod(size[lab] for lab in cols)
     pa = a.permute([la.index(lab) for lab in batch + rows + summed]).reshape(bs + [M, K])
     pb = b.permute([lb.index(lab) for lab in batch + summed + cols]).reshape(bs + [K, N])
-    out = matmul(pa, pb).reshape(bs + [size[lab] for lab in rows] + [size[lab] for lab in cols])
+    if K == 1:
+        # Nothing to sum (no shared label left, or only size-1 ones): a broadcast product, as
+        # PyTorch's einsum multiplies there, so bool operands, and integers on cuda, work too
+        # ("i,j->ij" on bools is their outer product; a matmul refuses both).
+        out = pa * pb
+    else:
+        out = matmul(pa, pb)
+    out = out.reshape(bs + [size[lab] for lab in rows] + [size[lab] for lab in cols])
     return out, batch + rows + cols

@@ -207,6 +207,25 @@ def test_einsum_integer_sums_on_cuda_and_bool():
             tl.einsum("ij,jk->i", a, a.t())  # a product: cpu only, as PyTorch
 
 
+def test_einsum_without_a_sum_multiplies(device):
+    # No label left to sum (or only size-1 ones): PyTorch multiplies, so bool operands and integer
+    # ones on cuda work (tensorlab's matmul refused them: "addmm_impl_cpu_" not implemented for 'Bool')
+    u, v = tl.tensor([True, False], device=device), tl.tensor([True, True, False], device=device)
+    r = tl.einsum("i,j->ij", u, v)
+    assert r.dtype is tl.bool and r.tolist() == [[True, True, False], [False, False, False]]
+    assert tl.einsum("i,i->i", u, u).tolist() == [True, False]
+    assert tl.einsum("ab,b->a", u.reshape(2, 1), tl.tensor([True], device=device)).tolist() == [True, False]
+    x = tl.tensor([[1, 2], [3, 4]], dtype=tl.int32, device=device)
+    r = tl.einsum("bi,bj->bij", x, x)
+    assert r.dtype is tl.int32 and r.tolist() == [[[1, 2], [2, 4]], [[9, 12], [12, 16]]]
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        tl.einsum("i,i->", u, u)  # a sum of products: a matmul, which refuses bools (as PyTorch's bmm)
+    a = tl.tensor([1.0, 2.0], device=device, requires_grad=True)
+    b = tl.tensor([3.0, 4.0, 5.0], device=device, requires_grad=True)
+    tl.einsum("i,j->ij", a, b).sum().backward()
+    assert a.grad.tolist() == [12.0, 12.0] and b.grad.tolist() == [3.0, 3.0, 3.0]
+
+
 def test_bool_matmul_raises(device):
     a = tl.ones((2, 2), dtype=tl.bool, device=device)
     with pytest.raises(NotImplementedError, match=r"not implemented for 'Bool'"):
