@@ -894,22 +894,23 @@ def _contract(a: Tensor, la: list, b: Tensor, lb: list, keep: set):
     summed = [lab for lab in la if lab in lb and lab not in keep]
     rows = [lab for lab in la if lab not in lb]
     cols = [lab for lab in lb if lab not in la]
-    if a.dtype is not b.dtype:
-        # An integer operand summed over a label of its own became int64 (sum promotes, as in
-        # PyTorch's einsum: "ij->i" on int32 is int64) and meets one that was not summed: contract
-        # in the promoted dtype, as PyTorch does where its path multiplies ("i,j->i" is int64),
-        # rather than fail in matmul's same-dtype check ("ij,jk->i", where PyTorch's bmm fails).
-        # Bool operands keep matmul's own error (no bool products).
-        if D.bool in (a.dtype, b.dtype):
-            _check_supported("einsum", "addmm", a if a.dtype is D.bool else b)
-        dt = D.promote_types(a.dtype, b.dtype)
-        a, b = a.to(dt), b.to(dt)
     size = {lab: n for lab, n in zip(la, a.shape)}
     size.update({lab: n for lab, n in zip(lb, b.shape)})
     bs = [size[lab] for lab in batch]
     M = math.prod(size[lab] for lab in rows)
     K = math.prod(size[lab] for lab in summed)
     N = math.prod(size[lab] for lab in cols)
+    if a.dtype is not b.dtype:
+        # An integer operand summed over a label of its own became int64 (sum promotes, as in
+        # PyTorch's einsum: "ij->i" on int32 is int64) and meets one that was not summed: contract
+        # in the promoted dtype, as PyTorch does where its path multiplies ("i,j->i" is int64),
+        # rather than fail in matmul's same-dtype check ("ij,jk->i", where PyTorch's bmm fails).
+        # A bool operand is promoted where the contraction is a product (K == 1, below) and keeps
+        # matmul's own error otherwise (no bool products).
+        if D.bool in (a.dtype, b.dtype) and K != 1:
+            _check_supported("einsum", "addmm", a if a.dtype is D.bool else b)
+        dt = D.promote_types(a.dtype, b.dtype)
+        a, b = a.to(dt), b.to(dt)
     pa = a.permute([la.index(lab) for lab in batch + rows + summed]).reshape(bs + [M, K])
     pb = b.permute([lb.index(lab) for lab in batch + summed + cols]).reshape(bs + [K, N])
     if K == 1:

@@ -220,6 +220,9 @@ def test_einsum_without_a_sum_multiplies(device):
     assert r.dtype is tl.int32 and r.tolist() == [[[1, 2], [2, 4]], [[9, 12], [12, 16]]]
     with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
         tl.einsum("i,i->", u, u)  # a sum of products: a matmul, which refuses bools (as PyTorch's bmm)
+    # a bool operand meets one a sum made int64 ("jj" is summed first): promoted and multiplied
+    r = tl.einsum("i,jj->i", u, tl.ones((3, 3), dtype=tl.bool, device=device))
+    assert r.dtype is tl.int64 and r.tolist() == [3, 0]
     a = tl.tensor([1.0, 2.0], device=device, requires_grad=True)
     b = tl.tensor([3.0, 4.0, 5.0], device=device, requires_grad=True)
     tl.einsum("i,j->ij", a, b).sum().backward()
