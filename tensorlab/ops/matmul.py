@@ -236,14 +236,14 @@ def _save_products(ctx, inputs, outputs, params):
 
 
 def _addmm_family_backward(ctx, g):
-    """``beta * input + alpha * (m1 @ m2)``: input gets beta * g (summed to its shape), m1 and m2
+    """``beta * input + alpha * (m1 @ m2)``: input gets beta * g summed to its shape, m1 and m2
     alpha times the product's gradients; with ``alpha == 0`` (``beta == 0``) too, as PyTorch: an
     inf or NaN in the other operand (in ``g``) makes NaN there, not 0."""
     m1, m2 = ctx.saved_tensors
     beta, alpha = ctx.params["beta"], ctx.params["alpha"]
     gi = None
     if ctx.needs_input_grad[0]:
-        gi = _scaled(_reduce_to(g, ctx.inputs[0].shape), beta)
+        gi = _reduce_to(_scaled(g, beta), ctx.inputs[0].shape)  # scaled, then summed: PyTorch's order
     g1, g2 = _product_grads(m1, m2, g, ctx.needs_input_grad[1], ctx.needs_input_grad[2], alpha)
     return gi, g1, g2
 

@@ -538,6 +538,24 @@ def test_add_family_zero_alpha_beta_gradients_propagate_nan(device):
     assert g[0, 0, 0] == 0.0 and np.isnan(g[0, 1, 0]) and to_numpy(b1.grad).tolist() == [[[0.0, 0.0]]]
 
 
+def test_add_family_input_gradient_is_scaled_then_summed(device):
+    # input's gradient is beta * g, then summed to input's shape (PyTorch's order): inf * [1, -1, 2, 3]
+    # summed is NaN (summing first gave inf)
+    inf = float("inf")
+
+    def leaf(values):
+        return tl.tensor(values, device=device, requires_grad=True)
+
+    c = leaf(1.0)
+    tl.addmm(c, tl.ones((2, 2), device=device), tl.ones((2, 2), device=device), beta=inf).backward(
+        tl.tensor([[1.0, -1.0], [2.0, 3.0]], device=device))
+    assert np.isnan(to_numpy(c.grad))
+    c = leaf([[1.0], [2.0]])
+    tl.addmm(c, tl.ones((2, 2), device=device), tl.ones((2, 2), device=device), beta=2).backward(
+        tl.tensor([[1.0, -1.0], [2.0, 3.0]], device=device))
+    assert to_numpy(c.grad).tolist() == [[0.0], [10.0]]
+
+
 def test_inplace_add_family(device):
     a, b = _rand((3, 5), seed=1), _rand((5, 4), seed=2)
     c = _rand((3, 4), seed=3)
