@@ -25,7 +25,6 @@ from . import reductions as R
 from . import shape_ops as S
 from . import sorting as SO
 from .composite import need_tensor
-from .matmul import fit_scalars
 
 __all__ = ["isin", "histc", "cdist", "dist", "addr", "heaviside", "sinc", "trapezoid", "trapz",
            "cumulative_trapezoid", "cov", "corrcoef", "sinc_"]  # (addr_, heaviside_: methods only, as PyTorch's)
@@ -197,7 +196,7 @@ def _addr(input: Tensor, vec1: Tensor, vec2: Tensor, beta, alpha) -> Tensor:
     dtype = D.promote_types(D.promote_types(input.dtype, vec1.dtype), vec2.dtype)
     B._check_alpha("addr", dtype, alpha)
     B._check_alpha("addr", dtype, beta, "beta")
-    scalars = fit_scalars("addr", dtype, False, alpha=alpha, beta=beta)
+    scalars = E.fit_scalars("addr", dtype, False, alpha=alpha, beta=beta)
     alpha, beta = scalars["alpha"], scalars["beta"]
     product = vec1.to(dtype).unsqueeze(1) * vec2.to(dtype).unsqueeze(0)
     base = input.to(dtype).expand(product.shape)

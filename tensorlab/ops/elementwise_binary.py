@@ -169,6 +169,11 @@ def _binary_meta(name: str, kind: str, scalars_fit: bool = False):
         rnd = None  # the tensor operands are rounded to this float16/bfloat16 dtype first (kernels' RND)
         if name in ("add", "sub"):
             _check_alpha(name, out_dtype, alpha)
+            if isinstance(alpha, complex | np.complexfloating):
+                raise RuntimeError(f"{name}(): For non-complex input tensors, argument alpha must not be a complex "
+                                   "number.")
+            if alpha != 1:  # (1e50 for float32, 300 for int8: PyTorch's overflow error, not inf or a wrap)
+                E.fit_scalars(name, out_dtype, False, alpha=alpha)
             if alpha != 1 and (out_dtype is D.float16 or out_dtype is D.bfloat16):
                 alpha = E.round_scalar_to(alpha, out_dtype)  # PyTorch's kernel converts alpha to the dtype too
             if name == "sub":
@@ -960,6 +965,8 @@ def _lerp_meta(start, end, weight) -> Plan:
             raise RuntimeError(f"lerp(): expected dtype {start.dtype.name} for `{name}` but got dtype {t.dtype.name}")
     if not start.dtype.is_floating_point:
         raise E.not_implemented_for("lerp", start.dtype)
+    if not isinstance(weight, Tensor):  # a number weight is read in the opmath type (float32 for float16)
+        E.fit_scalars("lerp", start.dtype, True, weight=weight)
     shape = E.broadcast_shape("lerp", start, end, weight)
     return Plan(args=E.impl_args("lerp", shape, (start, end, weight)),
                 outputs=[E.output_spec(shape, start.dtype, (start, end, weight) if isinstance(weight, Tensor)
@@ -1011,6 +1018,7 @@ def _addc_meta(name: str):
                 "the latter implementation: (input + value * tensor1 / tensor2), for all dtypes."
             )
         _check_alpha(name, out_dtype, value, "value")
+        E.fit_scalars(name, out_dtype, True, value=value)  # (read in the opmath type: float32 for float16)
         shape = E.broadcast_shape(name, x, t1, t2)
         params = {"op": name, "ct": E.ct(out_dtype), "value": value}
         if (out_dtype is D.float16 or out_dtype is D.bfloat16) and not (

@@ -47,6 +47,30 @@ def float_result(dtype: D.dtype) -> D.dtype:
 _INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
 
 
+def fit_scalars(op: str, dtype: D.dtype, opmath: bool, **scalars) -> dict:
+    """Number parameters (the add family's ``alpha``/``beta``, add/sub's ``alpha``, addcmul/addcdiv's
+    ``value``, lerp's number ``weight``) as torch 2.13's cpu kernels convert them (each returned, a
+    complex one as its real part): a complex number only with no imaginary part, and a value that
+    fits the type the kernel reads it in (``value cannot be converted to type float without
+    overflow``: 1e50 for float32, 300 for int8), where a silent conversion would give inf or a
+    wrapped integer: float32 for float16/bfloat16 where ``opmath`` (addmm, baddbmm, addcmul,
+    addcdiv, lerp), else ``dtype`` itself (addmv, addr and add read a float16 alpha as float16). A
+    Python int beyond 64 bits is an OverflowError, as PyTorch's argument parser raises."""
+    into = D.float32 if opmath and dtype in (D.float16, D.bfloat16) else dtype
+    fitted = {}
+    for name, v in scalars.items():
+        if isinstance(v, complex | np.complexfloating):
+            if v.imag != 0:
+                raise RuntimeError(f"{op}: value cannot be converted to type {D.cpp_name(into)} without overflow: "
+                                   f"{name}={v}")
+            v = float(v.real)
+        if isinstance(v, int) and not -2 ** 63 <= v < 2 ** 64:
+            raise OverflowError(f"{op}(): argument '{name}' is too big to convert: {v}")
+        check_scalar_fits(op, v, into)
+        fitted[name] = v
+    return fitted
+
+
 def as_operand(op: str, x, name: str = "other"):
     """A Tensor stays a Tensor; a number becomes a plain Python scalar; a numpy array becomes a cpu
     tensor sharing its memory (PyTorch converts it as ``as_tensor``: its dtype takes part in the

@@ -26,8 +26,6 @@ import math
 import operator
 import warnings
 
-import numpy as np
-
 from tensorlab_kernels.matmul import gemm as kgemm
 
 from .. import _dtype as D
@@ -105,39 +103,15 @@ def _check_supported(op: str, kernel_name: str, t: Tensor) -> None:
         raise NotImplementedError(f"{op}: \"{kernel_name}_impl_cpu_\" not implemented for 'Bool'")
 
 
-def fit_scalars(op: str, dtype: D.dtype, opmath: bool, **scalars) -> dict:
-    """``alpha``/``beta`` as torch 2.13's cpu kernels convert them (each returned, a complex one as
-    its real part): a complex number only with no imaginary part, and a value that fits the type
-    the kernel reads it in (``value cannot be converted to type float without overflow``: 1e50
-    for float32, 300 for int8): float32 for float16/bfloat16 where ``opmath`` (addmm, baddbmm),
-    else ``dtype`` itself (addmv and addr read a float16 alpha as float16). A Python int beyond
-    64 bits is an OverflowError, as PyTorch's argument parser raises."""
-    from .._factories import check_scalar_fits
-
-    into = D.float32 if opmath and dtype in (D.float16, D.bfloat16) else dtype
-    fitted = {}
-    for name, v in scalars.items():
-        if isinstance(v, complex | np.complexfloating):
-            if v.imag != 0:
-                raise RuntimeError(f"{op}: value cannot be converted to type {D.cpp_name(into)} without overflow: "
-                                   f"{name}={v}")
-            v = float(v.real)
-        if isinstance(v, int) and not -2 ** 63 <= v < 2 ** 64:
-            raise OverflowError(f"{op}(): argument '{name}' is too big to convert: {v}")
-        check_scalar_fits(op, v, into)
-        fitted[name] = v
-    return fitted
-
-
 def _check_scalars(op: str, dtype: D.dtype, opmath: bool = True, **scalars) -> dict:
     """alpha and beta of the addmm family: no float for an integral dtype (the choice above), then
-    :func:`fit_scalars`; returns them as the kernel takes them."""
+    :func:`elementwise_common.fit_scalars`; returns them as the kernel takes them."""
     if not dtype.is_floating_point:
         for name, v in scalars.items():
             if isinstance(v, float):
                 raise RuntimeError(f"{op}: For integral input tensors, argument {name} must not be a floating "
                                    f"point number (got {name}={v}).")
-    return fit_scalars(op, dtype, opmath, **scalars)
+    return E.fit_scalars(op, dtype, opmath, **scalars)
 
 
 def _matmul_shape(op: str, a_shape: tuple, b_shape: tuple) -> tuple:

@@ -1051,6 +1051,44 @@ def test_rsub_with_alpha_computes_in_the_result_dtype(device):
     assert y.tolist() == [-2.0, -5.0] and x.grad.tolist() == [-3.0, -3.0]
 
 
+def test_alpha_value_and_weight_must_fit_the_dtype(device):
+    """torch 2.13 converts add/sub's alpha to the result dtype, and addcmul/addcdiv's value and lerp's
+    number weight to its opmath type (float32 for float16), raising 'value cannot be converted to
+    type float without overflow' where tensorlab gave inf or a wrapped integer (add(int8 1, 1,
+    alpha=300) was 45); a complex alpha is refused (alpha=1j was read as 0, 2+0j as 2); an int
+    beyond 64 bits is an OverflowError. Numbers that fit still work, and nothing is written."""
+    f32, f16, i8 = t([1.0, 2.0], device), t([1.0, 2.0], device, tl.float16), t([1, 2], device, tl.int8)
+    overflow = "value cannot be converted to type {} without overflow"
+    for call, into in ((lambda: tl.add(f32, f32, alpha=1e50), "float32"),
+                       (lambda: tl.add(f32, f32, alpha=np.float64(1e39)), "float32"),
+                       (lambda: tl.sub(i8, i8, alpha=300), "int8"), (lambda: tl.rsub(i8, i8, alpha=-200), "int8"),
+                       (lambda: tl.add(f16, f16, alpha=70000), "float16"),
+                       (lambda: tl.add(t([1], device, tl.int32), 1, alpha=2**40), "int32"),
+                       (lambda: f32.clone().add_(f32, alpha=1e50), "float32"),
+                       (lambda: tl.addcmul(f32, f32, f32, value=1e50), "float32"),
+                       (lambda: tl.addcmul(i8, i8, i8, value=300), "int8"),
+                       (lambda: tl.addcdiv(f16, f16, f16, value=1e39), "float32"),
+                       (lambda: tl.lerp(f32, f32, 1e50), "float32"), (lambda: tl.lerp(f16, f16, 1e39), "float32")):
+        with pytest.raises(RuntimeError, match=overflow.format(into)):
+            call()
+    for alpha in (1j, 2 + 0j, 1 + 0j):
+        with pytest.raises(RuntimeError, match="argument alpha must not be a complex number"):
+            tl.add(f32, f32, alpha=alpha)
+    with pytest.raises(OverflowError):
+        tl.add(i8, i8, alpha=2**70)
+    dst = f32.clone()
+    with pytest.raises(RuntimeError, match=overflow.format("float32")):
+        dst.addcmul_(f32, f32, value=1e50)
+    assert dst.tolist() == [1.0, 2.0]
+    # what fits: float16 reads addcmul's value and lerp's weight in float32, add's alpha in float16
+    assert tl.addcmul(f16, f16, f16, value=70000).tolist() == [math.inf, math.inf]
+    assert tl.lerp(f16, f16, 70000.0).tolist() == [1.0, 2.0]
+    assert tl.add(f32, f32, alpha=math.inf).tolist() == [math.inf, math.inf]  # (inf and nan convert)
+    assert tl.add(t([1], device, tl.uint8), t([1], device, tl.uint8), alpha=-1).tolist() == [0]  # (wraps, as C++)
+    assert tl.add(i8, f32, alpha=300).tolist() == [301.0, 602.0]  # (the result is float32)
+    assert tl.add(t([1], device, tl.int64), 1, alpha=2**62).tolist() == [2**62 + 1]
+
+
 def test_integer_tensor_with_a_half_result_is_rounded_to_it_first(device):
     """torch 2.13: every operand is converted to the common dtype before computing, so an integer
     tensor in a float16/bfloat16 op is rounded to that dtype (int -> float32 -> half) before the
