@@ -84,12 +84,15 @@ def _binary_types(op: str, kind: str, kop: str, a, b) -> tuple[D.dtype, str]:
     return common, E.ct(common)
 
 
-def _check_alpha(op: str, result: D.dtype, alpha, name: str = "alpha") -> None:
-    """PyTorch's alpha_check: a bool alpha only for bool results, no float alpha for integer results."""
+def _check_alpha(op: str, result: D.dtype, alpha, name: str = "alpha", opmath: bool = False):
+    """PyTorch's alpha_check (a bool alpha only for bool results, no float alpha for integer
+    results), then its conversion to the type the kernel reads it in (:func:`E.fit_scalars`:
+    ``result``, or its opmath type with ``opmath``); returns the number as the kernel takes it."""
     if isinstance(alpha, bool | np.bool_) and result is not D.bool:
         raise RuntimeError(f"{op}(): Boolean {name} only supported for Boolean results.")
     if not result.is_floating_point and isinstance(alpha, float | np.floating):
         raise RuntimeError(f"{op}(): For integral input tensors, argument {name} must not be a floating point number.")
+    return E.fit_scalars(op, result, opmath, **{name: alpha})[name]
 
 
 def _check_sub_bool(op: str, a, b) -> None:
@@ -168,12 +171,10 @@ def _binary_meta(name: str, kind: str, scalars_fit: bool = False):
         out_dtype, compute = _binary_types(name, op_kind, kop, x, y)
         rnd = None  # the tensor operands are rounded to this float16/bfloat16 dtype first (kernels' RND)
         if name in ("add", "sub"):
-            _check_alpha(name, out_dtype, alpha)
-            if isinstance(alpha, complex | np.complexfloating):
+            if isinstance(alpha, complex | np.complexfloating):  # (add/sub only: addr and addmm take 2+0j)
                 raise RuntimeError(f"{name}(): For non-complex input tensors, argument alpha must not be a complex "
                                    "number.")
-            if alpha != 1:  # (1e50 for float32, 300 for int8: PyTorch's overflow error, not inf or a wrap)
-                E.fit_scalars(name, out_dtype, False, alpha=alpha)
+            _check_alpha(name, out_dtype, alpha)  # (1e50 for float32, 300 for int8: an error, not inf or a wrap)
             if alpha != 1 and (out_dtype is D.float16 or out_dtype is D.bfloat16):
                 alpha = E.round_scalar_to(alpha, out_dtype)  # PyTorch's kernel converts alpha to the dtype too
             if name == "sub":
@@ -1017,8 +1018,7 @@ def _addc_meta(name: str):
                 "and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just "
                 "the latter implementation: (input + value * tensor1 / tensor2), for all dtypes."
             )
-        _check_alpha(name, out_dtype, value, "value")
-        E.fit_scalars(name, out_dtype, True, value=value)  # (read in the opmath type: float32 for float16)
+        _check_alpha(name, out_dtype, value, "value", opmath=True)  # (read as float32 for float16)
         shape = E.broadcast_shape(name, x, t1, t2)
         params = {"op": name, "ct": E.ct(out_dtype), "value": value}
         if (out_dtype is D.float16 or out_dtype is D.bfloat16) and not (
