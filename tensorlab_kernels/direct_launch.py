@@ -226,8 +226,11 @@ def launch_keyed(kernel, grid: tuple, arrays: list, rest: tuple, key, meta_of):
     caller's ``key`` for this launch's specialisation (see the module docstring), ``grid`` of three
     dims, and ``meta_of()`` building its keyword arguments, called only when needed."""
     knobs = _runtime_knobs
-    if getattr(knobs.launch_enter_hook, "calls", True) or getattr(knobs.launch_exit_hook, "calls", True):
-        # _hooked(knobs), written out
+    try:  # _hooked(knobs), written out (every keyed launch asks)
+        hooked = knobs.launch_enter_hook.calls or knobs.launch_exit_hook.calls
+    except AttributeError:
+        hooked = True
+    if hooked:
         return triton_launch(kernel, grid, (*arrays, *rest), add_compile_options(meta_of()))
     drv = _drivers.active
     device = drv.get_current_device()
@@ -274,10 +277,10 @@ def replay(where: tuple, entry, grid: tuple, addresses, rest: tuple) -> bool:
     the full path now: a launch hook registered since, Triton's debug flag changed, or another
     current device."""
     knobs = _runtime_knobs
-    try:  # (_hooked's test, without getattr's calls: this runs for every replayed op)
+    try:  # _hooked(knobs), written out (every replayed op asks)
         if knobs.launch_enter_hook.calls or knobs.launch_exit_hook.calls:
             return False
-    except AttributeError:  # a hook that is not a HookChain
+    except AttributeError:
         return False
     drv = _drivers.active
     device = drv.get_current_device()
@@ -292,8 +295,13 @@ def _hooked(knobs) -> bool:
     """A launch hook is registered: a HookChain (Triton 3.6+) with calls, or anything else set
     there. Without one, the direct path passes the launcher None for the launch metadata and
     both hooks, and it calls nothing around the launch (Triton's path passes a metadata object
-    and the empty chains, which the launcher calls for nothing)."""
-    return bool(getattr(knobs.launch_enter_hook, "calls", True) or getattr(knobs.launch_exit_hook, "calls", True))
+    and the empty chains, which the launcher calls for nothing). Written out in launch_keyed and
+    replay, the per-op paths: attribute reads and an AttributeError for a hook that is not a
+    HookChain, rather than getattr calls with a default."""
+    try:
+        return bool(knobs.launch_enter_hook.calls or knobs.launch_exit_hook.calls)
+    except AttributeError:
+        return True
 
 
 def _entry(kernel, device, args: tuple, meta: dict, compiled):
