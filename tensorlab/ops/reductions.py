@@ -1030,15 +1030,16 @@ def _scan(op, x: Tensor, dim: int, exclusive: bool = False, reverse: bool = Fals
 
 
 def _public_scan(op, input: Tensor, dim, dtype, out) -> Tensor:
-    """cumsum/cumprod as PyTorch's: ``out=`` without ``dtype`` scans in out's dtype (the input is
-    converted first: cumsum([1.5, 2.5], out=<int64>) is [1, 3]), and there is no bool scan."""
+    """cumsum/cumprod as PyTorch's: ``out=`` scans in out's dtype (the input is converted first:
+    cumsum([1.5, 2.5], out=<int64>) is [1, 3]; a ``dtype`` given as well must be out's), and there
+    is no bool scan."""
     dtype = _opt_dtype(dtype, op.name)
-    if dtype is None and isinstance(out, Tensor):
-        dtype = out.dtype
-    if dtype is D.bool:
+    if out is not None or dtype is D.bool:
         if isinstance(input, Tensor):  # PyTorch checks the dim first: an IndexError for a bad one
             norm_dim(dim, input.ndim, op.name)
-        raise E.not_implemented_for(op.name, dtype)
+        dtype = _dtype_from_out(op.name, dtype, out)
+        if dtype is D.bool:
+            raise E.not_implemented_for(op.name, dtype)
     _check_grad_dtype(input, dtype, out)
     return _scan(op, input, dim, dtype=dtype, out=out)
 

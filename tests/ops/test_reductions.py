@@ -462,6 +462,23 @@ def test_cumsum_cumprod_out_dtype_and_bool(device):
     assert to_numpy(tl.cumsum(tl.tensor([True, True], device=device), 0)).tolist() == [1, 2]  # bool input: int64
 
 
+def test_cumsum_cumprod_dtype_must_be_outs(device):
+    # PyTorch 2.13: with out=, a dtype= must be out's dtype (it was cast into out: cumsum(x, 0,
+    # dtype=int32, out=<int64>) gave [1, 3, 2]); the dim is checked first; out is left unwritten
+    x = tl.tensor([1.5, 2.5, -1.5], device=device)
+    out = tl.full((3,), 7, dtype=tl.int64, device=device)
+    for op in (tl.cumsum, tl.cumprod):
+        for dt, name in ((tl.int32, "int32"), (tl.float64, "float64"), (tl.bool, "bool")):
+            with pytest.raises(RuntimeError, match=f"Expected out tensor to have dtype {name}, but got int64"):
+                op(x, 0, dtype=dt, out=out)
+            with pytest.raises(IndexError, match="Dimension out of range"):
+                op(x, 5, dtype=dt, out=out)
+        with pytest.raises(RuntimeError, match="Expected out tensor to have dtype int64, but got bool"):
+            op(x, 0, dtype=tl.int64, out=tl.empty(3, dtype=tl.bool, device=device))
+        assert out.tolist() == [7, 7, 7]
+    assert tl.cumsum(x, 0, dtype=tl.int64, out=out).tolist() == [1, 3, 2]
+
+
 def test_cumsum_cumprod_bool_dtype_checks_dim_first(device):
     # PyTorch checks the dim before the dtype: a bad dim with dtype=bool is its IndexError (it was the
     # bool NotImplementedError)
