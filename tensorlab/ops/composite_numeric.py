@@ -194,8 +194,9 @@ def _addr(input: Tensor, vec1: Tensor, vec2: Tensor, beta, alpha) -> Tensor:
     # PyTorch expands input to the outer product's shape before the dtypes meet: a 0-d input is
     # not a weak operand (addr(<0-d float64>, <float32>, <float32>) is float64)
     dtype = D.promote_types(D.promote_types(input.dtype, vec1.dtype), vec2.dtype)
-    alpha = B._check_alpha("addr", dtype, alpha)  # (2+0j is 2.0; 1e50 for float32 raises)
-    beta = B._check_alpha("addr", dtype, beta, "beta")
+    # (2+0j is 2.0; 1e50 for float32 raises)
+    alpha = B._check_alpha("addr", dtype, E.number_param("addr", alpha, "alpha"))
+    beta = B._check_alpha("addr", dtype, E.number_param("addr", beta, "beta"), "beta")
     product = vec1.to(dtype).unsqueeze(1) * vec2.to(dtype).unsqueeze(0)
     base = input.to(dtype).expand(product.shape)
     if dtype is D.bool:

@@ -90,7 +90,7 @@ def _check_alpha(op: str, result: D.dtype, alpha, name: str = "alpha", opmath: b
     ``result``, or its opmath type with ``opmath``); returns the number as the kernel takes it."""
     if isinstance(alpha, bool | np.bool_) and result is not D.bool:
         raise RuntimeError(f"{op}(): Boolean {name} only supported for Boolean results.")
-    if not result.is_floating_point and isinstance(alpha, float | np.floating):
+    if not result.is_floating_point and isinstance(alpha, float | np.floating | complex | np.complexfloating):
         raise RuntimeError(f"{op}(): For integral input tensors, argument {name} must not be a floating point number.")
     return E.fit_scalars(op, result, opmath, **{name: alpha})[name]
 
@@ -549,22 +549,30 @@ def _binary_(op, name: str, self: Tensor, other, needs_self: str | None = "other
 @tensor_method
 def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` (either may broadcast; either may be a number)."""
+    if alpha.__class__ is not int:
+        alpha = E.number_param("add", alpha, "alpha")
     return _binary(ADD, "add", input, other, out=out, alpha=alpha)
 
 
 @tensor_method
 def add_(self, other, *, alpha=1):
+    if alpha.__class__ is not int:
+        alpha = E.number_param("add_", alpha, "alpha")
     return _binary_(ADD, "add", self, other, needs_self=None, alpha=alpha)
 
 
 @tensor_method
 def sub(input, other, *, alpha=1, out=None):
     """``input - alpha * other`` (either may be a number)."""
+    if alpha.__class__ is not int:
+        alpha = E.number_param("sub", alpha, "alpha")
     return _binary(SUB, "sub", input, other, out=out, alpha=alpha)
 
 
 @tensor_method
 def sub_(self, other, *, alpha=1):
+    if alpha.__class__ is not int:
+        alpha = E.number_param("sub_", alpha, "alpha")
     return _binary_(SUB, "sub", self, other, needs_self=None, alpha=alpha)
 
 
@@ -576,6 +584,8 @@ tensor_method(subtract_, name="subtract_")
 @tensor_method
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input`` (PyTorch's ``rsub``; what ``2 - t`` computes)."""
+    if alpha.__class__ is not int:
+        alpha = E.number_param("rsub", alpha, "alpha")
     if alpha != 1 and isinstance(input, Tensor):  # (sub checks it too, under its own name)
         _check_alpha("rsub", _common_dtype("rsub", input, E.as_operand("rsub", other)), alpha)
     if isinstance(other, Tensor):
@@ -961,18 +971,25 @@ def clamp_max_(self, max):  # noqa: A002
 
 
 def _lerp_meta(start, end, weight) -> Plan:
+    # PyTorch 2.13: end has input's dtype; so has a weight tensor, except a 0-d one, which joins the
+    # dtype promotion (float16 p.lerp_(q, <0-d float32>) is float16, int64 with a 0-d float weight float32)
+    zero_d_weight = isinstance(weight, Tensor) and not weight._shape
     for name, t in (("end", end), ("weight", weight)):
-        if isinstance(t, Tensor) and t.dtype is not start.dtype:
+        if isinstance(t, Tensor) and t.dtype is not start.dtype and not (t is weight and zero_d_weight):
             raise RuntimeError(f"lerp(): expected dtype {start.dtype.name} for `{name}` but got dtype {t.dtype.name}")
-    if not start.dtype.is_floating_point:
-        raise E.not_implemented_for("lerp", start.dtype)
+    dtype = D.result_type(start, end, weight) if zero_d_weight else start.dtype
+    if not dtype.is_floating_point:
+        raise E.not_implemented_for("lerp", dtype)
+    params = {"op": "lerp", "ct": E.ct(dtype)}
     if not isinstance(weight, Tensor):  # a number weight is read in the opmath type (float32 for float16)
-        E.fit_scalars("lerp", start.dtype, True, weight=weight)
+        weight = E.fit_scalars("lerp", dtype, True, weight=weight)["weight"]
+    elif (dtype is D.float16 or dtype is D.bfloat16) and weight.dtype is not dtype:
+        params["rnd"] = dtype.name  # (PyTorch converts the 0-d weight to the common dtype first)
     shape = E.broadcast_shape("lerp", start, end, weight)
     return Plan(args=E.impl_args("lerp", shape, (start, end, weight)),
-                outputs=[E.output_spec(shape, start.dtype, (start, end, weight) if isinstance(weight, Tensor)
+                outputs=[E.output_spec(shape, dtype, (start, end, weight) if isinstance(weight, Tensor)
                                        else (start, end))],  # (a number weight: lerp.Scalar's parameter)
-                params={"op": "lerp", "ct": E.ct(start.dtype)})
+                params=params)
 
 
 def _lerp_backward(ctx, g):
@@ -994,12 +1011,13 @@ LERP = defop("lerp", twin=kt.ternary_twin, kernel=kt.ternary, meta=_lerp_meta, b
 def lerp(input, end, weight, *, out=None):
     """``input + weight * (end - input)`` (``weight`` a number or a tensor)."""
     E.check_out("lerp", out)
-    return dispatch(LERP, input, end, E.as_operand("lerp", weight, "weight"), out=out)
+    w = weight if isinstance(weight, Tensor) else E.number_param("lerp", weight, "weight")
+    return dispatch(LERP, input, end, w, out=out)
 
 
 @tensor_method
 def lerp_(self, end, weight):
-    w = E.as_operand("lerp_", weight, "weight")
+    w = weight if isinstance(weight, Tensor) else E.number_param("lerp_", weight, "weight")
     if _grad_on() and isinstance(w, Tensor) and w._requires_grad:  # the weight's gradient needs the old self
         return self.copy_(dispatch(LERP, self.clone(), end, w))
     return dispatch(LERP, self, end, w, inplace=True)
@@ -1018,7 +1036,9 @@ def _addc_meta(name: str):
                 "and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just "
                 "the latter implementation: (input + value * tensor1 / tensor2), for all dtypes."
             )
-        _check_alpha(name, out_dtype, value, "value", opmath=True)  # (read as float32 for float16)
+        # (no alpha_check in PyTorch's addcmul: addcmul(int64, value=2.5) truncates it, value=True is 1;
+        # read as float32 for float16)
+        value = E.fit_scalars(name, out_dtype, True, value=value)["value"]
         shape = E.broadcast_shape(name, x, t1, t2)
         params = {"op": name, "ct": E.ct(out_dtype), "value": value}
         if (out_dtype is D.float16 or out_dtype is D.bfloat16) and not (
@@ -1064,7 +1084,7 @@ def _addc(op, name, input, tensor1, tensor2, value, out=None, inplace=False):
     for i, t in enumerate((input, tensor1, tensor2)):
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}(): argument {i + 1} must be Tensor, not {type(t).__name__}")
-    value = E.as_operand(name, value, "value")
+    value = E.number_param(name, value, "value")
     E.check_out(name, out)
     if inplace:
         return dispatch(op, input, tensor1, tensor2, value=value, inplace=True)

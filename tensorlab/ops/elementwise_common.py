@@ -50,8 +50,9 @@ _INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
 def fit_scalars(op: str, dtype: D.dtype, opmath: bool, **scalars) -> dict:
     """Number parameters (the add family's ``alpha``/``beta``, add/sub's ``alpha``, addcmul/addcdiv's
     ``value``, lerp's number ``weight``) as torch 2.13's cpu kernels convert them (each returned, a
-    complex one as its real part): a complex number only with no imaginary part, and a value that
-    fits the type the kernel reads it in (``value cannot be converted to type float without
+    complex one as its real part, one for an integer type truncated to an int: callers that refuse
+    a float there, as PyTorch's alpha_check, do so first): a complex number only with no imaginary
+    part, and a value that fits the type the kernel reads it in (``value cannot be converted to type float without
     overflow``: 1e50 for float32, 300 for int8), where a silent conversion would give inf or a
     wrapped integer: float32 for float16/bfloat16 where ``opmath`` (addmm, baddbmm, addcmul,
     addcdiv, lerp), else ``dtype`` itself (addmv, addr and add read a float16 alpha as float16). A
@@ -67,8 +68,30 @@ def fit_scalars(op: str, dtype: D.dtype, opmath: bool, **scalars) -> dict:
         if isinstance(v, int) and not -2 ** 63 <= v < 2 ** 64:
             raise OverflowError(f"{op}(): argument '{name}' is too big to convert: {v}")
         check_scalar_fits(op, v, into)
+        if into in D.INTEGRAL:  # C++'s conversion truncates: addcmul(int64, value=2.5) adds 2 * t1 * t2
+            v = int(v)
         fitted[name] = v
     return fitted
+
+
+def number_param(op: str, x, name: str):
+    """A number parameter (PyTorch's Scalar: add's ``alpha``, the addmm family's ``alpha``/``beta``,
+    addcmul's ``value``). PyTorch's argument parser also takes a 0-d tensor that does not require
+    grad, read as its number (an optimizer's tensor learning rate: ``p.add_(g, alpha=-lr)``), and a
+    complex number, which :func:`fit_scalars` takes as its real part or refuses."""
+    if isinstance(x, Tensor):
+        if x._shape or x._requires_grad:
+            raise TypeError(f"{op}(): argument '{name}' must be Number, not Tensor")
+        return x.item()
+    if isinstance(x, bool | np.bool_):
+        return bool(x)
+    if isinstance(x, numbers.Integral):
+        return int(x)  # (its range is the op's to check: fit_scalars)
+    if isinstance(x, numbers.Real):
+        return float(x)
+    if isinstance(x, numbers.Complex):
+        return complex(x)
+    raise TypeError(f"{op}(): argument '{name}' must be Number, not {type(x).__name__}")
 
 
 def as_operand(op: str, x, name: str = "other"):

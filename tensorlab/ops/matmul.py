@@ -503,6 +503,7 @@ Tensor.__rmatmul__ = _rmatmul_operator
 def _add_family(op, name: str, input, m1, m2, beta, alpha, out, inplace=False):
     for x, n in ((input, "input"), (m1, "mat1"), (m2, "mat2")):
         _require_tensor(name, x, n)
+    beta, alpha = E.number_param(name, beta, "beta"), E.number_param(name, alpha, "alpha")
     if out is not None:
         _check_same_dtype(name, input, m1, m2)
         E.check_outs(name, out, (m1.dtype,), m1.device, input, m1, m2)

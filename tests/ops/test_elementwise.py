@@ -1089,6 +1089,84 @@ def test_alpha_value_and_weight_must_fit_the_dtype(device):
     assert tl.add(t([1], device, tl.int64), 1, alpha=2**62).tolist() == [2**62 + 1]
 
 
+def test_number_parameters_as_pytorch_reads_them(device):
+    """torch 2.13's Scalar parameters: a 0-d tensor that does not require grad is its number (an
+    optimizer's tensor step size: p.add_(g, alpha=-lr)); a complex number with no imaginary part is
+    its real part for addcmul/addcdiv/lerp/addmm (tensorlab raised TypeError for both); addcmul has
+    no alpha_check, so an integer addcmul truncates a float value and a bool value is 1 (both
+    raised). add/sub still refuse any complex alpha, and integer add/addr a float or complex one."""
+    x, a, b = t([1.0, 2.0], device), t([3.0, 4.0], device), t([2.0, 8.0], device)
+    xi, i8 = t([1, 2], device, tl.int64), t([1, 2], device, tl.int8)
+    m = tl.ones(2, 2, device=device)
+    assert tl.addcmul(x, a, b, value=2 + 0j).tolist() == [13.0, 66.0]
+    assert tl.addcdiv(x, a, b, value=2 + 0j).tolist() == [4.0, 3.0]
+    assert tl.lerp(x, a, 2 + 0j).tolist() == x.clone().lerp_(a, 2 + 0j).tolist() == [5.0, 6.0]
+    assert tl.addmm(m, m, m, alpha=2 + 0j, beta=2 + 0j).tolist() == [[6.0, 6.0], [6.0, 6.0]]
+    assert tl.addcmul(x, a, b, value=True).tolist() == [7.0, 34.0]
+    if device == "cpu":  # (no integer product kernel on cuda, as PyTorch)
+        assert tl.addmm(m.long(), m.long(), m.long(), alpha=2 + 0j).tolist() == [[5, 5], [5, 5]]
+    assert tl.addcmul(xi, xi, xi, value=2.5).tolist() == [3, 10]  # truncated to 2
+    assert tl.addcmul(xi, xi, xi, value=-2.5 + 0j).tolist() == [-1, -6]
+    assert xi.clone().addcmul_(xi, xi, value=True).tolist() == [2, 6]
+    for call in (lambda v: tl.addcmul(x, a, b, value=v), lambda v: tl.lerp(x, a, v),
+                 lambda v: tl.addmm(m, m, m, beta=v), lambda v: tl.addcmul(i8, i8, i8, value=v)):
+        with pytest.raises(RuntimeError, match="cannot be converted to type .* without overflow"):
+            call(1j)
+    with pytest.raises(RuntimeError, match="cannot be converted to type int8 without overflow"):
+        tl.addcmul(i8, i8, i8, value=300.5)
+    for bad in (2 + 0j, 2.0):
+        with pytest.raises(RuntimeError, match="argument beta must not be a floating point number"):
+            tl.addr(m.long(), xi, xi, beta=bad)
+    # 0-d tensors as numbers
+    lr = tl.tensor(0.5, device=device)
+    assert tl.add(x, a, alpha=lr).tolist() == [2.5, 4.0]
+    assert x.clone().sub_(a, alpha=lr).tolist() == [-0.5, 0.0]
+    assert tl.rsub(x, a, alpha=tl.tensor(2)).tolist() == [1.0, 0.0]
+    assert x.clone().addcdiv_(a, b, value=-lr).tolist() == [0.25, 1.75]
+    assert tl.addmm(m, m, m, alpha=tl.tensor(2.0), beta=lr).tolist() == [[4.5, 4.5], [4.5, 4.5]]
+    assert tl.addr(m, x, x, alpha=tl.tensor(3.0)).tolist() == [[4.0, 7.0], [7.0, 13.0]]
+    with pytest.raises(RuntimeError, match="argument alpha must not be a floating point number"):
+        tl.add(xi, xi, alpha=tl.tensor(2.0))
+    with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results"):
+        tl.add(x, x, alpha=tl.tensor(True))
+    for bad in (tl.tensor([2.0], device=device), tl.tensor(2.0, device=device, requires_grad=True)):
+        for call in (lambda v: tl.add(x, a, alpha=v), lambda v: tl.addcmul(x, a, b, value=v),
+                     lambda v: tl.addmm(m, m, m, alpha=v)):
+            with pytest.raises(TypeError, match="must be Number, not Tensor"):
+                call(bad)
+
+
+def test_lerp_zero_d_weight_joins_the_dtype_promotion(device):
+    """torch 2.13: lerp's weight tensor must have input's dtype unless it is 0-d; a 0-d weight takes
+    part in the dtype promotion like a number (float16 ema.lerp_(x, <0-d float32>) raised here;
+    int64 input with a 0-d float weight is float32; all 0-d is float64 with a float64 weight)."""
+    def T(v, dtype=None):
+        return tl.tensor(v, dtype=dtype, device=device)
+
+    r = tl.lerp(T([0.0]), T([1.0]), T(1 / 3, tl.float64))
+    assert r.dtype is tl.float32 and r.tolist() == [np.float32(1 / 3)]
+    assert tl.lerp(T([0.0]), T([1.0]), T(2)).tolist() == [2.0]
+    assert tl.lerp(T([0.0]), T([1.0]), T(True)).tolist() == [1.0]
+    r = tl.lerp(T(1.0), T(2.0), T(0.5, tl.float64))
+    assert r.dtype is tl.float64 and r.item() == 1.5
+    r = tl.lerp(T([0]), T([1]), T(0.5))
+    assert r.dtype is tl.float32 and r.tolist() == [0.5]
+    h = T([0.0, 2000.0], tl.float16)
+    assert h.lerp_(T([1.0, 0.0], tl.float16), T(0.25)) is h and h.dtype is tl.float16 and h.tolist() == [0.25, 1500.0]
+    w = T(0.5, tl.float64).requires_grad_()
+    start, end = T([0.0, 1.0]).requires_grad_(), T([3.0, 5.0]).requires_grad_()
+    gs, ge, gw = tl.autograd.grad(tl.lerp(start, end, w).sum(), (start, end, w))
+    assert gs.tolist() == ge.tolist() == [0.5, 0.5] and gw.dtype is tl.float64 and gw.item() == 7.0
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        tl.lerp(T([0]), T([1]), T(1))
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+        T([0]).lerp_(T([1]), T(0.5))
+    with pytest.raises(RuntimeError, match="expected dtype float32 for `weight` but got dtype float64"):
+        tl.lerp(T(0.0), T(1.0), T([0.5], tl.float64))
+    with pytest.raises(RuntimeError, match="expected dtype float32 for `end` but got dtype float64"):
+        tl.lerp(T([0.0]), T(1.0, tl.float64), 0.5)
+
+
 def test_integer_tensor_with_a_half_result_is_rounded_to_it_first(device):
     """torch 2.13: every operand is converted to the common dtype before computing, so an integer
     tensor in a float16/bfloat16 op is rounded to that dtype (int -> float32 -> half) before the
