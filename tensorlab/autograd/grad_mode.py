@@ -10,11 +10,21 @@ import functools
 import inspect
 import threading
 
-_state = threading.local()
+
+class _GradState(threading.local):
+    """Each thread's grad modes; the class attributes are a new thread's values. (Read as plain
+    attributes: every op asks, and ``getattr(local, name, default)`` on a thread that never set
+    the attribute raises and catches an AttributeError, ten times the cost.)"""
+
+    enabled = True
+    inference = False
+
+
+_state = _GradState()
 
 
 def is_grad_enabled() -> bool:
-    return getattr(_state, "enabled", True)
+    return _state.enabled
 
 
 def _set(enabled: bool) -> None:
@@ -22,7 +32,7 @@ def _set(enabled: bool) -> None:
 
 
 def is_inference_mode_enabled() -> bool:
-    return getattr(_state, "inference", False)
+    return _state.inference
 
 
 class _DecoratorContextManager:
