@@ -65,8 +65,10 @@ def _result(name: str, kind: str, dtype: D.dtype) -> tuple[D.dtype, str]:
         if name == "neg":
             raise RuntimeError("neg(): Negation, the `-` operator, on a bool tensor is not supported. If you are "
                                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-        if name == "hardtanh":  # PyTorch's own check (a RuntimeError, not a missing kernel)
+        if name == "hardtanh":  # PyTorch's own checks (a RuntimeError, not a missing kernel)
             raise RuntimeError("hardtanh(): Bool inputs not supported for hardtanh")
+        if name == "relu":
+            raise RuntimeError("relu(): Boolean inputs not supported for relu")
         raise E.not_implemented_for(name, dtype)
     if kind == _BITS and dtype.is_floating_point:
         raise E.not_implemented_for(name, dtype)
@@ -699,9 +701,10 @@ def _activation(name: str, input, inplace: bool, **params):
 
 
 @tensor_method
-def relu(input, inplace: bool = False):
-    """``max(input, 0)`` (nan stays nan)."""
-    return _activation("relu", input, inplace)
+def relu(input):
+    """``max(input, 0)`` (nan stays nan). ``torch.relu`` and ``Tensor.relu`` take no ``inplace``
+    (``nn.functional.relu`` does)."""
+    return _run("relu", input)
 
 
 @tensor_method
@@ -752,9 +755,10 @@ def elu_(self, alpha=1.0):
 
 
 @tensor_method
-def selu(input, inplace: bool = False):
-    """``scale * elu(input, alpha)`` with alpha = 1.6732632..., scale = 1.0507009...."""
-    return _activation("selu", input, inplace)
+def selu(input):
+    """``scale * elu(input, alpha)`` with alpha = 1.6732632..., scale = 1.0507009.... ``torch.selu``
+    takes no ``inplace`` (``nn.functional.selu`` does)."""
+    return _run("selu", input)
 
 
 @tensor_method
@@ -763,7 +767,7 @@ def selu_(self):
 
 
 @tensor_method
-def gelu(input, approximate: str = "none"):
+def gelu(input, *, approximate: str = "none"):
     """``input * Phi(input)`` (Phi: the normal cdf); ``approximate='tanh'`` uses the tanh formula."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"gelu(): approximate argument must be either none or tanh, got {approximate!r}")

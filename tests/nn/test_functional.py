@@ -971,7 +971,7 @@ def test_functional_namespace_has_the_issue_list():
     assert not missing
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert F.relu is tl.relu  # the activations are the registered elementwise ops
+        assert F.gelu is tl.gelu and F.relu_ is tl.relu_  # the activations are the registered elementwise ops
 
 
 def test_norms_over_empty_normalized_dims(device):

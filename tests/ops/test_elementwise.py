@@ -667,6 +667,29 @@ def test_hardtanh_inplace_saves_the_old_input(device):
             y.sum().backward()
 
 
+def test_relu_selu_gelu_signatures(device):
+    # torch.relu / torch.selu / Tensor.relu take no inplace (nn.functional's forms do), gelu's
+    # approximate is keyword-only, and relu of a bool tensor is PyTorch's RuntimeError
+    F = tl.nn.functional
+    x = t([0.5, -1.0, 2.0], device)
+    for f in (lambda: tl.relu(x, True), lambda: tl.relu(x, inplace=True), lambda: x.relu(True),
+              lambda: tl.selu(x, True), lambda: tl.selu(x, inplace=True), lambda: F.gelu(x, "tanh")):
+        with pytest.raises(TypeError):
+            f()
+    assert_close(F.gelu(x, approximate="tanh"), tl.gelu(x, approximate="tanh"))
+    y = x.clone()
+    assert F.relu(y, inplace=True) is y and F.relu(x, False) is not x
+    assert_close(y, [0.5, 0.0, 2.0])
+    y = x.clone()
+    assert F.selu(y, True) is y
+    assert_close(y, tl.selu(x))
+    m = t([True, False], device)
+    for f in (tl.relu, tl.relu_, F.relu, lambda b: F.relu(b, inplace=True)):
+        with pytest.raises(RuntimeError, match="Boolean inputs not supported for relu") as info:
+            f(m)
+        assert type(info.value) is RuntimeError
+
+
 def test_binary_and_ternary_ops_save_only_what_their_gradients_read(device):
     # As PyTorch: fmod / remainder by a number, copysign's other operand, addcmul / addcdiv's input and
     # lerp with a number weight are not saved (their gradients do not read them), so they may be

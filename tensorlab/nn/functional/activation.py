@@ -1,7 +1,8 @@
 """nn.functional activations, with ``torch.nn.functional``'s signatures.
 
 Most are the registered elementwise ops of ``tensorlab.ops.elementwise_unary`` (their public
-functions already take ``inplace=`` and map it to the in-place op), re-exported here. The rest
+functions already take ``inplace=`` and map it to the in-place op), re-exported here; ``relu`` and
+``selu`` add ``inplace=`` to ``torch.relu``/``torch.selu``, which take none. The rest
 are thin compositions of registered ops: ``celu``, ``prelu``, ``softmin``, ``logsigmoid``,
 ``softsign``, ``tanhshrink``, ``threshold``, ``hardshrink``, ``softshrink``, ``glu``;
 ``softmax``/``log_softmax`` take PyTorch's ``_stacklevel`` and ``dtype`` arguments.
@@ -27,14 +28,14 @@ from ...ops.elementwise_unary import (
     leaky_relu,
     leaky_relu_,
     mish,
-    relu,
     relu6,
     relu_,
-    selu,
     selu_,
     silu,
     softplus,
 )
+from ...ops.elementwise_unary import relu as _relu
+from ...ops.elementwise_unary import selu as _selu
 from ...ops.reductions import log_softmax as _log_softmax
 from ...ops.reductions import softmax as _softmax
 
@@ -48,6 +49,16 @@ def _write_back(op: str, input: Tensor, result: Tensor) -> Tensor:
     """``inplace=True`` for a composed activation: copy the result into ``input`` (as PyTorch's
     in-place kernels do, autograd then sees a copy_ into the input)."""
     return input.copy_(result)
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(input, 0)``; ``inplace=True`` is ``relu_`` (``torch.relu`` itself takes no ``inplace``)."""
+    return relu_(input) if inplace else _relu(input)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``torch.selu`` with nn.functional's ``inplace``."""
+    return selu_(input) if inplace else _selu(input)
 
 
 def sigmoid(input: Tensor) -> Tensor:
