@@ -934,15 +934,15 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
 
 
 @tensor_method
-def clamp_(self, min=None, max=None):  # noqa: A002
+def clamp_(input, min=None, max=None):  # noqa: A002
     lo, hi = _clamp_args("clamp_", min, max)
     if hi is None:
-        return _binary_(CLAMP_MIN, "clamp_min", self, lo, needs_self="any")
+        return _binary_(CLAMP_MIN, "clamp_min", input, lo, needs_self="any")
     if lo is None:
-        return _binary_(CLAMP_MAX, "clamp_max", self, hi, needs_self="any")
-    if _grad_on() and any(isinstance(t, Tensor) and t._requires_grad for t in (self, lo, hi)):
-        return self.copy_(dispatch(CLAMP, self.clone(), lo, hi))
-    return dispatch(CLAMP, self, lo, hi, inplace=True)
+        return _binary_(CLAMP_MAX, "clamp_max", input, hi, needs_self="any")
+    if _grad_on() and any(isinstance(t, Tensor) and t._requires_grad for t in (input, lo, hi)):
+        return input.copy_(dispatch(CLAMP, input.clone(), lo, hi))
+    return dispatch(CLAMP, input, lo, hi, inplace=True)
 
 
 clip, clip_ = clamp, clamp_
@@ -956,8 +956,8 @@ def clamp_min(input, min, *, out=None):  # noqa: A002
 
 
 @tensor_method
-def clamp_min_(self, min):  # noqa: A002
-    return _binary_(CLAMP_MIN, "clamp_min", self, min, needs_self="any")
+def clamp_min_(input, min):  # noqa: A002
+    return _binary_(CLAMP_MIN, "clamp_min", input, min, needs_self="any")
 
 
 @tensor_method
@@ -966,8 +966,8 @@ def clamp_max(input, max, *, out=None):  # noqa: A002
 
 
 @tensor_method
-def clamp_max_(self, max):  # noqa: A002
-    return _binary_(CLAMP_MAX, "clamp_max", self, max, needs_self="any")
+def clamp_max_(input, max):  # noqa: A002
+    return _binary_(CLAMP_MAX, "clamp_max", input, max, needs_self="any")
 
 
 def _lerp_meta(start, end, weight) -> Plan:

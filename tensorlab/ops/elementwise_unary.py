@@ -566,8 +566,8 @@ def _make_simple(name: str):
     def fn(input, *, out=None):
         return _run(name, input, out=out)
 
-    def fn_(self):
-        return _run_(name, self)
+    def fn_(input):
+        return _run_(name, input)
 
     op = _REGISTRY[name][0]
     fn.__name__, fn_.__name__ = name, name + "_"
@@ -667,8 +667,8 @@ def logit(input, eps=None, *, out=None):
 
 
 @tensor_method
-def logit_(self, eps=None):
-    return _run_("logit", self, eps=eps)
+def logit_(input, eps=None):
+    return _run_("logit", input, eps=eps)
 
 
 @tensor_method
@@ -678,8 +678,8 @@ def round(input, *, decimals=0, out=None):  # noqa: A001
 
 
 @tensor_method
-def round_(self, *, decimals=0):
-    return _run_("round", self, decimals=int(decimals))
+def round_(input, *, decimals=0):
+    return _run_("round", input, decimals=int(decimals))
 
 
 @tensor_method
@@ -689,8 +689,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 
 
 @tensor_method
-def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
-    return _run_("nan_to_num", self, nan=nan, posinf=posinf, neginf=neginf)
+def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
+    return _run_("nan_to_num", input, nan=nan, posinf=posinf, neginf=neginf)
 
 
 # -- activations (torch.nn.functional signatures) ------------------------------------------------
@@ -708,8 +708,8 @@ def relu(input):
 
 
 @tensor_method
-def relu_(self):
-    return _run_("relu", self)
+def relu_(input):
+    return _run_("relu", input)
 
 
 @tensor_method
@@ -728,8 +728,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace: bool = False):
 
 
 @tensor_method
-def hardtanh_(self, min_val=-1.0, max_val=1.0):
-    return hardtanh(self, min_val, max_val, inplace=True)
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
 
 
 @tensor_method
@@ -739,8 +739,8 @@ def leaky_relu(input, negative_slope=0.01, inplace: bool = False):
 
 
 @tensor_method
-def leaky_relu_(self, negative_slope=0.01):
-    return leaky_relu(self, negative_slope, inplace=True)
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
 
 
 @tensor_method
@@ -750,8 +750,8 @@ def elu(input, alpha=1.0, inplace: bool = False):
 
 
 @tensor_method
-def elu_(self, alpha=1.0):
-    return elu(self, alpha, inplace=True)
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
 
 
 @tensor_method
@@ -762,8 +762,8 @@ def selu(input):
 
 
 @tensor_method
-def selu_(self):
-    return _run_("selu", self)
+def selu_(input):
+    return _run_("selu", input)
 
 
 @tensor_method

@@ -940,8 +940,8 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
 
 
 @tensor_method
-def index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
-    return _index_put("index_put_", self, indices, values, accumulate, True)
+def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    return _index_put("index_put_", input, indices, values, accumulate, True)
 
 
 def _mask_checks(op: str, input: Tensor, mask: Tensor) -> Tensor:

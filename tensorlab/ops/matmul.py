@@ -527,8 +527,8 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None)
 
 
 @tensor_method
-def addmv_(self: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
-    return _add_family(ADDMV, "addmv", self, mat, vec, beta, alpha, None, inplace=True)
+def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
+    return _add_family(ADDMV, "addmv", input, mat, vec, beta, alpha, None, inplace=True)
 
 
 @tensor_method

@@ -667,6 +667,25 @@ def test_hardtanh_inplace_saves_the_old_input(device):
             y.sum().backward()
 
 
+def test_inplace_functions_name_their_tensor_input(device):
+    # torch.exp_(input=t), torch.clamp_(input=t, min=0), F.elu_(input=t): PyTorch's function forms of
+    # the in-place ops name the tensor input, as the out-of-place forms; here they named it self
+    F = tl.nn.functional
+    x = t([0.25, -0.5, 0.75], device)
+    cases = [(tl.exp_, {}, tl.exp), (tl.neg_, {}, tl.neg), (tl.abs_, {}, tl.abs), (tl.sigmoid_, {}, tl.sigmoid),
+             (tl.arcsin_, {}, tl.asin), (tl.logit_, {"eps": 0.1}, tl.logit), (tl.round_, {"decimals": 1}, tl.round),
+             (tl.nan_to_num_, {"nan": 1.0}, tl.nan_to_num), (tl.relu_, {}, tl.relu), (tl.selu_, {}, tl.selu),
+             (tl.clamp_, {"min": 0.0}, tl.clamp), (tl.clip_, {"max": 0.0}, tl.clip),
+             (tl.clamp_min_, {"min": 0.0}, tl.clamp_min), (tl.clamp_max_, {"max": 0.0}, tl.clamp_max),
+             (F.relu_, {}, F.relu), (F.selu_, {}, F.selu), (F.elu_, {"alpha": 0.5}, F.elu),
+             (F.leaky_relu_, {"negative_slope": 0.2}, F.leaky_relu),
+             (F.hardtanh_, {"min_val": -0.3, "max_val": 0.3}, F.hardtanh)]
+    for fn_, kw, fn in cases:
+        y = x.clone()
+        assert fn_(input=y, **kw) is y
+        assert_close(y, fn(x, **kw))
+
+
 def test_relu_selu_gelu_signatures(device):
     # torch.relu / torch.selu / Tensor.relu take no inplace (nn.functional's forms do), gelu's
     # approximate is keyword-only, and relu of a bool tensor is PyTorch's RuntimeError

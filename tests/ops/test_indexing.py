@@ -329,6 +329,9 @@ def test_index_put_inplace_and_out_of_place(device):
     assert x.tolist() == [[0.0] * 3] * 2 and y.tolist() == [[0.0] * 3, [3.0, 0.0, 0.0]]
     r = x.index_put_((tl.tensor([0, 1], device=device), tl.tensor([2], device=device)), tl.tensor([5.0], device=device))
     assert r is x and x.tolist() == [[0.0, 0.0, 5.0]] * 2
+    # torch.index_put_'s first argument is named input, as torch.index_put's
+    r = tl.index_put_(input=x, indices=(tl.tensor([0], device=device),), values=tl.tensor(7.0, device=device))
+    assert r is x and x.tolist() == [[7.0] * 3, [0.0, 0.0, 5.0]]
     with pytest.raises(RuntimeError, match="dtypes match"):
         x.index_put_(idx, tl.ones(2, dtype=tl.float64, device=device))
     with pytest.raises(TypeError):

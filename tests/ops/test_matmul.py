@@ -567,6 +567,9 @@ def test_inplace_add_family(device):
     v = _t(c[:, 0].copy(), device)
     v.addmv_(_t(a, device), _t(b[:, 0].copy(), device))
     assert_close(v, c[:, 0] + a.astype(np.float64) @ b[:, 0], rtol=1e-5, atol=1e-5)
+    v = _t(c[:, 0].copy(), device)  # torch.addmv_'s first argument is named input, as torch.addmv's
+    assert tl.addmv_(input=v, mat=_t(a, device), vec=_t(b[:, 0].copy(), device)) is v
+    assert_close(v, c[:, 0] + a.astype(np.float64) @ b[:, 0], rtol=1e-5, atol=1e-5)
     with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
         _t(c[0], device).addmm_(_t(a, device), _t(b, device))
 
