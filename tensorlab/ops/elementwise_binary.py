@@ -504,7 +504,9 @@ def _grad_on() -> bool:
 # ops whose first operand may be a number, as PyTorch's (it wraps the number as a tensor): the name
 # of that argument in their errors
 _NUMBER_FIRST = {"add": "input", "sub": "input", "mul": "input", "div": "input", "true_divide": "input",
-                 "floor_divide": "input", "remainder": "input", "pow": "self", "xlogy": "self"}
+                 "floor_divide": "input", "remainder": "input", "pow": "self", "xlogy": "self",
+                 "bitwise_and": "self", "bitwise_or": "self", "bitwise_xor": "self", "bitwise_left_shift": "self",
+                 "bitwise_right_shift": "self"}
 
 
 def _binary(op, name: str, input, other, out=None, reverse: bool = False, **params):

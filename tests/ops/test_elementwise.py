@@ -63,6 +63,27 @@ def test_reflected_operators(device):
     assert (6 ^ i).tolist() == [7, 4, 5]
 
 
+def test_bitwise_functions_take_a_number_first(device):
+    # PyTorch's bitwise_and/or/xor and the shifts have a (Scalar self, Tensor other) overload
+    # (documented: input is a Tensor or Scalar); here the functions raised TypeError
+    i = t([1, 2, 3], device)
+    u = t([1, 2, 3], device, tl.uint8)
+    m = t([True, False, True], device)
+    for fn, n, expected in ((tl.bitwise_and, 6, [0, 2, 2]), (tl.bitwise_or, 6, [7, 6, 7]),
+                            (tl.bitwise_xor, 6, [7, 4, 5]), (tl.bitwise_left_shift, 1, [2, 4, 8]),
+                            (tl.bitwise_right_shift, 16, [8, 4, 2])):
+        r = fn(n, i)
+        assert r.dtype is tl.int64 and r.tolist() == expected
+        assert fn(n, u).dtype is tl.uint8 and fn(n, other=i).tolist() == expected
+    assert tl.bitwise_and(True, m).dtype is tl.bool and tl.bitwise_xor(True, m).tolist() == [False, True, False]
+    assert tl.bitwise_or(2, m).dtype is tl.int64
+    for fn in (tl.bitwise_and, tl.bitwise_left_shift):
+        with pytest.raises(RuntimeError, match="not implemented for 'Float'"):
+            fn(2, t([1.0], device))
+        with pytest.raises(TypeError):
+            fn("a", i)
+
+
 def test_int_operands_of_operators_as_the_functions_take_them(device):
     """An int operand gives what the op's function gives (the int's dtype rules: an int tensor stays
     int64, a float tensor keeps its dtype), up to the edges of 64 bits; past them it raises
