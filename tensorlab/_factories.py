@@ -87,6 +87,13 @@ def _rounds_to_inf(value, dtype: D.dtype) -> bool:
         return bool(np.isinf(np.array(x).astype(dtype.np)))
 
 
+def check_int_converts(op: str, name: str, value: int) -> None:
+    """PyTorch's argument parser reads a Python int as a 64-bit integer (int64, or uint64 up to
+    2**64 - 1): one beyond that is an OverflowError, whatever the dtype it is then used with."""
+    if not -(2**63) <= value < 2**64:
+        raise OverflowError(f"{op}(): {name} = {value} is too big to convert (it does not fit in 64 bits)")
+
+
 def check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True) -> None:
     """PyTorch's check that a Python scalar converts to ``dtype`` without overflow (``fill_``,
     ``full``, ``masked_fill``, ...): integers must lie in the type's range (unsigned types also take
@@ -95,6 +102,8 @@ def check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True) -> No
     skips that last check, as PyTorch's ``__setitem__`` does). bool takes anything."""
     if not isinstance(value, numbers.Number):
         raise TypeError(f"{op}: value must be a number, got {type(value).__name__}")
+    if isinstance(value, int) and not isinstance(value, builtins.bool):
+        check_int_converts(op, "value", value)
     if dtype is D.bool or isinstance(value, builtins.bool | np.bool_) or isinstance(value, complex):
         return
     if dtype.is_floating_point:

@@ -20,7 +20,7 @@ from tensorlab_kernels.elementwise.common import opmath
 
 from .. import _dtype as D
 from .._broadcast import broadcast_geometry, broadcast_shapes
-from .._factories import as_tensor, check_scalar_fits
+from .._factories import as_tensor, check_int_converts, check_scalar_fits
 from .._layout import elementwise_strides
 from .._storage import contiguous_strides
 from .._tensor import Tensor
@@ -65,8 +65,8 @@ def fit_scalars(op: str, dtype: D.dtype, opmath: bool, **scalars) -> dict:
                 raise RuntimeError(f"{op}: value cannot be converted to type {D.cpp_name(into)} without overflow: "
                                    f"{name}={v}")
             v = float(v.real)
-        if isinstance(v, int) and not -2 ** 63 <= v < 2 ** 64:
-            raise OverflowError(f"{op}(): argument '{name}' is too big to convert: {v}")
+        if isinstance(v, int):
+            check_int_converts(op, name, v)
         check_scalar_fits(op, v, into)
         if into in D.INTEGRAL:  # C++'s conversion truncates: addcmul(int64, value=2.5) adds 2 * t1 * t2
             v = int(v)
@@ -107,7 +107,7 @@ def as_operand(op: str, x, name: str = "other"):
     if isinstance(x, numbers.Integral):
         v = int(x)
         if not _INT64_MIN <= v <= _UINT64_MAX:
-            raise RuntimeError(f"{op}(): Overflow when unpacking long: {name} = {v} does not fit in 64 bits")
+            check_int_converts(op, name, v)
         return v
     if isinstance(x, numbers.Real):
         return float(x)

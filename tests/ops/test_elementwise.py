@@ -87,7 +87,8 @@ def test_bitwise_functions_take_a_number_first(device):
 def test_int_operands_of_operators_as_the_functions_take_them(device):
     """An int operand gives what the op's function gives (the int's dtype rules: an int tensor stays
     int64, a float tensor keeps its dtype), up to the edges of 64 bits; past them it raises
-    PyTorch's overflow error, as the function does."""
+    PyTorch's OverflowError, as the function does (and as every op taking a number: torch 2.13's
+    argument parser refuses an int beyond 64 bits before the op sees it)."""
     i, f = t([1, 2, 3], device), t([1.0, 2.0, 3.0], device, tl.float32)
     for result, expected in ((i + 2, tl.add(i, 2)), (i * -3, tl.mul(i, -3)), (f - 2, tl.sub(f, 2)),
                              (f / 4, tl.div(f, 4)), (2 - f, tl.rsub(f, 2)), (i < 2, tl.lt(i, 2)),
@@ -96,8 +97,19 @@ def test_int_operands_of_operators_as_the_functions_take_them(device):
     assert (i * 2).dtype is tl.int64 and (f * 2).dtype is tl.float32
     for big in (2**64, -(2**63) - 1):
         for x, python_operator in ((i, operator.add), (i, operator.mul), (f, operator.lt), (f, operator.sub)):
-            with pytest.raises(RuntimeError, match="Overflow when unpacking long"):
+            with pytest.raises(OverflowError, match="too big to convert"):
                 python_operator(x, big)
+    x, m = t([1.0, 2.0], device), t([True, False], device)
+    calls = (lambda n: tl.add(i, n), lambda n: tl.add(n, i), lambda n: tl.eq(x, n), lambda n: tl.pow(n, x),
+             lambda n: tl.bitwise_and(i, n), lambda n: tl.clamp(i, max=n), lambda n: tl.where(m, x, n),
+             lambda n: tl.lerp(x, x, n), lambda n: i.add_(n), lambda n: tl.masked_fill(x, m, n),
+             lambda n: x.clone().fill_(n), lambda n: tl.index_fill(x, 0, t([0], device), n),
+             lambda n: tl.scatter(x, 0, t([1], device), n))
+    for big in (2**64, -(2**63) - 1, 2**70):
+        for call in calls:
+            with pytest.raises(OverflowError, match="too big to convert"):
+                call(big)
+    assert tl.masked_fill(x, m, 2**64 - 1).tolist() == [2.0**64, 2.0]  # (what fits 64 bits converts)
 
 
 def test_comparison_operators_return_bool_tensors(device):
