@@ -530,10 +530,23 @@ max_return = namedtuple("max", ["values", "indices"])
 min_return = namedtuple("min", ["values", "indices"])
 
 
+def _other_overload(name: str, dim, keepdim, other):
+    """max/min's ``other=`` keyword (PyTorch's ``max(input, other)`` overload, by name): the tensor to
+    compare with, which goes where a positional one goes; it takes no dim."""
+    if other is None:
+        return dim
+    if dim is not None or keepdim:
+        raise TypeError(f"{name}(): other= takes no dim or keepdim")
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' must be Tensor, not {type(other).__name__}")
+    return other
+
+
 @tensor_method
-def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001
+def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None, out=None):  # noqa: A001
     """``max(input)`` -> 0-d maximum; ``max(input, dim, keepdim)`` -> (values, indices);
-    ``max(input, other)`` -> elementwise ``maximum``."""
+    ``max(input, other)`` (or ``other=``) -> elementwise ``maximum``."""
+    dim = _other_overload("max", dim, keepdim, other)
     if isinstance(dim, Tensor):
         return _tl().maximum(input, dim) if out is None else _tl().maximum(input, dim, out=out)
     if dim is None:
@@ -545,7 +558,8 @@ def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A
 
 
 @tensor_method
-def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001
+def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None, out=None):  # noqa: A001
+    dim = _other_overload("min", dim, keepdim, other)
     if isinstance(dim, Tensor):
         return _tl().minimum(input, dim) if out is None else _tl().minimum(input, dim, out=out)
     if dim is None:

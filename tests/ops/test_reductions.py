@@ -519,6 +519,13 @@ def test_namedtuple_results(device):
 def test_max_binary_form_delegates_to_maximum(device):
     a, b = T(np.array([1.0, 5.0]), device), T(np.array([3.0, 2.0]), device)
     assert tl.max(a, b).tolist() == [3.0, 5.0] and a.min(b).tolist() == [1.0, 2.0]
+    # the overload by name, as PyTorch's max(input, other) / Tensor.min(other=)
+    assert tl.max(a, other=b).tolist() == [3.0, 5.0] and a.min(other=b).tolist() == [1.0, 2.0]
+    out = T(np.zeros(2), device)
+    assert tl.min(a, other=b, out=out) is out and out.tolist() == [1.0, 2.0]
+    for f in (lambda: tl.max(a, 0, other=b), lambda: tl.max(a, other=b, keepdim=True), lambda: tl.min(a, other=2.0)):
+        with pytest.raises(TypeError):
+            f()
 
 
 def test_argmax_keepdim_without_dim(device):
