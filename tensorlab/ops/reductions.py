@@ -109,6 +109,12 @@ def _check_grad_dtype(input, dtype, out) -> None:
         raise RuntimeError(f"Autograd not support dtype: {D.torch_name(dtype)}")
 
 
+def _dim_given(dim) -> bool:
+    """amax/amin's ``dim``: an int (a numpy or 0-d tensor one too) or a non-empty list gives dims;
+    None and ``()`` / ``[]`` mean every dim."""
+    return dim is not None and not (isinstance(dim, list | tuple) and len(dim) == 0)
+
+
 def _check_nonempty(input: Tensor, dims: tuple, op: str, dim_given: bool) -> None:
     """amax/max/argmax have no identity: an empty reduction is an error (PyTorch's messages and classes:
     IndexError for an empty reduced dim, and for argmax/argmin without a dim; RuntimeError otherwise)."""
@@ -390,7 +396,7 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
 @tensor_method
 def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
     dims = reduction_dims(input, dim, "amax")
-    _check_nonempty(input, dims, "amax", dim_given=dim is not None and dim != () and dim != [])
+    _check_nonempty(input, dims, "amax", dim_given=_dim_given(dim))
     E.exact_out("amax", out, input, input)
     return dispatch(AMAX, input, dim=dims, keepdim=bool(keepdim), out=out)
 
@@ -398,7 +404,7 @@ def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
 @tensor_method
 def amin(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
     dims = reduction_dims(input, dim, "amin")
-    _check_nonempty(input, dims, "amin", dim_given=dim is not None and dim != () and dim != [])
+    _check_nonempty(input, dims, "amin", dim_given=_dim_given(dim))
     E.exact_out("amin", out, input, input)
     return dispatch(AMIN, input, dim=dims, keepdim=bool(keepdim), out=out)
 

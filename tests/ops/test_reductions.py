@@ -135,6 +135,19 @@ def test_empty_max_errors_name_the_op(device):
         e.norm(float("inf"))
 
 
+def test_amax_amin_take_a_numpy_or_0d_tensor_dim(device):
+    # amax(x, np.int64(1)) raised numpy's 'truth value of an empty array is ambiguous' (the dim was
+    # compared with () to see whether one was given); PyTorch takes any integer there
+    x = T(np.array([[1.0, 5.0, 2.0], [4.0, 0.0, 3.0]]), device)
+    for dim in (np.int64(1), np.int32(-1), T(1)):
+        assert x.amax(dim).tolist() == [5.0, 4.0] and tl.amin(x, dim=dim).tolist() == [1.0, 0.0]
+    assert x.amax((np.int64(0),)).tolist() == [4.0, 5.0, 3.0]
+    e = tl.zeros((0, 3), device=device)
+    assert e.amax(np.int64(1)).shape == (0,)
+    with pytest.raises(IndexError, match="Expected reduction dim 0 to have non-zero size"):
+        e.amin(np.int64(0))
+
+
 def test_norms_without_identity_over_an_empty_dim_raise(device):
     # p = inf and every p < 0 have no identity: torch 2.13 raises (its wording, checked with torch);
     # tensorlab gave inf for p = -1, -2, -0.5 and called p = -inf "the inf norm" (found by a
