@@ -723,8 +723,8 @@ def _var_args(input: Tensor, dim, unbiased, keepdim, correction, name: str):
         if unbiased is not None:
             raise TypeError(f"{name}(): got multiple values for argument 'unbiased'")
         dim, unbiased = None, dim
-    if unbiased is not None and correction is not None:
-        raise RuntimeError(f"{name}(): Cannot specify both unbiased and correction")
+    if unbiased is not None and correction is not None:  # (no PyTorch overload takes both: a TypeError)
+        raise TypeError(f"{name}(): Cannot specify both unbiased and correction")
     if correction is None:
         correction = 1.0 if unbiased is None or unbiased else 0.0
     elif isinstance(correction, bool) or not isinstance(correction, int | float):
