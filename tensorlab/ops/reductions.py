@@ -23,8 +23,11 @@ from __future__ import annotations
 
 import builtins
 import math
+import numbers
 import operator
 from collections import namedtuple
+
+import numpy as np
 
 from tensorlab_kernels.reduction import argreduce as kargreduce
 from tensorlab_kernels.reduction import reduce as kreduce
@@ -444,7 +447,10 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
 
 
 def _norm_order(p, dim, op: str):
-    """torch.norm's ``p`` as a number (``'fro'`` is the 2-norm over the given dims)."""
+    """torch.norm's ``p`` as a number (``'fro'`` is the 2-norm over the given dims; None, as
+    torch.norm takes it, the 2-norm too; a numpy number is a number)."""
+    if p is None:
+        return 2.0
     if isinstance(p, str):
         if p == "fro":
             if isinstance(dim, list | tuple) and len(dim) > 2:
@@ -455,7 +461,7 @@ def _norm_order(p, dim, op: str):
         if p in ("inf", "-inf"):
             return float(p)
         raise RuntimeError(f"{op}(): invalid norm type {p!r}")
-    if isinstance(p, bool) or not isinstance(p, int | float):
+    if isinstance(p, bool | np.bool_) or not isinstance(p, numbers.Real):
         raise TypeError(f"{op}(): p must be a number or 'fro', got {type(p).__name__}")
     return float(p)
 

@@ -343,6 +343,11 @@ def test_norm_orders(device):
     np.testing.assert_allclose(to_numpy(x.norm(-float("inf"), 1)), [0.0, 1.0])
     np.testing.assert_allclose(to_numpy(x.norm(3, 1)), (np.abs(a) ** 3).sum(1) ** (1 / 3), rtol=1e-12)
     np.testing.assert_allclose(to_numpy(x.norm(-1, 1)), [0.0, 1 / (1 + 0.5 + 0.5)], rtol=1e-12)  # 0 ** -1 = inf
+    # p=None is the 2-norm and a numpy number is a number, as torch.norm takes them (here TypeError)
+    np.testing.assert_allclose(to_numpy(tl.norm(x, None, 1)), np.sqrt((a ** 2).sum(1)), rtol=1e-12)
+    assert x.norm(p=None).item() == pytest.approx(np.sqrt((a ** 2).sum()))
+    np.testing.assert_allclose(to_numpy(x.norm(np.int64(1), 1)), [7.0, 5.0])
+    np.testing.assert_allclose(to_numpy(x.norm(np.float32(3), 1)), (np.abs(a) ** 3).sum(1) ** (1 / 3), rtol=1e-12)
 
 
 def test_norm_dtype_checks_as_pytorch(device):
