@@ -358,19 +358,26 @@ def _norm_dims(dims, ndim: int, op: str) -> tuple:
     return out
 
 
+def _ints_arg(op: str, name: str, args: tuple, value) -> tuple:
+    """An int-list parameter that Tensor methods also take as varargs: ``f(x, 2, 3)``,
+    ``f(x, (2, 3))`` or by name ``f(x, dims=(2, 3))`` (flip's dims, repeat's repeats, tile's dims),
+    as the arguments ``shape_args`` reads; TypeError when it is missing or given twice."""
+    if value is None:
+        if not args:
+            raise TypeError(f'{op}() missing 1 required positional arguments: "{name}"')
+        return args
+    if args:
+        raise TypeError(f"{op}() got multiple values for argument '{name}'")
+    return (value,)
+
+
 @tensor_method
 def flip(input: Tensor, *args, dims=None) -> Tensor:
     """Reverse the order of elements along ``dims`` (a copy, as in PyTorch; never a view).
 
     ``flip(x, dims)``, ``flip(x, dims=(0, 1))``, ``x.flip(0)``, ``x.flip(0, 1)``, ``x.flip([0, 1])``.
     """
-    if dims is None:
-        if not args:
-            raise TypeError("flip() missing required argument 'dims'")
-        dims = args[0] if len(args) == 1 else args
-    elif args:
-        raise TypeError("flip() got multiple values for argument 'dims'")
-    dims = shape_args(tuple(dims) if isinstance(dims, list | tuple) else (dims,), "flip")
+    dims = shape_args(_ints_arg("flip", "dims", args, dims), "flip")
     return dispatch(FLIP, input, dims=_norm_dims(dims, input.ndim, "flip"))
 
 
@@ -460,17 +467,18 @@ REPEAT = defop("repeat", twin=krep.repeat_twin, kernel=krep.repeat, meta=_repeat
 
 
 @tensor_method
-def repeat(input: Tensor, *sizes) -> Tensor:
-    """Tile the tensor ``sizes[k]`` times along dim k; more sizes than dims add leading dims."""
-    if not sizes:  # (PyTorch's argument parser: ``x.repeat(())`` is fine, ``x.repeat()`` is not)
-        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    return dispatch(REPEAT, input, repeats=shape_args(sizes, "repeat"))
+def repeat(input: Tensor, *sizes, repeats=None) -> Tensor:
+    """Tile the tensor ``sizes[k]`` times along dim k; more sizes than dims add leading dims
+    (``x.repeat(2, 1)``, ``x.repeat((2, 1))``, ``x.repeat(repeats=(2, 1))``; ``x.repeat(())`` is
+    fine, ``x.repeat()`` is not, as PyTorch's argument parser)."""
+    return dispatch(REPEAT, input, repeats=shape_args(_ints_arg("repeat", "repeats", sizes, repeats), "repeat"))
 
 
 @tensor_method
-def tile(input: Tensor, *dims) -> Tensor:
-    """``repeat`` that accepts fewer reps than dims (they are padded with leading 1s)."""
-    reps = shape_args(dims, "tile")
+def tile(input: Tensor, *args, dims=None) -> Tensor:
+    """``repeat`` that accepts fewer reps than dims (they are padded with leading 1s):
+    ``tile(x, (2, 1))``, ``tile(x, dims=(2, 1))``, ``x.tile(2, 1)``."""
+    reps = shape_args(_ints_arg("tile", "dims", args, dims), "tile")
     if len(reps) < input.ndim:
         reps = (1,) * (input.ndim - len(reps)) + reps
     return repeat(input, reps)
@@ -571,7 +579,7 @@ def _check_repeats(repeats: Tensor, output_size, op: str = "repeat_interleave") 
 
 
 @tensor_method
-def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None) -> Tensor:
+def repeat_interleave(input: Tensor | None = None, repeats=None, dim=None, *, output_size=None) -> Tensor:
     """Repeat each element (slice along ``dim``; the flattened input when ``dim`` is None)
     ``repeats`` times: an int, or a tensor with one count per slice (0-d/1-element: for all).
 
@@ -582,6 +590,10 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
     that read is what it is for, as in PyTorch's CUDA path), so a wrong one there gives a
     truncated or padded result.
     """
+    if input is None:  # repeat_interleave(repeats=r): PyTorch's one-argument overload by name
+        if not isinstance(repeats, Tensor) or dim is not None:
+            raise TypeError("repeat_interleave() missing 1 required positional argument: 'input'")
+        input, repeats = repeats, None
     if repeats is None:
         total = _check_repeats(input, output_size)
         return dispatch(REPEAT_INDEX, input, output_size=total)

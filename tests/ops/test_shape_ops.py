@@ -308,6 +308,9 @@ def test_repeat_more_sizes_than_dims(device):
     assert_close(out, np.tile(x, (2, 1, 2)))
     assert _t(x, device).repeat((2, 2)).shape == (4, 6)  # a tuple works too
     assert tl.tile(_t(x, device), (2,)).shape == (2, 6)  # tile pads the reps with leading 1s
+    # by name, as PyTorch's tile(input, dims) / Tensor.repeat(repeats) (here a TypeError)
+    assert_close(tl.tile(input=_t(x, device), dims=[2, 1, 2]), np.tile(x, (2, 1, 2)))
+    assert _t(x, device).tile(dims=(2,)).shape == (2, 6) and _t(x, device).repeat(repeats=(2, 1)).shape == (4, 3)
 
 
 def test_repeat_errors():
@@ -320,6 +323,11 @@ def test_repeat_errors():
         tl.tensor(1.0).repeat()
     assert tl.tensor(1.0).repeat(()).shape == ()
     assert tl.tile(tl.tensor(1.0), ()).shape == ()
+    x = tl.ones(2, 3)
+    for f in (lambda: x.tile(), lambda: tl.tile(x), lambda: x.tile(2, dims=(2,)),
+              lambda: x.repeat(2, 1, repeats=(2, 1)), lambda: x.flip()):
+        with pytest.raises(TypeError):
+            f()
 
 
 def test_repeat_gradient_sums_the_blocks(device):
@@ -363,6 +371,13 @@ def test_repeat_interleave_index_form(device):
     assert out.dtype is tl.int32
     assert_close(out, [0, 0, 2, 2, 2])
     assert_close(tl.repeat_interleave(r, output_size=5), [0, 0, 2, 2, 2])
+    # by name, as PyTorch's repeat_interleave(repeats, *, output_size) overload (here a TypeError)
+    assert_close(tl.repeat_interleave(repeats=r), [0, 0, 2, 2, 2])
+    assert_close(tl.repeat_interleave(repeats=r, output_size=5), [0, 0, 2, 2, 2])
+    for f in (lambda: tl.repeat_interleave(repeats=r, dim=0), lambda: tl.repeat_interleave(repeats=2),
+              lambda: tl.repeat_interleave()):
+        with pytest.raises(TypeError):
+            f()
 
 
 def test_repeat_interleave_output_size(device):
