@@ -1054,9 +1054,11 @@ def argwhere(input: Tensor) -> Tensor:
     return dispatch(NONZERO, input)
 
 
-def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    """``out[..., c] = (tensor == c)`` as int64; ``num_classes=-1`` means ``tensor.max() + 1``."""
-    _need_tensor("one_hot", tensor, "tensor")
+def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
+    """``out[..., c] = (input == c)`` as int64; ``num_classes=-1`` means ``input.max() + 1``. (PyTorch's
+    docs name the argument ``tensor``; torch 2.13 takes it as ``input``, as here.)"""
+    _need_tensor("one_hot", input, "input")
+    tensor = input
     if tensor.dtype is not D.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type int64 (LongTensor).")
     num_classes = operator.index(num_classes)

@@ -686,6 +686,8 @@ def test_one_hot_and_bincount_values(device):
     oh = tl.one_hot(t)
     assert oh.dtype is tl.int64 and tuple(oh.shape) == (2, 2, 4)
     np.testing.assert_array_equal(to_numpy(oh), np.eye(4, dtype=np.int64)[[[1, 0], [3, 1]]])
+    # torch 2.13's one_hot names its argument input (its docs still say tensor)
+    assert tl.nn.functional.one_hot(input=t, num_classes=5).shape == (2, 2, 5)
     b = tl.bincount(tl.tensor([2, 2, 0], dtype=tl.uint8, device=device), minlength=5)
     assert b.dtype is tl.int64 and b.tolist() == [1, 0, 2, 0, 0]
     w = tl.bincount(tl.tensor([1, 1], device=device), tl.tensor([0.5, 0.25], dtype=tl.float16, device=device))
