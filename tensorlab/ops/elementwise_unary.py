@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import builtins
 import math
+import numbers
+import operator
 
 import numpy as np
 
@@ -142,6 +144,24 @@ def _grad_on() -> bool:
     from ..autograd.grad_mode import is_grad_enabled
 
     return is_grad_enabled()
+
+
+def _number(op: str, name: str, value):
+    """A float parameter (nan_to_num's nan/posinf/neginf, logit's eps, the activations' slopes) as
+    PyTorch's argument parser reads it: a number or a 0-d tensor (None stays None, for the optional
+    ones); anything else is its TypeError, not float()'s ValueError."""
+    if value is None or isinstance(value, numbers.Real):
+        return value
+    if isinstance(value, Tensor) and value.ndim == 0:
+        return value.item()
+    raise TypeError(f"{op}(): argument '{name}' must be float, not {type(value).__name__}")
+
+
+def _decimals(op: str, decimals) -> int:
+    try:
+        return operator.index(decimals)
+    except TypeError:  # (decimals=1.5 was truncated to 1)
+        raise TypeError(f"{op}(): argument 'decimals' must be int, not {type(decimals).__name__}") from None
 
 
 def _run(name: str, input, out=None, **params):
@@ -663,34 +683,36 @@ def positive(input):
 @tensor_method
 def logit(input, eps=None, *, out=None):
     """``log(input / (1 - input))``; with ``eps``, input is first clamped to [eps, 1 - eps]."""
-    return _run("logit", input, out=out, eps=eps)
+    return _run("logit", input, out=out, eps=_number("logit", "eps", eps))
 
 
 @tensor_method
 def logit_(input, eps=None):
-    return _run_("logit", input, eps=eps)
+    return _run_("logit", input, eps=_number("logit_", "eps", eps))
 
 
 @tensor_method
 def round(input, *, decimals=0, out=None):  # noqa: A001
     """Round half to even; ``decimals`` rounds to that many decimal places (negative: tens, ...)."""
-    return _run("round", input, out=out, decimals=int(decimals))
+    return _run("round", input, out=out, decimals=_decimals("round", decimals))
 
 
 @tensor_method
 def round_(input, *, decimals=0):
-    return _run_("round", input, decimals=int(decimals))
+    return _run_("round", input, decimals=_decimals("round_", decimals))
 
 
 @tensor_method
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     """nan -> ``nan``, +inf -> ``posinf`` (default: the dtype's max), -inf -> ``neginf`` (its lowest)."""
-    return _run("nan_to_num", input, out=out, nan=nan, posinf=posinf, neginf=neginf)
+    return _run("nan_to_num", input, out=out, nan=_number("nan_to_num", "nan", nan),
+                posinf=_number("nan_to_num", "posinf", posinf), neginf=_number("nan_to_num", "neginf", neginf))
 
 
 @tensor_method
 def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
-    return _run_("nan_to_num", input, nan=nan, posinf=posinf, neginf=neginf)
+    return _run_("nan_to_num", input, nan=_number("nan_to_num_", "nan", nan),
+                 posinf=_number("nan_to_num_", "posinf", posinf), neginf=_number("nan_to_num_", "neginf", neginf))
 
 
 # -- activations (torch.nn.functional signatures) ------------------------------------------------
@@ -735,7 +757,8 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 @tensor_method
 def leaky_relu(input, negative_slope=0.01, inplace: bool = False):
     """``input`` where positive, ``negative_slope * input`` elsewhere."""
-    return _activation("leaky_relu", input, inplace, negative_slope=float(negative_slope))
+    slope = float(_number("leaky_relu", "negative_slope", negative_slope))
+    return _activation("leaky_relu", input, inplace, negative_slope=slope)
 
 
 @tensor_method
@@ -746,7 +769,7 @@ def leaky_relu_(input, negative_slope=0.01):
 @tensor_method
 def elu(input, alpha=1.0, inplace: bool = False):
     """``input`` where positive, ``alpha * (exp(input) - 1)`` elsewhere."""
-    return _activation("elu", input, inplace, alpha=float(alpha))
+    return _activation("elu", input, inplace, alpha=float(_number("elu", "alpha", alpha)))
 
 
 @tensor_method
@@ -789,7 +812,8 @@ def mish(input, inplace: bool = False):
 @tensor_method
 def softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta * input)) / beta``; linear where ``beta * input > threshold``."""
-    return _run("softplus", input, beta=float(beta), threshold=float(threshold))
+    return _run("softplus", input, beta=float(_number("softplus", "beta", beta)),
+                threshold=float(_number("softplus", "threshold", threshold)))
 
 
 @tensor_method

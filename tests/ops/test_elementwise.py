@@ -719,6 +719,23 @@ def test_inplace_functions_name_their_tensor_input(device):
         assert_close(y, fn(x, **kw))
 
 
+def test_number_parameters_take_numbers_and_0d_tensors(device):
+    # nan_to_num's nan/posinf/neginf, logit's eps and the activations' slopes are PyTorch float
+    # arguments: a number or a 0-d tensor, anything else a TypeError (here float()'s ValueError);
+    # round's decimals is an int (1.5 was truncated to 1 where torch raises TypeError)
+    F = tl.nn.functional
+    x = t([float("nan"), 0.25, float("inf")], device)
+    assert tl.nan_to_num(x, t(1.0, "cpu"), posinf=np.float32(3)).tolist() == [1.0, 0.25, 3.0]
+    assert_close(tl.logit(x, t(0.1, "cpu")), tl.logit(x, 0.1))
+    assert_close(tl.round(x, decimals=np.int64(1)), tl.round(x, decimals=1))
+    for f in (lambda: tl.nan_to_num(x, "a"), lambda: tl.nan_to_num(x, x), lambda: x.clone().nan_to_num_(posinf=[1.0]),
+              lambda: tl.logit(x, "a"), lambda: x.clone().logit_(x), lambda: F.leaky_relu(x, x),
+              lambda: F.elu(x, "a"), lambda: F.softplus(x, beta="a"), lambda: tl.round(x, decimals=1.5),
+              lambda: x.clone().round_(decimals=1.5)):
+        with pytest.raises(TypeError):
+            f()
+
+
 def test_relu_selu_gelu_signatures(device):
     # torch.relu / torch.selu / Tensor.relu take no inplace (nn.functional's forms do), gelu's
     # approximate is keyword-only, and relu of a bool tensor is PyTorch's RuntimeError
