@@ -74,14 +74,15 @@ def fit_scalars(op: str, dtype: D.dtype, opmath: bool, **scalars) -> dict:
     return fitted
 
 
-def number_param(op: str, x, name: str):
+def number_param(op: str, x, name: str, kind: str = "Number"):
     """A number parameter (PyTorch's Scalar: add's ``alpha``, the addmm family's ``alpha``/``beta``,
-    addcmul's ``value``). PyTorch's argument parser also takes a 0-d tensor that does not require
-    grad, read as its number (an optimizer's tensor learning rate: ``p.add_(g, alpha=-lr)``), and a
-    complex number, which :func:`fit_scalars` takes as its real part or refuses."""
+    addcmul's ``value``; ``kind="float"`` for its float ones, whose error says so). PyTorch's
+    argument parser also takes a 0-d tensor that does not require grad, read as its number (an
+    optimizer's tensor learning rate: ``p.add_(g, alpha=-lr)``), and a complex number, which
+    :func:`fit_scalars` takes as its real part or refuses."""
     if isinstance(x, Tensor):
         if x._shape or x._requires_grad:
-            raise TypeError(f"{op}(): argument '{name}' must be Number, not Tensor")
+            raise TypeError(f"{op}(): argument '{name}' must be {kind}, not Tensor")
         return x.item()
     if isinstance(x, bool | np.bool_):
         return bool(x)
@@ -89,9 +90,9 @@ def number_param(op: str, x, name: str):
         return int(x)  # (its range is the op's to check: fit_scalars)
     if isinstance(x, numbers.Real):
         return float(x)
-    if isinstance(x, numbers.Complex):
+    if isinstance(x, numbers.Complex) and kind == "Number":
         return complex(x)
-    raise TypeError(f"{op}(): argument '{name}' must be Number, not {type(x).__name__}")
+    raise TypeError(f"{op}(): argument '{name}' must be {kind}, not {type(x).__name__}")
 
 
 def as_operand(op: str, x, name: str = "other"):

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import builtins
 import math
-import numbers
 import operator
 
 import numpy as np
@@ -150,11 +149,7 @@ def _number(op: str, name: str, value):
     """A float parameter (nan_to_num's nan/posinf/neginf, logit's eps, the activations' slopes) as
     PyTorch's argument parser reads it: a number or a 0-d tensor (None stays None, for the optional
     ones); anything else is its TypeError, not float()'s ValueError."""
-    if value is None or isinstance(value, numbers.Real):
-        return value
-    if isinstance(value, Tensor) and value.ndim == 0:
-        return value.item()
-    raise TypeError(f"{op}(): argument '{name}' must be float, not {type(value).__name__}")
+    return None if value is None else E.number_param(op, value, name, "float")
 
 
 def _decimals(op: str, decimals) -> int:

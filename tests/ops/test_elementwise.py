@@ -731,7 +731,9 @@ def test_number_parameters_take_numbers_and_0d_tensors(device):
     for f in (lambda: tl.nan_to_num(x, "a"), lambda: tl.nan_to_num(x, x), lambda: x.clone().nan_to_num_(posinf=[1.0]),
               lambda: tl.logit(x, "a"), lambda: x.clone().logit_(x), lambda: F.leaky_relu(x, x),
               lambda: F.elu(x, "a"), lambda: F.softplus(x, beta="a"), lambda: tl.round(x, decimals=1.5),
-              lambda: x.clone().round_(decimals=1.5)):
+              lambda: x.clone().round_(decimals=1.5), lambda: tl.nan_to_num(x, 1 + 0j),
+              lambda: tl.nan_to_num(x, t(1.0, "cpu").requires_grad_()),
+              lambda: F.leaky_relu(x, t(0.5, "cpu").requires_grad_())):
         with pytest.raises(TypeError):
             f()
 
