@@ -763,18 +763,16 @@ def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
 
 
 @tensor_method
-def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None) -> tuple:
-    """``(var, mean)`` from one pass over the input."""
+def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
+    """``(var, mean)`` from one pass over the input (no ``out=``: PyTorch has none)."""
     dims, keepdim, c = _var_args(input, dim, unbiased, keepdim, correction, "var_mean")
-    return dispatch(VAR_MEAN, input, dim=dims, keepdim=keepdim, correction=c, std=False, with_mean=True,
-                    out=tuple(out) if out is not None else None)
+    return dispatch(VAR_MEAN, input, dim=dims, keepdim=keepdim, correction=c, std=False, with_mean=True)
 
 
 @tensor_method
-def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None) -> tuple:
+def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
     dims, keepdim, c = _var_args(input, dim, unbiased, keepdim, correction, "std_mean")
-    return dispatch(STD_MEAN, input, dim=dims, keepdim=keepdim, correction=c, std=True, with_mean=True,
-                    out=tuple(out) if out is not None else None)
+    return dispatch(STD_MEAN, input, dim=dims, keepdim=keepdim, correction=c, std=True, with_mean=True)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -944,6 +944,16 @@ def test_var_mean_and_std_gradients():
     assert const.grad.tolist() == [0.0] * 4  # std = 0: PyTorch masks the gradient to 0
 
 
+def test_var_mean_std_mean_take_no_out():
+    # PyTorch's var_mean/std_mean have no out= (TypeError); tensorlab accepted one and wrote it
+    x = tl.tensor([1.0, 2.0, 4.0])
+    outs = (tl.zeros(()), tl.zeros(()))
+    for op in (tl.var_mean, tl.std_mean):
+        with pytest.raises(TypeError, match="unexpected keyword argument 'out'"):
+            op(x, 0, out=outs)
+    assert [o.item() for o in outs] == [0.0, 0.0]
+
+
 def test_var_and_var_mean_save_only_their_input(device):
     # PyTorch's var and var_mean save the input alone (the backward recomputes the mean): their
     # results may be modified in place (here they were saved and backward raised); std divides by
