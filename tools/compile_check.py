@@ -224,8 +224,9 @@ def large_workload() -> list[str]:
     """Inputs longer than one block: the long-row paths test-sized shapes never reach.
 
     Sort/select rows longer than a block go through chunk sorts and merge passes, ``unique`` of
-    more than a block through a block scan, scatter reductions with runs longer than a chunk
-    through the long-run folds. Each call runs on its own: a failure is reported, not fatal.
+    more than a block through a block scan, scatter reductions (and index_add's whole rows) with
+    runs longer than a chunk through the long-run folds. Each call runs on its own: a failure is
+    reported, not fatal.
     """
     import numpy as np
 
@@ -264,6 +265,13 @@ def large_workload() -> list[str]:
                 out = tl.zeros((4, w), dtype=dtype, device="cuda")
                 attempt(f"scatter_reduce {reduce} w={w} {dtype}",
                         lambda out=out, index=index, src=src, reduce=reduce: out.scatter_reduce(0, index, src, reduce))
+        # whole rows (index_add, index_put_ accumulating): one run of n rows, the rows' long-run fold
+        rows = tl.tensor(rng.standard_normal((n, 5)), device="cuda").to(dtype)
+        row_index = tl.zeros(n, dtype=tl.int64, device="cuda")
+        base = tl.zeros((4, 5), dtype=dtype, device="cuda")
+        attempt(f"index_add rows {dtype}", lambda b=base, i=row_index, r=rows: b.index_add(0, i, r))
+        attempt(f"index_put_ accumulate rows {dtype}",
+                lambda b=base, i=row_index, r=rows: b.clone().index_put_((i,), r, accumulate=True))
     return failures
 
 
