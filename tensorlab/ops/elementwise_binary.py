@@ -691,9 +691,11 @@ def pow_(self, exponent):
     return _binary_(POW, "pow", self, exponent, needs_self="any")
 
 
-def _tensor_pair(name: str, input, other):
+def _tensor_pair(name: str, input, other, position: int = 2):
+    """``(input, other)`` of an op whose ``other`` must be a Tensor (no Scalar overload in PyTorch);
+    ``position`` 1 for a method's in-place form (``atan2_(self, other)``: self is not counted)."""
     if not isinstance(other, Tensor):
-        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+        raise TypeError(f"{name}(): argument 'other' (position {position}) must be Tensor, not {type(other).__name__}")
     return input, other
 
 
@@ -729,7 +731,7 @@ def atan2(input, other, *, out=None):
 
 @tensor_method
 def atan2_(self, other):
-    return _binary_(ATAN2, "atan2", self, other, needs_self="any")
+    return _binary_(ATAN2, "atan2", *_tensor_pair("atan2_", self, other, 1), needs_self="any")
 
 
 arctan2, arctan2_ = atan2, atan2_
@@ -744,7 +746,7 @@ def hypot(input, other, *, out=None):
 
 @tensor_method
 def hypot_(self, other):
-    return _binary_(HYPOT, "hypot", self, other, needs_self="any")
+    return _binary_(HYPOT, "hypot", *_tensor_pair("hypot_", self, other, 1), needs_self="any")
 
 
 @tensor_method
@@ -790,8 +792,8 @@ def _comparison(op, name, tensor_other: bool = False):
         return _binary(op, name, input, other, out=out)
 
     def fn_(self, other):
-        if tensor_other and not isinstance(other, Tensor):
-            raise TypeError(f"{name}_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+        if tensor_other:
+            _tensor_pair(name + "_", self, other, 1)
         return _binary_(op, name, self, other, needs_self=None)
 
     fn.__name__, fn_.__name__ = name, name + "_"

@@ -1411,6 +1411,20 @@ def test_logical_ops_take_no_number(device):
     assert tl.logical_and(x, t(1, device)).tolist() == [False, True, True]  # a 0-d tensor is fine
 
 
+def test_atan2_and_hypot_in_place_take_no_number(device):
+    # torch 2.13: atan2_/hypot_ have no Scalar overload (x.atan2_(2.0) is a TypeError); tensorlab
+    # computed x.atan2_(2.0), and x.hypot_(2) on an integer tensor raised a NotImplementedError
+    for name in ("atan2", "hypot"):
+        for dtype, number in ((tl.float32, 2.0), (tl.float64, 2), (tl.int64, 2), (tl.float16, True)):
+            x = t([1.0, 2.0], device).to(dtype)
+            with pytest.raises(TypeError, match=rf"{name}_\(\): argument 'other' \(position 1\) must be Tensor, "
+                                                rf"not {type(number).__name__}"):
+                getattr(x, name + "_")(number)
+            assert x.tolist() == [1, 2]  # nothing written
+    x = t([3.0, 4.0], device)
+    assert x.hypot_(t(4.0, device)).tolist() == [5.0, 5.656854152679443]  # a 0-d tensor is fine
+
+
 def test_clamp_and_addcmul_of_bool_raise(device):
     b = t([True, False], device)
     with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
