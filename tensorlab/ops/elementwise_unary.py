@@ -159,10 +159,24 @@ def _decimals(op: str, decimals) -> int:
         raise TypeError(f"{op}(): argument 'decimals' must be int, not {type(decimals).__name__}") from None
 
 
+# PyTorch's unary ops that keep their input's dtype (built with TensorIterator's check_all_same_dtype)
+# take an out= of exactly that dtype: neg(float32_t, out=float64_t) raises rather than casts, before
+# the kernel is looked for (abs(bool_t, out=float_t) says so, not that abs has no bool kernel)
+_SAME_DTYPE_OUT = frozenset({"neg", "abs", "sign", "floor", "ceil", "trunc", "round", "frac", "bitwise_not"})
+
+
 def _run(name: str, input, out=None, **params):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    E.check_out(name, out)
+    if out is not None:
+        E.check_out(name, out)
+        if out.dtype is not input.dtype:
+            if name in _SAME_DTYPE_OUT:
+                raise RuntimeError(f"{name}(): Found dtype {D.torch_name(out.dtype)} but expected "
+                                   f"{D.torch_name(input.dtype)}")
+            if name == "nan_to_num":
+                raise RuntimeError(f"nan_to_num: dtype of out: {D.torch_name(out.dtype)} should be same as input: "
+                                   f"{D.torch_name(input.dtype)}")
     return dispatch(_REGISTRY[name][0], input, out=out, **params)
 
 
@@ -671,7 +685,7 @@ for _alias, _fn in (("negative", neg), ("negative_", neg_), ("absolute", abs), (
 def positive(input):
     """``input`` itself (PyTorch's ``positive``; ``+t``)."""
     if input.dtype is D.bool:
-        raise TypeError("positive(): The `+` operator, on a bool tensor is not supported.")
+        raise RuntimeError("positive(): The `+` operator, on a bool tensor is not supported.")
     return input
 
 

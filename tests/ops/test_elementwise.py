@@ -1544,6 +1544,29 @@ def test_remembered_binary_plans_follow_what_decides_them(device):
     assert (f ** 2).tolist() == [1.0, 4.0] and (2 ** f).tolist() == [2.0, 4.0]
 
 
+def test_dtype_keeping_unary_ops_take_an_out_of_their_input_dtype_only(device):
+    # torch 2.13: neg, abs, sign, the roundings, frac, bitwise_not and nan_to_num refuse an out= of
+    # another dtype (neg(float32_t, out=float64_t): "Found dtype Double but expected Float"), checked
+    # before the kernel is looked for; tensorlab computed and cast into it
+    f, i = t([1.5, -2.0], device), t([3, -4], device, tl.int8)
+    for name in ("neg", "abs", "sign", "sgn", "floor", "ceil", "trunc", "fix", "round", "frac", "bitwise_not"):
+        for x, dtype in ((f, tl.float64), (i, tl.int16), (i, tl.float32)):
+            o = tl.zeros(2, dtype=dtype, device=device)
+            with pytest.raises(RuntimeError, match=f"Found dtype {tl._dtype.torch_name(dtype)} but expected "
+                                                   f"{tl._dtype.torch_name(x.dtype)}"):
+                getattr(tl, name)(x, out=o)
+            assert o.tolist() == [0, 0]  # nothing written
+    with pytest.raises(RuntimeError, match="Found dtype Double but expected Bool"):
+        tl.abs(t([True], device), out=tl.empty(1, dtype=tl.float64, device=device))
+    with pytest.raises(RuntimeError, match="nan_to_num: dtype of out: Double should be same as input: Float"):
+        tl.nan_to_num(f, out=tl.empty(2, dtype=tl.float64, device=device))
+    o = tl.empty(2, device=device)  # the input's dtype: fine; so is a promoting op's out= of another dtype
+    assert tl.neg(f, out=o).tolist() == [-1.5, 2.0]
+    assert tl.exp(i, out=tl.empty(2, dtype=tl.float64, device=device)).dtype is tl.float64
+    with pytest.raises(RuntimeError, match="The `\\+` operator, on a bool tensor is not supported"):
+        tl.positive(t([True], device))  # (a RuntimeError, as PyTorch's; was a TypeError)
+
+
 def test_in_place_aliases_and_predicate_out(device):
     # PyTorch's in-place aliases of the comparisons and atan2, and out= of isposinf/isneginf/signbit
     # (bool only, as torch 2.13: "does not support non-boolean outputs")
