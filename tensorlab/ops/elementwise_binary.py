@@ -880,7 +880,17 @@ def where(condition, input=None, other=None, *, out=None):
         raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}")
     if input is None or other is None:
         raise TypeError("where(): expected both input and other (or neither)")
-    E.check_out("where", out)
+    if out is not None:
+        # PyTorch's where.self_out: tensor values only (its number overloads take no out=), and an
+        # out= of exactly the result dtype (no cast)
+        E.check_out("where", out)
+        for name, position, x in (("input", 2, input), ("other", 3, other)):
+            if not isinstance(x, Tensor):
+                raise TypeError(f"where(): argument '{name}' (position {position}) must be Tensor, not "
+                                f"{type(x).__name__}")
+        if out.dtype is not D.result_type(input, other):
+            raise RuntimeError(f"where(): Expected out type to be {D.torch_name(D.result_type(input, other))} but got "
+                               f"{D.torch_name(out.dtype)}")
     return dispatch(WHERE, condition, E.as_operand("where", input, "input"), E.as_operand("where", other), out=out)
 
 
@@ -920,6 +930,11 @@ CLAMP = defop("clamp", twin=kt.ternary_twin, kernel=kt.ternary, meta=_clamp_meta
 def _clamp_args(op: str, min, max):
     if min is None and max is None:
         raise RuntimeError(f"{op}(): At least one of 'min' or 'max' must not be None")
+    if min is not None and max is not None and isinstance(min, Tensor) is not isinstance(max, Tensor):
+        # PyTorch's overloads: two tensor bounds or two number bounds, not one of each
+        raise TypeError(f"{op}() received an invalid combination of arguments - got (min={type(min).__name__}, "
+                        f"max={type(max).__name__}), but expected one of: (Tensor min, Tensor max), "
+                        "(Number min, Number max)")
     lo = None if min is None else E.as_operand(op, min, "min")
     hi = None if max is None else E.as_operand(op, max, "max")
     return lo, hi
@@ -1014,13 +1029,29 @@ LERP = defop("lerp", twin=kt.ternary_twin, kernel=kt.ternary, meta=_lerp_meta, b
 @tensor_method
 def lerp(input, end, weight, *, out=None):
     """``input + weight * (end - input)`` (``weight`` a number or a tensor)."""
-    E.check_out("lerp", out)
+    _lerp_end("lerp", end, weight)
+    if out is not None:
+        E.check_out("lerp", out)
+        if isinstance(weight, Tensor) and weight._shape and isinstance(input, Tensor) and out.dtype is not input.dtype:
+            # lerp.Tensor's operands all have one dtype (_lerp_meta), and so must its out= (torch 2.13
+            # relaxes that only for a 0-d weight, which joins the promotion and casts into out=)
+            raise RuntimeError(f"lerp(): Found dtype {D.torch_name(out.dtype)} but expected "
+                               f"{D.torch_name(input.dtype)}")
     w = weight if isinstance(weight, Tensor) else E.number_param("lerp", weight, "weight")
     return dispatch(LERP, input, end, w, out=out)
 
 
+def _lerp_end(op: str, end, weight) -> None:
+    """PyTorch's lerp overloads take ``end`` as a Tensor (the weight a Tensor or a number)."""
+    if not isinstance(end, Tensor):
+        raise TypeError(f"{op}() received an invalid combination of arguments - got (end={type(end).__name__}, "
+                        f"weight={type(weight).__name__}), but expected one of: (Tensor end, Tensor weight), "
+                        "(Tensor end, Number weight)")
+
+
 @tensor_method
 def lerp_(self, end, weight):
+    _lerp_end("lerp_", end, weight)
     w = weight if isinstance(weight, Tensor) else E.number_param("lerp_", weight, "weight")
     if _grad_on() and isinstance(w, Tensor) and w._requires_grad:  # the weight's gradient needs the old self
         return self.copy_(dispatch(LERP, self.clone(), end, w))

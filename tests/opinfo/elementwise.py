@@ -526,7 +526,8 @@ def _clamp_samples(dtype, rng):
     if dtype.is_floating_point:
         ext = _extremal(dtype)
         out.append(SampleInput((ext, -1.0, 2.0), name="extremal"))
-        out.append(SampleInput((arr((5,)), np.array(np.nan, dtype=dtype.np), 2.0), name="nan min"))
+        out.append(SampleInput((arr((5,)), np.array(np.nan, dtype=dtype.np), np.array(2.0, dtype=dtype.np)),
+                               name="nan min"))  # (two tensor bounds: PyTorch takes no tensor and number mix)
     return out
 
 

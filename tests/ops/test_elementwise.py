@@ -1425,6 +1425,30 @@ def test_atan2_and_hypot_in_place_take_no_number(device):
     assert x.hypot_(t(4.0, device)).tolist() == [5.0, 5.656854152679443]  # a 0-d tensor is fine
 
 
+def test_ternary_argument_kinds_and_out_dtypes_as_pytorch(device):
+    # torch 2.13: clamp takes two tensor bounds or two number bounds, not one of each; lerp's end is a
+    # Tensor; where's out= takes tensor values and exactly the result dtype; lerp with a weight tensor
+    # (not 0-d) takes an out= of the input's dtype only. tensorlab computed all of these.
+    x, lo, hi = t([1.0, 5.0], device), t([2.0, 2.0], device), t([4.0, 4.0], device)
+    for call in (lambda: tl.clamp(x, lo, 4.0), lambda: tl.clamp(x, min=2, max=hi), lambda: x.clone().clamp_(lo, 4),
+                 lambda: tl.lerp(x, 1.0, 0.5), lambda: tl.lerp(x, 2, hi), lambda: x.clone().lerp_(1.0, 0.5),
+                 lambda: tl.where(x > 2, x, 0.0, out=tl.empty(2, device=device)),
+                 lambda: tl.where(x > 2, 1, x, out=tl.empty(2, device=device))):
+        with pytest.raises(TypeError):
+            call()
+    o = tl.zeros(2, dtype=tl.float64, device=device)
+    with pytest.raises(RuntimeError, match="Expected out type to be Float but got Double"):
+        tl.where(x > 2, x, lo, out=o)
+    with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
+        tl.lerp(x, hi, lo, out=o)
+    assert o.tolist() == [0.0, 0.0]  # nothing written
+    # what PyTorch takes: a bound alone, two of a kind, a number weight or a 0-d one with a cast out=
+    assert tl.clamp(x, None, hi).tolist() == [1.0, 4.0] and tl.clamp(x, lo, hi).tolist() == [2.0, 4.0]
+    assert tl.lerp(x, hi, 0.5, out=o).tolist() == [2.5, 4.5]
+    assert tl.lerp(x, hi, t(0.5, device), out=tl.empty(2, dtype=tl.float16, device=device)).tolist() == [2.5, 4.5]
+    assert tl.where(x > 2, x, lo, out=tl.empty(2, device=device)).tolist() == [2.0, 5.0]
+
+
 def test_clamp_and_addcmul_of_bool_raise(device):
     b = t([True, False], device)
     with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
