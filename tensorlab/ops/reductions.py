@@ -379,7 +379,8 @@ tensor_method(_tensor_sum, name="sum")
 @tensor_method
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     dtype = _opt_dtype(dtype, "mean")
-    if out is not None and (dtype is not None or (isinstance(out, Tensor) and out.dtype.is_floating_point)):
+    if out is not None and (dtype is not None or (isinstance(out, Tensor) and out.dtype.is_floating_point
+                                                  and isinstance(input, Tensor) and input.dtype.is_floating_point)):
         dtype = _dtype_from_out("mean", dtype, out)  # (the mean is computed in out's floating dtype)
     _mean_dtype(input, dtype)  # (PyTorch checks the dtype before the dims)
     dims = reduction_dims(input, dim, "mean")
@@ -390,6 +391,10 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     if isinstance(dim, list | tuple):
         raise TypeError("prod(): argument 'dim' must be int, not " + type(dim).__name__)
+    if dim is None and out is not None:  # (PyTorch's prod over everything has no out= overload)
+        raise TypeError("prod() received an invalid combination of arguments - got (Tensor, out=Tensor), but "
+                        "expected one of: (Tensor input, *, dtype), (Tensor input, int dim, bool keepdim, *, dtype, "
+                        "Tensor out)")
     dtype = _dtype_from_out("prod", _opt_dtype(dtype, "prod"), out)
     _check_grad_dtype(input, dtype, out)
     dims = reduction_dims(input, dim, "prod")
@@ -494,11 +499,13 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
 
 
 @tensor_method
-def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
+def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     """``log(sum(exp(input)))`` over ``dim``, stably (an online maximum; all -inf gives -inf). With a
     floating ``out=`` of another dtype it is computed in ``out``'s dtype, as PyTorch sums ``exp(x - max)``
     into ``out``: ``logsumexp(float32 [100, 100], 0, out=<float64>)`` is 100 + log(2) to float64
-    precision, not the float32 result widened."""
+    precision, not the float32 result widened. ``dim`` is required, as torch.logsumexp's."""
+    if dim is None:
+        raise TypeError("logsumexp(): argument 'dim' (position 2) must be tuple of ints, not NoneType")
     dims = reduction_dims(input, dim, "logsumexp")
     if (isinstance(out, Tensor) and out.dtype is not input.dtype and out.dtype.is_floating_point
             and input.dtype.is_floating_point):
@@ -634,8 +641,6 @@ ARGMIN = defop("argmin", twin=kargreduce.arg_max_min_twin, kernel=kargreduce.arg
 
 
 def _minmax_dim(op, result_type, input: Tensor, dim, keepdim: bool, out, name: str):
-    if isinstance(dim, list | tuple):
-        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
     d = norm_dim(dim, input.ndim, name)
     _check_nonempty(input, (d,) if input.ndim else (), name, dim_given=True)
     E.exact_pair_out(name, out, input)
@@ -645,6 +650,8 @@ def _minmax_dim(op, result_type, input: Tensor, dim, keepdim: bool, out, name: s
 
 
 def _argmaxmin(op, input: Tensor, dim, keepdim: bool, out, name: str) -> Tensor:
+    if isinstance(dim, list | tuple):  # (the argument parser's check comes first)
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
     if input.dtype is D.bool:  # PyTorch refuses bool (max/min of a bool tensor work), before other checks
         raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:  # the index into the flattened input (keepdim: every dim kept as size 1)
@@ -652,8 +659,6 @@ def _argmaxmin(op, input: Tensor, dim, keepdim: bool, out, name: str) -> Tensor:
         E.exact_out(name, out, input, input, dtype=D.int64)
         return dispatch(op, input, dim=tuple(range(input.ndim)), keepdim=bool(keepdim), is_max=op is ARGMAX,
                         out=out)
-    if isinstance(dim, list | tuple):
-        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
     d = norm_dim(dim, input.ndim, name)
     dims = (d,) if input.ndim else ()
     _check_nonempty(input, dims, name, dim_given=True)
@@ -841,13 +846,21 @@ SOFTMAX_BACKWARD = defop("_softmax_backward_data", twin=ksoftmax.softmax_backwar
                              "log_softmax's: g - exp(y) sum(g).")
 
 
-def _softmax_dim(input: Tensor, dim, name: str) -> int:
-    if dim is None:  # PyTorch's legacy implicit choice, with its warning
+def implicit_softmax_dim(input: Tensor, dim, name: str, stacklevel: int = 3):
+    """nn.functional's softmax family's ``dim=None``: PyTorch's legacy implicit choice, with its
+    warning (torch.softmax and Tensor.softmax take no such thing)."""
+    if dim is None:
         import warnings
 
         warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
-                      "as an argument.", stacklevel=3)
+                      "as an argument.", stacklevel=stacklevel)
         dim = 0 if input.ndim in (0, 1, 3) else 1
+    return dim
+
+
+def _softmax_dim(input: Tensor, dim, name: str) -> int:
+    if dim is None:  # (torch.softmax's dim is an int, required)
+        raise TypeError(f"{name}(): argument 'dim' (position 2) must be int, not NoneType")
     return norm_dim(dim, input.ndim, name)
 
 
@@ -857,7 +870,7 @@ def _check_softmax_out(name: str, input: Tensor, dtype, out) -> None:
 
 
 @tensor_method
-def softmax(input: Tensor, dim=None, dtype=None, *, out=None, _stacklevel: int = 3) -> Tensor:
+def softmax(input: Tensor, dim, dtype=None, *, out=None, _stacklevel: int = 3) -> Tensor:
     """``exp(x) / sum(exp(x))`` over ``dim``, stably; ``dtype`` converts the input first."""
     d = _softmax_dim(input, dim, "softmax")
     dtype = _opt_dtype(dtype, "softmax")
@@ -867,7 +880,7 @@ def softmax(input: Tensor, dim=None, dtype=None, *, out=None, _stacklevel: int =
 
 
 @tensor_method
-def log_softmax(input: Tensor, dim=None, dtype=None, *, out=None, _stacklevel: int = 3) -> Tensor:
+def log_softmax(input: Tensor, dim, dtype=None, *, out=None, _stacklevel: int = 3) -> Tensor:
     d = _softmax_dim(input, dim, "log_softmax")
     dtype = _opt_dtype(dtype, "log_softmax")
     if out is not None:

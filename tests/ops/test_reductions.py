@@ -199,8 +199,8 @@ def test_argument_errors():
         x.sum_to_size(1, 1, 3)
     with pytest.raises(NotImplementedError, match="nuclear"):
         x.norm("nuc")
-    with pytest.warns(UserWarning, match="Implicit dimension choice"):
-        x.softmax()
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
+        x.softmax()  # (torch.softmax and Tensor.softmax need a dim; nn.functional's warns and picks one)
     with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
         tl.ones(1).var()
 
@@ -952,6 +952,27 @@ def test_var_mean_std_mean_take_no_out():
         with pytest.raises(TypeError, match="unexpected keyword argument 'out'"):
             op(x, 0, out=outs)
     assert [o.item() for o in outs] == [0.0, 0.0]
+
+
+def test_reduction_signatures_and_out_refusals_as_pytorch(device):
+    # torch 2.13: torch.softmax/log_softmax/logsumexp and their methods need a dim (TypeError; only
+    # nn.functional's softmax family picks one, with a warning); mean of an integer input raises even
+    # with a floating out=; prod over everything has no out=; argmax's tuple dim is a TypeError before
+    # its bool refusal. tensorlab computed each of these (or raised RuntimeError for the last).
+    x = T(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32), device)
+    for call in (lambda: tl.softmax(x), lambda: x.log_softmax(), lambda: tl.logsumexp(x), lambda: x.logsumexp(None),
+                 lambda: tl.softmax(x, None), lambda: tl.prod(x, out=tl.empty((), device=device)),
+                 lambda: tl.argmax(x > 2, dim=(0,))):
+        with pytest.raises(TypeError):
+            call()
+    o = tl.full((2,), 7.0, dtype=tl.float64, device=device)
+    with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype"):
+        tl.mean(x.long(), 1, out=o)
+    assert o.tolist() == [7.0, 7.0]  # nothing written
+    with pytest.warns(UserWarning, match="Implicit dimension choice for softmin"):
+        assert tl.nn.functional.softmin(x).shape == (2, 2)
+    assert tl.prod(x, 1, out=o).tolist() == [2.0, 12.0]
+    assert tl.mean(x.long(), 1, dtype=tl.float32).tolist() == [1.5, 3.5]
 
 
 def test_var_and_var_mean_save_only_their_input(device):

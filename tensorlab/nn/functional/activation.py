@@ -36,6 +36,7 @@ from ...ops.elementwise_unary import (
 )
 from ...ops.elementwise_unary import relu as _relu
 from ...ops.elementwise_unary import selu as _selu
+from ...ops.reductions import implicit_softmax_dim as _implicit_dim
 from ...ops.reductions import log_softmax as _log_softmax
 from ...ops.reductions import softmax as _softmax
 
@@ -74,18 +75,18 @@ def tanh(input: Tensor) -> Tensor:
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim`` (``dtype``: convert the input first)."""
     _need_tensor("softmax", input)
-    return _softmax(input, dim, dtype)
+    return _softmax(input, _implicit_dim(input, dim, "softmax"), dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     _need_tensor("log_softmax", input)
-    return _log_softmax(input, dim, dtype)
+    return _log_softmax(input, _implicit_dim(input, dim, "log_softmax"), dtype)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``softmax(-x)`` along ``dim``."""
     _need_tensor("softmin", input)
-    return _softmax(-input, dim, dtype)
+    return _softmax(-input, _implicit_dim(input, dim, "softmin"), dtype)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
