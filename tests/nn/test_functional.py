@@ -793,6 +793,18 @@ def test_threshold_and_shrink_keep_nan(device):
     np.testing.assert_array_equal(to_numpy(F.softshrink(x)), [nan, 0.0, 0.0, 1.5])
 
 
+def test_shrinks_and_logsigmoid_need_a_floating_input(device):
+    # torch 2.13 has float kernels only for hardshrink/softshrink/logsigmoid ('"hardshrink_cpu" not
+    # implemented for 'Long''): tensorlab computed the shrinks in the integer dtype, and raised
+    # softplus's error for an integer logsigmoid, neg's RuntimeError for a bool one
+    for dtype in (tl.uint8, tl.int8, tl.int64, tl.bool):
+        x = _t([0, 1, 3], device).to(dtype)
+        for fn in (F.hardshrink, F.softshrink, F.logsigmoid):
+            with pytest.raises(NotImplementedError, match=f"{fn.__name__}\\(\\).* not implemented for"):
+                fn(x)
+    assert F.hardshrink(_t([0.25, 2.0], device, tl.float16)).tolist() == [0.0, 2.0]
+
+
 def test_threshold_keeps_the_input_dtype_as_pytorch(device):
     """torch 2.13's threshold kernel: ``x <= threshold ? value : x`` in the input's dtype, value
     converted to it and threshold to its compute type (checked for overflow both): truncated for

@@ -150,6 +150,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 def logsigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x)) = -softplus(-x)`` (stable)."""
     _need_tensor("logsigmoid", input)
+    _float_only("logsigmoid", input)
     return -softplus(-input)
 
 
@@ -219,11 +220,19 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     return _threshold(input, threshold, value, True)
 
 
+def _float_only(op: str, input: Tensor) -> None:
+    """PyTorch's kernels of the shrinks and logsigmoid are floating only (``hardshrink`` of an int
+    tensor raises)."""
+    if not input.dtype.is_floating_point:
+        raise E.not_implemented_for(op, input.dtype)
+
+
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > lambd``, else 0."""
     from ... import where
 
     _need_tensor("hardshrink", input)
+    _float_only("hardshrink", input)
     # PyTorch: a NaN stays NaN (its gradient there is 0 or 1 depending on PyTorch's vectorised or
     # scalar path; 0 here)
     return where(input.abs() > lambd, input, where(input.isnan(), input.detach(), 0.0))
@@ -234,6 +243,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     from ... import where
 
     _need_tensor("softshrink", input)
+    _float_only("softshrink", input)
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
     # PyTorch's x * 0 in the middle: a NaN stays NaN (gradient 0, as for hardshrink)
