@@ -648,6 +648,12 @@ def test_softmax_legacy_dim_warns():
     with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):
         y = F.softmax(tl.zeros(2, 3))
     assert_close(y, np.full((2, 3), 1 / 3, np.float32))
+    # the warning names the caller's line, for the modules too (they pass _stacklevel=5, as PyTorch's)
+    for call in (lambda x: F.softmax(x), lambda x: tl.nn.Softmax()(x), lambda x: tl.nn.LogSoftmax()(x),
+                 lambda x: tl.nn.Softmin()(x)):
+        with pytest.warns(UserWarning, match="Implicit dimension choice") as record:
+            call(tl.zeros(2, 3))
+        assert record[0].filename == __file__
 
 
 # ----------------------------------------------------------------------------------------------

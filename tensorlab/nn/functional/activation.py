@@ -75,18 +75,18 @@ def tanh(input: Tensor) -> Tensor:
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim`` (``dtype``: convert the input first)."""
     _need_tensor("softmax", input)
-    return _softmax(input, _implicit_dim(input, dim, "softmax"), dtype)
+    return _softmax(input, _implicit_dim(input, dim, "softmax", _stacklevel), dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     _need_tensor("log_softmax", input)
-    return _log_softmax(input, _implicit_dim(input, dim, "log_softmax"), dtype)
+    return _log_softmax(input, _implicit_dim(input, dim, "log_softmax", _stacklevel), dtype)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``softmax(-x)`` along ``dim``."""
     _need_tensor("softmin", input)
-    return _softmax(-input, _implicit_dim(input, dim, "softmin"), dtype)
+    return _softmax(-input, _implicit_dim(input, dim, "softmin", _stacklevel), dtype)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
