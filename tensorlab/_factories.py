@@ -94,16 +94,17 @@ def check_int_converts(op: str, name: str, value: int) -> None:
         raise OverflowError(f"{op}(): {name} = {value} is too big to convert (it does not fit in 64 bits)")
 
 
-def check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True) -> None:
+def check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True, name: str = "value") -> None:
     """PyTorch's check that a Python scalar converts to ``dtype`` without overflow (``fill_``,
     ``full``, ``masked_fill``, ...): integers must lie in the type's range (unsigned types also take
     negatives down to -max, which wrap, as in C++), floats written to an integer type must be
     finite and in range, and a finite value must not overflow a floating type (``floats=False``
-    skips that last check, as PyTorch's ``__setitem__`` does). bool takes anything."""
+    skips that last check, as PyTorch's ``__setitem__`` does). bool takes anything. ``name``: the
+    argument's name in the OverflowError of an int beyond 64 bits."""
     if not isinstance(value, numbers.Number):
         raise TypeError(f"{op}: value must be a number, got {type(value).__name__}")
     if isinstance(value, int) and not isinstance(value, builtins.bool):
-        check_int_converts(op, "value", value)
+        check_int_converts(op, name, value)
     if dtype is D.bool or isinstance(value, builtins.bool | np.bool_) or isinstance(value, complex):
         return
     if dtype.is_floating_point:

@@ -52,8 +52,8 @@ def fit_scalars(op: str, dtype: D.dtype, opmath: bool, **scalars) -> dict:
     ``value``, lerp's number ``weight``) as torch 2.13's cpu kernels convert them (each returned, a
     complex one as its real part, one for an integer type truncated to an int: callers that refuse
     a float there, as PyTorch's alpha_check, do so first): a complex number only with no imaginary
-    part, and a value that fits the type the kernel reads it in (``value cannot be converted to type float without
-    overflow``: 1e50 for float32, 300 for int8), where a silent conversion would give inf or a
+    part, and a value that fits the type the kernel reads it in (``value cannot be converted to
+    type float without overflow``: 1e50 for float32, 300 for int8), where a silent conversion would give inf or a
     wrapped integer: float32 for float16/bfloat16 where ``opmath`` (addmm, baddbmm, addcmul,
     addcdiv, lerp), else ``dtype`` itself (addmv, addr and add read a float16 alpha as float16). A
     Python int beyond 64 bits is an OverflowError, as PyTorch's argument parser raises."""
@@ -65,9 +65,7 @@ def fit_scalars(op: str, dtype: D.dtype, opmath: bool, **scalars) -> dict:
                 raise RuntimeError(f"{op}: value cannot be converted to type {D.cpp_name(into)} without overflow: "
                                    f"{name}={v}")
             v = float(v.real)
-        if isinstance(v, int):
-            check_int_converts(op, name, v)
-        check_scalar_fits(op, v, into)
+        check_scalar_fits(op, v, into, name=name)  # (an int beyond 64 bits: OverflowError)
         if into in D.INTEGRAL:  # C++'s conversion truncates: addcmul(int64, value=2.5) adds 2 * t1 * t2
             v = int(v)
         fitted[name] = v
