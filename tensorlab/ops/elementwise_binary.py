@@ -888,8 +888,9 @@ def where(condition, input=None, other=None, *, out=None):
             if not isinstance(x, Tensor):
                 raise TypeError(f"where(): argument '{name}' (position {position}) must be Tensor, not "
                                 f"{type(x).__name__}")
-        if out.dtype is not D.result_type(input, other):
-            raise RuntimeError(f"where(): Expected out type to be {D.torch_name(D.result_type(input, other))} but got "
+        result = D.result_type(input, other)
+        if out.dtype is not result:
+            raise RuntimeError(f"where(): Expected out type to be {D.torch_name(result)} but got "
                                f"{D.torch_name(out.dtype)}")
     return dispatch(WHERE, condition, E.as_operand("where", input, "input"), E.as_operand("where", other), out=out)
 
