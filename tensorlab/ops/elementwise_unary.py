@@ -161,8 +161,13 @@ def _decimals(op: str, decimals) -> int:
 
 # PyTorch's unary ops that keep their input's dtype (built with TensorIterator's check_all_same_dtype)
 # take an out= of exactly that dtype: neg(float32_t, out=float64_t) raises rather than casts, before
-# the kernel is looked for (abs(bool_t, out=float_t) says so, not that abs has no bool kernel)
-_SAME_DTYPE_OUT = frozenset({"neg", "abs", "sign", "floor", "ceil", "trunc", "round", "frac", "bitwise_not"})
+# the kernel is looked for (abs(bool_t, out=float_t) says so, not that abs has no bool kernel). Each
+# with PyTorch's message (nan_to_num has its own check).
+_SAME_DTYPE_OUT = {
+    **{name: name + "(): Found dtype {out} but expected {input}"
+       for name in ("neg", "abs", "sign", "floor", "ceil", "trunc", "round", "frac", "bitwise_not")},
+    "nan_to_num": "nan_to_num: dtype of out: {out} should be same as input: {input}",
+}
 
 
 def _run(name: str, input, out=None, **params):
@@ -170,13 +175,9 @@ def _run(name: str, input, out=None, **params):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if out is not None:
         E.check_out(name, out)
-        if out.dtype is not input.dtype:
-            if name in _SAME_DTYPE_OUT:
-                raise RuntimeError(f"{name}(): Found dtype {D.torch_name(out.dtype)} but expected "
-                                   f"{D.torch_name(input.dtype)}")
-            if name == "nan_to_num":
-                raise RuntimeError(f"nan_to_num: dtype of out: {D.torch_name(out.dtype)} should be same as input: "
-                                   f"{D.torch_name(input.dtype)}")
+        if out.dtype is not input.dtype and name in _SAME_DTYPE_OUT:
+            raise RuntimeError(_SAME_DTYPE_OUT[name].format(out=D.torch_name(out.dtype),
+                                                            input=D.torch_name(input.dtype)))
     return dispatch(_REGISTRY[name][0], input, out=out, **params)
 
 
