@@ -50,6 +50,8 @@ def _strided_copy_kernel(
     ty = dst_ptr.dtype.element_ty
     if (ty.is_fp16() or ty.is_bf16()) and not (x.dtype.is_fp16() or x.dtype.is_bf16()):
         x = x.to(tl.float32)  # double/int -> float -> half, as PyTorch converts
+    if ty == tl.uint8 and x.dtype.is_floating():
+        x = x.to(tl.int64)  # float -> int64 -> uint8, as PyTorch: -3.7 gives 253 (the GPU saturates to 0)
     y = x.to(ty)  # to bool this is x != 0, as in PyTorch
     if DST_CONTIGUOUS:
         tl.store(dst_ptr + idx, y, mask=mask)

@@ -85,6 +85,8 @@ def to_ct(x, CT: tl.constexpr):
     elif CT == 2:
         y = x.to(tl.int8)
     elif CT == 3:
+        if x.dtype.is_floating():
+            x = x.to(tl.int64)  # float -> int64 -> uint8, as PyTorch (see store_result)
         y = x.to(tl.uint8)
     elif CT == 4:
         y = x.to(tl.int16)
@@ -149,6 +151,10 @@ def store_result(ptr, y, idx, mask, size1, size2, size3, size4, size5, st0, st1,
     ty = ptr.dtype.element_ty
     if (ty.is_fp16() or ty.is_bf16()) and not y.dtype.is_fp32():
         y = y.to(tl.float32)  # double/int -> float -> half: one path on the GPU and in the interpreter
+    if ty == tl.uint8 and y.dtype.is_floating():
+        # float -> int64 -> uint8, PyTorch's cast (c10's static_cast_with_inter_type): -3.7 gives
+        # 253 on the GPU as in numpy, where the GPU's direct conversion saturates to 0
+        y = y.to(tl.int64)
     y = y.to(ty)  # to bool: != 0
     if MODE == CONTIGUOUS:
         tl.store(ptr + idx, y, mask=mask)

@@ -290,6 +290,21 @@ def test_out_argument(device):
     assert empty.shape == (2,)
 
 
+def test_float_to_uint8_wraps_negative_values_as_pytorch(device):
+    """torch 2.13 converts a float to uint8 through int64 (c10's static_cast_with_inter_type), so a
+    negative value wraps: -3.7 -> 253, -200.5 -> 56, on cpu and cuda alike. A GPU's direct
+    float -> uint8 conversion saturates to 0 instead: the copy, elementwise-store and reduction
+    kernels go through int64 (on an H100, test_prod_out_dtype_as_pytorch's uint8 case gave 0s)."""
+    values = [-3.7, -1.0, 250.9, 3.2, -200.5]
+    for dt in (tl.float32, tl.float64, tl.float16):
+        x = t(values, device, dt)
+        assert x.to(tl.uint8).tolist() == [253, 255, 250, 3, 56]
+        o = tl.zeros(5, dtype=tl.uint8, device=device)
+        assert o.copy_(x[None].expand(2, 5)[1]).tolist() == [253, 255, 250, 3, 56]
+    o = tl.zeros(2, dtype=tl.uint8, device=device)
+    assert tl.sum(t([[-1.5, -2.5], [0.5, -0.7]], device), 1, out=o).tolist() == [253, 0]
+
+
 def test_out_of_another_dtype_gets_the_result_computed_in_the_result_dtype(device):
     """torch 2.13: an elementwise op computes in its result dtype, then casts into out= (bool add is
     a logical or, half 300 * 300 overflows before it reaches a float32 out=, acos of a half is the
