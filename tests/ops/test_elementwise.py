@@ -290,6 +290,19 @@ def test_out_argument(device):
     assert empty.shape == (2,)
 
 
+class _AnyOf:
+    """Equal to any of ``values`` (a result that may be one of two correctly computed roundings)."""
+
+    def __init__(self, *values):
+        self.values = values
+
+    def __eq__(self, other):
+        return other in self.values
+
+    def __repr__(self):
+        return f"any of {self.values}"
+
+
 def test_float_to_uint8_wraps_negative_values_as_pytorch(device):
     """torch 2.13 converts a float to uint8 through int64 (c10's static_cast_with_inter_type), so a
     negative value wraps: -3.7 -> 253, -200.5 -> 56, on cpu and cuda alike. A GPU's direct
@@ -316,7 +329,10 @@ def test_out_of_another_dtype_gets_the_result_computed_in_the_result_dtype(devic
         (lambda o: tl.mul(h, h, out=o), tl.float32, [float("inf")]),
         (lambda o: tl.add(h, 65504.0, out=o), tl.float64, [float("inf")]),
         (lambda o: tl.acos(t([0.3], device, tl.float16), out=o), tl.float64, [1.265625]),
-        (lambda o: tl.exp(t([1.0], device), out=o), tl.float64, [float(np.exp(np.float32(1.0)))]),
+        # e in float32, widened (not float64's e): the nearest float32 or, as numpy's vectorised
+        # float32 exp gives on some machines, the next one up
+        (lambda o: tl.exp(t([1.0], device), out=o), tl.float64,
+         [_AnyOf(float(np.float32(np.e)), float(np.nextafter(np.float32(np.e), np.float32(3))))]),
         (lambda o: tl.div(t([1], device), t([3], device), out=o), tl.float64, [float(np.float32(1) / np.float32(3))]),
         (lambda o: tl.lt(t([1.0], device), t([2.0], device), out=o), tl.float32, [1.0]),
         (lambda o: tl.addcmul(t([0.1], device, tl.float16), h, h, out=o), tl.float64, [float("inf")]),
