@@ -44,3 +44,22 @@ def test_unknown_script_is_refused():
     proc = subprocess.run([sys.executable, str(ROOT / "bench" / "run_all.py"), "--only", "nonesuch"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "unknown benchmark(s) ['nonesuch']" in proc.stderr
+
+
+def test_config_sweep_tool_runs_in_the_interpreter(tmp_path):
+    """tools/sweep_configs.py (how the full-reduction and GEMM heuristics were measured) runs end to
+    end: every candidate of each sweep writes a row; an unknown sweep is refused."""
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    out = tmp_path / "sweep.jsonl"
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "sweep_configs.py"), "--quick", "--rounds", "1",
+                           "--allow-interpreted", "--out", str(out)], capture_output=True, text=True, timeout=600,
+                          env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    sums = [r for r in rows if r["section"] == "sum"]
+    gemms = [r for r in rows if r["section"] == "matmul"]
+    assert len(sums) == 2 * 6 and len(gemms) == 2 * 7 and all(r["ms"] > 0 for r in sums + gemms)
+    refused = subprocess.run([sys.executable, str(ROOT / "tools" / "sweep_configs.py"), "nonesuch"],
+                             capture_output=True, text=True, timeout=120, env=env)
+    assert refused.returncode == 2 and "unknown sweep(s) ['nonesuch']" in refused.stderr

@@ -338,17 +338,19 @@ def tile_config(n_rows: int, n_cols: int, row_stride: int, col_stride: int, item
     return {"BLOCK_M": block_m, "BLOCK_N": block_n, "num_warps": num_warps}
 
 
-def split_config(n_rows: int, n_cols: int, block_m: int, block_n: int, device: int, force: int | None = None):
+def split_config(n_rows: int, n_cols: int, block_m: int, block_n: int, device: int, force: int | None = None,
+                 per_sm: int = 4, min_tiles: int = 4):
     """(segments per row, columns per segment): split long rows when there are too few rows to
-    fill the device; partial results go through a second pass (deterministic, no atomics)."""
+    fill the device (``per_sm`` programs per SM, each segment at least ``min_tiles`` tiles long);
+    partial results go through a second pass (deterministic, no atomics)."""
     if force is not None:
         segments = max(1, min(force, n_cols))
     else:
         row_blocks = -(-n_rows // block_m)
-        target = 2 if INTERPRET else 4 * sm_count(device)
+        target = 2 if INTERPRET else per_sm * sm_count(device)
         if row_blocks >= target or n_cols < (64 if INTERPRET else 8) * block_n:
             return 1, n_cols
-        segments = min(-(-target // row_blocks), -(-n_cols // (4 * block_n)))
+        segments = min(-(-target // row_blocks), -(-n_cols // (min_tiles * block_n)))
         if segments <= 1:
             return 1, n_cols
     seg_len = -(-n_cols // segments)

@@ -36,7 +36,7 @@ import numpy as np
 from .. import runtime as rt
 from .._triton import tl, triton
 from ..fill import float64_bits
-from ..launch import cdiv, launch, needs_int64
+from ..launch import INTERPRET, cdiv, launch, needs_int64
 from . import common
 from .common import (
     RowLayout,
@@ -319,12 +319,18 @@ def _reduce_plan(out_shape, out_strides, in_shape, in_strides, in_dtype, op, dim
                      [in_strides], sort_reduced=True)
     if lay is None:
         return None
-    # a full reduction (one row, split into segments) reads 64 KB tiles: on an H100 a 64 MB float32
-    # sum took 37 us with them, 62 us with the 16 KB tiles that suit many rows (bench/results)
-    big = 16384 if lay.n_rows == 1 and not rt.INTERPRET else None
+    # A full reduction (one row, split into segments): 8192-element tiles, 16 warps, 8 programs
+    # per SM, segments of one tile or more. On an H100 (tools/sweep_configs.py: the median of three
+    # interleaved rounds) it read 1 GB at 2977 GB/s in float32 and 2938 in bfloat16, where the
+    # earlier 16384-element tiles of 16 warps, 4 per SM and 4 tiles or more, read 2736 and 2730
+    # (256 MB: 2609/2594 against 2575/2416; 64 MB: 1807/1799 against 1791/1606).
+    full = lay.n_rows == 1 and not INTERPRET  # launch's INTERPRET: TENSORLAB_GPU_CONFIGS picks GPU configs
     cfg = tile_config(lay.n_rows, lay.n_cols, lay.kept_strides[0][-1], lay.red_strides[0][-1], in_dtype.itemsize,
-                      max_tile=big)
-    nseg, seg_len = split_config(lay.n_rows, lay.n_cols, cfg["BLOCK_M"], cfg["BLOCK_N"], device, force)
+                      max_tile=8192 if full else None)
+    if full and cfg["BLOCK_N"] == 8192:
+        cfg["num_warps"] = 16
+    nseg, seg_len = split_config(lay.n_rows, lay.n_cols, cfg["BLOCK_M"], cfg["BLOCK_N"], device, force,
+                                 per_sm=8 if full else 4, min_tiles=1 if full else 4)
     common_args = dict(combine=combine, acc=acc, count=n_cols, p=p, pre_ident=pre, int64=int64)
     if nseg == 1:
         return None, ((False, False, *_launch_args(lay, pre=pre, post=post, compute=compute, segments=1,

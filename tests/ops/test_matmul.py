@@ -432,6 +432,11 @@ def test_configs_space_and_heuristic(monkeypatch):
     assert (big["BLOCK_M"], big["BLOCK_N"], big["BLOCK_K"]) == (128, 256, 64)
     skinny = kconfigs.pick_config(8192, 768, 4096, np.float16, num_sms=132)
     assert skinny["BLOCK_M"] * skinny["BLOCK_N"] < 128 * 256  # 128x256 tiles would leave SMs idle
+    # narrow N on 128x128 tiles (measured on an H100): row-major order for a long K, 3 stages for a short one
+    assert (skinny["GROUP_M"], skinny["num_stages"]) == (1, 4) and skinny in kconfigs.configs_for(np.float16)
+    short = kconfigs.pick_config(8192, 768, 768, bf16, num_sms=132)
+    assert (short["BLOCK_N"], short["GROUP_M"], short["num_stages"]) == (128, 8, 3)
+    assert kconfigs.pick_config(8192, 3072, 768, bf16, num_sms=132)["GROUP_M"] == 8  # wide N: unchanged
     for M, N, K, dt in [(1, 1, 1, np.float32), (8192, 3072, 768, bf16), (5, 4096, 64, np.float64),
                         (100, 100, 100, np.float16)]:
         c = kconfigs.pick_config(M, N, K, dt)

@@ -1,0 +1,140 @@
+"""Measure launch configurations of the full reduction and the GEMM on a GPU, the way the
+heuristics in ``tensorlab_kernels`` were chosen (until the autotuner arrives).
+
+    python tools/sweep_configs.py [sum] [matmul] [--rounds 3] [--out FILE.jsonl]
+    python tools/sweep_configs.py --quick --allow-interpreted    # smoke test (tests/test_bench_scripts.py)
+
+Every candidate is timed once per round with ``bench/harness.time_fn`` (CUDA events, an L2 flush
+before each sample, the median of 20), the rounds interleaved, and the median over the rounds is
+reported with its spread ((max - min) / median): on a shared machine a sample can be several
+times slower than its neighbours, and interleaving keeps such a stretch from favouring one
+candidate. Each result is one JSON line on stdout (and appended to ``--out``).
+
+- ``sum``: ``tl.sum`` of a flat float32/bfloat16 tensor of 64, 256 and 1024 MB with the reduce
+  launcher's tile (elements), warps and programs per SM replaced, against the launcher's choice;
+- ``matmul``: the GEMM kernel on the narrow transformer shapes (M = 8192, N = 768) with explicit
+  configurations, against the heuristic's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import harness  # noqa: E402
+
+import tensorlab as tl  # noqa: E402
+from tensorlab_kernels.matmul import gemm  # noqa: E402
+from tensorlab_kernels.reduction import reduce as kreduce  # noqa: E402
+
+MB = 1 << 20
+SUM_CANDIDATES = [None, (8192, 16, 8), (4096, 16, 16), (4096, 8, 16), (8192, 8, 8), (16384, 16, 8)]
+MATMUL_CANDIDATES = [None] + [
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": g, "num_warps": w, "num_stages": s}
+    for g, w, s in ((8, 8, 3), (1, 8, 3), (1, 8, 4), (4, 8, 4), (1, 4, 3), (8, 4, 3))]
+
+
+def emit(out: str | None, **row) -> None:
+    line = json.dumps(row)
+    print(line, flush=True)
+    if out:
+        with open(out, "a") as f:
+            f.write(line + "\n")
+
+
+def interleaved(fns: list, rounds: int) -> list[tuple[float, float]]:
+    """(median seconds, spread) of each of ``fns``, timed once per round, the rounds interleaved."""
+    samples = [[] for _ in fns]
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            samples[i].append(fn())
+    return [(statistics.median(s), (max(s) - min(s)) / statistics.median(s)) for s in samples]
+
+
+def _forced_full_reduction(tile: int, warps: int, per_sm: int):
+    """Stand-ins for the reduce launcher's tile_config/split_config that force a full reduction's
+    (one row's) tile, warps and segments (programs per SM, one tile or more each)."""
+    tile_config, split_config = kreduce.tile_config, kreduce.split_config
+
+    def forced_tile(n_rows, *args, max_tile=None, **kw):
+        cfg = tile_config(n_rows, *args, max_tile=tile if n_rows == 1 else max_tile, **kw)
+        if n_rows == 1:
+            cfg["num_warps"] = warps
+        return cfg
+
+    def forced_split(n_rows, n_cols, block_m, block_n, device, force=None, **kw):
+        if n_rows == 1 and force is None and n_cols > 8 * block_n:
+            return split_config(n_rows, n_cols, block_m, block_n, device, None, per_sm=per_sm, min_tiles=1)
+        return split_config(n_rows, n_cols, block_m, block_n, device, force, **kw)
+
+    return forced_tile, forced_split
+
+
+def time_sum(x, candidate, dev: str, repeats: int) -> float:
+    saved = kreduce.tile_config, kreduce.split_config
+    if candidate is not None:
+        kreduce.tile_config, kreduce.split_config = _forced_full_reduction(*candidate)
+    kreduce._reduce_plan.cache_clear()
+    try:
+        return harness.time_fn(lambda: tl.sum(x), dev, repeats)
+    finally:
+        kreduce.tile_config, kreduce.split_config = saved
+        kreduce._reduce_plan.cache_clear()
+
+
+def sweep_sum(dev: str, rounds: int, out: str | None, quick: bool) -> None:
+    repeats = 2 if quick else 20
+    for dt in ("float32", "bfloat16"):
+        dtype = getattr(tl, dt)
+        for mb in ((1 / 16,) if quick else (64, 256, 1024)):
+            x = tl.randn(int(mb * MB) // dtype.itemsize, dtype=dtype, device=dev)
+            fns = [lambda c=c, x=x: time_sum(x, c, dev, repeats) for c in SUM_CANDIDATES]
+            for c, (s, spread) in zip(SUM_CANDIDATES, interleaved(fns, rounds)):
+                emit(out, section="sum", dtype=dt, MB=mb, config=c or "default", ms=s * 1e3,
+                     GBps=mb * MB / s / 1e9, spread=spread)
+
+
+def sweep_matmul(dev: str, rounds: int, out: str | None, quick: bool) -> None:
+    repeats = 2 if quick else 20
+    for dt in ("bfloat16", "float16"):
+        dtype = getattr(tl, dt)
+        for M, N, K in (((256, 128, 64),) if quick else ((8192, 768, 768), (8192, 768, 3072), (8192, 768, 4096))):
+            a, b = tl.randn(M, K, dtype=dtype, device=dev), tl.randn(K, N, dtype=dtype, device=dev)
+            arrays = [t._device_array() for t in (tl.empty(M, N, dtype=dtype, device=dev), a, b)]
+            fns = [lambda c=c, arrays=arrays: harness.time_fn(lambda: gemm.matmul(*arrays, config=c), dev, repeats)
+                   for c in MATMUL_CANDIDATES]
+            for c, (s, spread) in zip(MATMUL_CANDIDATES, interleaved(fns, rounds)):
+                emit(out, section="matmul", dtype=dt, M=M, N=N, K=K, config=c or "heuristic", ms=s * 1e3,
+                     tflops=2 * M * N * K / s / 1e12, spread=spread)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("what", nargs="*", help="sum and/or matmul (default: both)")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--out", default=None)
+    p.add_argument("--quick", action="store_true", help="tiny sizes, 2 repeats (smoke test)")
+    p.add_argument("--allow-interpreted", action="store_true", help="allow interpreted cuda (smoke tests only)")
+    args = p.parse_args(argv)
+    sweeps = {"sum": sweep_sum, "matmul": sweep_matmul}
+    unknown = sorted(set(args.what) - set(sweeps))
+    if unknown:
+        p.error(f"unknown sweep(s) {unknown}; choose from {sorted(sweeps)}")
+    dev = "cuda"
+    if tl.cuda.is_interpreted() and not args.allow_interpreted:
+        p.error("needs a real GPU: interpreted cuda times Python, not kernels (--allow-interpreted for smoke tests)")
+    emit(args.out, section="device", device=harness.device_name(dev))
+    for what in args.what or list(sweeps):
+        sweeps[what](dev, args.rounds, args.out, args.quick)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
