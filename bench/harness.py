@@ -3,9 +3,9 @@
 Every benchmark script in ``bench/`` uses this module:
 
 - :func:`time_fn` times a callable: CUDA events on a real GPU (after warm-up, median of
-  repeats, each after an L2 flush that also hides the host's launch time), ``perf_counter`` on
-  cpu. Interpreted cuda is not a performance target: scripts refuse
-  it unless ``--allow-interpreted`` is given (for smoke tests only).
+  repeats taken in blocks spread over ~0.75 s, each after an L2 flush that also hides the host's
+  launch time), ``perf_counter`` on cpu. Interpreted cuda is not a performance target: scripts
+  refuse it unless ``--allow-interpreted`` is given (for smoke tests only).
 - :func:`copy_bandwidth` measures the device-to-device copy bandwidth that memory-bound kernels
   are compared with (DESIGN §4: report the fraction of the device's peak).
 - :func:`run_torch_reference` runs a comparator that needs torch in its own process and
@@ -77,6 +77,9 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
+SAMPLE_BLOCK, SAMPLE_PAUSE_S = 5, 0.25  # GPU samples: blocks of 5, 0.25 s apart (bench/torch_common.py alike)
+
+
 def time_fn(fn, dev: str, repeats: int = 20, warmup: int = 3) -> float:
     """Median seconds per call of ``fn``."""
     import tensorlab as tl
@@ -89,9 +92,16 @@ def time_fn(fn, dev: str, repeats: int = 20, warmup: int = 3) -> float:
         # event and launches fn, so the events time the kernels, not the host's launch overhead
         # (that is bench/launch.py's figure). Without it, an op's ~20 us of host time landed inside
         # every sample on an H100 and was counted as kernel time.
+        # The samples are taken in blocks of SAMPLE_BLOCK with pauses between blocks, so they span
+        # about 0.75 s: on the lent H100 of 2026-11-23 some stretches (shorter than the ~1.5 s
+        # between rounds of tools/sweep_configs.py) ran kernels 2-5x slower, and 20 back-to-back
+        # samples (a few ms) could all fall in one; a stretch shorter than a pause now spoils at most
+        # one block of the median's samples.
         flush = tl.empty(64 << 20, dtype=tl.int32, device=dev)
         times = []
-        for _ in range(repeats):
+        for i in range(repeats):
+            if i and i % SAMPLE_BLOCK == 0:
+                time.sleep(SAMPLE_PAUSE_S)
             start, end = tl.cuda.Event(enable_timing=True), tl.cuda.Event(enable_timing=True)
             flush.zero_()
             start.record()
