@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._triton import tl, triton
+from .convert import cast_to
 from .launch import INTERPRET, cdiv, launch, needs_int64
 from .strided import offsets, strided_layout
 
@@ -47,12 +48,7 @@ def _strided_copy_kernel(
     mask = idx < n
     src_off = offsets(idx, size1, size2, size3, size4, size5, ss0, ss1, ss2, ss3, ss4, ss5, NDIM)
     x = tl.load(src_ptr + src_off, mask=mask)
-    ty = dst_ptr.dtype.element_ty
-    if (ty.is_fp16() or ty.is_bf16()) and not (x.dtype.is_fp16() or x.dtype.is_bf16()):
-        x = x.to(tl.float32)  # double/int -> float -> half, as PyTorch converts
-    if ty == tl.uint8 and x.dtype.is_floating():
-        x = x.to(tl.int64)  # float -> int64 -> uint8, as PyTorch: -3.7 gives 253 (the GPU saturates to 0)
-    y = x.to(ty)  # to bool this is x != 0, as in PyTorch
+    y = cast_to(x, dst_ptr.dtype.element_ty)  # PyTorch's conversion (to bool: x != 0)
     if DST_CONTIGUOUS:
         tl.store(dst_ptr + idx, y, mask=mask)
     else:

@@ -32,6 +32,7 @@ import ml_dtypes
 import numpy as np
 
 from .._triton import tl, triton
+from ..convert import cast_to
 from ..direct_launch import array_key, int_class
 from ..launch import INT32_MAX, INTERPRET, cdiv, launch, launch_keyed, needs_int64, next_power_of_2
 from ..runtime import DeviceArray
@@ -85,9 +86,7 @@ def to_ct(x, CT: tl.constexpr):
     elif CT == 2:
         y = x.to(tl.int8)
     elif CT == 3:
-        if x.dtype.is_floating():
-            x = x.to(tl.int64)  # float -> int64 -> uint8, as PyTorch (see store_result)
-        y = x.to(tl.uint8)
+        y = cast_to(x, tl.uint8)  # (a float through int64: negative values wrap, as in PyTorch)
     elif CT == 4:
         y = x.to(tl.int16)
     elif CT == 5:
@@ -148,14 +147,7 @@ def round_operand(x, MODE: tl.constexpr, RND: tl.constexpr):
 def store_result(ptr, y, idx, mask, size1, size2, size3, size4, size5, st0, st1, st2, st3, st4, st5,
                  NDIM: tl.constexpr, MODE: tl.constexpr):
     """Convert ``y`` to the output's dtype and store it (MODE: CONTIGUOUS or STRIDED)."""
-    ty = ptr.dtype.element_ty
-    if (ty.is_fp16() or ty.is_bf16()) and not y.dtype.is_fp32():
-        y = y.to(tl.float32)  # double/int -> float -> half: one path on the GPU and in the interpreter
-    if ty == tl.uint8 and y.dtype.is_floating():
-        # float -> int64 -> uint8, PyTorch's cast (c10's static_cast_with_inter_type): -3.7 gives
-        # 253 on the GPU as in numpy, where the GPU's direct conversion saturates to 0
-        y = y.to(tl.int64)
-    y = y.to(ty)  # to bool: != 0
+    y = cast_to(y, ptr.dtype.element_ty)  # PyTorch's conversion (to bool: != 0)
     if MODE == CONTIGUOUS:
         tl.store(ptr + idx, y, mask=mask)
     else:

@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import runtime as rt
 from .._triton import tl, triton
+from ..convert import cast_to as cast_to  # (the kernels of this package import it from here)
 from ..launch import INTERPRET, MAX_DIMS, collapse_dims, pad_dims
 from ..strided import offsets
 
@@ -46,19 +47,6 @@ def dim_offsets(idx, size1, size2, size3, size4, size5, st0, st1, st2, st3, st4,
         return idx * st5
     else:
         return offsets(idx, size1, size2, size3, size4, size5, st0, st1, st2, st3, st4, st5, NDIM)
-
-
-@triton.jit
-def cast_to(x, ty: tl.constexpr):
-    """``x.to(ty)``, going through fp32 for fp64/int -> fp16/bf16 (PyTorch's conversion; the
-    interpreter also gets the direct fp64/int -> bf16 cast wrong) and through int64 for float ->
-    uint8 (PyTorch's conversion of negative values, which wrap)."""
-    if ty.is_fp16() or ty.is_bf16():
-        if not (x.dtype.is_fp16() or x.dtype.is_bf16() or x.dtype.is_fp32()):
-            x = x.to(tl.float32)
-    if ty == tl.uint8 and x.dtype.is_floating():
-        x = x.to(tl.int64)  # float -> int64 -> uint8, as PyTorch: -3.7 gives 253 (the GPU's direct cast: 0)
-    return x.to(ty)
 
 
 @triton.jit
