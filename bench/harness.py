@@ -77,7 +77,7 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
-SAMPLE_BLOCK, SAMPLE_PAUSE_S = 5, 0.25  # GPU samples: blocks of 5, 0.25 s apart (bench/torch_common.py alike)
+SAMPLE_BLOCK, SAMPLE_PAUSE_S = 5, 0.25  # GPU samples: blocks of 5, 0.25 s apart (bench/torch_common.py reads these)
 
 
 def time_fn(fn, dev: str, repeats: int = 20, warmup: int = 3) -> float:

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 
 import torch
+from harness import SAMPLE_BLOCK, SAMPLE_PAUSE_S  # (stdlib only: no tensorlab)
 
 
 def read_payload() -> tuple[dict, str, int]:
@@ -45,12 +46,12 @@ def time_fn(fn: Callable, repeats: int, device: str = "cuda", warmup: int = 3) -
     times = []
     # the same method as bench/harness.py: a 256 MB zeroing before each sample flushes L2 and keeps
     # the GPU busy while the host launches, so the events time the kernels only; the samples are
-    # taken in blocks of 5 with 0.25 s between blocks (harness.SAMPLE_BLOCK, SAMPLE_PAUSE_S)
+    # taken in blocks with pauses between them, as harness.time_fn takes them
     flush = torch.empty(64 << 20, dtype=torch.int32, device=device) if device.startswith("cuda") else None
     for i in range(repeats):
         if device.startswith("cuda"):
-            if i and i % 5 == 0:
-                time.sleep(0.25)
+            if i and i % SAMPLE_BLOCK == 0:
+                time.sleep(SAMPLE_PAUSE_S)
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             flush.zero_()
             start.record()
