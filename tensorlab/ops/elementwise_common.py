@@ -49,14 +49,18 @@ _INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
 
 def fit_scalars(op: str, dtype: D.dtype, opmath: bool, **scalars) -> dict:
     """Number parameters (the add family's ``alpha``/``beta``, add/sub's ``alpha``, addcmul/addcdiv's
-    ``value``, lerp's number ``weight``) as torch 2.13's cpu kernels convert them (each returned, a
-    complex one as its real part, one for an integer type truncated to an int: callers that refuse
-    a float there, as PyTorch's alpha_check, do so first): a complex number only with no imaginary
-    part, and a value that fits the type the kernel reads it in (``value cannot be converted to
-    type float without overflow``: 1e50 for float32, 300 for int8), where a silent conversion would give inf or a
-    wrapped integer: float32 for float16/bfloat16 where ``opmath`` (addmm, baddbmm, addcmul,
-    addcdiv, lerp), else ``dtype`` itself (addmv, addr and add read a float16 alpha as float16). A
-    Python int beyond 64 bits is an OverflowError, as PyTorch's argument parser raises."""
+    ``value``, lerp's number ``weight``) as torch 2.13's cpu kernels convert them, each returned as
+    the kernel takes it:
+
+    - a complex number only with no imaginary part, returned as its real part;
+    - a value that fits the type the kernel reads it in, where a silent conversion would give inf
+      or a wrapped integer (``value cannot be converted to type float without overflow``: 1e50 for
+      float32, 300 for int8): float32 for float16/bfloat16 where ``opmath`` (addmm, baddbmm,
+      addcmul, addcdiv, lerp), else ``dtype`` itself (addmv, addr and add read a float16 alpha as
+      float16);
+    - for an integer type, truncated to an int (callers that refuse a float there, as PyTorch's
+      alpha_check, do so first);
+    - a Python int beyond 64 bits is an OverflowError, as PyTorch's argument parser raises."""
     into = D.float32 if opmath and dtype in (D.float16, D.bfloat16) else dtype
     fitted = {}
     for name, v in scalars.items():
