@@ -4,8 +4,10 @@ Every benchmark script in ``bench/`` uses this module:
 
 - :func:`time_fn` times a callable: CUDA events on a real GPU (after warm-up, median of
   repeats taken in blocks spread over ~0.75 s, each after an L2 flush that also hides the host's
-  launch time), ``perf_counter`` on cpu. Interpreted cuda is not a performance target: scripts
-  refuse it unless ``--allow-interpreted`` is given (for smoke tests only).
+  launch time: :func:`l2_flush`), ``perf_counter`` on cpu. Interpreted cuda is not a performance
+  target: scripts refuse it unless ``--allow-interpreted`` is given (for smoke tests only).
+  :func:`timing_floor` times a tiny op the same way: what a sample costs when the kernel costs
+  nothing (a result file's ``timing_floor_us``).
 - :func:`copy_bandwidth` measures the device-to-device copy bandwidth that memory-bound kernels
   are compared with (DESIGN §4: report the fraction of the device's peak).
 - :func:`run_torch_reference` runs a comparator that needs torch in its own process and
@@ -46,11 +48,19 @@ def common_args(description: str) -> argparse.ArgumentParser:
     p.add_argument("--no-torch", action="store_true", help="skip the PyTorch comparator")
     p.add_argument("--allow-interpreted", action="store_true", help="allow interpreted cuda (smoke tests only)")
     p.add_argument("--out", default=None, help="results directory (default bench/results)")
+    p.add_argument("--l2-flush", choices=L2_FLUSH_MODES, default=None,
+                   help=f"how each GPU sample flushes L2 (default: ${L2_FLUSH_ENV} or steady; see harness.l2_flush)")
     return p
 
 
 def pick_device(args) -> str:
+    """The device the script measures; also applies ``--l2-flush`` (to this process and, through the
+    environment, to the torch comparators it starts)."""
     import tensorlab as tl
+
+    if getattr(args, "l2_flush", None):
+        os.environ[L2_FLUSH_ENV] = args.l2_flush
+    l2_flush_mode()  # refuse a bad value before anything is measured
 
     dev = args.device or ("cuda" if tl.cuda.is_available() and not tl.cuda.is_interpreted() else "cpu")
     if dev.startswith("cuda") and tl.cuda.is_interpreted() and not args.allow_interpreted:
@@ -79,31 +89,78 @@ def slug(text: str) -> str:
 
 SAMPLE_BLOCK, SAMPLE_PAUSE_S = 5, 0.25  # GPU samples: blocks of 5, 0.25 s apart (bench/torch_common.py reads these)
 
+# How a GPU sample starts (:func:`l2_flush`): "steady" (the default: by what the timed op leaves),
+# "read" or "zero" for every op. An environment variable, so that the torch comparators, each in
+# its own process, flush as the script does.
+L2_FLUSH_ENV = "TENSORLAB_BENCH_L2_FLUSH"
+L2_FLUSH_MODES = ("steady", "read", "zero")
+L2_FLUSH_BYTES = 256 * MB  # five times the H100's 50 MB L2 (H200: 60 MB)
 
-def time_fn(fn, dev: str, repeats: int = 20, warmup: int = 3) -> float:
-    """Median seconds per call of ``fn``."""
+
+def l2_flush_mode() -> str:
+    """``$TENSORLAB_BENCH_L2_FLUSH`` (default "steady"); SystemExit naming the choices for another value."""
+    mode = os.environ.get(L2_FLUSH_ENV, "") or "steady"
+    if mode not in L2_FLUSH_MODES:
+        raise SystemExit(f"{L2_FLUSH_ENV}={mode!r}: choose one of {', '.join(L2_FLUSH_MODES)}")
+    return mode
+
+
+def flush_for(read_only: bool) -> str:
+    """The flush a sample of an op starts with, "read" or "zero" (see :func:`l2_flush`)."""
+    mode = l2_flush_mode()
+    if mode == "steady":
+        return "read" if read_only else "zero"
+    return mode
+
+
+def l2_flush(dev: str, read_only: bool = False, nbytes: int = L2_FLUSH_BYTES):
+    """The callable run before each GPU sample of an op (``read_only``: one whose output is small next
+    to its input, a reduction). It evicts the op's inputs from L2, and it keeps the GPU busy
+    (~0.1 ms) while the host records the start event and launches the op, so the events time the
+    kernels, not the host's launch overhead (that is bench/launch.py's figure; without a flush an
+    op's ~20 us of host time landed inside every sample on an H100). Of an ``nbytes`` buffer:
+
+    - "zero": ``zero_()``, triton.testing.do_bench's method. L2 then holds ~50 MB of dirty lines,
+      which the op pays to write back as it evicts them.
+    - "read": a reduction (``amax``) of the buffer, zeroed once. The previous sample's dirty lines
+      are written back during the flush, and L2 then holds clean lines only.
+
+    "steady" (the default) starts each sample from the L2 state the op itself leaves behind, so
+    that the op pays for its own traffic and not for the harness's: an op that writes about as
+    much as it reads leaves L2 dirty, and it starts after "zero" (what it pays to evict is about
+    what it leaves unpaid); a read-only op leaves L2 clean, and it starts after "read". Timing a
+    read-only op after "zero" charges it for 50 MB it never wrote: on the lent H100 of 2026-11-23
+    full sums took ~15 us more than their reads at 64 MB, 256 MB and 1 GB alike (0.61, 0.84 and
+    0.98 of the copy bandwidth; torch 0.60, 0.88, 1.0), 50 MB at HBM speed, while elementwise ops
+    and softmax at 64 MB reached 0.86-1.0. Timing a writing op after "read" would not charge it
+    for the ~50 MB of its output that stays in L2."""
+    import tensorlab as tl
+
+    buffer = tl.zeros(nbytes // 4, dtype=tl.int32, device=dev)
+    return buffer.zero_ if flush_for(read_only) == "zero" else buffer.amax
+
+
+def time_fn(fn, dev: str, repeats: int = 20, warmup: int = 3, read_only: bool = False) -> float:
+    """Median seconds per call of ``fn`` (``read_only``: an op whose output is small next to its
+    input, which picks the L2 flush on a GPU: :func:`l2_flush`)."""
     import tensorlab as tl
 
     for _ in range(warmup):
         fn()
     if dev.startswith("cuda") and not tl.cuda.is_interpreted():
-        # Before each sample the GPU zeroes a 256 MB buffer (triton.testing.do_bench's method): it
-        # evicts the inputs from L2, and it keeps the GPU busy while the host records the start
-        # event and launches fn, so the events time the kernels, not the host's launch overhead
-        # (that is bench/launch.py's figure). Without it, an op's ~20 us of host time landed inside
-        # every sample on an H100 and was counted as kernel time.
+        # Each sample starts with an L2 flush (l2_flush: evicts the inputs, hides the host's launch).
         # The samples are taken in blocks of SAMPLE_BLOCK with pauses between blocks, so they span
         # about 0.75 s: on the lent H100 of 2026-11-23 some stretches (shorter than the ~1.5 s
         # between rounds of tools/sweep_configs.py) ran kernels 2-5x slower, and 20 back-to-back
         # samples (a few ms) could all fall in one; a stretch shorter than a pause now spoils at most
         # one block of the median's samples.
-        flush = tl.empty(64 << 20, dtype=tl.int32, device=dev)
+        flush = l2_flush(dev, read_only)
         times = []
         for i in range(repeats):
             if i and i % SAMPLE_BLOCK == 0:
                 time.sleep(SAMPLE_PAUSE_S)
             start, end = tl.cuda.Event(enable_timing=True), tl.cuda.Event(enable_timing=True)
-            flush.zero_()
+            flush()
             start.record()
             fn()
             end.record()
@@ -118,6 +175,25 @@ def time_fn(fn, dev: str, repeats: int = 20, warmup: int = 3) -> float:
             tl.cuda.synchronize()
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
+
+
+TIMING_FLOOR_WARN_US = 10.0
+
+
+def timing_floor(dev: str, repeats: int = 20) -> float:
+    """Seconds :func:`time_fn` gives ``a + b`` on 16 float32 elements: a kernel of ~2 us plus the
+    events, after the reading flush (the zeroing one is a driver memset). Several times that means
+    the flush did not keep the GPU busy while the host launched (the GPU idled inside the samples),
+    and small cases then include host time: a warning on stderr above TIMING_FLOOR_WARN_US.
+    Scripts write it in their results (``timing_floor_us``)."""
+    import tensorlab as tl
+
+    a, b = tl.ones(16, device=dev), tl.ones(16, device=dev)
+    seconds = time_fn(lambda: a + b, dev, repeats, read_only=True)
+    if dev.startswith("cuda") and not tl.cuda.is_interpreted() and seconds * 1e6 > TIMING_FLOOR_WARN_US:
+        print(f"warning: a 16-element add times at {seconds * 1e6:.1f} us after the {flush_for(True)!r} L2 flush: "
+              "the GPU idled inside the samples, small cases include host time", file=sys.stderr)
+    return seconds
 
 
 def host_overhead(fn, iters: int = 200, rounds: int = 7) -> float:
@@ -297,9 +373,12 @@ class Run:
         print(f"{label}: {row['GB/s']:.1f} GB/s ({row['copy_fraction']:.0%} of copy)", file=sys.stderr)
 
     def meta(self, **extra) -> dict:
-        """The result file's metadata: quick, repeats, the copy bandwidth (when measured), ``extra``
-        and the comparator's torch version (when it ran)."""
+        """The result file's metadata: quick, repeats, on a GPU the L2 flush and :func:`timing_floor`,
+        the copy bandwidth (when measured), ``extra`` and the comparator's torch version (when it ran)."""
         meta = {"quick": self.args.quick, "repeats": self.repeats}
+        if self.dev.startswith("cuda"):
+            meta["l2_flush"] = l2_flush_mode()
+            meta["timing_floor_us"] = timing_floor(self.dev, self.repeats) * 1e6
         if self.copy_bw is not None:
             meta["copy_bandwidth_GBps"] = self.copy_bw / 1e9
         meta.update(extra)

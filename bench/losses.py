@@ -7,8 +7,10 @@ looped long-row path) and (65536, 1000) (short rows, several per program), fp32 
 Reported per case: median time, effective GB/s (the bytes a fused implementation must move: the
 logits read once forward; read again and the gradient written backward) and the fraction of the
 measured device-to-device copy bandwidth; on cuda the same for ``torch.nn.functional.cross_entropy``,
-measured in its own process (``bench/torch_losses.py``; tensorlab never imports torch). Each case
-is checked against float64 numpy before it is timed.
+measured in its own process (``bench/torch_losses.py``; tensorlab never imports torch), and the
+L2 flush each sample started with (``harness.l2_flush``: by default a reading one for the
+forward, which writes a few values per row, a zeroing one for forward + backward, which writes the
+gradient). Each case is checked against float64 numpy before it is timed.
 
     python bench/losses.py                      # cuda when a real GPU is present
     python bench/losses.py --device cpu --quick # smoke test: the numpy twin
@@ -30,8 +32,9 @@ SMOOTHING = 0.1
 
 def cases(quick: bool, dtypes: list[str]) -> list[dict]:
     shapes = [(256, 1000), (64, 8192)] if quick else [(8192, 32000), (4096, 128256), (65536, 1000)]
-    return [{"N": n, "C": c, "mode": mode, "dtype": dt} for dt in dtypes for n, c in shapes
-            for mode in ("fwd", "fwd+bwd")]
+    # the forward reads the logits and writes a few values per row: harness.l2_flush's "read_only"
+    return [{"N": n, "C": c, "mode": mode, "dtype": dt, "read_only": mode == "fwd"} for dt in dtypes
+            for n, c in shapes for mode in ("fwd", "fwd+bwd")]
 
 
 def make_inputs(tl, case: dict, dev: str) -> tuple:
@@ -87,12 +90,14 @@ def main() -> None:
         x, t = make_inputs(tl, case, run.dev)
         if case["mode"] == "fwd":
             spot_check(F, x, t, case["dtype"])
-        seconds = harness.time_fn(make_fn(F, case, x, t, SMOOTHING), run.dev, run.repeats)
+        seconds = harness.time_fn(make_fn(F, case, x, t, SMOOTHING), run.dev, run.repeats, read_only=case["read_only"])
         passes = 1 if case["mode"] == "fwd" else 3
         nbytes = passes * x.numel() * x.element_size()
         row = {"mode": case["mode"], "shape": f"{case['N']}x{case['C']}", "dtype": case["dtype"],
                "MB": x.numel() * x.element_size() / MB, "ms": seconds * 1e3,
                **run.bandwidth(nbytes, seconds, i, torch_copy_fraction=False)}
+        if run.dev.startswith("cuda"):
+            row["l2_flush"] = harness.flush_for(case["read_only"])
         rows.append(row)
         run.progress(f"{case['mode']:8s} {row['shape']:>12s} {case['dtype']}", row)
 

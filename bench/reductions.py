@@ -13,7 +13,9 @@ Cases (64 MB of input each by default, ``--mb`` for other sizes; fp32 and bf16):
 Reported per case: median time, effective GB/s (bytes read + bytes written, counted once) and the
 fraction of the measured device-to-device copy bandwidth (read + write) on the same device; on cuda,
 the same numbers for torch measured in its own process (``bench/torch_reductions.py``; tensorlab
-never imports torch). Targets on H100/H200: softmax and full reductions >= 85% of copy bandwidth.
+never imports torch), and the L2 flush each sample started with (``harness.l2_flush``: by default a
+reading one for the reductions proper, whose output is small, and a zeroing one for softmax and
+cumsum, which write as much as they read). Targets on H100/H200: softmax and full reductions >= 85% of copy bandwidth.
 
     python bench/reductions.py                      # cuda when a real GPU is present
     python bench/reductions.py --mb 64,256,1024     # the targets hold "at >= 64 MB": several sizes
@@ -61,6 +63,8 @@ def _cases_of_size(target: int, quick: bool, dtypes: list[str]) -> list[dict]:
             {"name": "softmax-long", "op": "softmax_last", "shape": [rows(32768), 32768], "dtype": dt},
             {"name": "cumsum-last", "op": "cumsum_last", "shape": [rows(4096), 4096], "dtype": dt},
         ]
+    for case in out:  # a reduction proper (output at most 1/8 of the input): harness.l2_flush's "read_only"
+        case["read_only"] = out_elements(case) * 8 <= math.prod(case["shape"])
     return out
 
 
@@ -138,10 +142,12 @@ def main() -> None:
         tl.manual_seed(i)
         x = make_input(tl, case, run.dev)
         spot_check(tl, case, x)
-        seconds = harness.time_fn(make_fn(tl, case, x), run.dev, run.repeats)
+        seconds = harness.time_fn(make_fn(tl, case, x), run.dev, run.repeats, read_only=case["read_only"])
         nbytes = (x.numel() + out_elements(case)) * x.element_size()
         row = {"case": case["name"], "shape": "x".join(map(str, case["shape"])), "dtype": case["dtype"],
                "MB": x.numel() * x.element_size() / MB, "ms": seconds * 1e3, **run.bandwidth(nbytes, seconds, i)}
+        if run.dev.startswith("cuda"):
+            row["l2_flush"] = harness.flush_for(case["read_only"])
         rows.append(row)
         run.progress(f"{case['name']:14s} {row['shape']:>12s} {case['dtype']}", row)
 

@@ -1,7 +1,7 @@
 """Run every benchmark script in ``bench/`` one after another and summarise where each one ended.
 
     python bench/run_all.py [--device cuda] [--quick] [--no-torch] [--out DIR] [--only a,b] [--timeout S]
-                            [--torch-python PY]
+                            [--torch-python PY] [--l2-flush steady|read|zero]
 
 One command for a GPU session (each script writes ``<name>-<device>.json/.csv`` under
 ``bench/results/`` or ``--out``, with the device name); also the smoke test of the scripts
@@ -38,6 +38,8 @@ def main(argv=None) -> int:
     p.add_argument("--only", default=None, help="comma-separated script names (default: all)")
     p.add_argument("--timeout", type=float, default=1800, help="seconds per script")
     p.add_argument("--torch-python", default=None, help="a Python with torch for mnist and dataloader")
+    p.add_argument("--l2-flush", choices=("steady", "read", "zero"), default=None,
+                   help="how each GPU sample flushes L2 (default: steady; see bench/harness.py's l2_flush)")
     args = p.parse_args(argv)
 
     names = SCRIPTS if args.only is None else [n.strip() for n in args.only.split(",") if n.strip()]
@@ -49,6 +51,7 @@ def main(argv=None) -> int:
         cmd = [sys.executable, str(BENCH / f"{name}.py")]
         cmd += ["--device", args.device] if args.device else []
         cmd += ["--out", args.out] if args.out else []
+        cmd += ["--l2-flush", args.l2_flush] if args.l2_flush else []
         cmd += [flag for flag, on in (("--quick", args.quick), ("--allow-interpreted", args.allow_interpreted))
                 if on]
         if args.no_torch:

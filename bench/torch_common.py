@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 
 import torch
-from harness import SAMPLE_BLOCK, SAMPLE_PAUSE_S  # (stdlib only: no tensorlab)
+from harness import L2_FLUSH_BYTES, SAMPLE_BLOCK, SAMPLE_PAUSE_S, flush_for  # (stdlib only: no tensorlab)
 
 
 def read_payload() -> tuple[dict, str, int]:
@@ -38,22 +38,26 @@ def synchronize(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def time_fn(fn: Callable, repeats: int, device: str = "cuda", warmup: int = 3) -> float:
-    """Median seconds per call of ``fn`` after ``warmup`` calls."""
+def time_fn(fn: Callable, repeats: int, device: str = "cuda", warmup: int = 3, read_only: bool = False) -> float:
+    """Median seconds per call of ``fn`` after ``warmup`` calls (``read_only`` as in harness.time_fn)."""
     for _ in range(warmup):
         fn()
     synchronize(device)
     times = []
-    # the same method as bench/harness.py: a 256 MB zeroing before each sample flushes L2 and keeps
-    # the GPU busy while the host launches, so the events time the kernels only; the samples are
-    # taken in blocks with pauses between them, as harness.time_fn takes them
-    flush = torch.empty(64 << 20, dtype=torch.int32, device=device) if device.startswith("cuda") else None
+    # the same method as bench/harness.py: before each sample the L2 flush that harness.l2_flush
+    # describes (the mode comes from the environment the tensorlab script passes on), which also
+    # keeps the GPU busy while the host launches, so the events time the kernels only; the samples
+    # are taken in blocks with pauses between them, as harness.time_fn takes them
+    flush = None
+    if device.startswith("cuda"):
+        buffer = torch.zeros(L2_FLUSH_BYTES // 4, dtype=torch.int32, device=device)
+        flush = buffer.zero_ if flush_for(read_only) == "zero" else buffer.amax
     for i in range(repeats):
         if device.startswith("cuda"):
             if i and i % SAMPLE_BLOCK == 0:
                 time.sleep(SAMPLE_PAUSE_S)
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            flush.zero_()
+            flush()
             start.record()
             fn()
             end.record()
@@ -72,14 +76,15 @@ def device_name(device: str) -> str:
 
 def run_cases(build: Callable[[dict, int, dict, str], Callable], extra: Callable[[str], dict] | None = None) -> None:
     """A comparator's ``main``. For case ``i`` of the payload: ``torch.manual_seed(i)``, then
-    ``build(case, i, payload, device)`` returns the callable to time. Prints the result line, with
-    the keys ``extra(device)`` returns after the cases (e.g. a host overhead)."""
+    ``build(case, i, payload, device)`` returns the callable to time (``read_only`` when the case
+    says so). Prints the result line, with the keys ``extra(device)`` returns after the cases (e.g.
+    a host overhead)."""
     payload, device, repeats = read_payload()
     results = []
     for i, case in enumerate(payload["cases"]):
         torch.manual_seed(i)
         fn = build(case, i, payload, device)
-        results.append({"seconds": time_fn(fn, repeats, device)})
+        results.append({"seconds": time_fn(fn, repeats, device, read_only=case.get("read_only", False))})
         del fn  # frees this case's tensors before the next case allocates its own
     print(json.dumps({"device": device_name(device), "torch": torch.__version__,
                       **(extra(device) if extra is not None else {}), "results": results}))

@@ -21,6 +21,9 @@ _spec = importlib.util.spec_from_file_location("bench_run_all", ROOT / "bench" /
 run_all = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(run_all)
 SCRIPTS = run_all.SCRIPTS
+_spec = importlib.util.spec_from_file_location("bench_harness", ROOT / "bench" / "harness.py")
+harness = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(harness)
 
 pytestmark = pytest.mark.slow  # about a minute on one core: runs by default
 
@@ -63,3 +66,57 @@ def test_config_sweep_tool_runs_in_the_interpreter(tmp_path):
     refused = subprocess.run([sys.executable, str(ROOT / "tools" / "sweep_configs.py"), "nonesuch"],
                              capture_output=True, text=True, timeout=120, env=env)
     assert refused.returncode == 2 and "unknown sweep(s) ['nonesuch']" in refused.stderr
+
+
+def test_l2_flush_is_chosen_by_option_or_environment_and_checked(monkeypatch):
+    """The benchmarks' L2 flush: by default ("steady") a reading flush for a read-only op (a
+    reduction) and a zeroing one for the rest; --l2-flush or $TENSORLAB_BENCH_L2_FLUSH can force
+    "read" or "zero" for all (pick_device puts the option in the environment, where the torch
+    comparators read it); another value is refused before anything is measured. The reading flush
+    reduces the buffer without writing it, the zeroing one zeroes it."""
+    import tensorlab as tl
+
+    monkeypatch.delenv(harness.L2_FLUSH_ENV, raising=False)
+    assert harness.l2_flush_mode() == "steady"
+    assert (harness.flush_for(True), harness.flush_for(False)) == ("read", "zero")
+    reads = harness.l2_flush("cuda", read_only=True, nbytes=4096)()
+    assert isinstance(reads, tl.Tensor) and reads.shape == () and reads.item() == 0  # amax of the zeroed buffer
+    zeroed = harness.l2_flush("cuda", read_only=False, nbytes=4096)()
+    assert zeroed.shape == (1024,) and not zeroed.any().item()
+
+    for forced in ("zero", "read"):
+        args = harness.common_args("x").parse_args(["--device", "cuda", "--l2-flush", forced, "--allow-interpreted"])
+        assert harness.pick_device(args) == "cuda"
+        assert os.environ[harness.L2_FLUSH_ENV] == forced
+        assert harness.flush_for(True) == harness.flush_for(False) == forced
+
+    monkeypatch.setenv(harness.L2_FLUSH_ENV, "bogus")
+    with pytest.raises(SystemExit, match="TENSORLAB_BENCH_L2_FLUSH='bogus': choose one of steady, read, zero"):
+        harness.pick_device(harness.common_args("x").parse_args(["--device", "cpu"]))
+    with pytest.raises(SystemExit):  # argparse refuses it as an option
+        harness.common_args("x").parse_args(["--l2-flush", "bogus"])
+
+
+def test_reductions_and_loss_forwards_are_timed_as_read_only():
+    """Which cases take the reading flush by default: the reductions proper and cross-entropy's
+    forward, not softmax, cumsum or a backward (bench/reductions.py, bench/losses.py; their torch
+    comparators read the same case dicts)."""
+    reductions = _load_bench("reductions")
+    losses = _load_bench("losses")
+    by_name = {c["name"]: c["read_only"] for c in reductions.cases(False, ["float32"])}
+    assert by_name == {"sum-all": True, "sum-last": True, "var_mean-last": True, "sum-dim0": True,
+                       "softmax-last": False, "softmax-long": False, "cumsum-last": False}
+    assert {(c["mode"], c["read_only"]) for c in losses.cases(False, ["bfloat16"])} == {("fwd", True),
+                                                                                      ("fwd+bwd", False)}
+
+
+def _load_bench(name: str):
+    """bench/<name>.py as a module (by path; it imports harness, bench/ goes on sys.path for that)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    return module

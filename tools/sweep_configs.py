@@ -5,10 +5,11 @@ heuristics in ``tensorlab_kernels`` were chosen (until the autotuner arrives).
     python tools/sweep_configs.py --quick --allow-interpreted    # smoke test (tests/test_bench_scripts.py)
 
 Every candidate is timed once per round with ``bench/harness.time_fn`` (CUDA events, an L2 flush
-before each sample, the median of 20), the rounds interleaved, and the median over the rounds is
-reported with its spread ((max - min) / median): on a shared machine a sample can be several
-times slower than its neighbours, and interleaving keeps such a stretch from favouring one
-candidate. Each result is one JSON line on stdout (and appended to ``--out``).
+before each sample (``--l2-flush``, recorded in the device line), the median of 20), the rounds
+interleaved, and the median over the rounds is reported with its spread ((max - min) / median):
+on a shared machine a sample can be several times slower than its neighbours, and interleaving
+keeps such a stretch from favouring one candidate. Each result is one JSON line on stdout (and
+appended to ``--out``).
 
 - ``sum``: ``tl.sum`` of a flat float32/bfloat16 tensor of 64, 256 and 1024 MB with the reduce
   launcher's tile (elements), warps and programs per SM replaced, against the launcher's choice;
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -83,7 +85,7 @@ def time_sum(x, candidate, dev: str, repeats: int) -> float:
         kreduce.tile_config, kreduce.split_config = _forced_full_reduction(*candidate)
     kreduce._reduce_plan.cache_clear()
     try:
-        return harness.time_fn(lambda: tl.sum(x), dev, repeats)
+        return harness.time_fn(lambda: tl.sum(x), dev, repeats, read_only=True)
     finally:
         kreduce.tile_config, kreduce.split_config = saved
         kreduce._reduce_plan.cache_clear()
@@ -122,7 +124,11 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=None)
     p.add_argument("--quick", action="store_true", help="tiny sizes, 2 repeats (smoke test)")
     p.add_argument("--allow-interpreted", action="store_true", help="allow interpreted cuda (smoke tests only)")
+    p.add_argument("--l2-flush", choices=harness.L2_FLUSH_MODES, default=None,
+                   help="how each sample flushes L2 (default: steady; see bench/harness.py's l2_flush)")
     args = p.parse_args(argv)
+    if args.l2_flush:
+        os.environ[harness.L2_FLUSH_ENV] = args.l2_flush
     sweeps = {"sum": sweep_sum, "matmul": sweep_matmul}
     unknown = sorted(set(args.what) - set(sweeps))
     if unknown:
@@ -130,7 +136,7 @@ def main(argv=None) -> int:
     dev = "cuda"
     if tl.cuda.is_interpreted() and not args.allow_interpreted:
         p.error("needs a real GPU: interpreted cuda times Python, not kernels (--allow-interpreted for smoke tests)")
-    emit(args.out, section="device", device=harness.device_name(dev))
+    emit(args.out, section="device", device=harness.device_name(dev), l2_flush=harness.l2_flush_mode())
     for what in args.what or list(sweeps):
         sweeps[what](dev, args.rounds, args.out, args.quick)
     return 0
