@@ -139,3 +139,11 @@ from .ops import *  # noqa: F403  (the op families: elementwise, reductions, mat
 from .serialization import load, save
 
 __version__ = "0.1.0"
+
+# PyTorch's NumPy keyword names (axis=, keepdims=) on the public functions and methods
+from . import _numpy_names  # noqa: E402
+
+_numpy_names.install(globals(), [n for n in dir() if not n.startswith("_")])
+_numpy_names.install(vars(linalg), linalg.__all__)
+_numpy_names.install(vars(special), special.__all__)
+_numpy_names.install_methods(Tensor)
