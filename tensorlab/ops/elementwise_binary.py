@@ -364,23 +364,34 @@ def _maxmin_backward(greater: bool):
 def _fmaxmin_backward(greater: bool):
     def backward(ctx, g):
         x, y, nx, ny = _operands(ctx)
-        # PyTorch: self gets the gradient where it is chosen (ties included), other elsewhere
-        chosen_x = ((x >= y) if greater else (x <= y)) | isnan(y)
-        gx = where(chosen_x, g, 0.0) if nx else None
-        gy = where(chosen_x, 0.0, g) if ny else None
+        # PyTorch (2.15): the chosen operand gets the gradient (x where y is NaN), ties split it evenly
+        chosen_x = ((x > y) if greater else (x < y)) | isnan(y)
+        tie = x == y
+        half = g / 2
+        gx = where(tie, half, where(chosen_x, g, 0.0)) if nx else None
+        gy = where(tie, half, where(chosen_x, 0.0, g)) if ny else None
         return _finish(ctx, gx, gy)
 
     return backward
 
 
-def _clamp_min_backward(ctx, g):
-    x, y, nx, ny = _operands(ctx)
-    return _finish(ctx, where(x >= y, g, 0.0) if nx else None, where(x < y, g, 0.0) if ny else None)
+def _clamp_bound_backward(greater: bool):
+    """clamp_min (``greater``: the result is max(x, bound)) and clamp_max, as PyTorch 2.15: a number
+    bound gives the minimum-norm subgradient, 0 at the bound (as relu and hardtanh); a tensor bound
+    takes maximum/minimum's rule (ties split evenly, a NaN gives both operands the gradient)."""
+    tensor_bound = _maxmin_backward(greater)
+
+    def backward(ctx, g):
+        x, y, nx, ny = _operands(ctx)
+        if isinstance(y, Tensor):
+            return tensor_bound(ctx, g)
+        return _finish(ctx, where((x > y) if greater else (x < y), g, 0.0) if nx else None, None)
+
+    return backward
 
 
-def _clamp_max_backward(ctx, g):
-    x, y, nx, ny = _operands(ctx)
-    return _finish(ctx, where(x <= y, g, 0.0) if nx else None, where(x > y, g, 0.0) if ny else None)
+_clamp_min_backward = _clamp_bound_backward(True)
+_clamp_max_backward = _clamp_bound_backward(False)
 
 
 def _atan2_backward(ctx, g):
@@ -916,11 +927,25 @@ def _clamp_meta(x, lo, hi) -> Plan:
 
 
 def _clamp_backward(ctx, g):
+    """PyTorch 2.15's subgradients. Number bounds: the gradient strictly inside (0 at a bound, as
+    hardtanh). Tensor bounds: x strictly inside gets it; x at a bound of a proper interval
+    (lo < hi) shares it evenly with that bound; x == lo == hi and NaNs (no comparison holds) give it to
+    x; below lo it goes to lo, above hi to hi (both when lo <= hi), and to hi wherever lo > hi (the
+    result is hi there)."""
     x, lo, hi = (s if isinstance(m, TensorMeta) else m for s, m in zip(ctx.saved_tensors, ctx.inputs))
     n = ctx.needs_input_grad
-    gx = E.reduce_grad(where((x >= lo) & (x <= hi), g, 0.0), ctx.inputs[0]) if n[0] else None
-    glo = E.reduce_grad(where((x < lo) & (lo <= hi), g, 0.0), ctx.inputs[1]) if n[1] else None
-    ghi = E.reduce_grad(where((x > hi) | (hi < lo), g, 0.0), ctx.inputs[2]) if n[2] else None
+    if not isinstance(lo, Tensor):  # (number bounds: both are, PyTorch's clamp.Scalar)
+        return (E.reduce_grad(where((x > lo) & (x < hi), g, 0.0), ctx.inputs[0]) if n[0] else None), None, None
+    proper = lo < hi
+    tie_lo, tie_hi = (x == lo) & proper, (x == hi) & proper
+    half = g / 2
+    gx = glo = ghi = None
+    if n[0]:
+        gx = E.reduce_grad(where((x < lo) | (x > hi), 0.0, where(tie_lo | tie_hi, half, g)), ctx.inputs[0])
+    if n[1]:
+        glo = E.reduce_grad(where((x < lo) & (lo <= hi), g, where(tie_lo, half, 0.0)), ctx.inputs[1])
+    if n[2]:
+        ghi = E.reduce_grad(where(((x > hi) & (lo <= hi)) | (lo > hi), g, where(tie_hi, half, 0.0)), ctx.inputs[2])
     return gx, glo, ghi
 
 

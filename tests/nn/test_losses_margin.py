@@ -30,8 +30,10 @@ A = [[0.1, 0.2, 0.3], [1.0, -1.0, 0.5]]
 P = [[0.2, 0.1, 0.4], [0.0, -1.2, 0.5]]
 N = [[0.1, 0.25, 0.3], [0.05, -1.1, 0.45]]
 
-# values from torch 2.13: key -> (loss, [gradient of each differentiable argument]) for backward(ones)
-TORCH = {('hinge', 'at_margin'): (0.5, [[-1.0, -1.0, 0.0]]),
+# values from torch 2.13 (('hinge', 'at_margin'): torch 2.15, whose clamp_min gives the minimum-norm
+# subgradient 0 at the bound, where 2.13 gave 1): key -> (loss, [gradient of each differentiable
+# argument]) for backward(ones)
+TORCH = {('hinge', 'at_margin'): (0.5, [[0.0, -1.0, 0.0]]),
  ('hinge', 'long'): [0, 2, 0, 3],
  ('hinge', 'mean'): (0.55625, [[[0.125, -0.125, 0.125, -0.125], [0.0, 0.125, 0.125, 0.0]]]),
  ('hinge', 'none'): ([[0.5, 1.5, 2.0, 0.25], [0.0, 0.0, -0.3, 0.5]],
@@ -171,7 +173,7 @@ def _cases(key, d, idx):
             return (lambda a: F.soft_margin_loss(a, d(Y[0]), reduction="sum")), [X]
         return (lambda a: F.soft_margin_loss(a, d(Y), reduction=r)), [X]
     if name == "hinge":
-        if r == "at_margin":  # margin - x == 0: PyTorch's clamp_min passes the gradient there
+        if r == "at_margin":  # margin - x == 0: PyTorch's clamp_min (2.15) passes no gradient there
             return (lambda a: F.hinge_embedding_loss(a, d([-1., -1, -1]), reduction="sum")), [[1.0, 0.5, 2.0]]
         return (lambda a: F.hinge_embedding_loss(a, d(Y), margin=0.5, reduction=r)), [X]
     if name == "multi_margin":
