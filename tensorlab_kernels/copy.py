@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._triton import tl, triton
-from .convert import cast_to
+from .convert import cast_to, host_steps
 from .launch import INTERPRET, cdiv, launch, needs_int64
 from .strided import offsets, strided_layout
 
@@ -98,8 +98,7 @@ def strided_copy_twin(dst: np.ndarray, src: np.ndarray) -> None:
     if tuple(dst.shape) != tuple(src.shape):
         raise ValueError(f"strided_copy: shapes differ: dst {dst.shape} vs src {src.shape}")
     with np.errstate(invalid="ignore", over="ignore"):
-        if dst.dtype.itemsize == 2 and dst.dtype.kind in "fV" and src.dtype.itemsize != 2 and src.dtype != bool:
-            src = src.astype(np.float32)  # double/int -> float -> half, as the kernel (and PyTorch) do
+        src = host_steps(src, dst.dtype)  # double/int -> float -> half, float -> int64 -> uint8: as the kernel
         np.copyto(dst, src, casting="unsafe")
 
 

@@ -32,7 +32,7 @@ import ml_dtypes
 import numpy as np
 
 from .._triton import tl, triton
-from ..convert import cast_to
+from ..convert import cast_to, host_steps
 from ..direct_launch import array_key, int_class
 from ..launch import INT32_MAX, INTERPRET, cdiv, launch, launch_keyed, needs_int64, next_power_of_2
 from ..runtime import DeviceArray
@@ -330,6 +330,8 @@ def np_store(out: np.ndarray, y) -> None:
     y = np.asarray(y)
     if out.dtype.itemsize == 2 and y.dtype != np.float32 and (out.dtype.kind == "f" or out.dtype == _BF16):
         y = y.astype(np.float32)
+    elif out.dtype == np.uint8:
+        y = host_steps(y, out.dtype)  # a float through int64: wraps on every host, as cast_to
     if y.shape != out.shape:
         y = np.broadcast_to(y, out.shape)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow to inf / nan to int: as the kernels

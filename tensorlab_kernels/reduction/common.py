@@ -26,6 +26,7 @@ import numpy as np
 from .. import runtime as rt
 from .._triton import tl, triton
 from ..convert import cast_to as cast_to  # (the kernels of this package import it from here)
+from ..convert import host_steps
 from ..launch import INTERPRET, MAX_DIMS, collapse_dims, pad_dims
 from ..strided import offsets
 
@@ -165,16 +166,15 @@ def host_float(np_dtype) -> np.dtype:
 
 
 def host_cast(x: np.ndarray, dtype) -> np.ndarray:
-    """numpy ``astype`` with the kernels' conversion rules (double/int -> fp32 -> half)."""
+    """numpy ``astype`` with the kernels' conversion rules (``cast_to``: double/int -> fp32 -> half,
+    float -> int64 -> uint8; to bool ``x != 0``)."""
     dtype = np.dtype(dtype)
     if x.dtype == dtype:
         return x
     with np.errstate(invalid="ignore", over="ignore"):
-        if dtype.itemsize == 2 and is_float(dtype) and x.dtype.itemsize != 2 and x.dtype != np.bool_:
-            x = x.astype(np.float32)
         if dtype == np.bool_:
             return x != 0
-        return x.astype(dtype)
+        return host_steps(x, dtype).astype(dtype)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -318,6 +318,16 @@ def test_float_to_uint8_wraps_negative_values_as_pytorch(device):
     assert tl.sum(t([[-1.5, -2.5], [0.5, -0.7]], device), 1, out=o).tolist() == [253, 0]
 
 
+def test_float_to_uint8_beyond_int32_wraps_through_int64_as_pytorch(device):
+    """The int64 step is explicit in the numpy twins too: numpy's own float -> uint8 conversion goes
+    through int32 on x86 (3000000007.0 -> 0) and saturates on Arm, where torch 2.15 gives 7 and 253."""
+    x = t([3000000007.0, -3.7, 4294967298.5], device, tl.float64)
+    expected = [7, 253, 2]
+    assert x.to(tl.uint8).tolist() == expected
+    assert tl.zeros(3, dtype=tl.uint8, device=device).copy_(x).tolist() == expected
+    assert tl.sum(x[:, None], 1, out=tl.zeros(3, dtype=tl.uint8, device=device)).tolist() == expected
+
+
 def test_out_of_another_dtype_gets_the_result_computed_in_the_result_dtype(device):
     """torch 2.13: an elementwise op computes in its result dtype, then casts into out= (bool add is
     a logical or, half 300 * 300 overflows before it reaches a float32 out=, acos of a half is the
