@@ -66,6 +66,11 @@ def fill_(self: Tensor, value) -> Tensor:
             # as PyTorch: the value's gradient is the sum of the filled elements' gradients, which
             # copy_ from the value expanded to self's shape gives
             return self.copy_(value.expand(self._shape))
+        if value.device == self.device:
+            # as PyTorch: a value on self's device is copied, so converted as a tensor (-3.7 into
+            # uint8 wraps to 253, 300 into int8 to 44, 1e6 into float16 to inf); from another
+            # device it is read as a number, and checked as one
+            return dispatch(FILL_, self, value.to(self.dtype).item(), inplace=True)
         value = value.item()
     check_scalar_fits("fill_", value, self.dtype)
     return dispatch(FILL_, self, value, inplace=True)

@@ -418,6 +418,23 @@ def test_fill_and_zero(device):
     assert to_numpy(t).max() == 4.0
 
 
+def test_fill_with_a_value_tensor_converts_it_as_a_tensor(device):
+    """torch 2.15: a 0-d value on self's device is copied (converted as a tensor: no overflow check);
+    from another device it is read as a number and checked as one; a view of self is read first."""
+    def filled(dtype, value):
+        return tl.zeros(2, dtype=dtype, device=device).fill_(tl.tensor(value, device=device)).tolist()
+
+    assert filled(tl.uint8, -3.7) == [253, 253]
+    assert filled(tl.int8, 300) == [44, 44]
+    assert filled(tl.float16, 1e6) == [float("inf")] * 2
+    assert filled(tl.int32, 2.7) == [2, 2] and filled(tl.bool, 0.2) == [True, True]
+    x = tl.arange(3.0, device=device)
+    assert x.fill_(x[1]).tolist() == [1.0, 1.0, 1.0]
+    if device != "cpu":
+        with pytest.raises(RuntimeError, match="fill_: value cannot be converted to type uint8 without overflow"):
+            tl.zeros(2, dtype=tl.uint8, device=device).fill_(tl.tensor(-3.7))
+
+
 def test_fill_and_zero_of_an_expanded_tensor(device):
     # every element gets the same value, so PyTorch lets fill_/zero_ write an expanded tensor
     # (elements sharing memory) where other in-place ops raise
