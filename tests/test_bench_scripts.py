@@ -62,7 +62,9 @@ def test_config_sweep_tool_runs_in_the_interpreter(tmp_path):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     sums = [r for r in rows if r["section"] == "sum"]
     gemms = [r for r in rows if r["section"] == "matmul"]
-    assert len(sums) == 2 * 6 and len(gemms) == 2 * 7 and all(r["ms"] > 0 for r in sums + gemms)
+    sweep = _load_module(ROOT / "tools" / "sweep_configs.py")
+    assert len(sums) == 2 * len(sweep.SUM_CANDIDATES) and len(gemms) == 2 * len(sweep.MATMUL_CANDIDATES)
+    assert all(r["ms"] > 0 for r in sums + gemms)
     refused = subprocess.run([sys.executable, str(ROOT / "tools" / "sweep_configs.py"), "nonesuch"],
                              capture_output=True, text=True, timeout=120, env=env)
     assert refused.returncode == 2 and "unknown sweep(s) ['nonesuch']" in refused.stderr
@@ -111,12 +113,19 @@ def test_reductions_and_loss_forwards_are_timed_as_read_only():
 
 
 def _load_bench(name: str):
-    """bench/<name>.py as a module (by path; it imports harness, bench/ goes on sys.path for that)."""
+    """bench/<name>.py as a module."""
+    return _load_module(ROOT / "bench" / f"{name}.py")
+
+
+def _load_module(path: Path):
+    """A script as a module (by path; bench/ is on sys.path meanwhile, for its ``import harness``,
+    and whatever the script adds to sys.path is taken out again)."""
+    saved = list(sys.path)
     sys.path.insert(0, str(ROOT / "bench"))
     try:
-        spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
+        spec = importlib.util.spec_from_file_location(f"script_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
     finally:
-        sys.path.remove(str(ROOT / "bench"))
+        sys.path[:] = saved
     return module

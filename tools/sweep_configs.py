@@ -38,9 +38,13 @@ from tensorlab_kernels.reduction import reduce as kreduce  # noqa: E402
 
 MB = 1 << 20
 SUM_CANDIDATES = [None, (8192, 16, 8), (4096, 16, 16), (4096, 8, 16), (8192, 8, 8), (16384, 16, 8)]
+# 128x128 tiles, 8 warps: 120 registers and 96 KB of shared memory with 3 stages of 64-wide K steps
+# (two programs fit on an SM), 126 and 128 KB with 4 (one does; then 5 or 6 stages, or 128-wide steps,
+# cost no occupancy): tools/compile_check.py with Triton 3.6 for sm_90
 MATMUL_CANDIDATES = [None] + [
-    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": g, "num_warps": w, "num_stages": s}
-    for g, w, s in ((8, 8, 3), (1, 8, 3), (1, 8, 4), (4, 8, 4), (1, 4, 3), (8, 4, 3))]
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": k, "GROUP_M": g, "num_warps": w, "num_stages": s}
+    for g, w, s, k in ((8, 8, 3, 64), (1, 8, 3, 64), (1, 8, 4, 64), (4, 8, 4, 64), (1, 4, 3, 64), (8, 4, 3, 64),
+                       (1, 8, 5, 64), (1, 8, 6, 64), (1, 8, 3, 128))]
 
 
 def emit(out: str | None, **row) -> None:
