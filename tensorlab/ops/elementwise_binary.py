@@ -966,10 +966,17 @@ def _clamp_args(op: str, min, max):
     return lo, hi
 
 
+def _clamp_bounds(op: str, input, lo, hi) -> tuple:
+    """Number bounds of an integer clamp saturated to its dtype's range (``E.fit_clamp_bounds``)."""
+    if not isinstance(input, Tensor) or isinstance(lo, Tensor) or isinstance(hi, Tensor):
+        return lo, hi
+    return E.fit_clamp_bounds(D.result_type(*(x for x in (input, lo, hi) if x is not None)), lo, hi)
+
+
 @tensor_method
 def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     """Clamp to [min, max] (tensors or numbers; either may be None, not both)."""
-    lo, hi = _clamp_args("clamp", min, max)
+    lo, hi = _clamp_bounds("clamp", input, *_clamp_args("clamp", min, max))
     E.check_out("clamp", out)
     if hi is None:
         return dispatch(CLAMP_MIN, input, lo, out=out)
@@ -980,7 +987,7 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
 
 @tensor_method
 def clamp_(input, min=None, max=None):  # noqa: A002
-    lo, hi = _clamp_args("clamp_", min, max)
+    lo, hi = _clamp_bounds("clamp_", input, *_clamp_args("clamp_", min, max))
     if hi is None:
         return _binary_(CLAMP_MIN, "clamp_min", input, lo, needs_self="any")
     if lo is None:
@@ -997,22 +1004,31 @@ tensor_method(clip_, name="clip_")
 
 @tensor_method
 def clamp_min(input, min, *, out=None):  # noqa: A002
-    return _binary(CLAMP_MIN, "clamp_min", input, min, out=out)
+    return _binary(CLAMP_MIN, "clamp_min", input, _clamp_bounds("clamp_min", input, _bound("clamp_min", min), None)[0],
+                   out=out)
 
 
 @tensor_method
 def clamp_min_(input, min):  # noqa: A002
+    min = _clamp_bounds("clamp_min_", input, _bound("clamp_min_", min), None)[0]  # noqa: A001
     return _binary_(CLAMP_MIN, "clamp_min", input, min, needs_self="any")
 
 
 @tensor_method
 def clamp_max(input, max, *, out=None):  # noqa: A002
-    return _binary(CLAMP_MAX, "clamp_max", input, max, out=out)
+    return _binary(CLAMP_MAX, "clamp_max", input, _clamp_bounds("clamp_max", input, None, _bound("clamp_max", max))[1],
+                   out=out)
 
 
 @tensor_method
 def clamp_max_(input, max):  # noqa: A002
+    max = _clamp_bounds("clamp_max_", input, None, _bound("clamp_max_", max))[1]  # noqa: A001
     return _binary_(CLAMP_MAX, "clamp_max", input, max, needs_self="any")
+
+
+def _bound(op: str, x):
+    """A clamp_min/clamp_max bound: a Tensor, or a number as a plain Python scalar."""
+    return x if isinstance(x, Tensor) else E.as_operand(op, x, "min" if op.startswith("clamp_min") else "max")
 
 
 def _lerp_meta(start, end, weight) -> Plan:

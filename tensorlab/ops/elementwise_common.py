@@ -117,6 +117,24 @@ def as_operand(op: str, x, name: str = "other"):
     raise TypeError(f"{op}(): argument '{name}' must be Tensor or Number, not {type(x).__name__}")
 
 
+def fit_clamp_bounds(dtype: D.dtype, lo, hi) -> tuple:
+    """Integer number bounds of a clamp whose result is the integer ``dtype``, as PyTorch 2.15 takes
+    them: a bound beyond the dtype's range on its own side clamps nothing and is saturated to the
+    range (``clamp(uint8, min=-1)``, ``clamp(int8, max=128)``); a min above the range or a max below
+    it is an error. Tensors, None, bools and floats pass unchanged (a float bound makes the result
+    floating; a bool fits every dtype)."""
+    if dtype.is_floating_point or dtype is D.bool:
+        return lo, hi
+    info = np.iinfo(dtype.np)
+    lo_int = lo.__class__ is int
+    hi_int = hi.__class__ is int
+    if lo_int and lo > info.max:
+        raise RuntimeError(f"Clamp min value {lo} is outside the representable range of {D.torch_name(dtype)}")
+    if hi_int and hi < info.min:
+        raise RuntimeError(f"Clamp max value {hi} is outside the representable range of {D.torch_name(dtype)}")
+    return (int(info.min) if lo_int and lo < info.min else lo), (int(info.max) if hi_int and hi > info.max else hi)
+
+
 def check_scalars_fit(op: str, dtype: D.dtype, *operands) -> None:
     """The number operands of an op that converts them to its result ``dtype`` (clamp's bounds,
     where's values) must fit it: PyTorch's overflow check (``clamp(uint8, max=300)`` raises)."""

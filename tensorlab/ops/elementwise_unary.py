@@ -528,12 +528,10 @@ RELU = _declare("relu", _SAME_NO_BOOL, _relu_backward, _save_output, needs_input
 
 def _hardtanh_args(x, min_val=-1.0, max_val=1.0):
     if not x.dtype.is_floating_point:
-        # PyTorch converts the limits to the input's integer dtype, truncating (hardtanh(int) clamps
-        # to [-1, 1], -2.5 becomes -2); negative limits are refused for an unsigned dtype
-        if x.dtype is D.uint8 and (min_val < 0 or max_val < 0):
-            raise RuntimeError("hardtanh(): cannot do hardtanh on an unsigned type with negative limits")
-        E.check_scalars_fit("hardtanh", x.dtype, min_val, max_val)
-        min_val, max_val = int(min_val), int(max_val)
+        # PyTorch (2.15) truncates the limits to integers (hardtanh(int) clamps to [-1, 1], -2.5
+        # becomes -2), then takes them as clamp's integer bounds: saturated to the dtype's range
+        # (uint8 with limits -1, 3 clamps to [0, 3]), an error when min is above it or max below
+        min_val, max_val = E.fit_clamp_bounds(x.dtype, int(min_val), int(max_val))
     return "hardtanh", (min_val, max_val)
 
 

@@ -501,6 +501,31 @@ def test_sign_and_special_values(device):
     assert tl.fmax(x, t(1.0, device)).tolist()[4] == 1.0  # ... fmax ignores it
 
 
+def test_integer_clamp_saturates_number_bounds_beyond_the_dtype_as_pytorch(device):
+    """torch 2.15: an integer clamp's number bound beyond the dtype's range on its own side clamps
+    nothing (it was wrapped: clamp(uint8, min=-1) gave 255s); a min above the range or a max below
+    it raises. hardtanh on integers truncates its limits, then does the same."""
+    u, i8 = t([1, 5, 200], device, tl.uint8), t([-100, 0, 100], device, tl.int8)
+    assert tl.clamp(u, min=-1).tolist() == [1, 5, 200] and tl.clip(u, -1, 3).tolist() == [1, 3, 3]
+    assert tl.clamp(u, max=300).tolist() == [1, 5, 200] and tl.clamp_max(u, 256).tolist() == [1, 5, 200]
+    assert u.clamp_min(-5).tolist() == [1, 5, 200] and tl.clamp(i8, -200, 50).tolist() == [-100, 0, 50]
+    assert tl.clamp(i8, max=128).tolist() == [-100, 0, 100] and tl.clamp(i8, min=-129).tolist() == [-100, 0, 100]
+    assert u.clone().clamp_(min=-1, max=2).tolist() == [1, 2, 2] and u.clone().clamp_min_(-1).tolist() == [1, 5, 200]
+    assert tl.clamp(u, min=-1, out=tl.empty(3, dtype=tl.uint8, device=device)).tolist() == [1, 5, 200]
+    assert tl.clamp(u, min=-1.5).dtype is tl.float32  # a float bound: a float result, nothing to saturate
+    F = tl.nn.functional
+    assert F.hardtanh(u, -1.0, 3.0).tolist() == [1, 3, 3] and F.hardtanh(i8, -2.5, 2.5).tolist() == [-2, 0, 2]
+    assert F.hardtanh(u.clone(), -1.0, 300.0, inplace=True).tolist() == [1, 5, 200]
+    outside = "is outside the representable range of"
+    for call, message in [(lambda: tl.clamp(u, max=-1), f"Clamp max value -1 {outside} Byte"),
+                          (lambda: u.clamp_min_(300), f"Clamp min value 300 {outside} Byte"),
+                          (lambda: tl.clamp(i8, -200, -150), f"Clamp max value -150 {outside} Char"),
+                          (lambda: F.hardtanh(u, -3.0, -1.0), f"Clamp max value -1 {outside} Byte")]:
+        with pytest.raises(RuntimeError, match=message):
+            call()
+    assert u.tolist() == [1, 5, 200]  # (the refused in-place clamp left it as it was)
+
+
 def test_clamp_variants(device):
     x = t([-2.0, 0.5, 3.0, math.nan], device)
     assert_close(tl.clamp(x, min=-1.0, max=1.0), np.array([-1.0, 0.5, 1.0, np.nan], dtype=np.float32))
@@ -1004,13 +1029,16 @@ def test_unsigned_shifts_and_powers(device):
 def test_numbers_that_do_not_fit_a_clamp_or_where_result_raise(device):
     u = tl.tensor([200, 7], dtype=tl.uint8, device=device)
     c = tl.tensor([True, False], device=device)
-    for call in (lambda: u.clamp(max=300), lambda: u.clamp_min(256), lambda: tl.where(c, u, 300),
-                 lambda: tl.tensor([1, 2], dtype=tl.int32, device=device).clamp(-2 ** 40, 2 ** 40),
-                 lambda: tl.tensor([1.0], dtype=tl.float16, device=device).clamp(max=1e6)):
+    for call in (lambda: tl.where(c, u, 300), lambda: tl.tensor([1.0], dtype=tl.float16, device=device).clamp(max=1e6)):
         with pytest.raises(RuntimeError, match="value cannot be converted to type .* without overflow"):
             call()
-    assert u.clamp(min=-1).tolist() == [255, 255]  # -1 wraps into an unsigned type, as in PyTorch
-    assert tl.where(c, u, -1).tolist() == [200, 255]
+    # torch 2.15: an integer clamp's bound beyond the range on its own side saturates; one beyond
+    # the range on the other side raises (test_integer_clamp_saturates_number_bounds_beyond_the_dtype...)
+    assert u.clamp(max=300).tolist() == [200, 7] and u.clamp(min=-1).tolist() == [200, 7]
+    assert tl.tensor([1, 2], dtype=tl.int32, device=device).clamp(-2 ** 40, 2 ** 40).tolist() == [1, 2]
+    with pytest.raises(RuntimeError, match="Clamp min value 256 is outside the representable range of Byte"):
+        u.clamp_min(256)
+    assert tl.where(c, u, -1).tolist() == [200, 255]  # -1 wraps into an unsigned type, as in PyTorch
     assert (u + 300).tolist() == [244, 51] and (u < 300).tolist() == [False, True]  # arithmetic wraps
     assert u.clamp(max=2.5).tolist() == [2.5, 2.5]  # a float bound promotes
 
@@ -1528,12 +1556,12 @@ def test_hardtanh_of_integers(device):
     assert y.tolist() == [-1, 0, 1] and y.dtype is tl.int64
     assert tl.nn.functional.hardtanh(x, -2.5, 2.5).tolist() == [-2, 0, 2]  # truncated, as PyTorch
     assert tl.nn.functional.hardtanh(x.clone(), inplace=True).tolist() == [-1, 0, 1]
-    with pytest.raises(RuntimeError, match="cannot do hardtanh on an unsigned type with negative limits"):
-        tl.nn.functional.hardtanh(t([0, 3], device, tl.uint8))
+    # torch 2.15: the limits are clamp's integer bounds, saturated to the dtype (2.13 refused a
+    # negative limit for uint8 and a limit beyond int8)
+    assert tl.nn.functional.hardtanh(t([0, 3], device, tl.uint8)).tolist() == [0, 1]
+    assert tl.nn.functional.hardtanh(t([1], device, tl.int8), -1000, 1000).tolist() == [1]
     with pytest.raises(RuntimeError, match="Bool inputs not supported for hardtanh"):
         tl.nn.functional.hardtanh(t([True], device))
-    with pytest.raises(RuntimeError, match="value cannot be converted to type int8 without overflow"):
-        tl.nn.functional.hardtanh(t([1], device, tl.int8), -1000, 1000)
 
 
 def test_logaddexp_xlogy_and_inverse_hyperbolics(device):
