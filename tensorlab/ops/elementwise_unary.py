@@ -517,7 +517,10 @@ def _round_args(x, decimals=0):
         return "round", ()
     if not x.dtype.is_floating_point:
         raise E.not_implemented_for("round", x.dtype)  # PyTorch has no integer round with decimals
-    return "round_decimals", (10.0 ** builtins.abs(int(decimals)), 1 if decimals < 0 else 0)
+    n = builtins.abs(int(decimals))
+    # 10 ** n past float64 (n >= 309) is inf, as in PyTorch's float: x * inf / inf and x / inf * inf are nan
+    scale = 10.0 ** n if n <= 308 else math.inf
+    return "round_decimals", (scale, 1 if decimals < 0 else 0)
 
 
 ROUND = _declare("round", _SAME_NO_BOOL, _zeros_backward, E.save_nothing, kernel_args=_round_args, needs_input=False,

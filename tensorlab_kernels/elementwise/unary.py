@@ -477,7 +477,7 @@ def unary_twin(out: np.ndarray, x: np.ndarray, *, op: str, ct: str, params=(), r
         with np.errstate(all="ignore"):
             fn(xc, out=out)
         return
-    p = [np.asarray(v).astype(dt)[()] if C.is_floating_ct(ct) else dt.type(int(v)) for v in params]
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # (a parameter beyond the compute type overflows to inf, as in the kernel)
+        p = [np.asarray(v).astype(dt)[()] if C.is_floating_ct(ct) else dt.type(int(v)) for v in params]
         y = _np_unary(op, xc, p, C.is_floating_ct(ct), ct == "bool")
     C.np_store(out, y)

@@ -479,6 +479,16 @@ def test_shift_semantics(device):
         t([1.0], device) << 1
 
 
+def test_round_with_more_decimals_than_a_double_holds_as_pytorch(device):
+    """10 ** 309 is inf in float64: x * inf / inf (decimals >= 309) and x / inf * inf (<= -309) are NaN
+    everywhere, as torch 2.15 gives (it raised OverflowError building the scale); 308 still rounds."""
+    x = t([1.23456, 123.0, float("inf"), 0.0, 1e300], device, tl.float64)
+    for decimals in (309, 400, -309, -400):
+        assert np.isnan(to_numpy(tl.round(x, decimals=decimals))).all()
+    assert tl.round(x, decimals=308).tolist() == [1.23456, float("inf"), float("inf"), 0.0, float("inf")]
+    assert tl.round(x, decimals=-300).tolist() == [0.0, 0.0, float("inf"), 0.0, 1e300]
+
+
 def test_round_decimals_and_half_to_even(device):
     x = t([0.5, 1.5, 2.5, -0.5, -1.5, 1234.5678], device, tl.float64)
     assert tl.round(x).tolist() == [0.0, 2.0, 2.0, -0.0, -2.0, 1235.0]
