@@ -251,7 +251,13 @@ def _cum_extreme(x: np.ndarray, is_max: bool):
 def scan_twin(out, indices, inp, *, op: str, dim: int, compute=None, exclusive: bool = False,
               reverse: bool = False) -> None:
     x = host_cast(inp, compute) if compute is not None else inp
-    x = x.astype(_acc(op, x.dtype))
+    acc = _acc(op, x.dtype)
+    if acc == np.float32 and x.dtype == np.float32 and op != "cummax" and op != "cummin":
+        # PyTorch's cpu scans accumulate float32 in double (at::acc_type<float, false>): a sequential
+        # float32 sum of 100000 x 0.1 ends at 9998.557, torch's cpu cumsum at 10000.0 (the kernel
+        # scans in float32 as a tree, as torch's cuda does: its error grows as log n, not n)
+        acc = np.dtype(np.float64)
+    x = x.astype(acc)
     if x.ndim == 0:
         x, d = x.reshape(1), 0
     else:

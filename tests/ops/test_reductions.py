@@ -1339,3 +1339,16 @@ def test_softmax_and_log_softmax_out(device):
         tl.log_softmax(x, 1, out=[out])
     with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic"):
         tl.softmax(x.requires_grad_(), 1, out=out)
+
+
+def test_cpu_float32_scans_accumulate_in_double_as_pytorch():
+    """torch 2.15's cpu cumsum/cumprod/logcumsumexp accumulate float32 in double: the last of 100000
+    cumulative sums of 0.1 is 10000.0 (a float32 running sum ends at 9998.557). float16/bfloat16
+    accumulate in float32 (at::acc_type), as they did."""
+    x = tl.full((100000,), 0.1)
+    assert tl.cumsum(x, 0)[-1].item() == 10000.0
+    r = np.random.default_rng(0).uniform(0.999, 1.001, 100000).astype(np.float32)
+    assert tl.cumprod(tl.tensor(r), 0)[-1].item() == float(np.float32(np.cumprod(r.astype(np.float64))[-1]))
+    assert tl.logcumsumexp(tl.zeros(100000), 0)[-1].item() == float(np.float32(np.log(100000.0)))
+    h = np.full(5000, 0.1, np.float16)
+    assert tl.cumsum(tl.tensor(h), 0)[-1].item() == float(np.float16(np.cumsum(h.astype(np.float32))[-1]))
