@@ -135,6 +135,7 @@ from ._views import (
 )
 from .autograd import enable_grad, inference_mode, is_anomaly_enabled, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
+from .nn.functional import cosine_similarity, pairwise_distance  # (PyTorch has them at the top level too)
 from .ops import *  # noqa: F403  (the op families: elementwise, reductions, matmul, indexing, shape, sorting)
 from .serialization import load, save
 

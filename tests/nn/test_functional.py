@@ -999,3 +999,11 @@ def test_norms_over_empty_normalized_dims(device):
     F.layer_norm(x, [0]).sum().backward()
     assert x.grad.shape == (2, 0)
     assert F.group_norm(tl.zeros((2, 0, 3), device=device), 1).shape == (2, 0, 3)
+
+
+def test_cosine_similarity_and_pairwise_distance_are_top_level_functions_too():
+    """torch.cosine_similarity and torch.pairwise_distance: the nn.functional ops at the top level."""
+    a, b = tl.tensor([[1.0, 2.0, 2.0], [0.0, 3.0, 4.0]]), tl.tensor([[2.0, 4.0, 4.0], [0.0, -3.0, -4.0]])
+    np.testing.assert_allclose(tl.cosine_similarity(a, b).numpy(), [1.0, -1.0], rtol=1e-6)
+    np.testing.assert_allclose(tl.pairwise_distance(a, b).numpy(), [3.0, 10.0], rtol=1e-5)  # (eps = 1e-6 added)
+    np.testing.assert_allclose(tl.cosine_similarity(a, b, axis=1).numpy(), F.cosine_similarity(a, b, 1).numpy())
