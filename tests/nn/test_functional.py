@@ -1007,3 +1007,39 @@ def test_cosine_similarity_and_pairwise_distance_are_top_level_functions_too():
     np.testing.assert_allclose(tl.cosine_similarity(a, b).numpy(), [1.0, -1.0], rtol=1e-6)
     np.testing.assert_allclose(tl.pairwise_distance(a, b).numpy(), [3.0, 10.0], rtol=1e-5)  # (eps = 1e-6 added)
     np.testing.assert_allclose(tl.cosine_similarity(a, b, axis=1).numpy(), F.cosine_similarity(a, b, 1).numpy())
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_rrelu_eval_is_leaky_relu_with_the_mean_slope_and_training_draws_a_slope_per_element(device):
+    """F.rrelu / nn.RReLU as torch 2.15: in eval, leaky_relu with slope (lower + upper) / 2 (torch:
+    [-0.4583, 0, 3], gradient [0.2292, 0.2292, 1]); in training, each element <= 0 gets its own slope
+    from U(lower, upper), which is also its gradient (1 above 0)."""
+    x = tl.tensor([-2.0, 0.0, 3.0], device=device, requires_grad=True)
+    y = F.rrelu(x)
+    y.sum().backward()
+    assert_close(y, np.array([-2 * 11 / 48, 0.0, 3.0], np.float32))
+    assert_close(x.grad, np.array([11 / 48, 11 / 48, 1.0], np.float32))
+
+    tl.manual_seed(0)
+    x = tl.linspace(-4.0, 1.0, 4096, device=device).requires_grad_()
+    y = F.rrelu(x, 0.1, 0.3, training=True)
+    y.sum().backward()
+    neg, g = to_numpy(x.detach()) < 0, to_numpy(x.grad)
+    slopes = to_numpy(y.detach())[neg] / to_numpy(x.detach())[neg]
+    assert ((slopes >= 0.1) & (slopes <= 0.3)).all() and 0.19 < slopes.mean() < 0.21 and slopes.std() > 0.05
+    np.testing.assert_allclose(g[neg], slopes, rtol=1e-5)
+    assert (g[~neg & (to_numpy(x.detach()) > 0)] == 1.0).all()
+
+    module = tl.nn.RReLU(0.1, 0.3)
+    assert repr(module) == "RReLU(lower=0.1, upper=0.3)"
+    z = tl.tensor([-1.0, 2.0], device=device)
+    assert_close(module.eval()(z), np.array([-0.2, 2.0], np.float32))
+    tl.manual_seed(1)
+    first = module.train()(z).tolist()
+    tl.manual_seed(1)
+    assert module(z).tolist() == first and -0.3 <= first[0] <= -0.1
+    assert F.rrelu_(z, 0.1, 0.3) is z and z.tolist()[1] == 2.0
+    with pytest.raises(RuntimeError, match="Lower bound should be less than or equal to the upper bound"):
+        F.rrelu(z, 0.5, 0.1)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        F.rrelu(tl.tensor([1, -2], device=device), training=True)

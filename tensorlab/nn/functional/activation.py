@@ -3,7 +3,7 @@
 Most are the registered elementwise ops of ``tensorlab.ops.elementwise_unary`` (their public
 functions already take ``inplace=`` and map it to the in-place op), re-exported here; ``relu`` and
 ``selu`` add ``inplace=`` to ``torch.relu``/``torch.selu``, which take none. The rest
-are thin compositions of registered ops: ``celu``, ``prelu``, ``softmin``, ``logsigmoid``,
+are thin compositions of registered ops: ``celu``, ``prelu``, ``rrelu``, ``softmin``, ``logsigmoid``,
 ``softsign``, ``tanhshrink``, ``threshold``, ``hardshrink``, ``softshrink``, ``glu``;
 ``softmax``/``log_softmax`` take PyTorch's ``_stacklevel`` and ``dtype`` arguments.
 """
@@ -250,6 +250,29 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, input.detach() * 0))
 
 
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU (Xu et al.): ``x`` where positive, ``a * x`` elsewhere, with ``a`` drawn
+    from U(lower, upper) for each element in training (the gradient there is ``a``, 1 above 0), and
+    ``leaky_relu`` with the slope ``(lower + upper) / 2`` otherwise, as PyTorch."""
+    from ... import where
+
+    _need_tensor("rrelu", input)
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    if not input.dtype.is_floating_point:  # (PyTorch's message: its kernel is leaky_relu's)
+        raise NotImplementedError(f'"leaky_relu_cpu" not implemented for \'{D.torch_name(input.dtype)}\'')
+    noise = where(input.detach() <= 0, input.detach().new_empty(input.shape).uniform_(lower, upper), 1.0)
+    result = input * noise
+    return _write_back("rrelu", input, result) if inplace else result
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """``a * sigmoid(b)`` with ``a, b`` the two halves of ``input`` along ``dim``."""
     _need_tensor("glu", input)
@@ -270,7 +293,8 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 __all__ = [
     "celu", "celu_", "elu", "elu_", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
-    "leaky_relu", "leaky_relu_", "log_softmax", "logsigmoid", "mish", "prelu", "relu", "relu6", "relu_", "selu",
+    "leaky_relu", "leaky_relu_", "log_softmax", "logsigmoid", "mish", "prelu", "relu", "relu6", "relu_", "rrelu",
+    "rrelu_", "selu",
     "selu_", "sigmoid", "silu", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink",
     "threshold", "threshold_",
 ]
