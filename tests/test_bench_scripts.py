@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,8 +51,8 @@ def test_unknown_script_is_refused():
 
 
 def test_config_sweep_tool_runs_in_the_interpreter(tmp_path):
-    """tools/sweep_configs.py (how the full-reduction and GEMM heuristics were measured) runs end to
-    end: every candidate of each sweep writes a row; an unknown sweep is refused."""
+    """tools/sweep_configs.py (how the full-reduction, GEMM and softmax heuristics were measured) runs
+    end to end: every candidate of each sweep writes a row; an unknown sweep is refused."""
     env = dict(os.environ, TRITON_INTERPRET="1")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     out = tmp_path / "sweep.jsonl"
@@ -62,12 +63,32 @@ def test_config_sweep_tool_runs_in_the_interpreter(tmp_path):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     sums = [r for r in rows if r["section"] == "sum"]
     gemms = [r for r in rows if r["section"] == "matmul"]
+    softmaxes = [r for r in rows if r["section"] == "softmax"]
     sweep = _load_module(ROOT / "tools" / "sweep_configs.py")
     assert len(sums) == 2 * len(sweep.SUM_CANDIDATES) and len(gemms) == 2 * len(sweep.MATMUL_CANDIDATES)
-    assert all(r["ms"] > 0 for r in sums + gemms)
+    assert len(softmaxes) == 2 * len(sweep.SOFTMAX_CANDIDATES)
+    assert all(r["ms"] > 0 for r in sums + gemms + softmaxes)
     refused = subprocess.run([sys.executable, str(ROOT / "tools" / "sweep_configs.py"), "nonesuch"],
                              capture_output=True, text=True, timeout=120, env=env)
     assert refused.returncode == 2 and "unknown sweep(s) ['nonesuch']" in refused.stderr
+
+
+def test_config_sweep_softmax_candidates_compute_softmax(monkeypatch):
+    """Each forced softmax configuration of the sweep (whole-row tile, looped tiles) gives the
+    softmax of rows of 32768, with a -inf, a large value and a masked-free row."""
+    import tensorlab as tl
+
+    sweep = _load_module(ROOT / "tools" / "sweep_configs.py")
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 32768)).astype(np.float32) * 4
+    x[0, 7], x[1, 32767] = -np.inf, 60.0
+    e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    want = e / e.sum(1, keepdims=True)
+    xt = tl.tensor(x, device="cuda")
+    for candidate in sweep.SOFTMAX_CANDIDATES[1:]:
+        monkeypatch.setattr(sweep.ksoftmax, "pick_config", sweep._forced_softmax(candidate))
+        got = tl.softmax(xt, -1).cpu().numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-12, err_msg=str(candidate))
 
 
 def test_l2_flush_is_chosen_by_option_or_environment_and_checked(monkeypatch):

@@ -1,7 +1,7 @@
-"""Measure launch configurations of the full reduction and the GEMM on a GPU, the way the
+"""Measure launch configurations of the full reduction, the GEMM and long-row softmax on a GPU, the way the
 heuristics in ``tensorlab_kernels`` were chosen (until the autotuner arrives).
 
-    python tools/sweep_configs.py [sum] [matmul] [--rounds 3] [--out FILE.jsonl]
+    python tools/sweep_configs.py [sum] [matmul] [softmax] [--rounds 3] [--out FILE.jsonl]
     python tools/sweep_configs.py --quick --allow-interpreted    # smoke test (tests/test_bench_scripts.py)
 
 Every candidate is timed once per round with ``bench/harness.time_fn`` (CUDA events, an L2 flush
@@ -14,7 +14,11 @@ appended to ``--out``).
 - ``sum``: ``tl.sum`` of a flat float32/bfloat16 tensor of 64, 256 and 1024 MB with the reduce
   launcher's tile (elements), warps and programs per SM replaced, against the launcher's choice;
 - ``matmul``: the GEMM kernel on the narrow transformer shapes (M = 8192, N = 768) with explicit
-  configurations, against the heuristic's.
+  configurations, against the heuristic's;
+- ``softmax``: ``tl.softmax(x, -1)`` over rows of 32768 float32/bfloat16 elements (64 and 256 MB)
+  with the softmax launcher's choice (the whole row in registers, 32 warps, one program per SM)
+  against a 16-warp whole-row tile and the looped two-pass kernel (several programs per SM, the
+  second read mostly from L2).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import harness  # noqa: E402
 import tensorlab as tl  # noqa: E402
 from tensorlab_kernels.matmul import gemm  # noqa: E402
 from tensorlab_kernels.reduction import reduce as kreduce  # noqa: E402
+from tensorlab_kernels.reduction import softmax as ksoftmax  # noqa: E402
 
 MB = 1 << 20
 SUM_CANDIDATES = [None, (8192, 16, 8), (4096, 16, 16), (4096, 8, 16), (8192, 8, 8), (16384, 16, 8)]
@@ -45,6 +50,10 @@ MATMUL_CANDIDATES = [None] + [
     {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": k, "GROUP_M": g, "num_warps": w, "num_stages": s}
     for g, w, s, k in ((8, 8, 3, 64), (1, 8, 3, 64), (1, 8, 4, 64), (4, 8, 4, 64), (1, 4, 3, 64), (8, 4, 3, 64),
                        (1, 8, 5, 64), (1, 8, 6, 64), (1, 8, 3, 128))]
+
+# rows of 32768: ("one", warps) keeps the whole row in registers; ("loop", BLOCK_N, warps) is the
+# two-pass kernel walking the row in tiles
+SOFTMAX_CANDIDATES = [None, ("one", 16), ("loop", 2048, 4), ("loop", 4096, 8), ("loop", 8192, 16)]
 
 
 def emit(out: str | None, **row) -> None:
@@ -121,9 +130,46 @@ def sweep_matmul(dev: str, rounds: int, out: str | None, quick: bool) -> None:
                      tflops=2 * M * N * K / s / 1e12, spread=spread)
 
 
+def _forced_softmax(candidate):
+    """A stand-in for the softmax launcher's pick_config forcing ``candidate`` on rows of 32768."""
+    pick_config = ksoftmax.pick_config
+
+    def forced(n_rows, n_cols, *args, **kw):
+        if n_cols != 32768:
+            return pick_config(n_rows, n_cols, *args, **kw)
+        if candidate[0] == "one":
+            return {"BLOCK_M": 1, "BLOCK_N": 32768, "ONE_TILE": True, "num_warps": candidate[1]}
+        return {"BLOCK_M": 1, "BLOCK_N": candidate[1], "ONE_TILE": False, "num_warps": candidate[2]}
+
+    return forced
+
+
+def time_softmax(x, candidate, dev: str, repeats: int) -> float:
+    saved = ksoftmax.pick_config
+    if candidate is not None:
+        ksoftmax.pick_config = _forced_softmax(candidate)
+    try:
+        return harness.time_fn(lambda: tl.softmax(x, -1), dev, repeats)
+    finally:
+        ksoftmax.pick_config = saved
+
+
+def sweep_softmax(dev: str, rounds: int, out: str | None, quick: bool) -> None:
+    repeats = 2 if quick else 20
+    for dt in ("float32", "bfloat16"):
+        dtype = getattr(tl, dt)
+        for mb in ((1 / 8,) if quick else (64, 256)):
+            x = tl.randn(int(mb * MB) // dtype.itemsize // 32768, 32768, dtype=dtype, device=dev)
+            fns = [lambda c=c, x=x: time_softmax(x, c, dev, repeats) for c in SOFTMAX_CANDIDATES]
+            for c, (s, spread) in zip(SOFTMAX_CANDIDATES, interleaved(fns, rounds)):
+                # GB/s of one read and one write, as bench/reductions.py counts softmax
+                emit(out, section="softmax", dtype=dt, MB=mb, config=c or "default", ms=s * 1e3,
+                     GBps=2 * mb * MB / s / 1e9, spread=spread)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("what", nargs="*", help="sum and/or matmul (default: both)")
+    p.add_argument("what", nargs="*", help="sum, matmul and/or softmax (default: all)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--out", default=None)
     p.add_argument("--quick", action="store_true", help="tiny sizes, 2 repeats (smoke test)")
@@ -133,7 +179,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.l2_flush:
         os.environ[harness.L2_FLUSH_ENV] = args.l2_flush
-    sweeps = {"sum": sweep_sum, "matmul": sweep_matmul}
+    sweeps = {"sum": sweep_sum, "matmul": sweep_matmul, "softmax": sweep_softmax}
     unknown = sorted(set(args.what) - set(sweeps))
     if unknown:
         p.error(f"unknown sweep(s) {unknown}; choose from {sorted(sweeps)}")
