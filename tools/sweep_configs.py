@@ -12,7 +12,8 @@ keeps such a stretch from favouring one candidate. Each result is one JSON line 
 appended to ``--out``).
 
 - ``sum``: ``tl.sum`` of a flat float32/bfloat16 tensor of 64, 256 and 1024 MB with the reduce
-  launcher's tile (elements), warps and programs per SM replaced, against the launcher's choice;
+  launcher's tile (elements), warps and programs per SM replaced, in two launches or in one
+  (``FULL_ONE_PASS``), against the launcher's choice;
 - ``matmul``: the GEMM kernel on the narrow transformer shapes (M = 8192, N = 768) with explicit
   configurations, against the heuristic's;
 - ``softmax``: ``tl.softmax(x, -1)`` over rows of 32768 float32/bfloat16 elements (64 and 256 MB)
@@ -42,7 +43,10 @@ from tensorlab_kernels.reduction import reduce as kreduce  # noqa: E402
 from tensorlab_kernels.reduction import softmax as ksoftmax  # noqa: E402
 
 MB = 1 << 20
-SUM_CANDIDATES = [None, (8192, 16, 8), (4096, 16, 16), (4096, 8, 16), (8192, 8, 8), (16384, 16, 8)]
+# (tile elements, warps, programs per SM[, one pass]): one pass finishes in the same launch
+# (reduce.FULL_ONE_PASS: the last program to finish combines the partials)
+SUM_CANDIDATES = [None, (8192, 16, 8), (4096, 16, 16), (4096, 8, 16), (8192, 8, 8), (16384, 16, 8),
+                  (8192, 16, 8, True), (4096, 16, 16, True), (8192, 16, 4, True), (16384, 16, 4, True)]
 # 128x128 tiles, 8 warps: 120 registers and 96 KB of shared memory with 3 stages of 64-wide K steps
 # (two programs fit on an SM), 126 and 128 KB with 4 (one does; then 5 or 6 stages, or 128-wide steps,
 # cost no occupancy): tools/compile_check.py with Triton 3.6 for sm_90
@@ -93,14 +97,15 @@ def _forced_full_reduction(tile: int, warps: int, per_sm: int):
 
 
 def time_sum(x, candidate, dev: str, repeats: int) -> float:
-    saved = kreduce.tile_config, kreduce.split_config
+    saved = kreduce.tile_config, kreduce.split_config, kreduce.FULL_ONE_PASS
     if candidate is not None:
-        kreduce.tile_config, kreduce.split_config = _forced_full_reduction(*candidate)
+        kreduce.tile_config, kreduce.split_config = _forced_full_reduction(*candidate[:3])
+        kreduce.FULL_ONE_PASS = len(candidate) > 3 and candidate[3]
     kreduce._reduce_plan.cache_clear()
     try:
         return harness.time_fn(lambda: tl.sum(x), dev, repeats, read_only=True)
     finally:
-        kreduce.tile_config, kreduce.split_config = saved
+        kreduce.tile_config, kreduce.split_config, kreduce.FULL_ONE_PASS = saved
         kreduce._reduce_plan.cache_clear()
 
 

@@ -23,6 +23,13 @@ Too few rows to fill the device (a full reduction is one row): each row is split
 segments, a first launch writes one partial per (row, segment) in the accumulation dtype and
 a second launch of the same kernel combines the partials and applies ``POST``. No atomics.
 
+A full reduction can instead finish in one launch (``FULL_ONE_PASS``, a point of the declared
+configuration space that ``tools/sweep_configs.py`` measures; off until a GPU run shows it
+faster): each program writes its segment's partial and takes a ticket from an integer counter
+(an integer atomic, so no float atomics and the same result); the program holding the last
+ticket combines the partials in segment order, as the second launch would, and resets the
+counter. It saves the second launch and the gap between the two.
+
 Layout of this file: kernel, launcher, numpy twin.
 """
 
@@ -93,23 +100,16 @@ def _finite_or_zero(m):
 
 
 @triton.jit
-def _reduce_kernel(
-    out_ptr, in_ptr,  # output (or partials), input
-    n_rows, n_cols, seg_len, count, p_bits: tl.int64,  # rows, columns, columns per segment, mean's count, p
-    ks1, ks2, ks3, ks4, ks5,  # kept (row) sizes, right-aligned: 5 is innermost
-    is0, is1, is2, is3, is4, is5,  # input strides of the kept dims
-    os0, os1, os2, os3, os4, os5,  # output strides of the kept dims
-    rs1, rs2, rs3, rs4, rs5,  # reduced (column) sizes
-    rt0, rt1, rt2, rt3, rt4, rt5,  # input strides of the reduced dims
-    out_row_stride,  # output offset of row r is r * out_row_stride when OUT_LINEAR
-    PRE: tl.constexpr, COMBINE: tl.constexpr, POST: tl.constexpr, IDENT: tl.constexpr,
-    CONVERT: tl.constexpr, COMPUTE: tl.constexpr,  # cast the input to COMPUTE first (the dtype= argument)
-    ACC: tl.constexpr,  # accumulation dtype
-    KEPT_NDIM: tl.constexpr, RED_NDIM: tl.constexpr, OUT_LINEAR: tl.constexpr, INT64: tl.constexpr,
+def _reduce_row_block(
+    in_ptr, pid_m, seg, n_rows, n_cols, seg_len, p,
+    ks1, ks2, ks3, ks4, ks5, is0, is1, is2, is3, is4, is5,
+    rs1, rs2, rs3, rs4, rs5, rt0, rt1, rt2, rt3, rt4, rt5,
+    PRE: tl.constexpr, COMBINE: tl.constexpr, IDENT: tl.constexpr, CONVERT: tl.constexpr, COMPUTE: tl.constexpr,
+    ACC: tl.constexpr, KEPT_NDIM: tl.constexpr, RED_NDIM: tl.constexpr, INT64: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
-    pid_m = tl.program_id(0)
-    seg = tl.program_id(1)  # which segment of the row (0 unless the rows are split)
+    """(rows, row mask, the rows' results before POST) of program ``pid_m``'s rows over the
+    columns of segment ``seg``."""
     if INT64:
         rows = pid_m.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
         seg = seg.to(tl.int64)
@@ -119,8 +119,6 @@ def _reduce_kernel(
     row_off = dim_offsets(rows, ks1, ks2, ks3, ks4, ks5, is0, is1, is2, is3, is4, is5, KEPT_NDIM)
     col_lo = seg * seg_len
     col_hi = tl.minimum(col_lo + seg_len, n_cols)
-    # p travels as the bits of an fp64 (exact on the GPU and in the interpreter alike)
-    p = tl.cast(p_bits, tl.int64).to(tl.float64, bitcast=True).to(ACC)
 
     if COMBINE == 4:
         # log-sum-exp: per row, running maximum m and s = sum(exp(x - shift(m)))
@@ -170,18 +168,100 @@ def _reduce_kernel(
         else:
             r = min_rows(acc)
 
+    return rows, row_mask, r
+
+
+@triton.jit
+def _post(r, count, p, POST: tl.constexpr):
     if POST == 1:
         r = r / count  # mean; an empty row gives 0 / 0 = nan, as PyTorch
     elif POST == 2:
         r = sqrt_rn(r)
     elif POST == 3:
         r = tl.exp2(tl.log2(r) / p)
+    return r
 
+
+@triton.jit
+def _reduce_kernel(
+    out_ptr, in_ptr,  # output (or partials), input
+    n_rows, n_cols, seg_len, count, p_bits: tl.int64,  # rows, columns, columns per segment, mean's count, p
+    ks1, ks2, ks3, ks4, ks5,  # kept (row) sizes, right-aligned: 5 is innermost
+    is0, is1, is2, is3, is4, is5,  # input strides of the kept dims
+    os0, os1, os2, os3, os4, os5,  # output strides of the kept dims
+    rs1, rs2, rs3, rs4, rs5,  # reduced (column) sizes
+    rt0, rt1, rt2, rt3, rt4, rt5,  # input strides of the reduced dims
+    out_row_stride,  # output offset of row r is r * out_row_stride when OUT_LINEAR
+    PRE: tl.constexpr, COMBINE: tl.constexpr, POST: tl.constexpr, IDENT: tl.constexpr,
+    CONVERT: tl.constexpr, COMPUTE: tl.constexpr,  # cast the input to COMPUTE first (the dtype= argument)
+    ACC: tl.constexpr,  # accumulation dtype
+    KEPT_NDIM: tl.constexpr, RED_NDIM: tl.constexpr, OUT_LINEAR: tl.constexpr, INT64: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):
+    seg = tl.program_id(1)  # which segment of the row (0 unless the rows are split)
+    # p travels as the bits of an fp64 (exact on the GPU and in the interpreter alike)
+    p = tl.cast(p_bits, tl.int64).to(tl.float64, bitcast=True).to(ACC)
+    rows, row_mask, r = _reduce_row_block(
+        in_ptr, tl.program_id(0), seg, n_rows, n_cols, seg_len, p, ks1, ks2, ks3, ks4, ks5, is0, is1, is2, is3, is4,
+        is5, rs1, rs2, rs3, rs4, rs5, rt0, rt1, rt2, rt3, rt4, rt5, PRE, COMBINE, IDENT, CONVERT, COMPUTE, ACC,
+        KEPT_NDIM, RED_NDIM, INT64, BLOCK_M, BLOCK_N)
+    if INT64:
+        seg = seg.to(tl.int64)
+    r = _post(r, count, p, POST)
     if OUT_LINEAR:
         out_off = rows * out_row_stride
     else:
         out_off = dim_offsets(rows, ks1, ks2, ks3, ks4, ks5, os0, os1, os2, os3, os4, os5, KEPT_NDIM)
     tl.store(out_ptr + out_off + seg, cast_to(r, out_ptr.dtype.element_ty), mask=row_mask)
+
+
+@triton.jit
+def _full_reduce_kernel(
+    partial_ptr, out_ptr, counter_ptr, in_ptr,  # a partial per segment, the 1-element output, the ticket counter, input
+    n_cols, seg_len, n_segments, count, p_bits: tl.int64,  # columns, columns per segment, segments, count, p
+    rs1, rs2, rs3, rs4, rs5,  # reduced sizes
+    rt0, rt1, rt2, rt3, rt4, rt5,  # input strides of the reduced dims
+    PRE: tl.constexpr, COMBINE: tl.constexpr, POST: tl.constexpr, IDENT: tl.constexpr,
+    CONVERT: tl.constexpr, COMPUTE: tl.constexpr, ACC: tl.constexpr,
+    RED_NDIM: tl.constexpr, INT64: tl.constexpr, BLOCK_N: tl.constexpr,
+    SEG_BLOCK: tl.constexpr,  # a power of two >= n_segments
+):
+    """A full reduction in one launch: each program reduces one segment into ``partial_ptr``; the
+    program that takes the last ticket of ``counter_ptr`` combines the partials (in segment
+    order, deterministic) into ``out_ptr`` and resets the counter for the next launch."""
+    seg = tl.program_id(1)  # the grid is (1, n_segments), as the first of the two passes'
+    p = tl.cast(p_bits, tl.int64).to(tl.float64, bitcast=True).to(ACC)
+    rows, row_mask, r = _reduce_row_block(
+        in_ptr, tl.program_id(0), seg, 1, n_cols, seg_len, p, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, rs1, rs2, rs3, rs4, rs5,
+        rt0, rt1, rt2, rt3, rt4, rt5, PRE, COMBINE, IDENT, CONVERT, COMPUTE, ACC, 1, RED_NDIM, INT64, 1, BLOCK_N)
+    tl.store(partial_ptr + seg + rows, r, mask=row_mask)
+    # every thread's store is issued before the ticket; the ticket's release (cumulative over the
+    # barrier) publishes them, and the last program's acquire makes all partials visible to it
+    tl.debug_barrier()
+    ticket = tl.atomic_add(counter_ptr, 1, sem="acq_rel", scope="gpu")
+    if ticket == n_segments - 1:
+        offs = tl.arange(0, SEG_BLOCK)
+        mask = offs < n_segments
+        # .cg: read from L2, never from a line this SM's L1 may hold from an earlier launch
+        v = tl.load(partial_ptr + offs, mask=mask, other=0, cache_modifier=".cg")[None, :]
+        if COMBINE == 4:
+            v = tl.where(mask[None, :], v, float("-inf"))
+            m = tl.max(v, axis=1)
+            shift = _finite_or_zero(m)
+            total = shift + tl.log(tl.sum(tl.exp(v - shift[:, None]), axis=1))
+        else:
+            v = tl.where(mask[None, :], v, IDENT)
+            if COMBINE == 0:
+                total = tl.sum(v, axis=1)
+            elif COMBINE == 1:
+                total = prod_rows(v, 1, SEG_BLOCK)
+            elif COMBINE == 2:
+                total = max_rows(v)
+            else:
+                total = min_rows(v)
+        total = _post(total, count, p, POST)
+        tl.store(out_ptr + tl.arange(0, 1), cast_to(total, out_ptr.dtype.element_ty))
+        tl.atomic_xchg(counter_ptr, 0)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -272,6 +352,24 @@ def _launch_args(lay: RowLayout, *, pre, combine, post, acc, compute, count, p, 
     return (cdiv(lay.n_rows, cfg["BLOCK_M"]), segments), ints, meta
 
 
+# Finish full reductions in one launch (see the module docstring); tests and the sweep set it.
+FULL_ONE_PASS = False
+
+# the ticket counters of one-pass full reductions, per (device, stream): zeroed once, and left at
+# zero by every launch (its last program resets it); never freed
+_ticket_counters: dict = {}
+
+
+def _ticket_counter(device: int):
+    key = (device, rt.current_stream_handle(device))
+    counter = _ticket_counters.get(key)
+    if counter is None:
+        counter = rt.empty((1,), np.int32, device)
+        rt.memset(counter.storage, 0, 0, 4)
+        _ticket_counters[key] = counter
+    return counter
+
+
 def reduce(out, inp, *, op: str, dims, compute=None, p: float = 2.0, segments: int | None = None) -> None:
     """``out`` = ``op`` of ``inp`` over ``dims`` (DeviceArrays).
 
@@ -287,7 +385,7 @@ def reduce(out, inp, *, op: str, dims, compute=None, p: float = 2.0, segments: i
     force = segments if segments is not None else common.FORCE_SEGMENTS
     # The launches depend on the geometry only: worked out once per geometry and op.
     plan = _reduce_plan(out.shape, out.strides, inp.shape, inp.strides, inp.dtype, op, dims, compute, p, force,
-                        common.TILE_BUDGET, out.device, needs_int64(out, inp))
+                        common.TILE_BUDGET, out.device, needs_int64(out, inp), FULL_ONE_PASS)
     if plan is None:
         # more than six non-mergeable dims in a group: one explicit copy to (rows, cols), then reduce
         dims = tuple(sorted(set(dims)))
@@ -299,6 +397,11 @@ def reduce(out, inp, *, op: str, dims, compute=None, p: float = 2.0, segments: i
         strided_copy(out, tmp.view(out.shape, rt.contiguous_strides(out.shape)))
         return
     partial_spec, steps = plan
+    if steps[0] is _full_reduce_kernel:  # one launch: partials, a ticket counter, the output
+        _, grid, ints, meta = steps
+        launch(_full_reduce_kernel, grid, rt.empty(*partial_spec, out.device), out, _ticket_counter(out.device), inp,
+               *ints, **meta)
+        return
     # two passes: partials[row, segment] in the accumulation dtype, then one launch combines them
     partial = rt.empty(*partial_spec, out.device) if partial_spec else None
     for to_partial, from_partial, grid, ints, meta in steps:
@@ -308,9 +411,11 @@ def reduce(out, inp, *, op: str, dims, compute=None, p: float = 2.0, segments: i
 
 @functools.lru_cache(maxsize=1024)  # plans are never changed by callers
 def _reduce_plan(out_shape, out_strides, in_shape, in_strides, in_dtype, op, dims, compute, p, force, tile_budget,
-                 device, int64):
+                 device, int64, one_pass):
     """``(partial's (shape, dtype) or None, launches)``, each launch ``(writes the partials?, reads
-    the partials?, grid, ints, constexprs)``; None when a group needs more than six dims."""
+    the partials?, grid, ints, constexprs)`` of ``_reduce_kernel``, or for a full reduction in one
+    pass ``(partial's spec, (_full_reduce_kernel, grid, ints, constexprs))``; None when a group
+    needs more than six dims."""
     dims = tuple(sorted(set(dims)))
     n_cols = math.prod(in_shape[d] for d in dims)
     pre, combine, post, acc = _spec(op, p, compute if compute is not None else in_dtype, n_cols)
@@ -335,6 +440,13 @@ def _reduce_plan(out_shape, out_strides, in_shape, in_strides, in_dtype, op, dim
     if nseg == 1:
         return None, ((False, False, *_launch_args(lay, pre=pre, post=post, compute=compute, segments=1,
                                                     seg_len=max(n_cols, 1), cfg=cfg, **common_args)),)
+    if one_pass and lay.n_rows == 1:
+        meta = dict(PRE=pre, COMBINE=combine, POST=post, IDENT=_identity(pre, combine, acc),
+                    CONVERT=compute is not None, COMPUTE=tl_dtype(compute if compute is not None else acc),
+                    ACC=tl_dtype(acc), RED_NDIM=lay.red_ndim, INT64=int64, BLOCK_N=cfg["BLOCK_N"],
+                    SEG_BLOCK=common.next_pow2(nseg), num_warps=cfg["num_warps"])
+        ints = (lay.n_cols, seg_len, nseg, n_cols, float64_bits(p), *lay.red_sizes[1:], *lay.red_strides[0])
+        return ((nseg,), acc), (_full_reduce_kernel, (1, nseg), ints, meta)
     pstrides = tuple(st * nseg for st in rt.contiguous_strides(lay.kept_shape))
     stage1 = RowLayout(lay.kept_shape, [lay.kept_real[0], pstrides], lay.red_shape, [lay.red_real[0]])
     stage2 = RowLayout(lay.kept_shape, [pstrides, lay.kept_real[1]], (nseg,), [(1,)])

@@ -591,6 +591,57 @@ def test_split_rows_two_passes(monkeypatch, segments):
 
 
 @_CUDA
+@pytest.mark.parametrize("segments", [None, 3, 7])
+def test_full_reduction_in_one_pass(monkeypatch, segments):
+    """FULL_ONE_PASS: each program writes its segment's partial and takes a ticket; the last one
+    combines the partials. Every op of the reduce kernel gives the two-pass result bit for bit
+    (the same partials, combined in the same order), also when the counter is reused launch after
+    launch; on a GPU the launches repeat to give a missing memory fence a chance to show."""
+    monkeypatch.setattr(kcommon, "FORCE_SEGMENTS", segments)
+    if tl.cuda.is_interpreted():  # tiles of 256: segments are whole tiles, and the interpreter splits rows in two
+        monkeypatch.setattr(kcommon, "TILE_BUDGET", 256)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(3001 if segments else 20_001 if tl.cuda.is_interpreted() else 300_001).astype(np.float32)
+    a[17] = 40.0
+    cases = [("sum", {}), ("mean", {}), ("prod", {}), ("amax", {}), ("amin", {}), ("norm", {"p": 3.0}),
+             ("norm", {"p": 2.0}), ("norm", {"p": math.inf}), ("logsumexp", {}), ("count_nonzero", {}),
+             ("all", {}), ("any", {}), ("sum_f64", {})]
+    x = T(a, "cuda")
+    xi = T((a * 3).astype(np.int32), "cuda")
+    xb = T(a > -3, "cuda")
+
+    def run(op, kw):
+        if op in ("all", "any"):
+            return getattr(xb, op)()
+        if op == "count_nonzero":
+            return xi.count_nonzero()
+        if op == "sum_f64":
+            return x.sum(dtype=tl.float64)
+        if op == "logsumexp":
+            return tl.logsumexp(x, 0)
+        if op == "prod":
+            return (x * 1e-3 + 1).prod()
+        return getattr(x, op)(**kw)
+
+    two_pass = [to_numpy(run(op, kw)) for op, kw in cases]
+    monkeypatch.setattr(kreduce, "FULL_ONE_PASS", True)
+    calls = []
+    real = kreduce.launch
+    monkeypatch.setattr(kreduce, "launch", lambda k, *args, **meta: calls.append(k) or real(k, *args, **meta))
+    repeats = 1 if tl.cuda.is_interpreted() else 20
+    for _ in range(repeats):
+        for (op, kw), want in zip(cases, two_pass):
+            np.testing.assert_array_equal(to_numpy(run(op, kw)), want, err_msg=op)
+    assert calls.count(kreduce._full_reduce_kernel) == len(calls) == len(cases) * repeats
+    a64 = a.astype(np.float64)
+    np.testing.assert_allclose(to_numpy(x.sum()), a64.sum(), rtol=1e-5)
+    np.testing.assert_allclose(to_numpy(tl.logsumexp(x, 0)), np.log(np.exp(a64).sum()), rtol=1e-6)
+    assert to_numpy(T(np.array([1.0, np.nan] * 2000, np.float32), "cuda").amax()).item() != 0  # NaN propagates
+    assert np.isnan(to_numpy(T(np.array([1.0, np.nan] * 2000, np.float32), "cuda").amax()))
+    assert to_numpy(T(np.full(5000, -np.inf, np.float32), "cuda").logsumexp(0)).item() == -np.inf
+
+
+@_CUDA
 @pytest.mark.parametrize("transpose", [False, True])
 def test_rows_walked_in_several_tiles(monkeypatch, transpose):
     """The GPU walks long rows tile by tile (carries, running maxima, Chan merges); the interpreter's
@@ -1082,6 +1133,10 @@ for pre, comb, post, ident in ((0, 0, 1, 0), (3, 0, 3, 0), (0, 2, 0, float("-inf
           dict(rb, PRE=pre, COMBINE=comb, POST=post, IDENT=ident, ACC=f32), ints64=("p_bits",))
 build(R._reduce_kernel, {"out_ptr": "i1", "in_ptr": "i8"},
       dict(rb, CONVERT=False, PRE=0, COMBINE=1, POST=0, IDENT=1, ACC=i64))
+for comb, ident in ((0, 0), (1, 1), (3, float("inf")), (4, 0)):
+    build(R._full_reduce_kernel, {"partial_ptr": "fp32", "out_ptr": "bf16", "counter_ptr": "i32", "in_ptr": "bf16"},
+          dict(PRE=0, COMBINE=comb, POST=1, IDENT=ident, CONVERT=False, COMPUTE=f32, ACC=f32, RED_NDIM=1,
+               INT64=True, BLOCK_N=1024, SEG_BLOCK=2048), ints64=("p_bits",))
 for stage2 in (False, True):
     build(A._argreduce_kernel, {"val_ptr": "bf16", "idx_ptr": "i64", "in_ptr": "fp32", "in_idx_ptr": "i64"},
           dict(IS_MAX=stage2, HAS_VALUES=True, HAS_IN_IDX=stage2, ACC=f32, KEPT_NDIM=2, RED_NDIM=1, INT64=True,
