@@ -74,7 +74,12 @@ def fill(out, value) -> None:
         return
     floating = out.dtype.kind == "f" or out.dtype.name == "bfloat16"
     kernel = _fill_float_kernel if floating else _fill_int_kernel
-    value = float64_bits(value) if floating else int(value)
+    if floating:
+        value = float64_bits(value)
+    elif out.dtype.kind == "b":
+        value = int(value != 0)  # truthiness, as a cast to bool: 0.5, inf and NaN are True
+    else:
+        value = int(value)
     config = {"BLOCK": 8192 if INTERPRET else 1024, "num_warps": 4}
     int64 = needs_int64(out)
     for p in strided_layout(out.shape, out.strides, memory_order=True):

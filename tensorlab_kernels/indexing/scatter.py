@@ -328,7 +328,7 @@ def value_args(value, out):
         return 2, 0, value
     if out.dtype.kind == "f" or out.dtype.name == "bfloat16":
         return 0, float64_bits(value), out
-    return 1, int(value), out
+    return 1, int(value != 0) if out.dtype.kind == "b" else int(value), out  # to bool: truthiness (0.5, NaN: True)
 
 
 @triton.jit(do_not_specialize=["value_bits"])

@@ -1118,3 +1118,22 @@ def test_scatter_reduce_mean_of_small_integers_wraps_as_pytorch(device):
     r = rows.scatter_reduce(0, idx.reshape(3, 1).expand(3, 3).contiguous(), src.reshape(3, 1).expand(3, 3).contiguous(),
                             "mean")
     assert r.tolist() == [[46] * 3, [100] * 3]
+
+
+@pytest.mark.parametrize("value", [0.5, -0.25, 1e-30, float("inf"), float("nan"), 1e20, 0.0, -0.0, 2])
+def test_bool_fills_take_the_values_truthiness(device, value):
+    """Filling a bool tensor with a number casts it as PyTorch does, by truthiness: 0.5, inf and NaN
+    are True, +-0.0 False (the kernels once truncated 0.5 to 0 and refused inf and NaN)."""
+    want = bool(value != 0)
+    mask = tl.tensor([True, False, True], device=device)
+    idx = tl.tensor([1], device=device)
+    z = lambda: tl.zeros(3, dtype=tl.bool, device=device)  # noqa: E731
+    assert z().fill_(value).tolist() == [want] * 3
+    assert tl.full((2,), value, dtype=tl.bool, device=device).tolist() == [want] * 2
+    assert z().masked_fill(mask, value).tolist() == [want, False, want]
+    assert z().index_fill(0, idx, value).tolist() == [False, want, False]
+    assert z().scatter(0, idx, value).tolist() == [False, want, False]
+    t = z()
+    t[0] = value
+    t[tl.tensor([2], device=device)] = value
+    assert t.tolist() == [want, False, want]
