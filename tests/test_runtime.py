@@ -210,6 +210,23 @@ def test_interpreted_bfloat16_rounds_as_the_gpu():
                                   tl.exp(h.cpu()).numpy().astype(np.float32))
 
 
+
+@needs_cuda
+def test_bfloat16_subnormals_widen_exactly():
+    # bf16 -> float32/float64 is exact (the bf16 bits are the float32's high half); Triton's
+    # interpreter rebuilt subnormals wrongly (1e-39 -> 4.4e-39, 9.2e-41 -> 0): fixed in
+    # tensorlab_kernels/interpreter_fixes.py, so kernels that upcast bf16 agree with the GPU and cpu
+    import ml_dtypes
+
+    x = np.array([1e-39, 9.2e-41, -3e-40, 2**-133, 1.0, -0.0, 3e38, np.inf, np.nan], np.float32)
+    b = x.astype(ml_dtypes.bfloat16)
+    want = b.astype(np.float32)
+    t = tl.tensor(b, device="cuda")
+    np.testing.assert_array_equal(t.float().cpu().numpy(), want)
+    np.testing.assert_array_equal(t.double().cpu().numpy(), want.astype(np.float64))
+    assert tl.ceil(t).cpu().float().tolist()[:4] == [1.0, 1.0, -0.0, 1.0]
+    np.testing.assert_array_equal(tl.log(t[:2]).cpu().numpy(), tl.log(t[:2].cpu()).numpy())
+
 def test_debug_logging_names_op_and_launch():
     code = textwrap.dedent(
         """
