@@ -327,8 +327,12 @@ def _addmm_family_meta(op: str, kernel_name: str, check_shapes):
         beta, alpha = scalars["beta"], scalars["alpha"]
         geom = broadcast_geometry(inp, shape, op)  # checked even when beta == 0
         bias = geom if beta != 0 else None  # beta == 0: input is never read (NaN there is ignored)
-        return Plan(args=[m1, m2, bias], outputs=[(shape, m1.dtype)],
-                    params={"alpha": alpha, "beta": beta, "precision": precision})
+        params = {"alpha": alpha, "beta": beta, "precision": precision}
+        if alpha == 0 and op != "baddbmm":
+            # addmm/addmv (so addbmm) with alpha == 0 never read the matrices, as BLAS and PyTorch:
+            # NaN there is ignored (PyTorch's cpu baddbmm computes 0 * product: NaN stays)
+            params["product"] = False
+        return Plan(args=[m1, m2, bias], outputs=[(shape, m1.dtype)], params=params)
 
     return meta
 

@@ -269,14 +269,20 @@ def _sm_count(device: int) -> int:
     return n
 
 
-def matmul(out, a, b, bias=None, *, alpha=1, beta=1, precision: str = "highest", config: dict | None = None):
+def matmul(out, a, b, bias=None, *, alpha=1, beta=1, precision: str = "highest", config: dict | None = None,
+           product: bool = True):
     """``out = alpha * (a @ b) + beta * bias`` on DeviceArrays (numpy matmul shape rules).
 
     ``bias`` is None or an array of ``out``'s shape (broadcast dims with stride 0); with
     ``beta == 0`` it is not read. ``precision``: ``set_float32_matmul_precision``'s value
     ("highest" = IEEE fp32, "high"/"medium" = TF32) — it matters for fp32 only. ``config``
-    overrides the heuristic's launch configuration (tests, autotuner).
+    overrides the heuristic's launch configuration (tests, autotuner). ``product=False``: the
+    product term is zero and ``a`` and ``b`` are not read (BLAS's ``alpha == 0``, which PyTorch's
+    addmm and addmv follow: an inf or NaN there is ignored); run as a product over an empty K.
     """
+    if not product:
+        a = a.view(a.shape[:-1] + (0,), a.strides)
+        b = b.view((0,) if b.ndim == 1 else b.shape[:-2] + (0, b.shape[-1]), b.strides)
     dtype = out.dtype
     if a.dtype != dtype or b.dtype != dtype or (bias is not None and bias.dtype != dtype):
         raise ValueError(f"matmul kernel: dtypes differ: out {dtype}, a {a.dtype}, b {b.dtype}"
@@ -354,7 +360,7 @@ _launch_plan = functools.lru_cache(maxsize=1024)(_plan)  # results are never cha
 # ----------------------------------------------------------------------------------------------
 
 
-def matmul_twin(out, a, b, bias=None, *, alpha=1, beta=1, precision: str = "highest", config=None):
+def matmul_twin(out, a, b, bias=None, *, alpha=1, beta=1, precision: str = "highest", config=None, product=True):
     """The reference: numpy's matmul, with the kernel's arithmetic.
 
     fp16/bf16 are multiplied and accumulated in fp32 and rounded once (as the kernel and
@@ -367,8 +373,10 @@ def matmul_twin(out, a, b, bias=None, *, alpha=1, beta=1, precision: str = "high
         raise NotImplementedError("matmul twin: bool matmul is not supported")
     work = np.float32 if dtype.itemsize == 2 and dtype.kind in "fV" else dtype
     with np.errstate(all="ignore"):
-        r = np.matmul(a.astype(work, copy=False), b.astype(work, copy=False))
-        r = np.asarray(r, dtype=work)
+        if product:
+            r = np.asarray(np.matmul(a.astype(work, copy=False), b.astype(work, copy=False)), dtype=work)
+        else:  # the product term is zero, a and b unread (see matmul)
+            r = np.zeros(out.shape, work)
         if alpha != 1:
             r = r * np.asarray(alpha).astype(work)
         if bias is not None and beta != 0:

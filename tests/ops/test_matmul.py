@@ -471,6 +471,27 @@ def test_addmm_beta_zero_ignores_nan(device):
     assert np.isnan(to_numpy(r)).all()
 
 
+
+def test_addmm_alpha_zero_ignores_the_matrices(device):
+    """alpha == 0: addmm, addmv and addbmm never read the matrices (BLAS, PyTorch): NaN and inf there
+    are ignored; baddbmm computes 0 * product as PyTorch's cpu does (NaN stays). The gradients keep
+    0 * (g @ other^T), NaN where the other operand has one, as PyTorch's."""
+    nan, inf = float("nan"), float("inf")
+    bad = tl.tensor([[nan, 1.0], [inf, 1.0]], device=device)
+    ones = lambda *shape: tl.ones(shape, device=device)  # noqa: E731
+    assert tl.addmm(ones(2, 2), bad, ones(2, 2), alpha=0).tolist() == [[1.0, 1.0]] * 2
+    assert tl.addmm(tl.tensor([1.0, 2.0], device=device), ones(2, 2), bad, alpha=0, beta=2).tolist() == [[2.0, 4.0]] * 2
+    assert tl.addmm(ones(2, 2), bad, ones(2, 2), alpha=0, beta=0).tolist() == [[0.0, 0.0]] * 2
+    assert tl.addmv(ones(2), bad, ones(2), alpha=0).tolist() == [1.0, 1.0]
+    assert tl.addbmm(ones(2, 2), bad[None], ones(1, 2, 2), alpha=0).tolist() == [[1.0, 1.0]] * 2
+    r = tl.baddbmm(ones(1, 2, 2), bad[None], ones(1, 2, 2), alpha=0)
+    assert np.isnan(to_numpy(r)).all()  # 0 * nan, 0 * inf
+    a = tl.ones((2, 2), device=device, requires_grad=True)
+    b = tl.tensor([[nan, 1.0], [1.0, 1.0]], device=device, requires_grad=True)
+    tl.addmm(ones(2, 2), a, b, alpha=0).sum().backward()
+    assert np.isnan(to_numpy(a.grad)[:, 0]).all() and to_numpy(a.grad)[:, 1].tolist() == [0.0, 0.0]
+    assert b.grad.tolist() == [[0.0, 0.0]] * 2
+
 def test_addmm_integer_alpha_must_be_int():
     a = tl.ones((2, 2), dtype=tl.int64)
     with pytest.raises(RuntimeError, match="argument alpha must not be a floating point number"):
