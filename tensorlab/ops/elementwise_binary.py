@@ -181,6 +181,11 @@ def _binary_meta(name: str, kind: str, scalars_fit: bool = False):
                 _check_sub_bool(name, x, y)
         if kop == "pow" and out_dtype in D.INTEGRAL and E.is_scalar(y) and not isinstance(y, bool) and y < 0:
             raise RuntimeError("pow(): Integers to negative integer powers are not allowed.")
+        if (kop == "pow" and isinstance(x, Tensor) and E.is_scalar(y) and not isinstance(y, bool)
+                and (out_dtype in D.INTEGRAL or out_dtype in _HALF)):
+            # PyTorch's pow(Tensor, Scalar) converts the exponent to an integer or half result's dtype
+            # (checked: int8 ** 200 and half ** 1e5 raise); float32/float64 read it as a double
+            E.check_scalars_fit("pow", out_dtype, y)
         if not isinstance(x, Tensor) or not isinstance(y, Tensor):  # a number operand
             if scalars_fit:
                 E.check_scalars_fit(name, out_dtype, x, y)
@@ -859,7 +864,10 @@ def _where_meta(cond, a, b) -> Plan:
         raise RuntimeError(f"where(): expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{D.torch_name(cond.dtype)}")
     out_dtype = D.result_type(a, b)
-    E.check_scalars_fit("where", out_dtype, a, b)
+    # a number must fit the result dtype (PyTorch's overflow check), except a float16/bfloat16 one,
+    # which PyTorch's where rounds unchecked (where(c, half_t, 70000.0) is inf there)
+    if out_dtype not in _HALF:
+        E.check_scalars_fit("where", out_dtype, a, b)
     shape = E.broadcast_shape("where", cond, a, b)
     return Plan(args=E.impl_args("where", shape, (cond, a, b)), outputs=[E.output_spec(shape, out_dtype, (cond, a, b))],
                 params={"op": "where", "ct": E.ct(out_dtype)})

@@ -313,7 +313,10 @@ def np_operand(x, ct: str):
         return x.astype(dt, copy=False)  # a broadcast (stride-0) view stays a view
     if ct == "bool":
         return np.asarray(bool(x), dtype=np.int8)
-    return np.asarray(x).astype(dt) if is_floating_ct(ct) else np.asarray(int(x), dtype=np.int64).astype(dt)
+    if is_floating_ct(ct):
+        with np.errstate(over="ignore"):  # (a number beyond the type's range is inf, as the kernel's cast)
+            return np.asarray(x).astype(dt)
+    return np.asarray(int(x), dtype=np.int64).astype(dt)
 
 
 def np_round_operand(x, xc, rnd):

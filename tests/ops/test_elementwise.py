@@ -1695,3 +1695,36 @@ def test_in_place_aliases_and_predicate_out(device):
         with pytest.raises(RuntimeError, match=f"{fn.__name__} does not support non-boolean outputs"):
             fn(v, out=tl.empty(5, device=device))
     assert v.signbit().dtype is tl.bool and tl.isposinf(v).dtype is tl.bool
+
+
+def test_pow_number_exponent_must_fit_an_integer_or_half_result(device):
+    """pow(Tensor, Scalar) converts the exponent to an integer or float16/bfloat16 result's dtype, with
+    PyTorch's overflow check; float32/float64 read it as a double, and a number base is not checked
+    (PyTorch: 300 ** int8_t wraps to 44, 70000.0 ** half_t is inf)."""
+    h = tl.ones(2, dtype=tl.float16, device=device)
+    i8 = tl.ones(2, dtype=tl.int8, device=device)
+    for base, exponent, name in ((h, 70000.0, "float16"), (h, 1e10, "float16"), (i8, 200, "int8"), (i8, 300, "int8"),
+                                 (tl.ones(2, dtype=tl.bfloat16, device=device), 1e39, "bfloat16")):
+        with pytest.raises(RuntimeError, match=f"pow: value cannot be converted to type {name} without overflow"):
+            base ** exponent
+    with pytest.raises(RuntimeError, match="without overflow"):
+        h.clone().pow_(1e5)
+    assert (h ** 300).tolist() == [1.0, 1.0] and (h ** float("inf")).tolist() == [1.0, 1.0]
+    assert (tl.ones(2, device=device) ** 1e39).tolist() == [1.0, 1.0]
+    assert (300 ** i8).tolist() == [44, 44] and (70000.0 ** h).tolist() == [math.inf] * 2
+    assert (tl.ones(2, dtype=tl.uint8, device=device) ** 255).tolist() == [1, 1]
+
+
+def test_where_rounds_half_numbers_unchecked(device):
+    """where with a float16/bfloat16 result rounds a number without PyTorch's overflow check (70000.0
+    and 1e300 are inf there); other result dtypes keep the check."""
+    c = tl.tensor([True, False], device=device)
+    for dt in (tl.float16, tl.bfloat16):
+        x = tl.ones(2, dtype=dt, device=device)
+        assert tl.where(c, x, 1e300).tolist() == [1.0, math.inf]
+        assert tl.where(c, -1e300, x).tolist() == [-math.inf, 1.0]
+    assert tl.where(c, tl.ones(2, dtype=tl.float16, device=device), 70000.0).tolist() == [1.0, math.inf]
+    with pytest.raises(RuntimeError, match="where: value cannot be converted to type float32 without overflow"):
+        tl.where(c, tl.ones(2, device=device), 1e39)
+    with pytest.raises(RuntimeError, match="where: value cannot be converted to type int8 without overflow"):
+        tl.where(c, tl.ones(2, dtype=tl.int8, device=device), 300)
