@@ -28,7 +28,8 @@ __all__ = ["vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matmul"
 def _need_float(op: str, x: Tensor) -> None:
     _composite.need_tensor(op, x, "input", 1)
     if not x.dtype.is_floating_point:
-        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {D.torch_name(x.dtype)}")
+        raise NotImplementedError(f"{op}: Expected a floating point or complex tensor as input. "
+                                  f"Got {D.torch_name(x.dtype)}")
 
 
 def _check_dtype_arg(op: str, dtype) -> None:

@@ -115,7 +115,7 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=N
     way: the :func:`nansum` written into ``out``, then divided there by the count."""
     need_tensor("nanmean", input, "input", 1)
     if not input.dtype.is_floating_point:
-        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
+        raise NotImplementedError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{D.torch_name(input.dtype)}")
     dtype = R._opt_dtype(dtype, "nanmean")
     R._mean_dtype(input, dtype, "nanmean")  # a non-floating dtype= raises, as mean's

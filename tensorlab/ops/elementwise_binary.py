@@ -98,11 +98,12 @@ def _check_alpha(op: str, result: D.dtype, alpha, name: str = "alpha", opmath: b
 def _check_sub_bool(op: str, a, b) -> None:
     da, db = E.scalar_dtype(a), E.scalar_dtype(b)
     if da is D.bool and db is D.bool:
-        raise RuntimeError(f"{op}(): Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
+        raise NotImplementedError(f"{op}(): Subtraction, the `-` operator, with two bool tensors is not supported. "
+                                  "Use the `^` or `logical_xor()` operator instead.")
     if da is D.bool or db is D.bool:
-        raise RuntimeError(f"{op}(): Subtraction, the `-` operator, with a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        raise NotImplementedError(f"{op}(): Subtraction, the `-` operator, with a bool tensor is not supported. "
+                                  "If you are trying to invert a mask, use the `~` or `logical_not()` operator "
+                                  "instead.")
 
 
 # PyTorch's cpu mul and div kernels read a number (or 0-d tensor) second operand of a float16/

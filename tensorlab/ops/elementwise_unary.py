@@ -64,12 +64,12 @@ def _result(name: str, kind: str, dtype: D.dtype) -> tuple[D.dtype, str]:
         raise E.not_implemented_for(name, dtype)
     if kind == _SAME_NO_BOOL and dtype is D.bool:
         if name == "neg":
-            raise RuntimeError("neg(): Negation, the `-` operator, on a bool tensor is not supported. If you are "
-                               "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+            raise NotImplementedError("neg(): Negation, the `-` operator, on a bool tensor is not supported. If you "
+                                      "are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
         if name == "hardtanh":  # PyTorch's own checks (a RuntimeError, not a missing kernel)
             raise RuntimeError("hardtanh(): Bool inputs not supported for hardtanh")
         if name == "relu":
-            raise RuntimeError("relu(): Boolean inputs not supported for relu")
+            raise NotImplementedError("relu(): Boolean inputs not supported for relu")
         raise E.not_implemented_for(name, dtype)
     if kind == _BITS and dtype.is_floating_point:
         raise E.not_implemented_for(name, dtype)

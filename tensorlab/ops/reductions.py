@@ -200,13 +200,13 @@ def _same_dtype(x: Tensor, dtype):
 def _mean_dtype(x: Tensor, dtype, op: str = "mean"):
     if dtype is not None:
         if not dtype.is_floating_point:
-            raise RuntimeError(
+            raise NotImplementedError(
                 f"{op}(): could not infer output dtype. Optional dtype must be either a floating point or complex "
                 f"dtype. Got: {D.torch_name(dtype)}"
             )
         return dtype, dtype
     if not x.dtype.is_floating_point:
-        raise RuntimeError(
+        raise NotImplementedError(
             f"{op}(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
             f"Got: {D.torch_name(x.dtype)}"
         )
@@ -226,7 +226,7 @@ def _norm_dtype(x: Tensor, dtype):
     a floating ``dtype``, which the input's dtype converts to without narrowing (float32 -> float16
     raises)."""
     if not x.dtype.is_floating_point:
-        raise RuntimeError(
+        raise NotImplementedError(
             f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {D.torch_name(x.dtype)}"
         )
     if dtype is not None:
@@ -738,11 +738,13 @@ def _var_args(input: Tensor, dim, unbiased, keepdim, correction, name: str):
         raise TypeError(f"{name}(): Cannot specify both unbiased and correction")
     if correction is None:
         correction = 1.0 if unbiased is None or unbiased else 0.0
-    elif isinstance(correction, bool) or not isinstance(correction, int | float):
+    elif isinstance(correction, bool):  # a Python bool is a number to PyTorch's parser: True is 1
+        correction = int(correction)
+    elif not isinstance(correction, int | float):
         raise TypeError(f"{name}(): correction must be a number, got {type(correction).__name__}")
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f"{name}(): std and var only support floating point and complex dtypes (got "
-                           f"{D.torch_name(input.dtype)})")
+        raise NotImplementedError(f"{name}(): std and var only support floating point and complex dtypes (got "
+                                  f"{D.torch_name(input.dtype)})")
     dims = reduction_dims(input, dim, name)
     n = math.prod(input._shape[d] for d in dims)
     if n - correction <= 0:

@@ -550,10 +550,14 @@ REPEAT_INDEX = defop(
 )
 
 
+# integer repeats the kernels take widened to int64 (PyTorch takes every integer dtype)
+_NARROW_REPEATS = frozenset({D.uint8, D.int8, D.int16})
+
+
 def _check_repeats(repeats: Tensor, output_size, op: str = "repeat_interleave") -> int:
     """Validate 1-D integer repeats; the output length (read from the tensor when not given:
     one device-to-host read, as in PyTorch)."""
-    if repeats.dtype not in (D.int32, D.int64):  # PyTorch's dispatch fails: NotImplementedError
+    if repeats.dtype not in D.INTEGRAL:  # (bool, floats:) PyTorch's dispatch fails: NotImplementedError
         from .elementwise_common import not_implemented_for
 
         raise not_implemented_for(op, repeats.dtype)
@@ -596,6 +600,8 @@ def repeat_interleave(input: Tensor | None = None, repeats=None, dim=None, *, ou
         input, repeats = repeats, None
     if repeats is None:
         total = _check_repeats(input, output_size)
+        if input.dtype in _NARROW_REPEATS:  # (the kernels count in int32/int64; the result keeps the dtype)
+            return dispatch(REPEAT_INDEX, input.to(D.int64), output_size=total).to(input.dtype)
         return dispatch(REPEAT_INDEX, input, output_size=total)
     if dim is None:
         input, d = input.reshape(-1), 0
@@ -623,6 +629,8 @@ def repeat_interleave(input: Tensor | None = None, repeats=None, dim=None, *, ou
     total = _check_repeats(repeats, output_size)
     if repeats.device != input.device:
         repeats = repeats.to(input.device)
+    if repeats.dtype in _NARROW_REPEATS:
+        repeats = repeats.to(D.int64)
     return dispatch(REPEAT_INTERLEAVE_TENSOR, input, repeats, dim=d, output_size=total)
 
 

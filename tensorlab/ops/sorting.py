@@ -113,7 +113,7 @@ def _topk_meta(x: Tensor, k, dim=-1, largest=True) -> Plan:
     if not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range (k = {k}, dim {d} has size {n})")
     if x.dtype is D.bool:  # PyTorch refuses bool (sort of a bool tensor works)
-        raise RuntimeError("topk(): topk does not support bool dtypes")
+        raise NotImplementedError("topk(): topk does not support bool dtypes")
     shape = list(x._shape)
     if x.ndim:
         shape[d] = k

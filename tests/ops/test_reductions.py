@@ -1407,3 +1407,23 @@ def test_cpu_float32_scans_accumulate_in_double_as_pytorch():
     assert tl.logcumsumexp(tl.zeros(100000), 0)[-1].item() == float(np.float32(np.log(100000.0)))
     h = np.full(5000, 0.1, np.float16)
     assert tl.cumsum(tl.tensor(h), 0)[-1].item() == float(np.float16(np.cumsum(h.astype(np.float32))[-1]))
+
+
+def test_var_correction_takes_a_bool(device):
+    """correction=True/False is the number 1/0 to PyTorch's parser (var, std, var_mean, std_mean)."""
+    x = T(np.array([1.0, 2.0, 4.0]), device)
+    assert math.isclose(x.var(correction=True).item(), 7 / 3, rel_tol=1e-6)
+    assert math.isclose(tl.var(x, correction=False).item(), 14 / 9, rel_tol=1e-6)
+    s, m = tl.std_mean(x, correction=True)
+    assert math.isclose(s.item(), math.sqrt(7 / 3), rel_tol=1e-6) and math.isclose(m.item(), 7 / 3, rel_tol=1e-6)
+
+
+def test_unsupported_dtypes_raise_not_implemented_error():
+    """PyTorch 2.15 raises NotImplementedError (a RuntimeError) where a dtype has no kernel or
+    floating inputs are required: mean/var/norm of integers, neg/sub of bools, topk of bools."""
+    i, b = tl.tensor([1, 2]), tl.tensor([True, False])
+    for f in (i.mean, i.var, i.norm, lambda: tl.nanmean(i), lambda: -b, lambda: b - b, lambda: b - 1,
+              lambda: tl.topk(b, 1), lambda: tl.relu(b), lambda: tl.linalg.vector_norm(i),
+              lambda: tl.tensor([1.0]).mean(dtype=tl.int64)):
+        with pytest.raises(NotImplementedError):
+            f()

@@ -744,3 +744,19 @@ def test_diagonal_of_fewer_than_two_dims_raises_as_pytorch():
         tl.tensor(1.0).diagonal()
     with pytest.raises(RuntimeError, match="diagonal dimensions cannot be identical 0, -1"):
         tl.zeros(3).diagonal(0, 0, -1)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_repeat_interleave_takes_every_integer_dtype_of_repeats(device, dtype):
+    """Repeats of any integer dtype (PyTorch's); the one-argument form keeps the repeats' dtype."""
+    dt = getattr(tl, dtype)
+    r = tl.tensor([1, 0, 3, 2], dtype=dt, device=device)
+    idx = tl.repeat_interleave(r)
+    assert idx.dtype is dt and idx.tolist() == [0, 2, 2, 2, 3, 3]
+    x = tl.tensor([5.0, 6.0, 7.0, 8.0], device=device, requires_grad=True)
+    y = tl.repeat_interleave(x, r)
+    assert y.tolist() == [5.0, 7.0, 7.0, 7.0, 8.0, 8.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 3.0, 2.0]
+    with pytest.raises(NotImplementedError, match="Bool"):
+        tl.repeat_interleave(tl.tensor([True], device=device))
