@@ -982,11 +982,22 @@ def _clamp_bounds(op: str, input, lo, hi) -> tuple:
     return E.fit_clamp_bounds(D.result_type(*(x for x in (input, lo, hi) if x is not None)), lo, hi)
 
 
+def _check_number_bounds_out(out, input, lo, hi) -> None:
+    """PyTorch's clamp.Scalar_out (number bounds) writes an ``out=`` of exactly the result dtype
+    (its tensor-bound overload casts)."""
+    if out is None or isinstance(lo, Tensor) or isinstance(hi, Tensor) or not isinstance(input, Tensor):
+        return
+    expected = D.result_type(*(x for x in (input, lo, hi) if x is not None))
+    if out.dtype is not expected:
+        raise RuntimeError(f"Found dtype {D.torch_name(out.dtype)} but expected {D.torch_name(expected)}")
+
+
 @tensor_method
 def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     """Clamp to [min, max] (tensors or numbers; either may be None, not both)."""
     lo, hi = _clamp_bounds("clamp", input, *_clamp_args("clamp", min, max))
     E.check_out("clamp", out)
+    _check_number_bounds_out(out, input, lo, hi)
     if hi is None:
         return dispatch(CLAMP_MIN, input, lo, out=out)
     if lo is None:
@@ -1013,6 +1024,7 @@ tensor_method(clip_, name="clip_")
 
 @tensor_method
 def clamp_min(input, min, *, out=None):  # noqa: A002
+    _check_number_bounds_out(out, input, min, None)
     return _binary(CLAMP_MIN, "clamp_min", input, _clamp_bounds("clamp_min", input, _bound("clamp_min", min), None)[0],
                    out=out)
 
@@ -1025,6 +1037,7 @@ def clamp_min_(input, min):  # noqa: A002
 
 @tensor_method
 def clamp_max(input, max, *, out=None):  # noqa: A002
+    _check_number_bounds_out(out, input, None, max)
     return _binary(CLAMP_MAX, "clamp_max", input, _clamp_bounds("clamp_max", input, None, _bound("clamp_max", max))[1],
                    out=out)
 

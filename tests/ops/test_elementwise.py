@@ -1728,3 +1728,22 @@ def test_where_rounds_half_numbers_unchecked(device):
         tl.where(c, tl.ones(2, device=device), 1e39)
     with pytest.raises(RuntimeError, match="where: value cannot be converted to type int8 without overflow"):
         tl.where(c, tl.ones(2, dtype=tl.int8, device=device), 300)
+
+
+def test_clamp_with_number_bounds_writes_only_its_dtype_to_out(device):
+    """clamp/clip/clamp_min/clamp_max with number bounds take an out= of exactly the result dtype
+    (PyTorch's clamp.Scalar_out); tensor bounds cast into any out= dtype."""
+    x = tl.tensor([1.0, 5.0], device=device)
+    i = tl.tensor([1, 5], device=device)
+    for f, found, expected in ((lambda o: tl.clamp(x, 0, 2.5, out=o), tl.float64, "Float"),
+                               (lambda o: tl.clip(x, 0, 2.5, out=o), tl.float16, "Float"),
+                               (lambda o: tl.clamp_min(x, 2.0, out=o), tl.float64, "Float"),
+                               (lambda o: tl.clamp_max(i, 2, out=o), tl.float32, "Long"),
+                               (lambda o: tl.clamp(i, 0, 2.5, out=o), tl.float64, "Float")):
+        out = tl.zeros(2, dtype=found, device=device)
+        with pytest.raises(RuntimeError, match=f"but expected {expected}"):
+            f(out)
+        assert out.tolist() == [0, 0]
+    assert tl.clamp(i, 0, 2.5, out=tl.zeros(2, device=device)).tolist() == [1.0, 2.5]
+    bounds = tl.tensor(0.0, device=device), tl.tensor(2.5, device=device)
+    assert tl.clamp(x, *bounds, out=tl.zeros(2, dtype=tl.float64, device=device)).tolist() == [1.0, 2.5]
