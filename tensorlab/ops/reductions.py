@@ -916,9 +916,11 @@ def _cumsum_backward(ctx, g):
 
 def _cumprod_backward(ctx, g):
     """d y_j / d x_k = prod_{i <= j, i != k} x_i for k <= j. Where x has no zero:
-    ``reverse_cumsum(g * y) / x``. Otherwise the first zero of each row (in scan order) gets
-    ``reverse_cumsum(g * cumprod(x with that zero set to 1))``, later zeros get 0, and the other
-    elements keep the division formula (their terms from the zero on are 0)."""
+    ``reverse_cumsum(g * y) / x``. Otherwise, as PyTorch, a term with a zero factor is 0 even where
+    an inf or NaN would make it NaN: the first zero z of each row (in scan order) gets
+    ``prod_{i < z} x_i * sum_{z <= j < next zero} g_j prod_{z < i <= j} x_i``, every later element
+    0, and the elements before it the division formula over the terms before it. (PyTorch 2.15
+    gives NaN at and before z where an infinite x precedes z, an artifact this does not copy.)"""
     x, y = ctx.saved_tensors
     p = ctx.params
     dim, rev = p["dim"], p["reverse"]
@@ -950,11 +952,14 @@ def _inclusive_cumprod_grad(xc: Tensor, yc: Tensor, g: Tensor, dim: int, rev: bo
         return a / xc
     zero = tl.zeros((), dtype=g.dtype, device=g.device)
     one = tl.ones((), dtype=g.dtype, device=g.device)
-    first = is_zero & (_scan(CUMSUM, is_zero, dim, reverse=rev) == 1)
-    y1 = _scan(CUMPROD, tl.where(first, one, xc), dim, reverse=rev)
-    at_first = _scan(CUMSUM, g * y1, dim, reverse=not rev)
-    safe_x = tl.where(is_zero, one, xc)
-    return tl.where(first, at_first, tl.where(is_zero, zero, a / safe_x))
+    zeros_so_far = _scan(CUMSUM, is_zero, dim, reverse=rev)
+    first_run, seen = zeros_so_far == 1, zeros_so_far >= 1  # from the first zero to the next; from it on
+    first = is_zero & first_run
+    head = _scan(CUMPROD, tl.where(seen, one, xc), dim, reverse=rev)  # prod_{i < z} x_i at z
+    tail = _scan(CUMPROD, tl.where(seen & ~first, xc, one), dim, reverse=rev)  # prod_{z < i <= j} x_i
+    at_first = head * _scan(CUMSUM, tl.where(first_run, g * tail, zero), dim, reverse=not rev)
+    before = _scan(CUMSUM, tl.where(seen, zero, g * yc), dim, reverse=not rev) / tl.where(seen, one, xc)
+    return tl.where(first, at_first, tl.where(seen, zero, before))
 
 
 def _logcumsumexp_meta(x: Tensor, *, dim: int, reverse: bool = False) -> Plan:

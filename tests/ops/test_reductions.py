@@ -931,6 +931,24 @@ def test_prod_and_cumprod_gradients_with_zeros(values):
     np.testing.assert_allclose(to_numpy(x.grad), expected)
 
 
+def test_cumprod_gradient_terms_with_a_zero_factor_are_zero(device):
+    """A term of d y_j / d x_k with a zero factor is 0, also where a later inf or NaN makes y NaN
+    (PyTorch's rule): elements after a row's first zero get 0, the first zero sums its terms up to
+    the next zero, the elements before it their terms before it. [2, 0, 3, 0, 5] is exact: y =
+    [2, 2a, 6a, 6ab, 30ab] for the zeros a, b gives 1, 2 + 6 = 8, then zeros."""
+    nan = math.nan
+    for values, want in (([2.0, 0.0, 3.0, 0.0, 5.0], [1.0, 8.0, 0.0, 0.0, 0.0]),
+                         ([0.0, nan, 2.0], [nan, 0.0, 0.0]),
+                         ([1.0, 0.0, nan], [1.0, nan, 0.0]),
+                         ([0.0, 0.0, nan, -2.0], [1.0, 0.0, 0.0, 0.0]),
+                         ([3.0, 0.0, 0.0, math.inf], [1.0, 3.0, 0.0, 0.0])):
+        for rev in (False, True):
+            x = T(np.array(values[::-1] if rev else values), device).requires_grad_()
+            y = x.flip(0).cumprod(0).flip(0) if rev else x.cumprod(0)
+            y.sum().backward()
+            got = x.grad.tolist()[::-1] if rev else x.grad.tolist()
+            np.testing.assert_array_equal(got, want, err_msg=f"{values} reversed={rev}")
+
 def test_scan_gradient_over_one_element_is_the_upstream_gradient(device):
     # cumprod over a dim of size 1 (or a 0-d input) and logcumsumexp of a 0-d input are the identity:
     # PyTorch's gradient is g, also at inf and NaN; the general formulas gave NaN (cumprod: g * y / x
