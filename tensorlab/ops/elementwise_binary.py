@@ -336,19 +336,21 @@ def _pow_backward(ctx, g):
     out = saved[2]
     x, y, nx, ny = _operands(ctx)
     gx = gy = None
+    # g multiplies the selected partial (PyTorch's order), so the gradient's own derivative in g is
+    # that partial: 0 where it is 0, not 0 * NaN from the branch where() drops
     if nx:  # y * x**(y - 1), and 0 where y == 0 (PyTorch's pow_backward_self)
         if isinstance(y, Tensor):
-            gx = where(y == 0, 0.0, g * y * pow(x, y - 1))
+            gx = g * where(y == 0, 0.0, y * pow(x, y - 1))
         else:
             gx = _zeros(g) if y == 0 else g * y * pow(x, y - 1)
     if ny:  # out * log(x), and 0 where x == 0 and y >= 0 (pow_backward_exponent); y is a tensor here
         if isinstance(x, Tensor):
             from .elementwise_unary import log
 
-            gy = where((x == 0) & (y >= 0), 0.0, g * out * log(x))
+            gy = g * where((x == 0) & (y >= 0), 0.0, out * log(x))
         else:
             logx = math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
-            gy = g * out * logx if x != 0 else where(y >= 0, 0.0, g * out * logx)
+            gy = g * out * logx if x != 0 else g * where(y >= 0, 0.0, out * logx)
     return _finish(ctx, gx, gy)
 
 
@@ -424,7 +426,7 @@ def _copysign_backward(ctx, g):
     saved = ctx.saved_tensors
     out = saved[2]
     x, y, nx, ny = _operands(ctx)
-    gx = where(x == 0, 0.0, g * (out / x)) if nx else None
+    gx = g * where(x == 0, 0.0, out / x) if nx else None  # (g outside: see _pow_backward)
     gy = _zeros(g) if ny else None
     return _finish(ctx, gx, gy)
 

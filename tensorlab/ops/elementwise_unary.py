@@ -382,17 +382,25 @@ def _elu_backward(ctx, g):
     alpha = ctx.params.get("alpha", 1.0)
     # PyTorch's elu_backward tests `<= 0` (a NaN takes the positive branch's gradient)
     if x is not None:
-        return (where(x <= 0, g * exp(x) * alpha, g),)
+        return (g * where(x <= 0, _exp_nonpositive(x) * alpha, 1.0),)
     if alpha >= 0:  # in place, for x <= 0: d/dx alpha * (e^x - 1) = y + alpha
         return (where(y <= 0, g * (y + alpha), g),)
     raise RuntimeError("elu_: In-place elu backward calculation is triggered with a negative alpha, which is not "
                        "supported; call the out-of-place version instead.")
 
 
+def _exp_nonpositive(x: Tensor) -> Tensor:
+    """``exp(x)`` where ``x <= 0``, 1 elsewhere: the branch where() drops then stays finite (exp(710)
+    is inf), so the gradient's own derivatives are not 0 * inf = NaN there. (The backward rules
+    also multiply g by the selected partial, not each branch by g, for the same reason.) At x = 0
+    the value is exp(0) as a constant: the second derivative there is 0, as PyTorch's."""
+    return exp(where(x < 0, x, 0.0))
+
+
 def _selu_backward(ctx, g):
     x, y = ctx.saved_tensors
     if x is not None:  # PyTorch's selu is elu(x, alpha, scale), which saves its input
-        return (where(x <= 0, g * exp(x) * (_SELU_SCALE * _SELU_ALPHA), g * _SELU_SCALE),)
+        return (g * where(x <= 0, _exp_nonpositive(x) * (_SELU_SCALE * _SELU_ALPHA), _SELU_SCALE),)
     return (where(y <= 0, g * (y + _SELU_SCALE * _SELU_ALPHA), g * _SELU_SCALE),)
 
 
@@ -432,7 +440,8 @@ def _softplus_backward(ctx, g):
     x = _x(ctx)
     beta, threshold = ctx.params.get("beta", 1.0), ctx.params.get("threshold", 20.0)
     z = x * beta
-    return (where(z > threshold, g, g * sigmoid(z)),)
+    # (at z == threshold the slope is sigmoid(threshold) as a constant: PyTorch's second derivative 0)
+    return (g * where(z > threshold, 1.0, sigmoid(where(z < threshold, z, threshold))),)
 
 
 def _hardsigmoid_backward(ctx, g):
@@ -443,7 +452,7 @@ def _hardsigmoid_backward(ctx, g):
 def _hardswish_backward(ctx, g):
     x = _x(ctx)
     # PyTorch 2.13: 0 for x <= -3, the slope for -3 < x < 3, g from 3 on
-    return (where(x <= -3.0, 0.0, where(x < 3.0, g * (x / 3.0 + 0.5), g)),)
+    return (g * where(x <= -3.0, 0.0, where(x < 3.0, x / 3.0 + 0.5, 1.0)),)
 
 
 def _nan_to_num_backward(ctx, g):

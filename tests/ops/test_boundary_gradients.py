@@ -66,3 +66,42 @@ def test_a_tensor_bound_broadcast_gets_its_summed_share():
     x.clamp_min(bound).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [[0.5, 1.0], [1.0, 0.5]])
     np.testing.assert_array_equal(bound.grad.numpy(), [1.0])
+
+
+def _grad_of_grad(f, points, device):
+    """(gradient, its derivative in the upstream gradient u, its derivative in x) at ``points``."""
+    x = tl.tensor(points, dtype=tl.float64, device=device, requires_grad=True)
+    u = tl.ones(len(points), dtype=tl.float64, device=device, requires_grad=True)
+    (gx,) = tl.autograd.grad(f(x), x, u, create_graph=True)
+    du = tl.autograd.grad(gx.sum(), u, retain_graph=True)[0]
+    dx = tl.autograd.grad(gx.sum(), x, retain_graph=True, allow_unused=True)[0]
+    return gx.tolist(), du.tolist(), None if dx is None else dx.tolist()
+
+
+def test_second_derivatives_ignore_the_branch_a_gradient_drops(device):
+    """A backward rule that picks a branch with where() must not let the dropped branch's inf or NaN
+    reach the gradient's own derivatives as 0 * inf = NaN (PyTorch's values): the derivative in the
+    upstream gradient is the selected partial, the one in x the selected branch's."""
+    import tensorlab.nn.functional as F
+
+    inf = float("inf")
+    gx, du, dx = _grad_of_grad(F.elu, [710.0, 800.0, inf, 0.0, -1.0], device)
+    assert du == gx == [1.0, 1.0, 1.0, 1.0, pytest.approx(np.exp(-1.0))]
+    assert dx == [0.0, 0.0, 0.0, 0.0, pytest.approx(np.exp(-1.0))]  # 0 at x = 0, as PyTorch
+    gx, du, dx = _grad_of_grad(F.selu, [800.0, -inf], device)
+    assert du == gx == [pytest.approx(1.0507009873554805), 0.0] and dx == [0.0, 0.0]
+    gx, du, dx = _grad_of_grad(F.hardswish, [inf, -inf, 1.0], device)
+    assert du == gx == [1.0, 0.0, pytest.approx(5 / 6)] and dx == [0.0, 0.0, pytest.approx(1 / 3)]
+    gx, du, dx = _grad_of_grad(lambda x: F.softplus(x, 2, 3), [1.5, 5.0], device)
+    assert dx == [0.0, 0.0]  # at x * beta == threshold the slope is a constant, as PyTorch
+    gx, du, dx = _grad_of_grad(lambda x: tl.copysign(x, 1.0), [0.0, -2.0], device)
+    assert gx == du == [0.0, -1.0]
+    gx, du, dx = _grad_of_grad(lambda x: 0 ** x, [1.0, 2.0], device)
+    assert gx == du == [0.0, 0.0]
+    a = tl.tensor([0.0, 0.0], dtype=tl.float64, device=device, requires_grad=True)
+    b = tl.tensor([1.0, 2.0], dtype=tl.float64, device=device, requires_grad=True)
+    u = tl.ones(2, dtype=tl.float64, device=device, requires_grad=True)
+    ga, gb = tl.autograd.grad(a ** b, (a, b), u, create_graph=True)
+    assert ga.tolist() == [1.0, 0.0] and gb.tolist() == [0.0, 0.0]
+    assert tl.autograd.grad(ga.sum(), u, retain_graph=True)[0].tolist() == [1.0, 0.0]
+    assert tl.autograd.grad(gb.sum(), u)[0].tolist() == [0.0, 0.0]
