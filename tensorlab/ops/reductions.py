@@ -255,7 +255,8 @@ def _sum_backward(ctx, g):
 def _mean_backward(ctx, g):
     p, meta = ctx.params, ctx.inputs[0]
     n = math.prod(meta.shape[d] for d in p["dim"])
-    return (_expand_back(g / n, meta, p["dim"], p["keepdim"]),)
+    # (over an empty dim the gradient is empty: g * 0 keeps its derivative in g 0, where g / 0 made it NaN)
+    return (_expand_back(g * 0.0 if n == 0 else g / n, meta, p["dim"], p["keepdim"]),)
 
 
 def _prod_backward(ctx, g):

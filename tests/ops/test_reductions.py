@@ -1445,3 +1445,13 @@ def test_unsupported_dtypes_raise_not_implemented_error():
               lambda: tl.tensor([1.0]).mean(dtype=tl.int64)):
         with pytest.raises(NotImplementedError):
             f()
+
+
+def test_mean_over_an_empty_dim_has_a_finite_double_backward(device):
+    """The gradient of a mean over an empty dim is empty; its derivative in the upstream gradient is
+    0 (PyTorch's), not the NaN that dividing by the count of 0 gave."""
+    x = T(np.zeros((2, 0)), device).requires_grad_()
+    g = T(np.ones(2), device).requires_grad_()
+    (gx,) = tl.autograd.grad(x.mean(1), x, g, create_graph=True)
+    assert gx.shape == (2, 0)
+    assert tl.autograd.grad(gx.sum(), g)[0].tolist() == [0.0, 0.0]
