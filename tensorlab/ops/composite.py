@@ -479,8 +479,14 @@ def _renorm_factor(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     if maxnorm < 0:
         raise RuntimeError(f"renorm(): expected maxnorm to be >= 0 but got {maxnorm}")
     d = norm_dim(dim, input.ndim, "renorm")
-    norms = R.norm(input, p, dim=[i for i in range(input.ndim) if i != d], keepdim=True)
-    return B.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)  # PyTorch's 1e-7
+    others = [i for i in range(input.ndim) if i != d]
+    norms = R.norm(input, p, dim=others, keepdim=True)
+    scaled = norms > maxnorm
+    if input.requires_grad:
+        # a slice left alone passes its gradient through unchanged (PyTorch), also a NaN one, whose
+        # norm's gradient (NaN) would otherwise reach it as 0 * NaN: its norm is taken of ones instead
+        norms = R.norm(B.where(scaled, input, 1.0), p, dim=others, keepdim=True)
+    return B.where(scaled, maxnorm / (norms + 1e-7), 1.0)  # PyTorch's 1e-7
 
 
 @tensor_method

@@ -656,3 +656,16 @@ def test_function_forms_of_in_place_ops_and_predicates(device):
                                         "not float"):
         tl.is_floating_point(1.0)
     assert to_numpy(_t([0.5, 1.5, 2.5], device).histc(bins=2, min=0, max=3)).tolist() == [1.0, 2.0]
+
+
+def test_renorm_passes_the_gradient_of_slices_it_leaves_alone(device):
+    """A slice within maxnorm is unchanged and gets the upstream gradient as it is, also a slice with
+    a NaN (its norm's NaN gradient does not leak in as 0 * NaN), as PyTorch."""
+    nan = float("nan")
+    x = tl.tensor([[nan, 1.0], [0.5, 0.2], [0.0, 0.0]], device=device, requires_grad=True)
+    y = tl.renorm(x, 2, 0, 1.0)
+    y.sum().backward()
+    assert x.grad.tolist() == [[1.0, 1.0]] * 3
+    x = tl.tensor([[3.0, 4.0]], dtype=tl.float64, device=device, requires_grad=True)
+    tl.renorm(x, 2, 0, 1.0).sum().backward()  # d/dx (x / |x|) summed: (|x|^2 - x * sum(x)) / |x|^3
+    np.testing.assert_allclose(to_numpy(x.grad), [[(25 - 21) / 125, (25 - 28) / 125]], rtol=1e-6)
