@@ -121,6 +121,27 @@ def test_grad_modes():
     assert seen == [True]  # grad mode is per thread
 
 
+def test_inference_mode_nesting():
+    """Inside inference_mode() enable_grad()/set_grad_enabled(True) record nothing; inference_mode(False)
+    turns grad mode on, even inside no_grad (PyTorch's InferenceMode(false) enables grad mode); leaving
+    each block restores both modes."""
+    x = _leaf([1.0, 2.0])
+    with tl.inference_mode():
+        with tl.enable_grad():
+            assert not (x * 2).requires_grad
+        with tl.set_grad_enabled(True):
+            assert not (x * 2).requires_grad
+        with tl.inference_mode(False):
+            assert tl.is_grad_enabled() and not tl.is_inference_mode_enabled()
+            y = x * 2
+            assert y.requires_grad and y.grad_fn is not None
+        assert not tl.is_grad_enabled() and tl.is_inference_mode_enabled()
+    with tl.no_grad():
+        with tl.inference_mode(False):
+            assert (x * 2).requires_grad
+        assert not tl.is_grad_enabled()
+    assert tl.is_grad_enabled() and not tl.is_inference_mode_enabled()
+
 def test_requires_grad_rules():
     x = _leaf([1.0])
     y = x * 2

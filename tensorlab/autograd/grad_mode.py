@@ -24,11 +24,14 @@ _state = _GradState()
 
 
 def is_grad_enabled() -> bool:
+    """Whether operations are recorded: grad mode on and inference mode off (inside
+    ``inference_mode()`` an ``enable_grad()`` records nothing, as in PyTorch, whose own
+    ``is_grad_enabled()`` then says True)."""
     return _state.enabled
 
 
 def _set(enabled: bool) -> None:
-    _state.enabled = enabled
+    _state.enabled = enabled and not _state.inference
 
 
 def is_inference_mode_enabled() -> bool:
@@ -136,7 +139,9 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """Like ``no_grad`` (tensorlab has no separate inference-tensor kind)."""
+    """Like ``no_grad``, and ``enable_grad``/``set_grad_enabled(True)`` inside it record nothing;
+    ``inference_mode(False)`` turns grad mode on, as PyTorch's (tensorlab has no separate
+    inference-tensor kind: no ``Tensor.is_inference``, no restrictions on tensors made here)."""
 
     def __new__(cls, mode_or_orig_func=True):
         if mode_or_orig_func is None or isinstance(mode_or_orig_func, bool):
@@ -147,15 +152,12 @@ class inference_mode(_DecoratorContextManager):
         self.mode = bool(mode)
 
     def __enter__(self):
-        self.prev = is_grad_enabled()
-        self.prev_inference = is_inference_mode_enabled()
-        if self.mode:
-            _set(False)
+        self.prev = _state.enabled, _state.inference
         _state.inference = self.mode
+        _state.enabled = not self.mode
 
     def __exit__(self, *exc):
-        _set(self.prev)
-        _state.inference = self.prev_inference
+        _state.enabled, _state.inference = self.prev
         return False
 
     def clone(self):
