@@ -382,13 +382,13 @@ def test_ranges():
         tl.arange(0, 3, 0)
     with pytest.raises(RuntimeError, match="inconsistent with step sign"):
         tl.arange(0, 3, -1)
-    # an integer dtype truncates float arguments first, as PyTorch's int64 arange
-    assert tl.arange(-2.5, 3, 1.5, dtype=tl.int64).tolist() == [-2, -1, 0, 1, 2]
-    assert tl.arange(1, 10, 1.5, dtype=tl.int32).tolist() == list(range(1, 10))
-    assert tl.arange(2.7, dtype=tl.int64).tolist() == [0, 1] and tl.arange(0.5, dtype=tl.int16).tolist() == []
-    assert tl.arange(5.5, 0.5, -1.5, dtype=tl.int64).tolist() == [5, 4, 3, 2, 1]
-    with pytest.raises(RuntimeError, match="step must be nonzero"):
-        tl.arange(0, 1, 0.3, dtype=tl.int64)
+    # an integer dtype counts the elements from the float arguments, then steps from the truncated
+    # start by the truncated step (PyTorch 2.15)
+    assert tl.arange(-2.5, 3, 1.5, dtype=tl.int64).tolist() == [-2, -1, 0, 1]
+    assert tl.arange(1, 10, 1.5, dtype=tl.int32).tolist() == [1, 2, 3, 4, 5, 6]
+    assert tl.arange(2.7, dtype=tl.int64).tolist() == [0, 1, 2] and tl.arange(0.5, dtype=tl.int16).tolist() == [0]
+    assert tl.arange(5.5, 0.5, -1.5, dtype=tl.int64).tolist() == [5, 4, 3, 2]
+    assert tl.arange(0, 1, 0.3, dtype=tl.int64).tolist() == [0, 0, 0, 0]
     assert tl.arange(0, 1, 0.3).tolist() == pytest.approx([0, 0.3, 0.6, 0.9])  # a float dtype keeps them
     np.testing.assert_allclose(tl.linspace(-1, 1, 5).numpy(), [-1, -0.5, 0, 0.5, 1])
     np.testing.assert_allclose(tl.linspace(0, 1, 7, dtype=tl.float64).numpy(), np.linspace(0, 1, 7), rtol=1e-15)
@@ -401,6 +401,13 @@ def test_ranges():
         with pytest.raises(RuntimeError, match=f"{op.__name__}: value cannot be converted to type {dtype.name}"):
             op(0, 1e10, 3, dtype=dtype)
     assert tl.linspace(-2, 4, 4, dtype=tl.int8).tolist() == [-2, 0, 2, 4]
+    # PyTorch's arithmetic: integer ends converted to the dtype (wrapped) and a float64 step; a float
+    # output's step in its precision, each value rounded once
+    assert tl.linspace(-5, 5, 3, dtype=tl.uint8).tolist() == [251, 128, 5]
+    assert tl.linspace(0.5, 3.5, 3, dtype=tl.int64).tolist() == [0, 1, 3]
+    assert tl.logspace(0.5, 2.5, 3, dtype=tl.int64).tolist() == [1, 10, 100]
+    assert tl.linspace(0, 10, 4).tolist() == [0.0, 3.3333332538604736, 6.6666669845581055, 10.0]
+    assert tl.linspace(-1, 1, 11).tolist()[5] == -1.4901161193847656e-08
     assert tl.logspace(0, 400, 2, dtype=tl.float64).tolist() == [1.0, float("inf")]  # the powers may overflow
 
 
