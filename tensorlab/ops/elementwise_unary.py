@@ -441,7 +441,7 @@ def _softplus_backward(ctx, g):
     beta, threshold = ctx.params.get("beta", 1.0), ctx.params.get("threshold", 20.0)
     z = x * beta
     # (at z == threshold the slope is sigmoid(threshold) as a constant: PyTorch's second derivative 0)
-    return (g * where(z > threshold, 1.0, sigmoid(where(z < threshold, z, threshold))),)
+    return (g * where(z > threshold, 1.0, sigmoid(where(z >= threshold, threshold, z))),)  # (NaN: NaN)
 
 
 def _hardsigmoid_backward(ctx, g):

@@ -94,6 +94,8 @@ def test_second_derivatives_ignore_the_branch_a_gradient_drops(device):
     assert du == gx == [1.0, 0.0, pytest.approx(5 / 6)] and dx == [0.0, 0.0, pytest.approx(1 / 3)]
     gx, du, dx = _grad_of_grad(lambda x: F.softplus(x, 2, 3), [1.5, 5.0], device)
     assert dx == [0.0, 0.0]  # at x * beta == threshold the slope is a constant, as PyTorch
+    gx, _, _ = _grad_of_grad(lambda x: F.softplus(x, 2, 3), [float("nan")], device)
+    assert np.isnan(gx[0])  # (a NaN's slope is NaN, not the threshold's)
     gx, du, dx = _grad_of_grad(lambda x: tl.copysign(x, 1.0), [0.0, -2.0], device)
     assert gx == du == [0.0, -1.0]
     gx, du, dx = _grad_of_grad(lambda x: 0 ** x, [1.0, 2.0], device)
