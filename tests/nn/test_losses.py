@@ -774,3 +774,16 @@ def test_other_loss_errors():
         nn.HuberLoss(delta="1")
     with pytest.raises(ValueError, match="is not a valid value for reduction"):
         F.kl_div(T(X), T(Y), reduction="avg")
+
+
+def test_losses_keep_the_input_dtype_with_weights_of_another(device):
+    """binary_cross_entropy(_with_logits) with a weight/pos_weight of another floating dtype, and
+    huber_loss with a target of another one, give the input's dtype (PyTorch's kernels compute in it;
+    mse_loss and the like promote instead)."""
+    p = tl.tensor([0.2, 0.7], device=device)
+    w = tl.tensor([0.3, 0.9], dtype=tl.float64, device=device)
+    for loss in (F.binary_cross_entropy(p, p, weight=w), F.binary_cross_entropy_with_logits(p, p, weight=w),
+                 F.binary_cross_entropy_with_logits(p, p, pos_weight=w), F.huber_loss(p, w)):
+        assert loss.dtype is tl.float32
+    assert F.binary_cross_entropy(p, p, weight=w).item() == pytest.approx(0.349949, rel=1e-5)
+    assert F.huber_loss(w, p).dtype is tl.float64 and F.mse_loss(p, w).dtype is tl.float64

@@ -195,6 +195,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
         raise RuntimeError(f"huber_loss does not support non-positive values for delta (got delta={delta}).")
     from ...ops.elementwise_binary import where
 
+    if input.dtype.is_floating_point and target.dtype.is_floating_point and target.dtype is not input.dtype:
+        target = target.to(input.dtype)  # PyTorch's huber_loss computes in the input's dtype (mse_loss promotes)
     a, b = _broadcast("huber_loss", input, target)
     d = (a - b).abs()
     big = d >= delta  # (the branches as smooth_l1_loss's)
@@ -515,7 +517,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         if tuple(shape) != tuple(target.shape):
             raise RuntimeError(f"binary_cross_entropy: weight of shape {list(weight.shape)} does not broadcast to "
                                f"the target's shape {list(target.shape)}")
-        weight = weight.expand(*shape)
+        weight = weight.expand(*shape).to(input.dtype)  # (the loss keeps the input's dtype, as PyTorch's)
     if input.numel() and bool((~((input >= 0) & (input <= 1))).any()):
         raise RuntimeError("binary_cross_entropy: all elements of input should be between 0 and 1")
     loss = _BinaryCrossEntropy.apply(input, target, weight)
@@ -537,6 +539,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         if t is not None:
             _need_tensor("binary_cross_entropy_with_logits", **{name: t})
             _no_grad_arg("binary_cross_entropy_with_logits", name, t)
+    # the loss keeps the input's dtype (PyTorch's): weights of another floating dtype are converted
+    weight, pos_weight = (t.to(input.dtype) if t is not None and t.dtype.is_floating_point else t
+                          for t in (weight, pos_weight))
     return _reduce(_BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight), reduction)
 
 
