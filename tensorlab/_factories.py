@@ -163,22 +163,31 @@ def _infer_dtype_of_scalar(x) -> D.dtype:
     raise TypeError(f"Could not infer dtype of {type(x).__name__}")
 
 
-def _nested_to_numpy(data, op: str) -> tuple[np.ndarray, D.dtype]:
-    """Python scalars / nested sequences (possibly holding tensors) -> numpy array + inferred dtype."""
+def _nested_to_numpy(data, op: str, target: D.dtype | None = None) -> tuple[np.ndarray, D.dtype]:
+    """Python scalars / nested sequences (possibly holding tensors, numpy scalars and arrays) -> numpy
+    array + inferred dtype (PyTorch's: a Python number gives bool/int64/the default dtype, a tensor or
+    numpy value its own dtype, promoted together). ``target``: the dtype asked for, if any (a floating
+    one takes Python ints beyond 64 bits, as PyTorch's)."""
     shape: list[int] = []
     dtype = None
 
     def walk(x, depth: int):
         nonlocal dtype
         if isinstance(x, Tensor):
-            if x.ndim != 0 and depth >= 0:
+            if x.numel() != 1 and depth >= 0:  # (a one-element tensor of any shape is a number, as PyTorch)
                 raise ValueError(f"{op}: only one element tensors can be converted to Python scalars")
             v = x.item()
             d = x.dtype
             dtype = d if dtype is None else D.promote_types(dtype, d)
             return v
-        if isinstance(x, np.ndarray) and x.ndim == 0:
-            x = x.item()
+        if isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.ndim == 0):
+            if depth != len(shape):
+                raise ValueError(f"{op}: expected a sequence at dim {depth}, got {type(x).__name__}")
+            d = D.from_numpy_dtype(np.asarray(x).dtype, op)
+            dtype = d if dtype is None else D.promote_types(dtype, d)
+            return x.item()
+        if isinstance(x, range):
+            x = list(x)
         if isinstance(x, list | tuple | np.ndarray):
             n = len(x)
             if depth == len(shape):
@@ -196,14 +205,14 @@ def _nested_to_numpy(data, op: str) -> tuple[np.ndarray, D.dtype]:
     values = walk(data, 0)
     if dtype is None:  # empty sequence
         dtype = D.get_default_dtype()
-    np_dtype = np.float64 if dtype.is_floating_point else dtype.np
+    np_dtype = np.float64 if dtype.is_floating_point or (target is not None and target.is_floating_point) else dtype.np
     arr = np.array(values, dtype=np_dtype) if shape else np.array(values, dtype=np_dtype)
     if shape and arr.shape != tuple(shape):
         arr = arr.reshape(shape)
     return arr, dtype
 
 
-def _array_from_data(data, op: str) -> tuple[np.ndarray, D.dtype]:
+def _array_from_data(data, op: str, target: D.dtype | None = None) -> tuple[np.ndarray, D.dtype]:
     if isinstance(data, np.ndarray):
         return data, D.from_numpy_dtype(data.dtype, op)
     if isinstance(data, np.generic):
@@ -212,7 +221,7 @@ def _array_from_data(data, op: str) -> tuple[np.ndarray, D.dtype]:
     if hasattr(data, "__dlpack__") and not isinstance(data, Tensor):
         arr = np.from_dlpack(data)
         return arr, D.from_numpy_dtype(arr.dtype, op)
-    return _nested_to_numpy(data, op)
+    return _nested_to_numpy(data, op, target)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
@@ -223,8 +232,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
         t = data.detach().to(device=as_device(device) if device is not None else data.device,
                              dtype=D.as_dtype(dtype) if dtype is not None else data.dtype, copy=True)
         return t.requires_grad_(requires_grad) if requires_grad else t
-    arr, inferred = _array_from_data(data, "tensor")
-    dt = inferred if dtype is None else D.as_dtype(dtype, "tensor")
+    target = None if dtype is None else D.as_dtype(dtype, "tensor")
+    arr, inferred = _array_from_data(data, "tensor", target)
+    dt = inferred if target is None else target
     if dtype is not None and not isinstance(data, np.ndarray) and arr is not data:
         _check_values_fit("tensor", arr, dt)
     with np.errstate(invalid="ignore", over="ignore"):

@@ -545,3 +545,23 @@ def test_empty_tensors_are_contiguous_as_in_pytorch():
     assert tl.empty(3, 0).t().is_contiguous()  # any strides: no element is out of place
     x = tl.empty(4, 6)
     assert not x.t().is_contiguous() and x[:, ::2].is_contiguous() is False and x[1:].is_contiguous()
+
+
+def test_tensor_infers_numpy_values_dtypes_inside_sequences():
+    """Inside a list, numpy scalars and arrays keep their dtypes (promoted with the rest), a
+    one-element tensor of any shape is a number, a range is a sequence, and a floating dtype= takes
+    Python ints beyond 64 bits (PyTorch's inference)."""
+    assert tl.tensor([np.float64(1.5)]).dtype is tl.float64
+    assert tl.tensor([np.int32(3)]).dtype is tl.int32 and tl.tensor([np.int32(3), 2]).dtype is tl.int64
+    assert tl.tensor([np.float16(1.5)]).dtype is tl.float16 and tl.tensor([np.array([1.5])]).dtype is tl.float64
+    assert tl.tensor([np.float64(1.5), 2.5]).dtype is tl.float64
+    assert tl.tensor([np.uint8(3), 2.5]).dtype is tl.float32
+    t = tl.tensor([tl.tensor([1.0]), tl.tensor([[2.0]])])
+    assert t.tolist() == [1.0, 2.0] and t.dtype is tl.float32
+    with pytest.raises(ValueError, match="only one element tensors"):
+        tl.tensor([tl.tensor([1.0, 2.0])])
+    assert tl.tensor(range(3)).tolist() == [0, 1, 2]
+    assert tl.tensor([2**63], dtype=tl.float64).tolist() == [2.0**63]
+    assert tl.tensor(2**64, dtype=tl.float32).item() == 2.0**64
+    with pytest.raises(OverflowError):
+        tl.tensor([2**63])
