@@ -529,6 +529,18 @@ class Size(tuple):
         out = tuple.__getitem__(self, item)
         return Size(out) if isinstance(item, slice) else out
 
+    # concatenation and repetition stay Sizes, as PyTorch's (a tuple on either side of +)
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other))) if isinstance(other, tuple) else NotImplemented
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self)) if isinstance(other, tuple) else NotImplemented
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
 
 def _parse_to(t: Tensor, args, kwargs):
     dev = kwargs.pop("device", None)

@@ -565,3 +565,12 @@ def test_tensor_infers_numpy_values_dtypes_inside_sequences():
     assert tl.tensor(2**64, dtype=tl.float32).item() == 2.0**64
     with pytest.raises(OverflowError):
         tl.tensor([2**63])
+
+
+def test_size_arithmetic_stays_a_size():
+    s = tl.ones(2, 3).shape
+    for r in (s + (4,), (4,) + s, s * 2, 2 * s, s + s, s[1:]):
+        assert isinstance(r, tl.Size)
+    assert s + (4,) == (2, 3, 4) and (4,) + s == (4, 2, 3) and s * 2 == (2, 3, 2, 3)
+    with pytest.raises(TypeError):
+        s + [4]
