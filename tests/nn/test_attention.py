@@ -508,3 +508,17 @@ def test_mha_errors():
         m(T(rand(3, 2, 6).astype(np.float32)), x, x)  # AssertionError, as PyTorch's
     with pytest.raises(AssertionError, match="only bool and floating types of key_padding_mask"):
         m(x, x, x, key_padding_mask=T(np.zeros((2, 3), np.int64)))
+
+
+def test_a_float32_mask_goes_with_any_query_dtype():
+    """attn_mask may be bool, float32 or the query's dtype (PyTorch's rule): a float32 mask with a
+    float64 or float16 query is converted to it; other dtypes are refused."""
+    mask32 = tl.tensor([[0.0, -math.inf], [0.0, 0.0]])
+    for dt in (tl.float64, tl.float16):
+        q = tl.tensor([[[1.0, 0.5], [0.25, -1.0]]], dtype=dt)
+        got = F.scaled_dot_product_attention(q, q, q, attn_mask=mask32)
+        want = F.scaled_dot_product_attention(q, q, q, attn_mask=mask32.to(dt))
+        assert got.dtype is dt and got.tolist() == want.tolist()
+        assert got[0, 0].tolist() == q[0, 0].tolist()  # the first query sees only the first key
+    with pytest.raises(RuntimeError, match="Expected attn_mask dtype"):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=mask32.double())

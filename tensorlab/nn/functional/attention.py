@@ -194,7 +194,7 @@ def _check_sdpa(query, key, value, attn_mask, dropout_p) -> None:
     if attn_mask is not None:
         if not isinstance(attn_mask, Tensor):
             raise TypeError(f"{op}(): argument 'attn_mask' must be Tensor or None, not {type(attn_mask).__name__}")
-        if attn_mask.dtype is not D.bool and attn_mask.dtype is not query.dtype:
+        if attn_mask.dtype is not D.bool and attn_mask.dtype is not D.float32 and attn_mask.dtype is not query.dtype:
             raise RuntimeError(f"{op}: Expected attn_mask dtype to be bool or float or to match query dtype, but got "
                                f"attn_mask.dtype: {attn_mask.dtype.name} and  query.dtype: {query.dtype.name} "
                                "instead.")
@@ -237,6 +237,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     _check_sdpa(query, key, value, attn_mask, dropout_p)
     if is_causal and attn_mask is not None:
         raise RuntimeError("scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if attn_mask is not None and attn_mask.dtype is D.float32 and query.dtype is not D.float32:
+        attn_mask = attn_mask.to(query.dtype)  # a float (float32) mask goes with any query dtype, as PyTorch
     E = query.shape[-1]
     # with E == 0 every score is an empty sum, 0 whatever the scale (PyTorch scales q and k before
     # the matmul, so its 1/sqrt(0) = inf never multiplies anything); 0 * inf here would give NaN
