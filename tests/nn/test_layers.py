@@ -422,3 +422,18 @@ def test_tiny_model_trains():
                 p.sub_(p.grad * 0.1)
         losses.append(loss.item())
     assert losses[-1] < 0.25 * losses[0]
+
+
+def test_embedding_bag_last_offset_ends_the_last_bag(device):
+    """With include_last_offset the last offset ends the last bag, also before the end of the
+    input (the indices after it are in no bag; PyTorch's sum does the same); it raised a raw
+    IndexError."""
+    w = tl.arange(20.0, device=device).reshape(10, 2)
+    inp = tl.tensor([0, 2, 5, 2, 2, 1, 6, 3], device=device)
+    offsets = tl.tensor([0, 2, 4], device=device)
+    assert F.embedding_bag(inp, w, offsets, mode="sum", include_last_offset=True).tolist() == [[4.0, 6.0],
+                                                                                              [14.0, 16.0]]
+    assert F.embedding_bag(inp, w, offsets, mode="mean", include_last_offset=True).tolist() == [[2.0, 3.0],
+                                                                                               [7.0, 8.0]]
+    assert F.embedding_bag(inp, w, offsets, mode="max", include_last_offset=True).tolist() == [[4.0, 5.0],
+                                                                                              [10.0, 11.0]]

@@ -330,6 +330,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     starts = starts[:bags]
     bag_of = np.repeat(np.arange(bags, dtype=np.int64), ends - starts)
     keep = np.ones(n, bool) if padding_idx is None else idx != padding_idx
+    # with include_last_offset the last offset ends the last bag: indices after it are in none
+    keep[len(bag_of):] = False
     if max_norm is not None:
         _renorm_(weight, idx[keep], float(max_norm), float(norm_type))
     dim = weight._shape[1]
