@@ -242,6 +242,33 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
     return tensor
 
 
+def _deprecated(meth):
+    """PyTorch's deprecated spelling without the trailing underscore (``nn.init.xavier_uniform``):
+    the in-place initialiser, with its FutureWarning."""
+    old_name, new_name = meth.__name__[:-1], meth.__name__
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"nn.init.{old_name} is now deprecated in favor of nn.init.{new_name}.", FutureWarning,
+                      stacklevel=2)
+        return meth(*args, **kwargs)
+
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    deprecated_init.__doc__ = f"Deprecated: use :func:`{new_name}`."
+    return deprecated_init
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
+
 __all__ = ["calculate_gain", "constant_", "dirac_", "eye_", "kaiming_normal_", "kaiming_uniform_", "normal_",
            "ones_", "orthogonal_", "sparse_", "trunc_normal_", "uniform_", "xavier_normal_", "xavier_uniform_",
            "zeros_"]

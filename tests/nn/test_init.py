@@ -177,3 +177,18 @@ def test_init_records_no_history():
         out = fn(w)
         assert out is w and w.grad_fn is None and w.is_leaf and w.requires_grad
     assert w._version > 0  # written in place
+
+
+def test_deprecated_spellings_warn_and_initialise_in_place():
+    """nn.init.xavier_uniform and the other names without the underscore: PyTorch's deprecated
+    aliases, with its FutureWarning, initialising the tensor in place."""
+    w = tl.empty(3, 4)
+    with pytest.warns(FutureWarning, match="nn.init.constant is now deprecated in favor of nn.init.constant_"):
+        assert init.constant(w, 2.5) is w
+    assert w.tolist() == [[2.5] * 4] * 3
+    with pytest.warns(FutureWarning, match="xavier_uniform_"):
+        init.xavier_uniform(w)
+    assert float(w.abs().max()) <= math.sqrt(6 / 7) and w.std().item() > 0
+    for name in ("normal", "uniform", "eye", "dirac", "xavier_normal", "kaiming_uniform", "kaiming_normal",
+                 "orthogonal", "sparse"):
+        assert callable(getattr(init, name))
