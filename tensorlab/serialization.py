@@ -23,6 +23,7 @@ import io
 import json
 import math
 import os
+import stat
 import struct
 import tempfile
 import zlib
@@ -97,7 +98,8 @@ def _tensor_bytes(t: Tensor) -> bytes:
 def save(obj, f, *, metadata: dict | None = None) -> None:
     """Write ``obj`` to ``f`` (a path, or a binary file object) in the safetensors layout."""
     tensors: list = []
-    structure = _encode(obj, tensors, {}, "")
+    # "__metadata__" is the header's own entry: a tensor at that path is stored under another name
+    structure = _encode(obj, tensors, {"__metadata__": True}, "")
     header: dict = {}
     chunks = []
     offset = 0
@@ -121,7 +123,31 @@ def save(obj, f, *, metadata: dict | None = None) -> None:
         for part in payload:
             f.write(part)
         return
-    _atomic_write(Path(f), payload)
+    _write_file(Path(f), payload)
+
+
+def _write_file(path: Path, parts: list) -> None:
+    """Write a checkpoint to ``path`` as PyTorch writes through it, but atomically where that is
+    safe: a regular file (the target of a symlink, which keeps pointing at it) is replaced by a
+    complete new file with the old one's permissions (a new one gets 0666 less the umask); a device,
+    a FIFO or a file with other hard links is written in place."""
+    target = Path(os.path.realpath(path))
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None and (not stat.S_ISREG(st.st_mode) or st.st_nlink > 1):
+        with open(target, "wb") as out:
+            for part in parts:
+                out.write(part)
+        return
+    if st is not None:
+        mode = stat.S_IMODE(st.st_mode)
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    _atomic_write(target, parts, mode)
 
 
 def _checksum(structure_json: str, entries: dict, data_crc: int) -> int:
@@ -132,10 +158,11 @@ def _checksum(structure_json: str, entries: dict, data_crc: int) -> int:
     return zlib.crc32(struct.pack("<I", data_crc), crc)
 
 
-def _atomic_write(path: Path, parts: list) -> None:
+def _atomic_write(path: Path, parts: list, mode: int) -> None:
     directory = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
+        os.fchmod(fd, mode)  # (mkstemp makes it 0600)
         with os.fdopen(fd, "wb") as out:
             for part in parts:
                 out.write(part)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import struct
 from collections import OrderedDict
@@ -185,3 +186,49 @@ def test_cuda_checkpoint_without_cuda_asks_for_map_location(tmp_path, monkeypatc
     with pytest.raises(RuntimeError, match="map_location='cpu'"):
         tl.load(tmp_path / "c")
     assert tl.load(tmp_path / "c", map_location="cpu")["w"].tolist() == [1.0, 1.0]
+
+
+def test_a_metadata_named_entry_does_not_shadow_the_header(tmp_path):
+    """A top-level key "__metadata__" is stored under another tensor name: the header's own
+    __metadata__ entry (the structure, the checksum) stays intact and everything loads back."""
+    buf = io.BytesIO()
+    tl.save({"__metadata__": tl.ones(1), "step": 5, "model": {"w": tl.ones(2)}}, buf)
+    buf.seek(0)
+    back = tl.load(buf)
+    assert back["step"] == 5 and back["__metadata__"].tolist() == [1.0] and back["model"]["w"].tolist() == [1.0, 1.0]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX links, FIFOs and modes")
+def test_save_writes_through_links_and_special_files(tmp_path):
+    """save(path) replaces a regular file atomically, but as PyTorch writes through the path: a
+    symlink keeps pointing at its (new) target, a hard-linked file and a FIFO are written in place,
+    and the file keeps its permissions (a new one gets 0666 less the umask, not mkstemp's 0600)."""
+    import stat
+    import threading
+
+    target, link, hard = tmp_path / "target.pt", tmp_path / "link.pt", tmp_path / "hard.pt"
+    tl.save(tl.ones(2), target)
+    os.symlink(target, link)
+    tl.save(tl.zeros(3), link)
+    assert link.is_symlink() and tl.load(target).tolist() == [0.0, 0.0, 0.0]
+    os.link(target, hard)
+    tl.save(tl.full((2,), 7.0), target)
+    assert tl.load(hard).tolist() == [7.0, 7.0]
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    tl.save(tl.ones(1), fifo)
+    reader.join()
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and tl.load(io.BytesIO(got[0])).tolist() == [1.0]
+    umask = os.umask(0o022)
+    try:
+        new = tmp_path / "new.pt"
+        tl.save(tl.ones(1), new)
+        assert stat.S_IMODE(os.stat(new).st_mode) == 0o644
+        os.chmod(new, 0o640)
+        tl.save(tl.ones(1), new)
+        assert stat.S_IMODE(os.stat(new).st_mode) == 0o640
+    finally:
+        os.umask(umask)
