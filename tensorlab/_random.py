@@ -184,6 +184,14 @@ def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) ->
         raise TypeError(f"uniform_: expected a floating point tensor, got {self.dtype}")
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+    # PyTorch's bounds checks: both ends finite in the dtype, and their distance too
+    finite_max = float(D.float_info(self.dtype).max)
+    for name, v in (("from", a), ("to", b)):
+        if not -finite_max <= v <= finite_max:  # (NaN fails too)
+            raise RuntimeError(f"{name} is out of bounds for {D.cpp_name(self.dtype)}")
+    if b - a > finite_max:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{D.cpp_name(self.dtype)}>::max(), but "
+                           f"found to={b} and from={a} which result in to-from to exceed the limit")
     kind = "uniform64" if self.dtype is D.float64 else "uniform"
     return _sample_into(self, UNIFORM_, kind, generator, "uniform_", low=float(a), high=float(b))
 
@@ -202,8 +210,13 @@ _EXACT_INT_BITS = {D.float16: 11, D.bfloat16: 8, D.float32: 24, D.float64: 53}
 
 
 @tensor_method
-def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator=None) -> Tensor:
-    """Integers uniform in [from_, to) (``to`` defaults to the dtype's largest value + 1)."""
+def random_(self: Tensor, from_: int | None = None, to: int | None = None, *, generator=None) -> Tensor:
+    """Integers uniform in [from_, to) (``to`` defaults to the dtype's largest value + 1). One
+    argument is ``to`` (``x.random_(10)`` draws from [0, 10)), as PyTorch's random_(to) overload."""
+    if to is None and from_ is not None:
+        from_, to = 0, from_
+    elif from_ is None:
+        from_ = 0
     if to is None:
         if self.dtype.is_floating_point:
             to = 2 ** _EXACT_INT_BITS[self.dtype] + 1
@@ -236,6 +249,8 @@ def _check_random_bounds(dtype: D.dtype, from_: int, to: int) -> None:
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
     from ._factories import full
 
+    if not isinstance(p, Tensor) and not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     probs = p if isinstance(p, Tensor) else full(self._shape, float(p), dtype=D.float32, device=self.device)
     return self.copy_(bernoulli(probs.expand(self._shape) if probs._shape != self._shape else probs,
                                 generator=generator))
@@ -375,7 +390,13 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     if p is not None:
         from ._factories import full_like
 
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
         probs = full_like(input, float(p), dtype=D.float32)
+    elif probs.numel() and bool(((probs < 0) | (probs > 1) | probs.isnan()).any()):
+        # (one small read back on a GPU, as PyTorch's check; a probability outside [0, 1] has no sample)
+        raise RuntimeError("bernoulli: expected every probability p to satisfy 0 <= p <= 1 (got a value outside "
+                           "[0, 1] or NaN)")
     g = _generator_for(probs.device, generator, "bernoulli")
     probs_c = probs.contiguous()
     seed, offset = g._take(krand.counters_needed("bernoulli", probs_c.numel()))

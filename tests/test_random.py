@@ -130,3 +130,35 @@ def test_random_errors():
     if tl.cuda.is_available():
         with pytest.raises(RuntimeError, match="Expected a 'cuda' device type for generator but found 'cpu'"):
             tl.rand(2, device="cuda", generator=tl.Generator("cpu"))
+
+
+def test_random_one_argument_is_to(device):
+    """x.random_(10) draws from [0, 10) (PyTorch's random_(to)); random_(a, b) from [a, b)."""
+    tl.manual_seed(0)
+    x = tl.zeros(2000, dtype=tl.int64, device=device).random_(10)
+    assert x.min().item() == 0 and x.max().item() == 9
+    assert sorted(set(tl.zeros(500, device=device).random_(3, 5).tolist())) == [3.0, 4.0]
+    assert tl.zeros(500, dtype=tl.int32, device=device).random_(to=4).max().item() == 3
+    for bad in (0, -5):
+        with pytest.raises(RuntimeError, match="random_ expects 'from' to be less than 'to'"):
+            tl.zeros(3, dtype=tl.int64, device=device).random_(bad)
+
+
+def test_sampling_parameters_out_of_range_raise(device):
+    """Probabilities outside [0, 1] (or NaN) and uniform bounds that are not finite in the dtype
+    raise, as PyTorch, instead of sampling something."""
+    for probs in ([1.5], [-0.1], [float("nan")]):
+        with pytest.raises(RuntimeError, match="0 <= p <= 1"):
+            tl.bernoulli(tl.tensor(probs, device=device))
+    for p in (1.5, -0.5):
+        with pytest.raises(RuntimeError, match="bernoulli_ expects p to be in"):
+            tl.empty(2, device=device).bernoulli_(p)
+        with pytest.raises(RuntimeError, match="bernoulli_ expects p to be in"):
+            tl.bernoulli(tl.empty(2, device=device), p=p)
+    with pytest.raises(RuntimeError, match="to is out of bounds for float"):
+        tl.empty(2, device=device).uniform_(0, float("inf"))
+    with pytest.raises(RuntimeError, match="from is out of bounds for c10::Half"):
+        tl.empty(2, dtype=tl.float16, device=device).uniform_(-1e6, 1e6)
+    with pytest.raises(RuntimeError, match="to-from"):
+        tl.empty(2, device=device).uniform_(-3e38, 3e38)
+    assert tl.bernoulli(tl.tensor([0.0, 1.0], device=device)).tolist() == [0.0, 1.0]

@@ -104,7 +104,8 @@ def _noise(input: Tensor, shape, p: float) -> Tensor:
     from ..._factories import full
     from ..._random import bernoulli
 
-    return bernoulli(full(tuple(shape), 1.0 - p, dtype=input.dtype, device=input.device))
+    # (p as a number: a probabilities tensor would be range-checked, a read back from the GPU)
+    return bernoulli(full(tuple(shape), 0.0, dtype=input.dtype, device=input.device), p=1.0 - p)
 
 
 def _alpha_or_feature(op: str, input: Tensor, p: float, training: bool, inplace: bool, alpha: bool,
