@@ -104,13 +104,9 @@ def _check_supported(op: str, kernel_name: str, t: Tensor) -> None:
 
 
 def _check_scalars(op: str, dtype: D.dtype, opmath: bool = True, **scalars) -> dict:
-    """alpha and beta of the addmm family: no float for an integral dtype (the choice above), then
-    :func:`elementwise_common.fit_scalars`; returns them as the kernel takes them."""
-    if not dtype.is_floating_point:
-        for name, v in scalars.items():
-            if isinstance(v, float):
-                raise RuntimeError(f"{op}: For integral input tensors, argument {name} must not be a floating "
-                                   f"point number (got {name}={v}).")
+    """alpha and beta of the addmm family as the kernel takes them (:func:`elementwise_common.fit_scalars`):
+    for an integral dtype a float is truncated, as PyTorch 2.15's addmm/addmv/baddbmm (beta=0.5 is 0,
+    so the input is not read; add's alpha refuses a float instead)."""
     return E.fit_scalars(op, dtype, opmath, **scalars)
 
 

@@ -492,12 +492,19 @@ def test_addmm_alpha_zero_ignores_the_matrices(device):
     assert np.isnan(to_numpy(a.grad)[:, 0]).all() and to_numpy(a.grad)[:, 1].tolist() == [0.0, 0.0]
     assert b.grad.tolist() == [[0.0, 0.0]] * 2
 
-def test_addmm_integer_alpha_must_be_int():
+
+def test_addmm_integer_float_scalars_are_truncated():
+    """An integer addmm/addmv/baddbmm/addbmm truncates a float alpha or beta (PyTorch 2.15): beta=0.5
+    is 0 (the input is not read), alpha=-1.5 is -1."""
     a = tl.ones((2, 2), dtype=tl.int64)
-    with pytest.raises(RuntimeError, match="argument alpha must not be a floating point number"):
-        tl.addmm(a, a, a, alpha=0.5)
     r = tl.addmm(a, a, a, alpha=3, beta=2)
     np.testing.assert_array_equal(to_numpy(r), np.full((2, 2), 2 + 3 * 2))
+    i, e = tl.full((2, 2), 10), tl.eye(2, dtype=tl.int64)
+    assert tl.addmm(i, e, e, beta=0.5).tolist() == [[1, 0], [0, 1]]
+    assert tl.addmm(i, e, e, alpha=2.7).tolist() == [[12, 10], [10, 12]]
+    assert tl.addmm(i, e, e, alpha=-1.5).tolist() == [[9, 10], [10, 9]]
+    assert tl.addmv(tl.full((2,), 10), e, tl.ones(2, dtype=tl.int64), beta=0.5).tolist() == [1, 1]
+    assert tl.baddbmm(i[None], e[None], e[None], alpha=1.5).tolist() == [[[11, 10], [10, 11]]]
 
 
 def test_alpha_beta_must_fit_the_dtype(device):
