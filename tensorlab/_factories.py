@@ -594,6 +594,8 @@ def _spaced_arguments(op: str, start, end, steps, dtype, device, out) -> tuple:
 
 def _spaced_result(values: np.ndarray, dt: D.dtype, device, requires_grad: bool, out) -> Tensor:
     if out is not None:
+        if out.numel() == values.size:  # PyTorch resizes only an out= of another number of elements
+            values = values.reshape(out._shape)  # (written in out's logical order, through its strides)
         with np.errstate(invalid="ignore", over="ignore"):
             return _host_into(out, values.astype(dt.np), requires_grad)
     return _from_host(values, dt, device, requires_grad)

@@ -175,3 +175,14 @@ def test_factory_out_errors(device):
     assert r.requires_grad and r.is_leaf
     with pytest.raises(RuntimeError, match="bernoulli\\(\\): functions with out=... arguments"):
         tl.bernoulli(tl.full((2,), 0.5, device=device, requires_grad=True), out=_e(0, device=device))
+
+
+def test_linspace_logspace_out_of_the_right_size_keeps_its_shape():
+    """An out= with as many elements as steps keeps its shape and takes the values in its logical
+    order, also through a transposed view (PyTorch resizes only an out= of another size)."""
+    b = tl.zeros(2, 2)
+    r = tl.linspace(0, 3, 4, out=b.t())
+    assert r.shape == (2, 2) and b.tolist() == [[0.0, 2.0], [1.0, 3.0]]
+    c = tl.zeros(2, 2)
+    tl.logspace(0, 3, 4, out=c)
+    assert c.shape == (2, 2) and c.tolist() == [[1.0, 10.0], [100.0, 1000.0]]
