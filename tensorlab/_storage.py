@@ -28,6 +28,11 @@ class Storage:
         self.version = 0
         self.owner = owner  # keeps foreign memory alive (pinned buffers, DLPack producers)
 
+    def alias(self) -> Storage:
+        """The same memory with a version counter of its own (``Tensor.data``): writes through it are
+        seen by every tensor of this storage but do not bump their version, as PyTorch's ``.data``."""
+        return Storage(self.device, self.data, self.nbytes, owner=self.owner)
+
     def data_ptr(self) -> int:
         if self.device.type == "cpu":
             return self.data.ctypes.data if self.data.size else 0

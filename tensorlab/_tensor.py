@@ -233,9 +233,10 @@ class Tensor:
 
     @property
     def data(self) -> Tensor:
-        """This tensor's values without autograd history (shares storage)."""
-        t = Tensor._make(self._storage, self._shape, self._stride, self._offset, self.dtype)
-        return t
+        """This tensor's values without autograd history: the same memory, with a version counter of
+        its own (PyTorch's ``.data``: ``w.data.mul_(0.5)`` does not invalidate a graph that saved
+        ``w``; ``detach()`` shares the counter instead)."""
+        return Tensor._make(self._storage.alias(), self._shape, self._stride, self._offset, self.dtype)
 
     @data.setter
     def data(self, other: Tensor) -> None:

@@ -90,3 +90,24 @@ def test_autograd(device):
         leaf.squeeze_()
     (leaf * tl.tensor([3.0, 4.0], device=device)).sum().backward()
     assert leaf.shape == (2,) and to_numpy(leaf.grad).tolist() == [3.0, 4.0]
+
+
+def test_data_has_a_version_counter_of_its_own():
+    """w.data shares w's memory but not its version counter (PyTorch's .data): an in-place change
+    through it is seen by w yet does not invalidate a graph that saved w, and does not bump
+    w._version; detach() shares the counter, so the same change through it does invalidate it; the
+    overlap checks still see one memory."""
+    w = tl.tensor([1.0, 2.0], requires_grad=True)
+    y = (w * w).sum()
+    w.data.mul_(0.5)
+    assert w.tolist() == [0.5, 1.0] and w._version == 0
+    y.backward()  # (with the changed values, as PyTorch's .data warns about)
+    assert w.grad.tolist() == [1.0, 2.0]
+    w2 = tl.tensor([1.0, 2.0], requires_grad=True)
+    y2 = (w2 * w2).sum()
+    w2.detach().mul_(0.5)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y2.backward()
+    x = tl.arange(4.0).reshape(2, 2)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        x.data.copy_(x.t())
