@@ -500,6 +500,14 @@ def check_inplace_autograd(name: str, dst: Tensor) -> None:
     """PyTorch's refusal to write in place into a leaf that requires grad (or a view of one), with
     grad mode on; ``name``: the in-place op (``add_``). Also called by in-place ops that compute
     out of place and copy (``elementwise_common.inplace_composite``), so the error names them."""
+    if dst._base is not None and dst._base._requires_grad and not dst._requires_grad:
+        # a view of a tensor that requires grad which does not itself: made under no_grad (PyTorch's
+        # refusal: the write would change the base behind autograd's back)
+        raise RuntimeError(
+            f"{name}: A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+            "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+            "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+            "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
     if dst._requires_grad and dst.grad_fn is None:
         raise RuntimeError(f"{name}: a leaf Variable that requires grad is being used in an in-place operation.")
     if dst._base is not None and dst._base._requires_grad and dst._base.grad_fn is None:

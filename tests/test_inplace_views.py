@@ -111,3 +111,24 @@ def test_data_has_a_version_counter_of_its_own():
     x = tl.arange(4.0).reshape(2, 2)
     with pytest.raises(RuntimeError, match="single memory location"):
         x.data.copy_(x.t())
+
+
+def test_a_view_made_under_no_grad_cannot_be_written_with_grad_on():
+    """PyTorch forbids writing in place, with grad mode on, into a view made under no_grad of a
+    tensor that requires grad (the write would change the base behind autograd's back: the gradient
+    came out as if it never happened); inside no_grad the write is fine."""
+    w = tl.ones(3, 2, requires_grad=True)
+    y = w * 2
+    for base in (w, y):
+        with tl.no_grad():
+            v = base[0]
+        with pytest.raises(RuntimeError, match="A view was created in no_grad mode"):
+            v.mul_(3)
+    with tl.no_grad():
+        v = y[0]
+        v.mul_(3)
+    assert y.tolist()[0] == [6.0, 6.0]
+    u = y[1]
+    u.mul_(2)  # a view made with grad on is tracked
+    (y * y).sum().backward()
+    assert w.grad.tolist() == [[24.0, 24.0], [32.0, 32.0], [8.0, 8.0]]  # (the no_grad write is not tracked)
