@@ -177,7 +177,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
                 raise RuntimeError("diff(): diff expects the shape of tensor to prepend or append to match that of "
                                    f"input except along the differencing dimension; input.size({i}) = {m}, but got "
                                    f"tensor.size({i}) = {k}")
-    parts = [t for t in (prepend, input, append) if t is not None]
+    # n = 0 is the input itself, without prepend/append (PyTorch's rule)
+    parts = [t for t in (prepend, input, append) if t is not None] if n else [input]
     x = S.cat(parts, d) if len(parts) > 1 else input
     for _ in range(n):
         size = x.shape[d]

@@ -376,7 +376,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     centred = x - avg.unsqueeze(1)
     weighted = centred if w is None else centred * w
     c = (weighted @ centred.transpose(0, 1)) / norm
-    return c.reshape(()) if input.ndim < 2 else c
+    return c.reshape(()) if input.ndim < 2 or input.shape[0] == 1 else c  # (one variable: 0-d, as PyTorch)
 
 
 @tensor_method

@@ -688,3 +688,15 @@ def test_sinc_gradient_near_zero_is_accurate(device):
         np.testing.assert_allclose(to_numpy(x.grad), want, rtol=1e-5, atol=1e-12)
         np.testing.assert_allclose(to_numpy(y), np.sinc(x64), rtol=1e-6 if dtype is tl.float32 else 1e-14)
         assert to_numpy(x.grad)[-1] == 0.0 and math.isfinite(to_numpy(x.grad)[-2])
+
+
+def test_cov_of_one_variable_is_0d_and_diff_of_order_0_is_the_input(device):
+    """cov/corrcoef of a 1 x N input are 0-d (one variable), as of a 1-D one; diff with n=0 returns
+    the input without prepend/append (PyTorch's rules)."""
+    x = tl.tensor([[1.0, 2.0, 4.0]], device=device)
+    assert tl.cov(x).shape == () and tl.cov(x).item() == pytest.approx(7 / 3)
+    assert tl.corrcoef(x).shape == () and tl.corrcoef(x).item() == 1.0
+    assert tl.cov(tl.tensor([[1.0, 2.0, 4.0], [0.0, 1.0, 1.0]], device=device)).shape == (2, 2)
+    y = tl.tensor([1.0, 2.0, 4.0], device=device)
+    assert tl.diff(y, n=0, prepend=tl.tensor([0.0], device=device)).tolist() == [1.0, 2.0, 4.0]
+    assert tl.diff(y, append=tl.tensor([7.0], device=device)).tolist() == [1.0, 2.0, 3.0]
