@@ -36,6 +36,15 @@ class Generator:
         self._offset = 0
         self._lock = threading.Lock()
 
+    # pickle and copy.deepcopy (a sampler holding a generator, a checkpointed object): the device and
+    # the state, a new lock (PyTorch's Generator pickles through its state too)
+    def __getstate__(self) -> dict:
+        return {"device": self.device, "seed": self._seed, "offset": self._offset}
+
+    def __setstate__(self, state: dict) -> None:
+        self.device, self._seed, self._offset = state["device"], state["seed"], state["offset"]
+        self._lock = threading.Lock()
+
     def manual_seed(self, seed) -> Generator:
         seed = int(seed)
         if not -(2**63) <= seed < 2**64:

@@ -162,3 +162,20 @@ def test_sampling_parameters_out_of_range_raise(device):
     with pytest.raises(RuntimeError, match="to-from"):
         tl.empty(2, device=device).uniform_(-3e38, 3e38)
     assert tl.bernoulli(tl.tensor([0.0, 1.0], device=device)).tolist() == [0.0, 1.0]
+
+
+def test_generators_pickle_and_deepcopy_with_their_state():
+    """A Generator pickles and deep-copies with its device and state (a sampler holding one can be
+    copied), and the copy draws what the original draws next."""
+    import copy
+    import pickle
+
+    from tensorlab.utils.data import RandomSampler
+
+    g = tl.Generator().manual_seed(3)
+    tl.rand(4, generator=g)
+    copies = [copy.deepcopy(g), pickle.loads(pickle.dumps(g))]
+    want = tl.rand(3, generator=g).tolist()
+    assert all(tl.rand(3, generator=c).tolist() == want for c in copies)
+    sampler = RandomSampler(range(10), generator=tl.Generator().manual_seed(1))
+    assert list(copy.deepcopy(sampler)) == list(sampler)
