@@ -398,7 +398,7 @@ def test_worker_init_fn_sees_worker_info():
            for b in DataLoader(Echo(), batch_size=2, num_workers=2, worker_init_fn=init)]
     assert out[0][1] == [0, 0] and out[1][1] == [1, 1]
     assert out[0][2] == [2, 2]
-    assert out[0][3] == ["init0", "init0"] and out[1][3] == ["init1", "init1"]
+    assert out[0][3] == ("init0", "init0") and out[1][3] == ("init1", "init1")  # (a string field: a tuple, as PyTorch)
 
 
 def test_worker_info_is_read_only():
@@ -528,3 +528,15 @@ def test_random_sampler_with_workers_matches_sampler_order():
     got = [i for b in DataLoader(ArrayDataset(13), sampler=sampler, batch_size=5, num_workers=2)
            for i in b[1].tolist()]
     assert got == expected
+
+
+def test_default_collate_keeps_string_fields_as_tuples():
+    """Strings inside sequence or namedtuple samples come back as a tuple (PyTorch's zip), a top-level
+    list of strings or a dict's string field as a list."""
+    import collections
+
+    P = collections.namedtuple("P", "a b")
+    assert default_collate([(1, "x"), (2, "y")])[1] == ("x", "y")
+    assert default_collate([P(1, "u"), P(2, "v")]).b == ("u", "v")
+    assert default_collate(["a", "b"]) == ["a", "b"]
+    assert default_collate([{"s": "a"}, {"s": "b"}])["s"] == ["a", "b"]

@@ -198,13 +198,13 @@ def collate(batch, *, collate_fn_map: dict | None = None):
         except TypeError:
             return {key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map) for key in elem}
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return elem_type(*(collate(list(samples), collate_fn_map=collate_fn_map) for samples in zip(*batch)))
+        return elem_type(*(collate(samples, collate_fn_map=collate_fn_map) for samples in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         lengths = [len(e) for e in batch]
         if any(n != lengths[0] for n in lengths):
             raise RuntimeError(f"default_collate: each element in list of batch should be of equal size, got "
                                f"lengths {lengths[:8]}{' ...' if len(lengths) > 8 else ''}")
-        transposed = [list(s) for s in zip(*batch)]
+        transposed = list(zip(*batch))  # (tuples: a field of strings comes back as a tuple, as PyTorch's)
         if isinstance(elem, tuple):
             return [collate(samples, collate_fn_map=collate_fn_map) for samples in transposed]
         try:
