@@ -190,7 +190,8 @@ def _sample_into(t: Tensor, op, kind: str, generator, name: str, **params) -> Te
 @tensor_method
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
     if not self.dtype.is_floating_point:
-        raise TypeError(f"uniform_: expected a floating point tensor, got {self.dtype}")
+        raise NotImplementedError(f"uniform_: \"check_uniform_bounds\" not implemented for "
+                                  f"'{D.torch_name(self.dtype)}' (a floating point tensor is needed)")
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
     # PyTorch's bounds checks: both ends finite in the dtype, and their distance too
@@ -208,7 +209,8 @@ def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) ->
 @tensor_method
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
     if not self.dtype.is_floating_point:
-        raise TypeError(f"normal_: expected a floating point tensor, got {self.dtype}")
+        raise NotImplementedError(f"normal_: \"normal_kernel_cpu\" not implemented for "
+                                  f"'{D.torch_name(self.dtype)}' (a floating point tensor is needed)")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     return _sample_into(self, NORMAL_, "normal", generator, "normal_", mean=float(mean), std=float(std))
@@ -291,7 +293,8 @@ def _new(size, dtype, device, op: str, default=None, out=None, check=None) -> Te
 def _floating(op: str):
     def check(dt: D.dtype) -> None:
         if not dt.is_floating_point:
-            raise RuntimeError(f"{op}: expected a floating point dtype, got {dt}")
+            # (PyTorch's missing-kernel error, a NotImplementedError: a RuntimeError subclass)
+            raise NotImplementedError(f"{op}: expected a floating point dtype, got {dt}")
 
     return check
 

@@ -179,3 +179,13 @@ def test_generators_pickle_and_deepcopy_with_their_state():
     assert all(tl.rand(3, generator=c).tolist() == want for c in copies)
     sampler = RandomSampler(range(10), generator=tl.Generator().manual_seed(1))
     assert list(copy.deepcopy(sampler)) == list(sampler)
+
+
+def test_floating_samplers_refuse_integer_dtypes_with_not_implemented_error():
+    """rand/randn/normal and uniform_/normal_ of an integer or bool dtype raise NotImplementedError,
+    as PyTorch's missing kernels (a RuntimeError subclass)."""
+    for f in (lambda: tl.rand(2, dtype=tl.int32), lambda: tl.randn(2, dtype=tl.int64),
+              lambda: tl.randn(2, out=tl.zeros(2, dtype=tl.int64)), lambda: tl.zeros(2, dtype=tl.int64).uniform_(),
+              lambda: tl.zeros(2, dtype=tl.bool).uniform_(), lambda: tl.zeros(2, dtype=tl.int64).normal_()):
+        with pytest.raises(NotImplementedError):
+            f()
