@@ -85,10 +85,20 @@ def test_config_sweep_softmax_candidates_compute_softmax(monkeypatch):
     e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
     want = e / e.sum(1, keepdims=True)
     xt = tl.tensor(x, device="cuda")
+    from tensorlab import _replay
+    from tensorlab_kernels.reduction import softmax as ksoftmax
+
+    real, launched = ksoftmax.launch, []
+    monkeypatch.setattr(ksoftmax, "launch", lambda *a, **meta: launched.append(meta) or real(*a, **meta))
     for candidate in sweep.SOFTMAX_CANDIDATES[1:]:
         monkeypatch.setattr(sweep.ksoftmax, "pick_config", sweep._forced_softmax(candidate))
+        _replay.plans.clear()  # (on a GPU a recorded launch would repeat the previous candidate's kernel)
+        launched.clear()
         got = tl.softmax(xt, -1).cpu().numpy()
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-12, err_msg=str(candidate))
+        # the candidate's configuration is the one launched
+        assert [(m["ONE_TILE"], m["BLOCK_N"], m["num_warps"]) for m in launched] == [
+            (True, 32768, candidate[1]) if candidate[0] == "one" else (False, candidate[1], candidate[2])]
 
 
 def test_l2_flush_is_chosen_by_option_or_environment_and_checked(monkeypatch):

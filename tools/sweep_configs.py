@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import harness  # noqa: E402
 
 import tensorlab as tl  # noqa: E402
+from tensorlab import _replay  # noqa: E402
 from tensorlab_kernels.matmul import gemm  # noqa: E402
 from tensorlab_kernels.reduction import reduce as kreduce  # noqa: E402
 from tensorlab_kernels.reduction import softmax as ksoftmax  # noqa: E402
@@ -150,13 +151,18 @@ def _forced_softmax(candidate):
 
 
 def time_softmax(x, candidate, dev: str, repeats: int) -> float:
+    """softmax is replayed on a GPU (tensorlab._replay: the launch recorded on a key's first call is
+    repeated, its configuration included), so the recorded launches are forgotten around each
+    candidate: else every candidate would time the first one's kernel."""
     saved = ksoftmax.pick_config
     if candidate is not None:
         ksoftmax.pick_config = _forced_softmax(candidate)
+    _replay.plans.clear()
     try:
         return harness.time_fn(lambda: tl.softmax(x, -1), dev, repeats)
     finally:
         ksoftmax.pick_config = saved
+        _replay.plans.clear()
 
 
 def sweep_softmax(dev: str, rounds: int, out: str | None, quick: bool) -> None:
