@@ -396,9 +396,9 @@ def reduce(out, inp, *, op: str, dims, compute=None, p: float = 2.0, segments: i
 
         strided_copy(out, tmp.view(out.shape, rt.contiguous_strides(out.shape)))
         return
-    partial_spec, steps = plan
-    if steps[0] is _full_reduce_kernel:  # one launch: partials, a ticket counter, the output
-        _, grid, ints, meta = steps
+    partial_spec, steps, one_pass = plan
+    if one_pass is not None:  # one launch: partials, a ticket counter, the output
+        grid, ints, meta = one_pass
         launch(_full_reduce_kernel, grid, rt.empty(*partial_spec, out.device), out, _ticket_counter(out.device), inp,
                *ints, **meta)
         return
@@ -412,10 +412,10 @@ def reduce(out, inp, *, op: str, dims, compute=None, p: float = 2.0, segments: i
 @functools.lru_cache(maxsize=1024)  # plans are never changed by callers
 def _reduce_plan(out_shape, out_strides, in_shape, in_strides, in_dtype, op, dims, compute, p, force, tile_budget,
                  device, int64, one_pass):
-    """``(partial's (shape, dtype) or None, launches)``, each launch ``(writes the partials?, reads
-    the partials?, grid, ints, constexprs)`` of ``_reduce_kernel``, or for a full reduction in one
-    pass ``(partial's spec, (_full_reduce_kernel, grid, ints, constexprs))``; None when a group
-    needs more than six dims."""
+    """``(partial's (shape, dtype) or None, launches, one pass)``: each launch ``(writes the
+    partials?, reads the partials?, grid, ints, constexprs)`` of ``_reduce_kernel``; for a full
+    reduction in one pass no launches and ``one pass`` the ``(grid, ints, constexprs)`` of
+    ``_full_reduce_kernel`` (else None); None when a group needs more than six dims."""
     dims = tuple(sorted(set(dims)))
     n_cols = math.prod(in_shape[d] for d in dims)
     pre, combine, post, acc = _spec(op, p, compute if compute is not None else in_dtype, n_cols)
@@ -439,14 +439,14 @@ def _reduce_plan(out_shape, out_strides, in_shape, in_strides, in_dtype, op, dim
     common_args = dict(combine=combine, acc=acc, count=n_cols, p=p, pre_ident=pre, int64=int64)
     if nseg == 1:
         return None, ((False, False, *_launch_args(lay, pre=pre, post=post, compute=compute, segments=1,
-                                                    seg_len=max(n_cols, 1), cfg=cfg, **common_args)),)
+                                                    seg_len=max(n_cols, 1), cfg=cfg, **common_args)),), None
     if one_pass and lay.n_rows == 1:
-        meta = dict(PRE=pre, COMBINE=combine, POST=post, IDENT=_identity(pre, combine, acc),
-                    CONVERT=compute is not None, COMPUTE=tl_dtype(compute if compute is not None else acc),
-                    ACC=tl_dtype(acc), RED_NDIM=lay.red_ndim, INT64=int64, BLOCK_N=cfg["BLOCK_N"],
-                    SEG_BLOCK=common.next_pow2(nseg), num_warps=cfg["num_warps"])
+        # the first pass's constexprs, less those of the kept dims and the output's layout (one row)
+        _, _, meta = _launch_args(lay, pre=pre, post=post, compute=compute, segments=nseg, seg_len=seg_len, cfg=cfg,
+                                  **common_args)
+        meta = {k: v for k, v in meta.items() if k not in ("KEPT_NDIM", "OUT_LINEAR", "BLOCK_M")}
         ints = (lay.n_cols, seg_len, nseg, n_cols, float64_bits(p), *lay.red_sizes[1:], *lay.red_strides[0])
-        return ((nseg,), acc), (_full_reduce_kernel, (1, nseg), ints, meta)
+        return ((nseg,), acc), (), ((1, nseg), ints, {**meta, "SEG_BLOCK": common.next_pow2(nseg)})
     pstrides = tuple(st * nseg for st in rt.contiguous_strides(lay.kept_shape))
     stage1 = RowLayout(lay.kept_shape, [lay.kept_real[0], pstrides], lay.red_shape, [lay.red_real[0]])
     stage2 = RowLayout(lay.kept_shape, [pstrides, lay.kept_real[1]], (nseg,), [(1,)])
@@ -456,7 +456,7 @@ def _reduce_plan(out_shape, out_strides, in_shape, in_strides, in_dtype, op, dim
                                     cfg=cfg, **common_args)),
         (False, True, *_launch_args(stage2, pre=PRE_NONE, post=post, compute=None, segments=1, seg_len=nseg,
                                     cfg=cfg2, **common_args)),
-    )
+    ), None
 
 
 # ----------------------------------------------------------------------------------------------
