@@ -74,18 +74,19 @@ def fill(out, value) -> None:
         return
     floating = out.dtype.kind == "f" or out.dtype.name == "bfloat16"
     kernel = _fill_float_kernel if floating else _fill_int_kernel
-    if floating:
-        value = float64_bits(value)
-    elif out.dtype.kind == "b":
-        value = int(value != 0)  # truthiness, as a cast to bool: 0.5, inf and NaN are True
-    else:
-        value = int(value)
+    value = float64_bits(value) if floating else int_value(value, out.dtype)
     config = {"BLOCK": 8192 if INTERPRET else 1024, "num_warps": 4}
     int64 = needs_int64(out)
     for p in strided_layout(out.shape, out.strides, memory_order=True):
         launch(kernel, (cdiv(p.numel, config["BLOCK"]),), out.view(out.shape, out.strides, out.offset + p.offsets[0]),
                value, p.numel, *p.sizes[1:], *p.strides[0], NDIM=p.ndim, CONTIGUOUS=p.contiguous(0), INT64=int64,
                **config)
+
+
+def int_value(value, dtype: np.dtype) -> int:
+    """A number as the int64 argument of a kernel that fills an integer or bool ``dtype``: truncated,
+    or for bool its truthiness, as a cast to bool (0.5, inf and NaN are True)."""
+    return int(value != 0) if dtype.kind == "b" else int(value)
 
 
 def float64_bits(value: float) -> int:

@@ -47,7 +47,7 @@ import numpy as np
 from .. import runtime as rt
 from .._triton import tl, triton
 from ..copy import strided_copy
-from ..fill import float64_bits
+from ..fill import float64_bits, int_value
 from ..launch import INTERPRET, cdiv, collapse_dims, launch
 from ..strided import offsets, strided_layout
 from .gather import flat_index, per_dim
@@ -328,7 +328,7 @@ def value_args(value, out):
         return 2, 0, value
     if out.dtype.kind == "f" or out.dtype.name == "bfloat16":
         return 0, float64_bits(value), out
-    return 1, int(value != 0) if out.dtype.kind == "b" else int(value), out  # to bool: truthiness (0.5, NaN: True)
+    return 1, int_value(value, out.dtype), out
 
 
 @triton.jit(do_not_specialize=["value_bits"])
