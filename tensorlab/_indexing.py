@@ -152,16 +152,18 @@ def getitem(x: Tensor, index):
 
 
 def setitem(x: Tensor, index, value) -> None:
-    from ._factories import check_scalar_fits
-
+    # PyTorch's check (2.15) of a number: it must fit the dtype (300 into int8, 1e39 into float32 and
+    # 70000.0 into float16 raise), except that one float16/bfloat16 element takes any float32 (a[0] =
+    # 70000.0 is inf, as its copy from a float scalar). Here what needs no target; a floating dtype's
+    # overflow once the target is known.
+    check_float = False
     if not isinstance(value, Tensor):
         if not isinstance(value, numbers.Number) or isinstance(value, complex):
             raise TypeError(f"can't assign a {type(value).__name__} to a {x.dtype.name} tensor")
+        from ._factories import check_scalar_fits
 
-        # PyTorch's check (2.15): the number must fit the dtype (300 into int8, 1e39 into float32 and
-        # 70000.0 into float16 raise), except that one float16/bfloat16 element takes any float32
-        # (a[0] = 70000.0 is inf, as its copy from a float scalar); floats are checked below
         check_scalar_fits("index_put_", value, x.dtype, floats=False)
+        check_float = x.dtype.is_floating_point
     if index is True or index is False:
         # PyTorch: x[True] = v is x[None] = v, a copy (v of any dtype); x[False] = v writes nothing.
         # (x[True,] and x[(True,)] are advanced indices, with index_put_'s checks.)
@@ -172,12 +174,12 @@ def setitem(x: Tensor, index, value) -> None:
     if any(_is_advanced(it) for it in index):
         if advanced_setitem is None:
             raise NotImplementedError("advanced index assignment (tensor, list or bool indices) is not available")
-        if not isinstance(value, Tensor):
+        if check_float:
             check_scalar_fits("index_put_", value, x.dtype)
         advanced_setitem(x, index, value)
         return
     target = basic_getitem(x, expand_ellipsis(x, index))
-    if not isinstance(value, Tensor):
+    if check_float:
         half_element = target.ndim == 0 and x.dtype in (D.float16, D.bfloat16)
         check_scalar_fits("index_put_", value, D.float32 if half_element else x.dtype)
     if isinstance(value, Tensor):
