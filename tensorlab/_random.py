@@ -258,13 +258,9 @@ def _check_random_bounds(dtype: D.dtype, from_: int, to: int) -> None:
 
 @tensor_method
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
-    from ._factories import full
-
-    if not isinstance(p, Tensor) and not 0 <= p <= 1:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-    probs = p if isinstance(p, Tensor) else full(self._shape, float(p), dtype=D.float32, device=self.device)
-    return self.copy_(bernoulli(probs.expand(self._shape) if probs._shape != self._shape else probs,
-                                generator=generator))
+    if not isinstance(p, Tensor):  # (bernoulli's number p: checked on the host, no probabilities tensor)
+        return self.copy_(bernoulli(self.detach(), p=p, generator=generator))
+    return self.copy_(bernoulli(p.expand(self._shape) if p._shape != self._shape else p, generator=generator))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -405,7 +401,7 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
         probs = full_like(input, float(p), dtype=D.float32)
-    elif probs.numel() and bool(((probs < 0) | (probs > 1) | probs.isnan()).any()):
+    elif probs.numel() and not bool(((probs >= 0) & (probs <= 1)).all()):  # (NaN fails both)
         # (one small read back on a GPU, as PyTorch's check; a probability outside [0, 1] has no sample)
         raise RuntimeError("bernoulli: expected every probability p to satisfy 0 <= p <= 1 (got a value outside "
                            "[0, 1] or NaN)")
