@@ -116,7 +116,7 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=N
     need_tensor("nanmean", input, "input", 1)
     if not input.dtype.is_floating_point:
         raise NotImplementedError("nanmean(): expected input to have floating point or complex dtype but got "
-                           f"{D.torch_name(input.dtype)}")
+                                  f"{D.torch_name(input.dtype)}")
     dtype = R._opt_dtype(dtype, "nanmean")
     R._mean_dtype(input, dtype, "nanmean")  # a non-floating dtype= raises, as mean's
     nan = input.isnan()  # once, for the sum and the count

@@ -103,13 +103,6 @@ def _check_supported(op: str, kernel_name: str, t: Tensor) -> None:
         raise NotImplementedError(f"{op}: \"{kernel_name}_impl_cpu_\" not implemented for 'Bool'")
 
 
-def _check_scalars(op: str, dtype: D.dtype, opmath: bool = True, **scalars) -> dict:
-    """alpha and beta of the addmm family as the kernel takes them (:func:`elementwise_common.fit_scalars`):
-    for an integral dtype a float is truncated, as PyTorch 2.15's addmm/addmv/baddbmm (beta=0.5 is 0,
-    so the input is not read; add's alpha refuses a float instead)."""
-    return E.fit_scalars(op, dtype, opmath, **scalars)
-
-
 def _matmul_shape(op: str, a_shape: tuple, b_shape: tuple) -> tuple:
     """numpy/PyTorch matmul result shape, with PyTorch's errors."""
     na, nb = len(a_shape), len(b_shape)
@@ -319,7 +312,9 @@ def _addmm_family_meta(op: str, kernel_name: str, check_shapes):
         shape = check_shapes(m1, m2)
         _check_same_dtype(op, inp, m1, m2)
         _check_supported(op, kernel_name, m1)
-        scalars = _check_scalars(op, m1.dtype, op != "addmv", beta=beta, alpha=alpha)
+        # alpha and beta as the kernel takes them; for an integral dtype a float is truncated, as PyTorch
+        # 2.15's addmm/addmv/baddbmm (beta=0.5 is 0, so the input is not read)
+        scalars = E.fit_scalars(op, m1.dtype, op != "addmv", beta=beta, alpha=alpha)
         beta, alpha = scalars["beta"], scalars["alpha"]
         geom = broadcast_geometry(inp, shape, op)  # checked even when beta == 0
         bias = geom if beta != 0 else None  # beta == 0: input is never read (NaN there is ignored)
