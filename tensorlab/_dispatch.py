@@ -414,8 +414,8 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
     for o in outs:  # (an output listed twice is harmless: membership is by identity)
         for a in flat_args:
             t = a.tensor if isinstance(a, Geometry) else a
-            # (the same memory: one storage, or a .data alias of it; rare, so the cheap test comes first)
-            if isinstance(t, Tensor) and (t._storage is o._storage or t._storage.data is o._storage.data):
+            # the same memory: one storage, or a .data alias of it (rare: the cheap test comes first)
+            if isinstance(t, Tensor) and t._storage.data is o._storage.data:
                 same = (isinstance(a, Tensor) and a._shape == o._shape and a._stride == o._stride
                         and a._offset == o._offset)
                 if not same and not op.tags.isdisjoint(_PARTIAL_OVERLAP_CHECKED):
