@@ -485,8 +485,13 @@ XLOGY = _declare("xlogy", _FLOAT, _xlogy_backward, doc="input * log(other), 0 wh
 
 
 def _threshold_backward_backward(ctx, h):
-    """The gradient of relu's gradient: the same mask applied to h; none for relu's output."""
-    return (dispatch(THRESHOLD_BACKWARD, h, ctx.saved_tensors[1]) if ctx.needs_input_grad[0] else None), None
+    """The gradient of relu's gradient: the same mask applied to h; 0 for relu's output (PyTorch's
+    zeros_like, so relu's input is reached: see ops/zero_curvature.py)."""
+    from .._factories import zeros
+
+    y = ctx.inputs[1]
+    return ((dispatch(THRESHOLD_BACKWARD, h, ctx.saved_tensors[1]) if ctx.needs_input_grad[0] else None),
+            zeros(y.shape, dtype=y.dtype, device=y.device) if ctx.needs_input_grad[1] else None)
 
 
 THRESHOLD_BACKWARD = _declare("threshold_backward", _FLOAT, _threshold_backward_backward,

@@ -30,6 +30,7 @@ from .._registry import Plan, defop
 from .._tensor import Tensor, tensor_method
 from . import elementwise_common as E
 from .elementwise_binary import THRESHOLD_BACKWARD, where
+from .zero_curvature import gradient_depending_on
 
 _FLOAT = "float"  # integer/bool input -> default float
 _SAME = "same"  # dtype kept
@@ -362,19 +363,19 @@ def _hardtanh_backward(ctx, g):
     v = x if x is not None else y  # the input, or in place the result: the same test on either
     lo, hi = ctx.params.get("min_val", -1.0), ctx.params.get("max_val", 1.0)
     # PyTorch's hardtanh_backward: 0 where v <= min_val or v >= max_val, so a NaN passes the gradient
-    return (where((v <= lo) | (v >= hi), 0.0, g),)
+    return (gradient_depending_on(where((v <= lo) | (v >= hi), 0.0, g), v),)
 
 
 def _leaky_relu_backward(ctx, g):
     x, y = ctx.saved_tensors
     slope = ctx.params.get("negative_slope", 0.01)
     if x is None and slope >= 0:  # in place: the output has the input's sign
-        return (where(y > 0, g, g * slope),)
+        return (gradient_depending_on(where(y > 0, g, g * slope), y),)
     if x is None:
         raise RuntimeError("leaky_relu_: In-place leakyReLu backward calculation is triggered with a negative slope "
                            "which is not supported. This is caused by calling in-place forward function with a "
                            "negative slope, please call out-of-place version instead.")
-    return (where(x > 0, g, g * slope),)
+    return (gradient_depending_on(where(x > 0, g, g * slope), x),)
 
 
 def _elu_backward(ctx, g):

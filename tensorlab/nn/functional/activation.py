@@ -39,6 +39,7 @@ from ...ops.elementwise_unary import selu as _selu
 from ...ops.reductions import implicit_softmax_dim as _implicit_dim
 from ...ops.reductions import log_softmax as _log_softmax
 from ...ops.reductions import softmax as _softmax
+from ...ops.zero_curvature import piecewise_linear_input
 
 
 def _need_tensor(op: str, x) -> None:
@@ -144,7 +145,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         shape = [1] * input.ndim
         shape[cdim] = n
         w = weight.reshape(shape)
-    return where(input > 0, input, w * input)
+    x = piecewise_linear_input(input)
+    return where(x > 0, x, w * x)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
@@ -207,7 +209,8 @@ def _threshold(input: Tensor, threshold: float, value: float, inplace: bool) -> 
         E.check_scalars_fit("threshold", dtype, threshold, value)
         threshold, value = int(threshold), int(value)
     # PyTorch's test is `x <= threshold`: a NaN stays NaN and passes its gradient
-    result = where(input <= threshold, value, input)
+    x = input if inplace else piecewise_linear_input(input)
+    result = where(x <= threshold, value, x)
     return _write_back("threshold", input, result) if inplace else result
 
 
@@ -235,7 +238,8 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     _float_only("hardshrink", input)
     # PyTorch: a NaN stays NaN (its gradient there is 0 or 1 depending on PyTorch's vectorised or
     # scalar path; 0 here)
-    return where(input.abs() > lambd, input, where(input.isnan(), input.detach(), 0.0))
+    x = piecewise_linear_input(input)
+    return where(x.abs() > lambd, x, where(input.isnan(), input.detach(), 0.0))
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -247,7 +251,8 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
     # PyTorch's x * 0 in the middle: a NaN stays NaN (gradient 0, as for hardshrink)
-    return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, input.detach() * 0))
+    x = piecewise_linear_input(input)
+    return where(x > lambd, x - lambd, where(x < -lambd, x + lambd, input.detach() * 0))
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
@@ -265,8 +270,9 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     if not input.dtype.is_floating_point:  # (PyTorch's message: its kernel is leaky_relu's)
         raise NotImplementedError(f'"leaky_relu_cpu" not implemented for \'{D.torch_name(input.dtype)}\'')
     noise = where(input.detach() <= 0, input.detach().new_empty(input.shape).uniform_(lower, upper), 1.0)
-    result = input * noise
-    return _write_back("rrelu", input, result) if inplace else result
+    if inplace:
+        return _write_back("rrelu", input, input * noise)
+    return piecewise_linear_input(input) * noise
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:

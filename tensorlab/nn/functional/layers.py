@@ -472,6 +472,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     """Pad (or, with negative sizes, crop) the last ``len(pad) // 2`` dims; ``pad`` is PyTorch's order:
     ``(last_left, last_right, second_last_left, second_last_right, ...)``."""
     from ... import cat, full, tensor
+    from ...ops.zero_curvature import piecewise_linear_input
 
     if not isinstance(input, Tensor):
         raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
@@ -523,7 +524,9 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
         if mode == "circular" and (left > size or right > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         src = _pad_indices(mode, size, left, right)
-        x = x.index_select(d, tensor(src, device=x.device))
+        # PyTorch's reflection/replication pad backward takes the input: 0 second derivative, recorded
+        # (its circular pad is a composite of slices, whose gradient does not)
+        x = (x if mode == "circular" else piecewise_linear_input(x)).index_select(d, tensor(src, device=x.device))
     return x if x is not input else input.clone()
 
 

@@ -432,6 +432,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     """``-w_t * input[t]`` per row of log-probabilities ``input`` ((C), (N, C) or (N, C, d1, ...));
     ignored rows are 0; 'mean' is ``sum(w_t * l) / sum(w_t)``."""
     from ...ops.elementwise_binary import where
+    from ...ops.zero_curvature import piecewise_linear_input
 
     _need_tensor("nll_loss", input=input, target=target)
     reduction = _reduction(size_average, reduce, reduction)
@@ -446,7 +447,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         return _no_class_loss(input, cd, reduction)
     valid = target != ignore_index
     t_safe = where(valid, target.to(D.int64), 0)
-    picked = input.gather(cd, t_safe.unsqueeze(cd)).squeeze(cd)
+    # (gathered from piecewise_linear_input: the gradient depends on the input with derivative 0, as PyTorch's)
+    picked = piecewise_linear_input(input).gather(cd, t_safe.unsqueeze(cd)).squeeze(cd)
     if weight is not None:
         w_t = where(valid, weight.take(t_safe), 0.0).to(input.dtype)
     else:
