@@ -9,8 +9,9 @@ have been used in the graph". PyTorch records the edge instead (its ``threshold_
 ``leaky_relu_backward``, ... take the input as a differentiable argument whose derivative is
 ``zeros_like``) and returns zeros; a physics-informed network with ReLU layers asks exactly this.
 
-Two registered view ops give the same graph here, at no cost to a first-order backward (both
-only act while a gradient is itself being recorded, ``create_graph=True``):
+Two registered view ops give the same graph here. Neither launches anything; the edge itself is
+only recorded while a gradient is being recorded (``create_graph=True``), so a first-order
+backward computes what it did before:
 
 - ``depends_on(value, input)``: ``value`` unchanged, recorded as depending on ``input`` with
   derivative 0. A backward rule returns ``depends_on(gradient, input)``
@@ -18,7 +19,9 @@ only act while a gradient is itself being recorded, ``create_graph=True``):
 - ``piecewise_linear(input)``: ``input`` unchanged; its backward returns the incoming gradient
   through ``depends_on`` on ``input``. A composite op (built from ``where``, ``index_select``...)
   reads its input through it (:func:`piecewise_linear_input`), and its composite gradient then
-  depends on the input as PyTorch's registered op's does.
+  depends on the input as PyTorch's registered op's does. It is recorded in the forward whenever
+  the input requires grad (one view node) and keeps the input for the backward, as PyTorch's
+  hardshrink, prelu or pad backward do (an in-place write to the input before backward raises).
 """
 
 from __future__ import annotations
