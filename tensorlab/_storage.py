@@ -33,6 +33,11 @@ class Storage:
         seen by every tensor of this storage but do not bump their version, as PyTorch's ``.data``."""
         return Storage(self.device, self.data, self.nbytes, owner=self.owner)
 
+    def __reduce__(self):  # (pickled with the tensors over it: _tensor_copying)
+        from ._tensor_copying import reduce_storage
+
+        return reduce_storage(self)
+
     def data_ptr(self) -> int:
         if self.device.type == "cpu":
             return self.data.ctypes.data if self.data.size else 0

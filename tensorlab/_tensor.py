@@ -436,20 +436,21 @@ class Tensor:
 
         return tensor_repr(self)
 
+    # copy.copy, copy.deepcopy and pickle keep storages, geometry and attributes (_tensor_copying)
     def __reduce_ex__(self, protocol):
-        # Pickle by value (DataLoader workers, multiprocessing); never by pointer.
-        return (_rebuild_tensor, (np.ascontiguousarray(self._host_array()), self.dtype.name, str(self.device),
-                                  self._requires_grad))
+        from ._tensor_copying import reduce_tensor
+
+        return reduce_tensor(self)
+
+    def __copy__(self):
+        from ._tensor_copying import shallow_copy
+
+        return shallow_copy(self)
 
     def __deepcopy__(self, memo):
-        if not self.is_leaf:
-            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support deepcopy")
-        t = self.detach().clone()
-        t._requires_grad = self._requires_grad
-        if self.grad is not None:
-            t.grad = self.grad.detach().clone()
-        memo[id(self)] = t
-        return t
+        from ._tensor_copying import deep_copy
+
+        return deep_copy(self, memo)
 
     # ------------------------------------------------------------------------------------
     # device and dtype conversions
@@ -567,18 +568,6 @@ def _parse_to(t: Tensor, args, kwargs):
     dev = t.device if dev is None else as_device(dev)
     dtype = t.dtype if dtype is None else D.as_dtype(dtype, "to")
     return dev, dtype, non_blocking, copy, memory_format
-
-
-def _rebuild_tensor(arr, dtype_name, dev, requires_grad):
-    from ._factories import from_numpy
-
-    t = from_numpy(arr.copy())
-    if t.dtype.name != dtype_name:
-        t = t.to(D._dtype_by_name(dtype_name))
-    if dev != "cpu":
-        t = t.to(dev)
-    t._requires_grad = requires_grad
-    return t
 
 
 def contiguous_like(shape) -> tuple:

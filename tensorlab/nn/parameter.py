@@ -28,21 +28,11 @@ class Parameter(Tensor):
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
+    # copy.copy and pickle: Tensor's (tensorlab/_tensor_copying.py), which keep the class
     def __deepcopy__(self, memo):
-        if id(self) in memo:
-            return memo[id(self)]
-        p = Parameter(self.detach().clone(), self.requires_grad)
-        if self.grad is not None:
-            p.grad = self.grad.detach().clone()
-        memo[id(self)] = p
-        return p
+        from .._tensor_copying import deep_copy
 
-    def __reduce_ex__(self, protocol):
-        return (_rebuild_parameter, (self.detach(), self.requires_grad))
-
-
-def _rebuild_parameter(data, requires_grad):
-    return Parameter(data, requires_grad)
+        return deep_copy(self, memo, with_grad=False)  # (PyTorch's Parameter drops .grad)
 
 
 class Buffer(Tensor):
