@@ -152,7 +152,7 @@ def _scan_inputs(op: OpDef, inputs) -> tuple[device, bool, bool]:
     requires_grad = False
     for x in inputs:
         if isinstance(x, Tensor):
-            if x._requires_grad:
+            if x._requires_grad or (x._view_version is not None and _graph.promote_view(x)):
                 requires_grad = True
             d = x._storage.device
             if d is not dev:
@@ -173,7 +173,8 @@ def _scan_all(op: OpDef, inputs) -> tuple[device, bool, bool]:
         for x in group:
             if not isinstance(x, Tensor):
                 continue
-            requires_grad = requires_grad or x._requires_grad
+            if x._requires_grad or (x._view_version is not None and _graph.promote_view(x)):
+                requires_grad = True
             d = x._storage.device
             if dev is None:
                 dev = d
@@ -473,6 +474,8 @@ def _dispatch_view(op: OpDef, inputs, params, requires_grad: bool):
         _record(op, inputs, (v,), params, requires_grad=True)
         if v.grad_fn is not None:
             v._view_version = x._storage.version
+    elif _grad_enabled():  # the base may come to require grad by an in-place write: autograd.graph.promote_view
+        v._view_version = x._storage.version
     return v
 
 
@@ -500,6 +503,8 @@ def check_inplace_autograd(name: str, dst: Tensor) -> None:
     """PyTorch's refusal to write in place into a leaf that requires grad (or a view of one), with
     grad mode on; ``name``: the in-place op (``add_``). Also called by in-place ops that compute
     out of place and copy (``elementwise_common.inplace_composite``), so the error names them."""
+    if dst._view_version is not None and not dst._requires_grad:
+        _graph.promote_view(dst)  # (a view whose base came to require grad is not a no_grad view)
     if dst._base is not None and dst._base._requires_grad and not dst._requires_grad:
         # a view of a tensor that requires grad which does not itself: made under no_grad (PyTorch's
         # refusal: the write would change the base behind autograd's back)

@@ -42,6 +42,7 @@ from tensorlab_kernels.direct_launch import array_key
 from . import _dtype as D
 from ._storage import contiguous_strides
 from ._tensor import Tensor
+from .autograd import graph as _graph
 
 ENABLED = os.environ.get("TENSORLAB_REPLAY", "1") not in ("", "0")
 # key -> (the output's (shape, strides, element count, dtype), or a tuple of them for a call that
@@ -75,7 +76,7 @@ def find(op, inputs: tuple, params: dict, impl_arg):
         if cls is Tensor or (cls is not float and cls is not int and cls is not bool and isinstance(x, Tensor)):
             if x._storage.device is not dev:  # (a 0-d cpu tensor among cuda ones, or an error: the full path)
                 return None
-            if x._requires_grad:
+            if x._requires_grad or (x._view_version is not None and _graph.promote_view(x)):
                 requires_grad = True
             v = x._impl_view
             if v is None:

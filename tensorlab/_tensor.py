@@ -166,7 +166,13 @@ class Tensor:
     # ------------------------------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad
+        if self._requires_grad:
+            return True
+        if self._view_version is not None:  # a view whose base came to require grad since (promote_view)
+            from .autograd.graph import promote_view
+
+            return promote_view(self)
+        return False
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -259,11 +265,15 @@ class Tensor:
         return self
 
     def _refresh_grad_fn(self) -> None:
-        """A view whose storage was written since its grad_fn was made gets its history anew."""
-        if self._view_version is not None and self._view_version != self._storage.version and self._requires_grad:
-            from .autograd.graph import regenerate_view_grad_fn
+        """A view whose storage was written since its grad_fn was made gets its history anew (and one
+        whose base came to require grad since, its first: promote_view)."""
+        if self._view_version is not None and self._view_version != self._storage.version:
+            from .autograd.graph import promote_view, regenerate_view_grad_fn
 
-            regenerate_view_grad_fn(self)
+            if self._requires_grad:
+                regenerate_view_grad_fn(self)
+            else:
+                promote_view(self)
 
     def retain_grad(self) -> None:
         if not self._requires_grad:

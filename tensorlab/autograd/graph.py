@@ -455,11 +455,35 @@ def _copy_slices_backward(ctx, g):
     from .._factories import zeros
 
     size, stride, offset = ctx.params["size"], ctx.params["stride"], ctx.params["storage_offset"]
+    base_stride = ctx.params.get("base_stride")
+    if base_stride is not None:
+        return _copy_slices_backward_strided(ctx, g, base_stride)
     g = g.contiguous()
     g_view = g.as_strided(size, stride, offset) if ctx.needs_input_grad[1] else None
     g_base = None
     if ctx.needs_input_grad[0]:
         g_base = as_strided_scatter(g, zeros(size, dtype=g.dtype, device=g.device), size, stride, offset)
+    return g_base, g_view
+
+
+def _copy_slices_backward_strided(ctx, g, base_stride):
+    """:func:`_copy_slices_backward` for a base laid out with ``base_stride`` (transposed, sliced with
+    steps): the view's elements are found among the base's by storage position, and the gradient
+    moves with index_select/index_fill (differentiable again)."""
+    import numpy as np
+
+    from .._factories import tensor
+    from .._views import _positions
+
+    p = ctx.params
+    base_shape = ctx.inputs[0].shape
+    at_base = _positions(base_shape, base_stride, 0)
+    order = np.argsort(at_base, kind="stable")
+    at_view = _positions(p["size"], p["stride"], p["storage_offset"])
+    index = tensor(order[np.searchsorted(at_base[order], at_view)], device=g.device)
+    g_flat = g.reshape(-1)
+    g_view = g_flat.index_select(0, index).reshape(p["size"]) if ctx.needs_input_grad[1] else None
+    g_base = g_flat.index_fill(0, index, 0).reshape(base_shape) if ctx.needs_input_grad[0] else None
     return g_base, g_view
 
 
@@ -480,21 +504,24 @@ def _copy_slices_op():
 def rebase_view(view) -> None:
     """After an in-place op on ``view``, give its base a CopySlices node and re-view the view."""
     from .._tensor import Tensor
+    from .._views import _overlaps
 
     base = view._base
-    if not base.is_contiguous():
-        raise NotImplementedError(
-            "autograd of an in-place operation on a view of a non-contiguous base tensor is not supported; "
-            "clone() the base first"
-        )
+    contiguous = base.is_contiguous()
+    if not contiguous and _overlaps(base._shape, base._stride):
+        raise NotImplementedError(  # (a base whose elements share memory cannot be written in place anyway)
+            "autograd of an in-place operation on a view of a base tensor whose elements overlap in memory "
+            f"(shape {list(base._shape)}, strides {list(base._stride)}) is not supported; clone() the base first")
     size, stride = tuple(view._shape), tuple(view._stride)
     offset = view._offset - base._offset
+    view._view_version = view._storage.version  # (its grad_fn, the in-place op's node, is its current value's)
     # The base's previous value, as autograd saw it, is the first input. (A base that is a leaf
     # requiring grad never gets here: the dispatcher refuses in-place writes into its views.)
     old_base = Tensor._make(base._storage, base._shape, base._stride, base._offset, base.dtype)
     old_base._requires_grad = base._requires_grad
     old_base.grad_fn, old_base._output_nr = base.grad_fn, base._output_nr
-    node = new_node(_copy_slices_op(), (old_base, view), {"size": size, "stride": stride, "storage_offset": offset})
+    node = new_node(_copy_slices_op(), (old_base, view), {"size": size, "stride": stride, "storage_offset": offset,
+                                                          "base_stride": None if contiguous else tuple(base._stride)})
     node.ctx._saved = ()
     attach_outputs(node, (base,))
     # The view now reads the new base.
@@ -502,10 +529,25 @@ def rebase_view(view) -> None:
 
     view_node = new_node(AS_STRIDED, (base,), {"size": size, "stride": stride,
                                                "storage_offset": base._offset + offset,
-                                               "_input_offset": base._offset, "_input_contiguous": True})
+                                               "_input_offset": base._offset, "_input_contiguous": contiguous,
+                                               "_input_stride": None if contiguous else tuple(base._stride)})
     view_node.ctx._saved = ()
     attach_outputs(view_node, (view,))
     view._view_version = view._storage.version
+
+
+def promote_view(view) -> bool:
+    """Whether ``view`` requires grad now. A view made in grad mode of a tensor that did not require
+    grad keeps the storage version it saw (``_view_version``); when its base has come to require
+    grad since (an in-place write of a tensor that does: ``buf[1:] = w``, ``buf.add_(w)``), the
+    view does too, as in PyTorch (a view requires grad when its base does), with an as_strided of
+    the base's history as its grad_fn. The dispatcher asks for every view input that does not
+    require grad (one attribute test for every other tensor)."""
+    base = view._base
+    if base is None or not base._requires_grad or view._view_version == view._storage.version:
+        return False
+    regenerate_view_grad_fn(view)
+    return view._requires_grad
 
 
 def regenerate_view_grad_fn(view) -> None:

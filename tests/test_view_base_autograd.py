@@ -1,0 +1,105 @@
+"""Autograd of views and their bases, against PyTorch 2.15's results (hard-coded):
+
+- a view made before its base came to require grad (an in-place write of a tensor that does)
+  requires grad too, and gradients flow through it (autograd.graph.promote_view);
+- in-place writes through a view of a strided base (transposed, sliced with steps) are
+  differentiable (the CopySlices gradient by storage position), as select_scatter & co on such
+  inputs."""
+
+from __future__ import annotations
+
+import pytest
+
+import tensorlab as tl
+
+F64 = tl.float64
+
+
+def test_a_view_made_before_its_base_required_grad_follows_it(device):
+    v = tl.tensor([1.0, 2.0, 3.0], requires_grad=True, device=device)
+    w = tl.tensor(5.0, requires_grad=True, device=device)
+    buf = tl.zeros(4, 3, device=device)
+    rows, sibling = buf[1:], buf[1]
+    assert not rows.requires_grad
+    rows[0] = v
+    assert rows.requires_grad and sibling.requires_grad and buf.requires_grad
+    ((sibling * w).sum() + w).backward()
+    assert v.grad.tolist() == [5, 5, 5] and w.grad.item() == 7
+
+    v.grad = None
+    buf = tl.zeros(4, 3, device=device)
+    first = buf[0]
+    buf.add_(v)  # an in-place op on the base itself
+    (first * 2).sum().backward()
+    assert v.grad.tolist() == [2, 2, 2]
+
+    v.grad = None
+    buf = tl.zeros(4, 3, device=device)
+    buf[1:][0] = v  # through an intermediate view
+    buf.sum().backward()
+    assert v.grad.tolist() == [1, 1, 1]
+
+
+def test_views_that_must_not_follow_their_base(device):
+    w = tl.ones(3, requires_grad=True, device=device)
+    buf = tl.zeros(4, 3, device=device)
+    detached = buf[1].detach()
+    with tl.no_grad():
+        made_without_grad = buf[2]
+    buf[0] = w
+    assert not detached.requires_grad and not made_without_grad.requires_grad
+    y = tl.ones(3, requires_grad=True, device=device)
+    with tl.no_grad():
+        view = y[:2]
+    with pytest.raises(RuntimeError, match="created in no_grad mode"):
+        view.mul_(2)
+
+
+def _grid(device):
+    return tl.arange(6.0, dtype=F64, device=device).reshape(3, 2)
+
+
+def test_in_place_writes_through_views_of_strided_bases(device):
+    w = tl.arange(6.0, dtype=F64, device=device).reshape(2, 3).requires_grad_()
+    y = w.t().clone()  # keeps the transposed layout
+    y[0] = 10.0
+    (y * _grid(device)).sum().backward()
+    assert w.grad.tolist() == [[0, 2, 4], [0, 3, 5]]
+
+    w.grad = None
+    v = tl.tensor([1.0, 2.0], dtype=F64, requires_grad=True, device=device)
+    y = w.t() * 1
+    y[1] = v * 3
+    (y * _grid(device)).sum().backward()
+    assert w.grad.tolist() == [[0, 0, 4], [1, 0, 5]] and v.grad.tolist() == [6, 9]
+
+    w.grad = None
+    y = w[:, ::2].clone()
+    y.diagonal().mul_(2)
+    (y ** 2).sum().backward()
+    assert w.grad.tolist() == [[0, 0, 4], [6, 0, 40]]
+
+
+def test_second_order_through_a_strided_base_write(device):
+    w = tl.arange(6.0, dtype=F64, device=device).reshape(2, 3).requires_grad_()
+    y = w.t() * 1
+    y[1:][0, 1] = 7.0
+    (g,) = tl.autograd.grad((y * y).sum(), w, create_graph=True)
+    assert g.tolist() == [[0, 2, 4], [6, 0, 10]]
+    (gg,) = tl.autograd.grad(g.sum(), w)
+    assert gg.tolist() == [[2, 2, 2], [2, 0, 2]]
+
+
+@pytest.mark.parametrize("scatter, values, grad", [
+    (lambda x, d: tl.select_scatter(x, tl.zeros(2, dtype=F64, device=d), 0, 0),
+     [[0, 0], [1, 4], [2, 5]], [[0, 2, 4], [0, 3, 5]]),
+    (lambda x, d: tl.slice_scatter(x, tl.zeros(1, 2, dtype=F64, device=d), 0, 0, 1),
+     [[0, 0], [1, 4], [2, 5]], [[0, 2, 4], [0, 3, 5]]),
+    (lambda x, d: tl.diagonal_scatter(x, tl.zeros(2, dtype=F64, device=d)),
+     [[0, 3], [1, 0], [2, 5]], [[0, 2, 4], [1, 0, 5]]),
+], ids=["select_scatter", "slice_scatter", "diagonal_scatter"])
+def test_scatter_ops_on_a_transposed_input_are_differentiable(scatter, values, grad, device):
+    w = tl.arange(6.0, dtype=F64, device=device).reshape(2, 3).requires_grad_()
+    out = scatter(w.t(), device)
+    (out * _grid(device)).sum().backward()
+    assert out.tolist() == values and w.grad.tolist() == grad
