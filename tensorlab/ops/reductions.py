@@ -951,6 +951,8 @@ def _inclusive_cumprod_grad(xc: Tensor, yc: Tensor, g: Tensor, dim: int, rev: bo
     is_zero = xc == 0
     if not bool(is_zero.any()):
         return a / xc
+    if xc.requires_grad and is_grad_enabled():  # a gradient to differentiate again (create_graph)
+        return _cumprod_grad_by_products(xc, g, dim, rev)
     zero = tl.zeros((), dtype=g.dtype, device=g.device)
     one = tl.ones((), dtype=g.dtype, device=g.device)
     zeros_so_far = _scan(CUMSUM, is_zero, dim, reverse=rev)
@@ -961,6 +963,34 @@ def _inclusive_cumprod_grad(xc: Tensor, yc: Tensor, g: Tensor, dim: int, rev: bo
     at_first = head * _scan(CUMSUM, tl.where(first_run, g * tail, zero), dim, reverse=not rev)
     before = _scan(CUMSUM, tl.where(seen, zero, g * yc), dim, reverse=not rev) / tl.where(seen, one, xc)
     return tl.where(first, at_first, tl.where(seen, zero, before))
+
+
+# elements of the (k, i) product table _cumprod_grad_by_products builds at a time
+PRODUCT_TABLE_ELEMENTS = 1 << 24
+
+
+def _cumprod_grad_by_products(xc: Tensor, g: Tensor, dim: int, rev: bool) -> Tensor:
+    """``grad_k = sum_{j >= k} g_j prod_{i <= j, i != k} x_i`` (scan order) computed from the
+    products themselves, as PyTorch's cumprod_backward does when its result is differentiated
+    again: the zero-aware formula above replaces the zeros by constants, so its gradient would not
+    depend on them (d2/dx2 of cumprod([2, 0, 3]).sum() gave [4, 0, 2]; the right answer is
+    [4, 6, 2]). For each k, the cumulative product of x with x_k set to 1, over blocks of k so that
+    a block's table has at most PRODUCT_TABLE_ELEMENTS elements."""
+    tl = _tl()
+    if rev:
+        return _cumprod_grad_by_products(xc.flip(dim), g.flip(dim), dim, False).flip(dim)
+    x, gl = xc.movedim(dim, -1), g.movedim(dim, -1)  # (..., n)
+    n = x._shape[-1]
+    rows = builtins.max(1, PRODUCT_TABLE_ELEMENTS // builtins.max(1, n * x.numel()))
+    k_all = tl.arange(n, device=g.device)
+    parts = []
+    for k0 in range(0, n, rows):
+        k = k_all[k0:k0 + rows, None]  # (b, 1)
+        table = tl.where(k == k_all, 1.0, x.unsqueeze(-2))  # (..., b, n): x with x_k set to 1, per row k
+        products = _scan(CUMPROD, table, table.ndim - 1, reverse=False)
+        counted = (k_all >= k).to(g.dtype)  # j >= k
+        parts.append((products * gl.unsqueeze(-2) * counted).sum(-1))  # (..., b)
+    return (parts[0] if len(parts) == 1 else tl.cat(parts, -1)).movedim(-1, dim)
 
 
 def _logcumsumexp_meta(x: Tensor, *, dim: int, reverse: bool = False) -> Plan:

@@ -931,6 +931,32 @@ def test_prod_and_cumprod_gradients_with_zeros(values):
     np.testing.assert_allclose(to_numpy(x.grad), expected)
 
 
+@pytest.mark.parametrize("values, second", [([2.0, 0.0, 3.0], [4, 6, 2]), ([2.0, 0.0, 0.0, 3.0], [1, 9, 8, 0]),
+                                            ([0.0, 2.0, 3.0], [6, 4, 2])])
+def test_cumprod_second_derivatives_with_zeros(values, second, device):
+    """The gradient, differentiated again, depends on the zeros too (torch 2.15's values; a formula
+    that swaps the zeros for constants gave [4, 0, 2] for the first)."""
+    x = T(np.array(values), device).requires_grad_()
+    (g,) = tl.autograd.grad(x.cumprod(0).sum(), x, create_graph=True)
+    (gg,) = tl.autograd.grad(g.sum(), x)
+    assert gg.tolist() == second
+    flat = tl.tensor(np.array(values).reshape(-1, 1).repeat(2, 1), dtype=tl.float64, requires_grad=True)
+    assert tl.autograd.gradgradcheck(lambda t: t.cumprod(0), (flat,))
+    assert tl.autograd.gradgradcheck(lambda t: t.flip(0).cumprod(0).flip(0), (flat,))
+
+
+def test_cumprod_second_derivatives_in_blocks_of_rows(monkeypatch):
+    from tensorlab.ops import reductions
+
+    x = tl.tensor([[2.0, 0.0, 0.0, 3.0], [1.0, 2.0, 0.0, 5.0]], dtype=tl.float64, requires_grad=True)
+    results = []
+    for elements in (1 << 24, 8):  # one table, then a block per row k (8 // 8 elements)
+        monkeypatch.setattr(reductions, "PRODUCT_TABLE_ELEMENTS", elements)
+        (g,) = tl.autograd.grad(x.cumprod(1).sum(), x, create_graph=True)
+        results.append(tl.autograd.grad((g * g).sum(), x)[0].tolist())
+    assert results[0] == results[1]
+
+
 def test_cumprod_gradient_terms_with_a_zero_factor_are_zero(device):
     """A term of d y_j / d x_k with a zero factor is 0, also where a later inf or NaN makes y NaN
     (PyTorch's rule): elements after a row's first zero get 0, the first zero sums its terms up to
