@@ -767,6 +767,12 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace: bool = False):
     """``clamp(input, min_val, max_val)``."""
     if min_val > max_val:
         raise ValueError("hardtanh(): min_val cannot be greater than max_val")
+    if isinstance(input, Tensor) and input.dtype.is_floating_point:
+        E.check_scalars_fit("hardtanh", input.dtype, min_val, max_val)  # (PyTorch's overflow check)
+    if min_val != min_val or max_val != max_val:  # a NaN bound: every element NaN, as PyTorch's clamp
+        from .elementwise_binary import clamp, clamp_
+
+        return (clamp_ if inplace else clamp)(input, min_val, max_val)
     return _activation("hardtanh", input, inplace, min_val=min_val, max_val=max_val)
 
 

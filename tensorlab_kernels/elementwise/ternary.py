@@ -43,8 +43,8 @@ def _ternary_op(a, b, c, value, OP: tl.constexpr):
         y = tl.where(tl.abs(c) < 0.5, a + c * diff, b - diff * (1.0 - c))
     elif OP == ADDCMUL:
         y = a + value * b * c
-    else:  # ADDCDIV
-        y = a + value * fdiv(b, c)
+    else:  # ADDCDIV in PyTorch's order: (value * b) / c (value * (b / c) rounds and overflows elsewhere)
+        y = a + fdiv(value * b, c)
     return y
 
 
@@ -130,7 +130,7 @@ def ternary_twin(out: np.ndarray, a, b, c, *, op: str, ct: str, value=1, rnd=Non
         elif op == "addcmul":
             y = ac + v * bc * cc
         elif op == "addcdiv":
-            y = ac + v * (bc / cc)
+            y = ac + (v * bc) / cc  # (the kernel's order: PyTorch's)
         else:
             raise NotImplementedError(f"ternary elementwise op {op!r} has no numpy twin")
     C.np_store(out, y)

@@ -97,23 +97,20 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
         raise RuntimeError("ZeroDivisionError: celu(): alpha must not be 0")
     if not input.dtype.is_floating_point:  # (PyTorch's celu runs its elu kernel)
         raise E.not_implemented_for("elu", input.dtype)
-    if alpha < 0:
-        # alpha * elu(x / alpha) holds for alpha > 0 only: elu's branch follows the sign of x / alpha,
-        # PyTorch's (max(0, x) + min(0, ...)) the sign of x. PyTorch's elu kernel with input_scale
-        # 1 / alpha, computed in float32 for float16/bfloat16 (rounded once, as PyTorch)
-        from ... import where
-        from ...ops.elementwise_unary import expm1
-
-        x = input if input.dtype is D.float32 or input.dtype is D.float64 else input.float()
-        neg = x <= 0  # (a nan takes the positive branch: its gradient is 1, as PyTorch's)
-        result = where(neg, expm1(where(neg, x, 0.0) * (1.0 / alpha)) * alpha, x)
-        result = result if result.dtype is input.dtype else result.to(input.dtype)
-        return _write_back("celu", input, result) if inplace else result
     if alpha == 1.0:
         # celu is elu here; elu's own in-place op saves its result for backward, whereas elu(input)
         # followed by a copy_ into input would overwrite the input elu saved (backward then fails)
         return elu(input, inplace=inplace)
-    result = elu(input / alpha) * alpha
+    # PyTorch's elu kernel with input_scale 1 / alpha: x where x > 0 (untouched: alpha * elu(x / alpha)
+    # overflowed x / alpha and rounded x twice), alpha * expm1(x / alpha) elsewhere, in float32 for
+    # float16/bfloat16 (rounded once); the branch follows the sign of x, whatever alpha's sign
+    from ... import where
+    from ...ops.elementwise_unary import expm1
+
+    x = input if input.dtype is D.float32 or input.dtype is D.float64 else input.float()
+    neg = x <= 0  # (a nan takes the positive branch: its gradient is 1, as PyTorch's)
+    result = where(neg, expm1(where(neg, x, 0.0) * (1.0 / alpha)) * alpha, x)
+    result = result if result.dtype is input.dtype else result.to(input.dtype)
     return _write_back("celu", input, result) if inplace else result
 
 
@@ -236,10 +233,10 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
     _need_tensor("hardshrink", input)
     _float_only("hardshrink", input)
-    # PyTorch: a NaN stays NaN (its gradient there is 0 or 1 depending on PyTorch's vectorised or
-    # scalar path; 0 here)
+    # PyTorch's rule, 0 where -lambd <= x <= lambd: a NaN x (its gradient there is 0 or 1 depending on
+    # PyTorch's vectorised or scalar path; 1 here) or a NaN lambd keeps x
     x = piecewise_linear_input(input)
-    return where(x.abs() > lambd, x, where(input.isnan(), input.detach(), 0.0))
+    return where((x >= -lambd) & (x <= lambd), 0.0, x)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -248,8 +245,10 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
     _need_tensor("softshrink", input)
     _float_only("softshrink", input)
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    top = float(D.float_info(input.dtype).max)
+    if not 0 <= lambd <= top:  # (a NaN fails too)
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {D.torch_name(input.dtype)}, but "
+                           f"found {lambd:g}")
     # PyTorch's x * 0 in the middle: a NaN stays NaN (gradient 0, as for hardshrink)
     x = piecewise_linear_input(input)
     return where(x > lambd, x - lambd, where(x < -lambd, x + lambd, input.detach() * 0))
