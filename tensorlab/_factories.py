@@ -213,10 +213,10 @@ def _nested_to_numpy(data, op: str, target: D.dtype | None = None) -> tuple[np.n
 
 
 def _array_from_data(data, op: str, target: D.dtype | None = None) -> tuple[np.ndarray, D.dtype]:
-    if isinstance(data, np.ndarray):
-        return data, D.from_numpy_dtype(data.dtype, op)
-    if isinstance(data, np.generic):
+    if isinstance(data, np.ndarray | np.generic):
         arr = np.asarray(data)
+        if target is not None and arr.dtype.kind == "u":  # uint16/32/64 (16-bit images): converted, as PyTorch
+            return arr, target
         return arr, D.from_numpy_dtype(arr.dtype, op)
     if hasattr(data, "__dlpack__") and not isinstance(data, Tensor):
         arr = np.from_dlpack(data)

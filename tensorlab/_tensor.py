@@ -566,9 +566,16 @@ def _parse_to(t: Tensor, args, kwargs):
     if args and isinstance(args[0], Tensor):
         other = args.pop(0)
         dev, dtype = other.device, other.dtype
+    flags = 0  # positional bools: non_blocking, then copy (to(dtype, non_blocking, copy), ...)
     for a in args:
         if isinstance(a, bool):
-            non_blocking = a  # to(device, dtype, non_blocking) positional form
+            if flags == 0:
+                non_blocking = a
+            elif flags == 1:
+                copy = a
+            else:
+                raise TypeError(f"to() received too many positional bools (non_blocking, copy): {tuple(args)!r}")
+            flags += 1
         elif isinstance(a, D.dtype) or a in (builtins.float, builtins.int, builtins.bool):
             dtype = a
         elif isinstance(a, str | device | builtins.int):

@@ -574,3 +574,24 @@ def test_size_arithmetic_stays_a_size():
     assert s + (4,) == (2, 3, 4) and (4,) + s == (4, 2, 3) and s * 2 == (2, 3, 2, 3)
     with pytest.raises(TypeError):
         s + [4]
+
+
+def test_to_takes_copy_as_the_second_positional_bool():
+    t = tl.zeros(3)
+    for args in ((tl.float32, False, True), ("cpu", tl.float32, False, True), (tl.zeros(2), False, True)):
+        c = t.to(*args)
+        c[0] = 9
+        assert c is not t and t[0].item() == 0, args
+    assert t.to(tl.float32, False, False) is t and t.to(tl.float32, True) is t
+    with pytest.raises(TypeError, match="too many positional bools"):
+        t.to(tl.float32, False, True, True)
+
+
+@pytest.mark.parametrize("factory", ["tensor", "as_tensor"])
+def test_unsigned_numpy_arrays_convert_to_a_given_dtype(factory):
+    make = getattr(tl, factory)
+    assert make(np.arange(3, dtype=np.uint16), dtype=tl.int32).tolist() == [0, 1, 2]
+    assert make(np.array([70000], dtype=np.uint32), dtype=tl.float32).tolist() == [70000.0]
+    assert make(np.uint16(7), dtype=tl.int64).item() == 7
+    with pytest.raises(TypeError, match="uint16"):
+        make(np.arange(3, dtype=np.uint16))  # no dtype of its own: PyTorch's uint16 is not supported
