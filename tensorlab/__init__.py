@@ -123,6 +123,7 @@ from ._views import (
     resolve_neg,
     select,
     split,
+    split_with_sizes,
     squeeze,
     swapaxes,
     swapdims,

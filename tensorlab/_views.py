@@ -387,13 +387,23 @@ AS_STRIDED = defop("as_strided", view=_as_strided_geom, backward=_as_strided_bac
 
 
 @tensor_method
-def view(input: Tensor, *shape) -> Tensor:
+def view(input: Tensor, *shape, size=None) -> Tensor:
     """The same data with another shape; needs compatible strides (else use ``reshape``)."""
+    shape = _keyword_shape("view", "size", shape, size)
     if not shape:
         raise TypeError("view() missing 1 required positional argument: 'size' (or 'dtype')")
     if len(shape) == 1 and not isinstance(shape[0], list | tuple) and not _is_int(shape[0]):
         raise NotImplementedError("view(dtype) is not supported by tensorlab; use .to(dtype) for a converted copy")
     return dispatch(VIEW, input, size=shape_args(shape, "view"))
+
+
+def _keyword_shape(op: str, name: str, args: tuple, keyword) -> tuple:
+    """The shape given positionally (``args``) or by keyword (``view(size=...)``), as PyTorch takes either."""
+    if keyword is None:
+        return args
+    if args:
+        raise TypeError(f"{op}() got multiple values for argument '{name}'")
+    return (keyword,)
 
 
 def _is_int(x) -> bool:
@@ -410,9 +420,9 @@ def view_as(input: Tensor, other: Tensor) -> Tensor:
 
 
 @tensor_method
-def reshape(input: Tensor, *shape) -> Tensor:
+def reshape(input: Tensor, *args, shape=None) -> Tensor:
     """A view when strides allow, else a contiguous copy with the new shape."""
-    size = infer_size(shape_args(shape, "reshape"), input.numel(), "reshape")
+    size = infer_size(shape_args(_keyword_shape("reshape", "shape", args, shape), "reshape"), input.numel(), "reshape")
     if view_strides(input._shape, input._stride, size) is not None:
         return dispatch(VIEW, input, size=size)
     from ._copy_ops import clone
@@ -464,7 +474,8 @@ swapdims = tensor_method(transpose, name="swapdims")
 
 
 @tensor_method
-def permute(input: Tensor, *dims) -> Tensor:
+def permute(input: Tensor, *args, dims=None) -> Tensor:
+    dims = _keyword_shape("permute", "dims", args, dims)
     if not dims:
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
     return dispatch(PERMUTE, input, dims=shape_args(dims, "permute"))
@@ -514,7 +525,8 @@ def adjoint(input: Tensor) -> Tensor:
 
 
 @tensor_method
-def expand(input: Tensor, *sizes) -> Tensor:
+def expand(input: Tensor, *sizes, size=None, implicit: bool = False) -> Tensor:
+    sizes = _keyword_shape("expand", "size", sizes, size)  # (implicit: PyTorch's tracing flag, no effect)
     if not sizes:
         raise TypeError('expand() missing 1 required positional arguments: "size"')
     return dispatch(EXPAND, input, size=shape_args(sizes, "expand"))
@@ -613,6 +625,15 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
 
 
 @tensor_method
+def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
+    """``split`` with a list of sizes (PyTorch's name for that form)."""
+    if not isinstance(split_sizes, list | tuple):
+        raise TypeError(f"split_with_sizes(): argument 'split_sizes' must be a list of ints, not "
+                        f"{type(split_sizes).__name__}")
+    return split(input, list(split_sizes), dim)
+
+
+@tensor_method
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
@@ -627,7 +648,13 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 
 
 @tensor_method
-def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+def tensor_split(input: Tensor, indices_or_sections=None, dim: int = 0, *, sections=None, indices=None,
+                 tensor_indices_or_sections=None) -> tuple:
+    given = [v for v in (indices_or_sections, sections, indices, tensor_indices_or_sections) if v is not None]
+    if len(given) != 1:
+        raise TypeError("tensor_split() takes one of indices_or_sections, sections, indices or "
+                        f"tensor_indices_or_sections, got {len(given)}")
+    indices_or_sections = given[0]
     if input.ndim == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = norm_dim(dim, input.ndim, "tensor_split")
@@ -666,8 +693,8 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
 @tensor_method
 def movedim(input: Tensor, source, destination) -> Tensor:
     n = input.ndim
-    src = [source] if isinstance(source, int) else list(source)
-    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = [operator.index(source)] if _is_int(source) else list(source)
+    dst = [operator.index(destination)] if _is_int(destination) else list(destination)
     if len(src) != len(dst):
         raise RuntimeError(
             f"movedim: Invalid source or destination dims: source ({src} dims) should contain the same number of "

@@ -760,3 +760,21 @@ def test_repeat_interleave_takes_every_integer_dtype_of_repeats(device, dtype):
     assert x.grad.tolist() == [1.0, 0.0, 3.0, 2.0]
     with pytest.raises(NotImplementedError, match="Bool"):
         tl.repeat_interleave(tl.tensor([True], device=device))
+
+
+def test_split_with_sizes_and_keyword_forms_of_shape_arguments():
+    """PyTorch's keyword spellings (and split_with_sizes), shapes as torch 2.15 gives them."""
+    x = tl.arange(24.0).reshape(2, 3, 4)
+    assert [p.shape for p in x.split_with_sizes([1, 2], 1)] == [(2, 1, 4), (2, 2, 4)]
+    assert [p.shape for p in tl.split_with_sizes(x, [3, 1], dim=-1)] == [(2, 3, 3), (2, 3, 1)]
+    assert [p.shape for p in tl.tensor_split(x, sections=2)] == [(1, 3, 4), (1, 3, 4)]
+    assert [p.shape for p in tl.tensor_split(x, indices=[1, 2], dim=1)] == [(2, 1, 4)] * 3
+    assert [p.shape for p in tl.tensor_split(x, tensor_indices_or_sections=tl.tensor(2), dim=2)] == [(2, 3, 2)] * 2
+    assert x.reshape(shape=(6, 4)).shape == (6, 4) and tl.reshape(x, shape=(-1,)).shape == (24,)
+    assert x.view(size=(4, 6)).shape == (4, 6) and x.permute(dims=(2, 0, 1)).shape == (4, 2, 3)
+    assert x[:1].expand(size=(3, 3, 4)).shape == (3, 3, 4) and x[:1].expand(3, 3, 4, implicit=True).shape == (3, 3, 4)
+    assert x.movedim(np.int64(0), 1).shape == (3, 2, 4)
+    with pytest.raises(TypeError, match="multiple values"):
+        x.view((4, 6), size=(4, 6))
+    with pytest.raises(TypeError, match="takes one of"):
+        tl.tensor_split(x, 2, sections=2)
