@@ -276,8 +276,21 @@ def copy_into(dst: Tensor, src: Tensor) -> None:
 
 @tensor_method
 def as_strided_scatter(input: Tensor, src: Tensor, size, stride, storage_offset=None) -> Tensor:
-    return dispatch(AS_STRIDED_SCATTER, input, src, size=tuple(size), stride=tuple(stride),
+    """PyTorch's: ``out = input.clone()`` (laid out as ``input``, ``preserve_format``), then
+    ``out.as_strided(size, stride, storage_offset).copy_(src)``, positions in ``out``'s storage."""
+    from ._layout import preserve_strides
+
+    size, stride = tuple(size), tuple(stride)
+    layout = preserve_strides(input) if isinstance(input, Tensor) else None
+    if layout is None:  # contiguous: the op's own geometry
+        return dispatch(AS_STRIDED_SCATTER, input, src, size=size, stride=stride, storage_offset=storage_offset)
+    # another layout: scatter into the input with its dims in storage order (slowest first), then put
+    # the dims back, so that the result has the clone's strides and the positions its storage's
+    order = sorted(range(input.ndim), key=lambda d: -layout[d])
+    back = [order.index(d) for d in range(input.ndim)]
+    flat = dispatch(AS_STRIDED_SCATTER, input.permute(order).contiguous(), src, size=size, stride=stride,
                     storage_offset=storage_offset)
+    return flat.permute(back)
 
 
 def to_dtype_device(x: Tensor, dev, dtype: D.dtype, non_blocking: bool = False, copy: bool = False,

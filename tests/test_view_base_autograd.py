@@ -103,3 +103,14 @@ def test_scatter_ops_on_a_transposed_input_are_differentiable(scatter, values, g
     out = scatter(w.t(), device)
     (out * _grid(device)).sum().backward()
     assert out.tolist() == values and w.grad.tolist() == grad
+
+
+def test_as_strided_scatter_of_a_transposed_input_writes_its_storage_positions(device):
+    """PyTorch: out = input.clone() keeps the transposed strides; as_strided(size, stride) names
+    positions in out's storage (torch 2.15's values)."""
+    x = tl.arange(12.0, dtype=F64, device=device).reshape(4, 3).t().requires_grad_()
+    y = tl.as_strided_scatter(x, tl.tensor([100.0, 200.0], dtype=F64, device=device), (2,), (3,))
+    assert y.stride() == (1, 3)
+    assert y.tolist() == [[100, 200, 6, 9], [1, 4, 7, 10], [2, 5, 8, 11]]
+    (y * tl.arange(12.0, dtype=F64, device=device).reshape(3, 4)).sum().backward()
+    assert x.grad.tolist() == [[0, 0, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]
