@@ -65,22 +65,18 @@ class _Formatter:
         nonzero = np.abs(values)
         lo, hi = float(nonzero.min()), float(nonzero.max())
         p = PRINT_OPTS.precision
-        if self.int_mode:
-            if hi / lo > 1000.0 or hi > 1.0e8:
-                self.sci_mode = True
-                texts = [f"{v:.{p}e}" for v in values]
-            else:
-                texts = [f"{v:.0f}." for v in values]
+        # As PyTorch: the mode is chosen first (a forced ``sci_mode`` wins), then the widths are
+        # measured in that mode, so fixed notation is never padded to scientific widths.
+        if PRINT_OPTS.sci_mode is None:
+            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
         else:
-            if hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
-                self.sci_mode = True
-                texts = [f"{v:.{p}e}" for v in values]
-            else:
-                texts = [f"{v:.{p}f}" for v in values]
-        if PRINT_OPTS.sci_mode is not None:
-            self.sci_mode = PRINT_OPTS.sci_mode
-            if self.sci_mode:
-                texts = [f"{v:.{p}e}" for v in values]
+            self.sci_mode = bool(PRINT_OPTS.sci_mode)
+        if self.sci_mode:
+            texts = [f"{v:.{p}e}" for v in values]
+        elif self.int_mode:
+            texts = [f"{v:.0f}." for v in values]
+        else:
+            texts = [f"{v:.{p}f}" for v in values]
         self.max_width = max([self.max_width] + [len(t) for t in texts])
 
     def format(self, v) -> str:
@@ -106,6 +102,8 @@ def _summarize(a: np.ndarray, edge: int) -> np.ndarray:
     """The corners of ``a`` that a summary prints, for the formatter's widths."""
     if a.ndim == 0:
         return a.reshape(1)
+    if not edge:
+        return a.reshape(-1)[:0]  # a summary with no edge items prints no values at all
     if a.shape[0] > 2 * edge:
         a = np.concatenate([a[:edge], a[-edge:]])
     return np.stack([_summarize(x, edge) for x in a]) if a.ndim > 1 and a.shape[0] else a
@@ -116,19 +114,49 @@ def _format_body(a: np.ndarray, fmt: _Formatter, indent: int, summarize: bool) -
     if a.ndim == 0:
         return fmt.format(a.item())
     if a.ndim == 1:
-        items = [fmt.format(v) for v in a]
-        if summarize and a.shape[0] > 2 * edge:
+        if summarize and not edge:
+            items = ["..."]
+        elif summarize and a.shape[0] > 2 * edge:
             items = [fmt.format(v) for v in a[:edge]] + [" ..."] + [fmt.format(v) for v in a[-edge:]]
+        else:
+            items = [fmt.format(v) for v in a]
         per_line = max(1, math.floor((PRINT_OPTS.linewidth - indent) / (fmt.max_width + 2)))
         lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     sep = "," + "\n" * (a.ndim - 1) + " " * (indent + 1)
-    if summarize and a.shape[0] > 2 * edge:
+    if summarize and not edge:
+        rows = ["..."]
+    elif summarize and a.shape[0] > 2 * edge:
         rows = ([_format_body(x, fmt, indent + 1, summarize) for x in a[:edge]] + ["..."]
                 + [_format_body(x, fmt, indent + 1, summarize) for x in a[-edge:]])
     else:
         rows = [_format_body(x, fmt, indent + 1, summarize) for x in a]
     return "[" + sep.join(rows) + "]"
+
+
+def _torch_len(suffix: str) -> int:
+    """The width ``suffix`` has in PyTorch's repr, where dtypes print as ``torch.<name>`` rather than
+    ``tensorlab.<name>``: line breaks are chosen on that width so that they fall where PyTorch's do."""
+    return len(suffix) - suffix.count("tensorlab.") * (len("tensorlab.") - len("torch."))
+
+
+def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    """Append ``suffixes`` and the closing parenthesis as PyTorch's ``_add_suffixes`` does: a suffix
+    that would take the current line past ``linewidth`` starts a new line, indented under the
+    opening parenthesis."""
+    parts = [text]
+    # PyTorch's measure of the current line (two more than its length); kept so line breaks agree.
+    line_len = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        width = _torch_len(suffix)
+        if line_len + width + 2 > PRINT_OPTS.linewidth:
+            parts.append(",\n" + " " * indent + suffix)
+            line_len = indent + width
+        else:
+            parts.append(", " + suffix)
+            line_len += width + 2
+    parts.append(")")
+    return "".join(parts)
 
 
 def tensor_repr(t) -> str:
@@ -140,21 +168,25 @@ def tensor_repr(t) -> str:
     suffixes = []
     if t.is_cuda:
         suffixes.append(f"device='{t.device}'")
-    if t.numel() == 0 and t._shape != (0,):
+    default_dtype = D.get_default_dtype()
+    if t.numel() == 0:
         body = "[]"
-        suffixes.append(f"size={tuple(t._shape)}")
-    elif t.numel() == 0:
-        body = "[]"
+        if len(t._shape) != 1:
+            suffixes.append(f"size={tuple(t._shape)}")
+        if t.dtype is not default_dtype:
+            suffixes.append(f"dtype={t.dtype!r}")
     else:
+        if not PRINT_OPTS.edgeitems:
+            # As PyTorch: with no edge items a summary shows no values, so the shape is always given.
+            suffixes.append(f"size={tuple(t._shape)}")
+        if t.dtype not in (default_dtype, D.int64, D.bool):
+            suffixes.append(f"dtype={t.dtype!r}")
         summarize = t.numel() > PRINT_OPTS.threshold
         sample = _summarize(values, PRINT_OPTS.edgeitems) if summarize else values
         fmt = _Formatter(sample, t.dtype)
         body = _format_body(values, fmt, indent, summarize)
-    if t.dtype not in (D.get_default_dtype(), D.int64, D.bool) or (t.numel() == 0 and t.dtype is not
-                                                                      D.get_default_dtype()):
-        suffixes.append(f"dtype={t.dtype!r}")
     if t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
-    return prefix + body + "".join(", " + s for s in suffixes) + ")"
+    return _add_suffixes(prefix + body, suffixes, indent)
