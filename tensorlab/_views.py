@@ -323,9 +323,12 @@ def _as_strided_backward(ctx, g):
     base_offset = ctx.params.get("_input_offset", 0)
     size, stride = p["size"], p["stride"]
     offset = (p["storage_offset"] if p["storage_offset"] is not None else base_offset) - base_offset
-    if not p.get("_input_contiguous", True) or _overlaps(size, stride):
-        # Several view elements share an input element (stride 0, windows that overlap), or the
-        # input is itself strided: route each view element's gradient by storage position.
+    last = offset + sum((n - 1) * st for n, st in zip(size, stride)) if all(size) else offset
+    if not p.get("_input_contiguous", True) or _overlaps(size, stride) or offset < 0 or last >= math.prod(meta.shape):
+        # Several view elements share an input element (stride 0, windows that overlap), the input
+        # is itself strided, or the view reaches storage outside the input's elements (before an
+        # offset view's start, past its end: as PyTorch, those contribute nothing): route each view
+        # element's gradient by storage position.
         in_stride = p.get("_input_stride") or contiguous_strides(meta.shape)
         return (_strided_grad_by_position(g, meta.shape, in_stride, size, stride, offset),)
     base = zeros(meta.shape, dtype=g.dtype, device=g.device)

@@ -114,3 +114,15 @@ def test_as_strided_scatter_of_a_transposed_input_writes_its_storage_positions(d
     assert y.tolist() == [[100, 200, 6, 9], [1, 4, 7, 10], [2, 5, 8, 11]]
     (y * tl.arange(12.0, dtype=F64, device=device).reshape(3, 4)).sum().backward()
     assert x.grad.tolist() == [[0, 0, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]
+
+
+def test_as_strided_of_an_offset_view_reaching_before_it(device):
+    """as_strided takes an absolute storage offset: from x[1:] it may name elements before the
+    view's start, whose gradient is dropped (torch 2.15's values)."""
+    x = tl.arange(20.0, dtype=F64, device=device).reshape(4, 5).requires_grad_()
+    y = x[1:].as_strided((3,), (2,), 1)
+    assert y.tolist() == [1, 3, 5]
+    (y * tl.tensor([1.0, 2.0, 3.0], dtype=F64, device=device)).sum().backward()
+    expected = [[0.0] * 5 for _ in range(4)]
+    expected[1][0] = 3.0
+    assert x.grad.tolist() == expected
