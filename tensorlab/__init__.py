@@ -76,7 +76,7 @@ from ._factories import (
     zeros,
     zeros_like,
 )
-from ._layout import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
+from ._layout import channels_last, channels_last_3d, contiguous_format, layout, memory_format, preserve_format, strided
 from ._random import (
     Generator,
     bernoulli,
@@ -136,7 +136,18 @@ from ._views import (
 )
 from .autograd import enable_grad, inference_mode, is_anomaly_enabled, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
-from .nn.functional import cosine_similarity, pairwise_distance  # (PyTorch has them at the top level too)
+from .nn.functional import (  # (PyTorch has them at the top level too)
+    celu,
+    celu_,
+    cosine_similarity,
+    hardshrink,
+    pairwise_distance,
+    prelu,
+    rrelu,
+    rrelu_,
+    threshold,
+    threshold_,
+)
 from .ops import *  # noqa: F403  (the op families: elementwise, reductions, matmul, indexing, shape, sorting)
 from .serialization import load, save
 

@@ -195,6 +195,22 @@ class memory_format:  # noqa: N801 (PyTorch's name)
         return self.name
 
 
+class layout:  # noqa: N801 (PyTorch's name)
+    """How a tensor's elements are stored: tensorlab has ``tensorlab.strided`` (dense) only."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"tensorlab.{self.name}"
+
+    def __reduce__(self):  # pickled as the module-level value it is
+        return self.name
+
+
+strided = layout("strided")
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")

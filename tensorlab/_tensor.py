@@ -151,6 +151,22 @@ class Tensor:
     def is_complex(self) -> bool:
         return False
 
+    # What PyTorch tensors also say of themselves; tensorlab's are dense, strided, real and never
+    # inference tensors (inference_mode only turns recording off).
+    @property
+    def layout(self):
+        from ._layout import strided
+
+        return strided
+
+    is_sparse = is_sparse_csr = is_quantized = is_meta = is_nested = is_mkldnn = property(lambda self: False)
+
+    def is_inference(self) -> bool:
+        return False
+
+    def is_same_size(self, other: Tensor) -> bool:
+        return self._shape == other._shape
+
     def is_signed(self) -> bool:
         return self.dtype.is_signed
 

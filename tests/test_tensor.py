@@ -595,3 +595,19 @@ def test_unsigned_numpy_arrays_convert_to_a_given_dtype(factory):
     assert make(np.uint16(7), dtype=tl.int64).item() == 7
     with pytest.raises(TypeError, match="uint16"):
         make(np.arange(3, dtype=np.uint16))  # no dtype of its own: PyTorch's uint16 is not supported
+
+
+def test_what_a_tensor_says_of_itself_and_small_factories():
+    x = tl.ones(2)
+    assert x.layout is tl.strided and repr(tl.strided) == "tensorlab.strided"
+    assert not (x.is_sparse or x.is_quantized or x.is_meta or x.is_nested or x.is_inference())
+    assert x.is_same_size(tl.zeros(2)) and not x.is_same_size(tl.zeros(3))
+    assert tl.scalar_tensor(3).dtype == tl.float32 and tl.scalar_tensor(3).shape == ()
+    assert tl.scalar_tensor(3, dtype=tl.int64).item() == 3
+    assert tl.isreal(tl.tensor([1.0, float("nan")])).tolist() == [True, True]
+    e = x.new_empty_strided((2, 3), (1, 2))
+    assert e.stride() == (1, 2) and e.dtype == tl.float32
+    assert tl.threshold(tl.tensor([0.1, 2.0]), 0.5, -1.0).tolist() == [-1.0, 2.0]
+    assert tl.hardshrink(tl.tensor([0.1, 2.0])).tolist() == [0.0, 2.0]
+    assert tl.prelu(tl.tensor([-1.0]), tl.tensor([0.5])).tolist() == [-0.5]
+    assert tl.celu(tl.tensor([-1.0]), 2.0).item() == pytest.approx(2.0 * np.expm1(-0.5), rel=1e-6)

@@ -39,7 +39,7 @@ __all__ = ["isclose", "allclose", "nansum", "nanmean", "aminmax", "diff", "kron"
            "ravel", "tril_indices", "triu_indices", "put", "deg2rad", "rad2deg", "float_power", "sgn", "numel",
            "is_tensor", "is_nonzero", "detach", "empty_strided", "ldexp", "renorm", "index_reduce", "narrow_copy",
            "combinations", "deg2rad_", "rad2deg_", "ldexp_", "detach_", "is_floating_point", "is_complex", "is_signed",
-           "get_device"]
+           "get_device", "scalar_tensor", "isreal"]
 
 AminmaxResult = namedtuple("aminmax", ["min", "max"])
 
@@ -581,6 +581,32 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool 
     extent = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
     t = empty(extent, dtype=dtype, device=device).as_strided(size, stride)
     return t.requires_grad_() if requires_grad else t
+
+
+@tensor_method
+def new_empty_strided(self: Tensor, size, stride, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """``empty_strided`` with ``self``'s dtype and device unless given."""
+    return empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype,
+                         device=self.device if device is None else device, requires_grad=requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A 0-d tensor holding the number ``s``, of the default dtype unless given (PyTorch's: a float
+    dtype for an int too)."""
+    from .._factories import full
+
+    if isinstance(s, Tensor):
+        s = s.item()
+    return full((), s, dtype=D.get_default_dtype() if dtype is None else dtype, device=device,
+                requires_grad=requires_grad)
+
+
+@tensor_method
+def isreal(input: Tensor) -> Tensor:
+    """True for every element of a real tensor (tensorlab has no complex dtypes), NaN included."""
+    from .._factories import ones
+
+    return ones(input._shape, dtype=D.bool, device=input.device)
 
 
 def is_tensor(obj) -> bool:
