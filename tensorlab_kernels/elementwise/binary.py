@@ -155,10 +155,10 @@ def _binary_op(a, b, alpha, OP: tl.constexpr, IS_FLOAT: tl.constexpr, NBITS: tl.
         y = tl.where((a > b) | (a != a), a, b)
     elif OP == MINIMUM:
         y = tl.where((a < b) | (a != a), a, b)
-    elif OP == FMAX:  # nan ignored
-        y = tl.where((a > b) | (b != b), a, b)
+    elif OP == FMAX:  # nan ignored; a tie (+0 and -0) gives a, as PyTorch
+        y = tl.where((a >= b) | (b != b), a, b)
     elif OP == FMIN:
-        y = tl.where((a < b) | (b != b), a, b)
+        y = tl.where((a <= b) | (b != b), a, b)
     elif OP == ATAN2:
         y = ld.atan2(a, b)
     elif OP == HYPOT:
@@ -336,10 +336,10 @@ def _np_binary(op: str, a, b, alpha, is_float: bool, nbits: int):
         return np.where((a > b) | (a != a), a, b)
     if op == "minimum":
         return np.where((a < b) | (a != a), a, b)
-    if op == "fmax":
-        return np.fmax(a, b)
+    if op == "fmax":  # (the kernel's rule: numpy's fmax breaks a +0/-0 tie its own way)
+        return np.where((a >= b) | (b != b), a, b)
     if op == "fmin":
-        return np.fmin(a, b)
+        return np.where((a <= b) | (b != b), a, b)
     if op in ("atan2", "hypot", "copysign"):
         return getattr(np, {"atan2": "arctan2"}.get(op, op))(a, b)
     comparisons = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,

@@ -1747,3 +1747,13 @@ def test_clamp_with_number_bounds_writes_only_its_dtype_to_out(device):
     assert tl.clamp(i, 0, 2.5, out=tl.zeros(2, device=device)).tolist() == [1.0, 2.5]
     bounds = tl.tensor(0.0, device=device), tl.tensor(2.5, device=device)
     assert tl.clamp(x, *bounds, out=tl.zeros(2, dtype=tl.float64, device=device)).tolist() == [1.0, 2.5]
+
+
+@pytest.mark.parametrize("op", ["fmax", "fmin"])
+def test_fmax_fmin_signed_zero_ties_give_the_first_operand(op, device):
+    """PyTorch: fmax(+0, -0) is +0 and fmax(-0, +0) is -0 (the twin used numpy's rule, the kernel the
+    second operand's: the devices disagreed)."""
+    a = tl.tensor([0.0, -0.0, 0.0, -0.0, float("nan")], device=device)
+    b = tl.tensor([-0.0, 0.0, 0.0, -0.0, -0.0], device=device)
+    out = getattr(tl, op)(a, b).cpu().numpy()
+    assert np.signbit(out).tolist() == [False, True, False, True, True]
