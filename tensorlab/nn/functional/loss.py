@@ -164,23 +164,34 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
                    beta: float = 1.0) -> Tensor:
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``beta == 0``: L1)."""
     _need_tensor("smooth_l1_loss", input=input, target=target)
-    _need_float_result("smooth_l1", input, target)
     _warn_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
+    if beta == 0:  # PyTorch's shortcut to l1_loss, before any dtype check: integer operands give an integer loss
+        a, b = _broadcast("smooth_l1_loss", input, target)
+        return _reduce((a - b).abs(), reduction)
+    _need_float_result("smooth_l1", input, target)
     if beta < 0:
         raise RuntimeError(f"smooth_l1_loss does not support negative values for beta (got beta={beta}).")
     a, b = _broadcast("smooth_l1_loss", input, target)
-    d = (a - b).abs()
-    if beta == 0:
-        return _reduce(d, reduction)
+    return _reduce(_smooth_l1_terms(a - b, beta, 0.5 / beta, 0.5 * beta, 1.0), reduction)
+
+
+def _smooth_l1_terms(diff: Tensor, beta: float, quad_scale: float, lin_shift: float, lin_scale: float) -> Tensor:
+    """``quad_scale * diff^2`` where ``|diff| < beta``, else ``(|diff| - lin_shift) * lin_scale``.
+
+    PyTorch's gradients: ``diff / beta`` (resp. ``diff``) in the quadratic branch, ``+-1`` (``+-delta``)
+    in the linear one, NaN at a NaN diff; and the second derivative ``1 / beta`` (1) in the quadratic
+    branch, at ``diff == 0`` too. So the square is of the signed difference (``|diff|``'s derivative
+    at 0 is 0, which would lose the curvature there), with the linear branch's elements zeroed (an
+    unselected ``inf**2`` would give a NaN gradient); a NaN diff takes the square's branch."""
     from ...ops.elementwise_binary import where
 
-    # PyTorch's gradient is +-1 at an infinite d and NaN at a NaN d: the square is taken of d with
-    # the linear branch's elements zeroed (an unselected inf**2 would give a NaN gradient), and NaN
-    # takes the square's branch
+    d = diff.abs()
     big = d >= beta
-    loss = where(big, d - 0.5 * beta, where(big, 0.0, d).square() * (0.5 / beta))
-    return _reduce(loss, reduction)
+    linear = d - lin_shift
+    if lin_scale != 1.0:
+        linear = linear * lin_scale
+    return where(big, linear, where(big, 0.0, diff).square() * quad_scale)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
@@ -193,14 +204,13 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError(f"huber_loss does not support non-positive values for delta (got delta={delta}).")
-    from ...ops.elementwise_binary import where
-
+    if not input.dtype.is_floating_point:  # the result is the input's dtype (a floating target cannot be cast back)
+        raise RuntimeError(f"huber_loss: result type {D.torch_name(D.promote_types(input.dtype, target.dtype))} can't "
+                           f"be cast to the desired output type {D.torch_name(input.dtype)}")
     if input.dtype.is_floating_point and target.dtype.is_floating_point and target.dtype is not input.dtype:
         target = target.to(input.dtype)  # PyTorch's huber_loss computes in the input's dtype (mse_loss promotes)
     a, b = _broadcast("huber_loss", input, target)
-    d = (a - b).abs()
-    big = d >= delta  # (the branches as smooth_l1_loss's)
-    loss = where(big, (d - 0.5 * delta) * delta, where(big, 0.0, d).square() * 0.5)
+    loss = _smooth_l1_terms(a - b, delta, 0.5, 0.5 * delta, delta)
     return _weighted("huber_loss", loss, input, weight, reduction, mean_by_weight=False)
 
 
@@ -308,13 +318,13 @@ def _check_class_target_shape(op: str, input: Tensor, target: Tensor) -> None:
             raise RuntimeError(f"{op}: 0D or 1D target tensor expected, multi-target not supported (input "
                                f"{list(input.shape)}, target {list(target.shape)})")
         return
+    batch = target.shape[0] if target.ndim else 0  # (PyTorch's nll_loss_nd reads a 0-D target's batch as 0)
+    if input.shape[0] != batch:
+        raise ValueError(f"{op}: Expected input batch_size ({input.shape[0]}) to match target batch_size ({batch}).")
     if input.ndim == 2:
         if target.ndim != 1:
             raise RuntimeError(f"{op}: 0D or 1D target tensor expected, multi-target not supported (input "
                                f"{list(input.shape)}, target {list(target.shape)})")
-        if target.shape[0] != input.shape[0]:
-            raise ValueError(f"{op}: Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                             f"({target.shape[0]}).")
         return
     expected = [input.shape[0], *input.shape[2:]]
     if list(target.shape) != expected:
@@ -365,18 +375,38 @@ def _check_target_range(op: str, target: Tensor, n_classes: int, ignore_index: i
 
 def _check_index_target(op: str, input: Tensor, target: Tensor) -> Tensor:
     """Checks a class-index target and returns it; a 1-D input's target of shape (1) comes back 0-D
-    (PyTorch takes it as the single sample's class, and the loss is 0-D)."""
+    (PyTorch takes it as the single sample's class, and the loss is 0-D). PyTorch's order: with a
+    batch dim the shape is checked before the dtype, for a 1-D input the dtype first."""
+    if input.ndim >= 2:
+        _check_class_target_shape(op, input, target)
     if target.dtype not in (D.int64, D.uint8):
         raise RuntimeError(f"{op}: expected target dtype to be Long or Byte, but got {target.dtype.name}")
-    _check_class_target_shape(op, input, target)
+    if input.ndim < 2:
+        _check_class_target_shape(op, input, target)
     return target.reshape(()) if input.ndim == 1 and target.ndim == 1 else target
 
 
-def _no_class_loss(input: Tensor, cd: int, reduction: str) -> Tensor:
+def _no_class_loss(input: Tensor, cd: int, reduction: str, label_smoothing: float = 0.0) -> Tensor:
     """The loss of an input with 0 classes whose targets are all ``ignore_index``: zeros per target
-    ('sum' 0, 'mean' 0/0 = NaN, as PyTorch), still connected to ``input`` for backward."""
+    ('sum' 0, 'mean' 0/0 = NaN, as PyTorch), still connected to ``input`` for backward. With label
+    smoothing PyTorch adds ``smooth * (label_smoothing / 0)`` = ``0 * inf``: NaN, for every reduction."""
     loss = input.sum(cd) * 0
-    return loss.sum() / 0 if reduction == "mean" else _reduce(loss, reduction)
+    loss = loss.sum() / 0 if reduction == "mean" else _reduce(loss, reduction)
+    return loss * math.nan if label_smoothing > 0 else loss
+
+
+def _check_ignore_index(op: str, ignore_index) -> int:
+    """PyTorch's argument parser takes an int (a NumPy integer or an integer 0-D tensor too), not a float or a bool."""
+    if isinstance(ignore_index, bool | float):
+        fn = "cross_entropy_loss" if op == "cross_entropy" else "nll_loss_nd"
+        raise TypeError(f"{fn}(): argument 'ignore_index' (position 5) must be int, not {type(ignore_index).__name__}")
+    return int(ignore_index)
+
+
+def _need_float_logits(op: str, kernel: str, input: Tensor) -> None:
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{D.torch_name(input.dtype)}\' ({op}: expected a '
+                                  f"floating point input, got {input.dtype.name})")
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
@@ -386,21 +416,30 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     indices (int64/uint8: (), (N) or (N, d1, ...)) or class probabilities (floating, input's shape)."""
     _need_tensor("cross_entropy", input=input, target=target)
     reduction = _reduction(size_average, reduce, reduction)
+    ignore_index = _check_ignore_index("cross_entropy", ignore_index)
     label_smoothing = float(label_smoothing)
-    if not 0.0 <= label_smoothing <= 1.0:
+    # PyTorch checks only the upper bound (NaN passes), and smooths only where label_smoothing > 0:
+    # a negative (or NaN) one is no smoothing
+    if label_smoothing > 1.0:
         raise RuntimeError(f"cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if not label_smoothing > 0.0:
+        label_smoothing = 0.0
     if input.ndim == 0:
         raise RuntimeError("cross_entropy: input must have at least one dimension (the classes), got a 0-D tensor")
-    _need_floating("cross_entropy", "input (logits)", input)
     cd = _class_dim(input)
+    _need_float_logits("cross_entropy", "log_softmax_lastdim_kernel_impl" if cd == input.ndim - 1
+                       else "log_softmax_kernel_impl", input)
     n_classes = input.shape[cd]
-    _check_weight("cross_entropy", weight, n_classes, input, differentiable=target.dtype.is_floating_point)
-    if target.dtype.is_floating_point:
+    # PyTorch's routing: a target of the input's shape holds class probabilities (any other target,
+    # a floating one included, goes to the class-index checks)
+    probabilities = target.dtype.is_floating_point and tuple(target.shape) == tuple(input.shape)
+    _check_weight("cross_entropy", weight, n_classes, input, differentiable=probabilities)
+    if probabilities:
         return _cross_entropy_probabilities(input, target, weight, ignore_index, reduction, label_smoothing, cd)
     target = _check_index_target("cross_entropy", input, target)
     if n_classes == 0:  # no class is valid, so every target must be ignored; the kernel needs C >= 1
         _check_target_range("cross_entropy", target, n_classes, ignore_index)
-        return _no_class_loss(input, cd, reduction)
+        return _no_class_loss(input, cd, reduction, label_smoothing)
     loss, w_t, _, status = dispatch(CROSS_ENTROPY, input, target, weight, class_dim=cd,
                                     ignore_index=int(ignore_index), label_smoothing=label_smoothing)
     _check_target_range("cross_entropy", target, n_classes, ignore_index, status)
@@ -415,11 +454,11 @@ def _cross_entropy_probabilities(input, target, weight, ignore_index, reduction,
     if tuple(target.shape) != tuple(input.shape):
         raise RuntimeError(f"cross_entropy: with class probabilities the target must have the input's shape: input "
                            f"{list(input.shape)}, target {list(target.shape)}")
-    if ignore_index != -100:
+    if ignore_index >= 0:  # (PyTorch's check: any negative ignore_index is accepted, and unused)
         raise RuntimeError("cross_entropy: ignore_index is not supported for floating point target")
     n_classes = input.shape[cd]
     logp = input.log_softmax(cd)
-    if label_smoothing > 0:
+    if label_smoothing > 0 and n_classes:  # (0 classes: an empty target, nothing to smooth)
         target = target * (1.0 - label_smoothing) + label_smoothing / n_classes
     prod = logp * target
     if weight is not None:
@@ -436,12 +475,14 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 
     _need_tensor("nll_loss", input=input, target=target)
     reduction = _reduction(size_average, reduce, reduction)
+    ignore_index = _check_ignore_index("nll_loss", ignore_index)
     if input.ndim == 0:
-        raise RuntimeError("nll_loss: input must have at least one dimension (the classes), got a 0-D tensor")
+        raise ValueError("nll_loss: Expected 1 or more dimensions (got 0)")
     cd = _class_dim(input)
     n_classes = input.shape[cd]
     _check_weight("nll_loss", weight, n_classes, input)
     target = _check_index_target("nll_loss", input, target)
+    _need_float_logits("nll_loss", "nll_loss_out_frame", input)
     _check_target_range("nll_loss", target, n_classes, ignore_index)
     if n_classes == 0:  # every target is ignore_index (checked above); gather needs C >= 1
         return _no_class_loss(input, cd, reduction)
@@ -493,6 +534,23 @@ class _BinaryCrossEntropy(Function):
         return gx, gy, None
 
 
+def _check_bce_ranges(input: Tensor, target: Tensor) -> None:
+    """PyTorch's per-element checks (NaN fails them): input, then target, in [0, 1]; the first failing
+    element names which. One device read when both are in range; the error path reads both back."""
+    if not input.numel():
+        return
+    bad_x = ~((input >= 0) & (input <= 1))
+    bad_y = ~((target >= 0) & (target <= 1))
+    if not bool((bad_x | bad_y).any()):
+        return
+    import numpy as np
+
+    bx, by = bad_x.reshape(-1)._host_array(), bad_y.reshape(-1)._host_array()
+    first = int(np.argmax(bx | by))
+    name = "input" if bx[first] else "target"
+    raise RuntimeError(f"binary_cross_entropy: all elements of {name} should be between 0 and 1")
+
+
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     """Binary cross-entropy of probabilities ``input`` (in [0, 1], checked) and ``target`` (same size);
@@ -520,8 +578,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
             raise RuntimeError(f"binary_cross_entropy: weight of shape {list(weight.shape)} does not broadcast to "
                                f"the target's shape {list(target.shape)}")
         weight = weight.expand(*shape).to(input.dtype)  # (the loss keeps the input's dtype, as PyTorch's)
-    if input.numel() and bool((~((input >= 0) & (input <= 1))).any()):
-        raise RuntimeError("binary_cross_entropy: all elements of input should be between 0 and 1")
+    _check_bce_ranges(input, target)
     loss = _BinaryCrossEntropy.apply(input, target, weight)
     return _reduce(loss, reduction)
 
@@ -529,53 +586,97 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average=None, reduce=None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
-    """``(1 - y) x + lw * softplus(-x)`` with ``lw = 1 + (pos_weight - 1) y``, computed stably as
-    ``m + log(exp(-m) + exp(-x - m))``, ``m = max(-x, 0)`` (PyTorch's formula)."""
+    """``(1 - y) x - lw * logsigmoid(x)`` with ``lw = 1 + (pos_weight - 1) y``, times ``weight``.
+
+    PyTorch's composition and its in-place steps: ``logsigmoid(x)`` (the input's dtype) is
+    multiplied in place by ``lw``; the loss is ``(1 - y).mul_(x).sub_(...)``, so it has the TARGET's
+    dtype and shape (an integer target cannot hold it: RuntimeError); ``weight`` multiplies in place.
+    Neither ``lw`` nor ``weight`` may broadcast beyond the input's shape."""
     _need_tensor("binary_cross_entropy_with_logits", input=input, target=target)
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"binary_cross_entropy_with_logits: Target size ({target.shape}) must be the same as input "
                          f"size ({input.shape})")
-    _need_floating("binary_cross_entropy_with_logits", "input", input)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"log_sigmoid_{input.device.type}" not implemented for '
+                                  f"'{D.torch_name(input.dtype)}'")
     for name, t in (("weight", weight), ("pos_weight", pos_weight)):
         if t is not None:
             _need_tensor("binary_cross_entropy_with_logits", **{name: t})
             _no_grad_arg("binary_cross_entropy_with_logits", name, t)
-    # the loss keeps the input's dtype (PyTorch's): weights of another floating dtype are converted
-    weight, pos_weight = (t.to(input.dtype) if t is not None and t.dtype.is_floating_point else t
-                          for t in (weight, pos_weight))
+    shape = tuple(input.shape)
+    if pos_weight is not None:
+        _fits_in_place("binary_cross_entropy_with_logits", shape, pos_weight.shape, target.shape)
+    if target.dtype is D.bool:
+        raise NotImplementedError("binary_cross_entropy_with_logits: Subtraction, the `-` operator, with two bool "
+                                  "tensors is not supported. Use the `^` or `logical_xor()` operator instead.")
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"binary_cross_entropy_with_logits: result type {D.torch_name(input.dtype)} can't be cast "
+                           f"to the desired output type {D.torch_name(target.dtype)}")
+    if weight is not None:
+        _fits_in_place("binary_cross_entropy_with_logits", shape, weight.shape)
     return _reduce(_BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight), reduction)
 
 
+def _fits_in_place(op: str, out_shape: tuple, *shapes) -> None:
+    """PyTorch's in-place ops: the operands' broadcast shape must be the output's."""
+    from ..._broadcast import broadcast_shapes
+
+    try:
+        shape = tuple(broadcast_shapes(out_shape, *(tuple(s) for s in shapes)))
+    except (RuntimeError, ValueError) as exc:
+        raise RuntimeError(f"{op}: {exc}") from None
+    if shape != tuple(out_shape):
+        raise RuntimeError(f"{op}: output with shape {list(out_shape)} doesn't match the broadcast shape {list(shape)}")
+
+
+def _cast(t: Tensor, dtype) -> Tensor:
+    """An in-place op's result: computed in the promoted dtype, stored in the output's."""
+    return t if t.dtype is dtype else t.to(dtype)
+
+
 class _BinaryCrossEntropyWithLogits(Function):
-    """The elementwise loss, with PyTorch's gradients: ``dx = w (sigmoid(x) - y)`` (with pos_weight
-    ``pw``: ``w ((pw y + 1 - y) sigmoid(x) - pw y)``), ``dy = -w x`` (``w (logsigmoid(-x) - pw
-    logsigmoid(x))``). Differentiating the stable forward formula instead gives NaN at infinite logits."""
+    """The elementwise loss (PyTorch's dtypes and roundings, see ``binary_cross_entropy_with_logits``),
+    with PyTorch's gradients: ``dx = w (sigmoid(x) - y)`` in the input's dtype (with pos_weight
+    ``pw``: ``w ((pw y + 1 - y) sigmoid(x) - pw y)``, in the dtype of ``pw * y``), ``dy = -w x``
+    (``w (logsigmoid(-x) - pw logsigmoid(x))``). Differentiating the forward composition instead
+    gives NaN at infinite logits."""
 
     @staticmethod
     def forward(ctx, x, y, w, pw):
+        from .activation import logsigmoid
+
         ctx.save_for_backward(x, y, w, pw)
-        max_val = (-x).clamp_min(0)
-        softplus_neg = ((-max_val).exp() + (-x - max_val).exp()).log() + max_val
+        log_sig = logsigmoid(x)
         if pw is not None:
-            loss = (1 - y) * x + ((pw - 1) * y + 1) * softplus_neg
-        else:
-            loss = (1 - y) * x + softplus_neg
-        return loss * w if w is not None else loss
+            log_sig = _cast(log_sig * ((pw - 1) * y + 1), x.dtype)  # log_sigmoid(x).mul_(lw)
+        loss = _cast((1 - y) * x, y.dtype)  # (1 - y).mul_(x)
+        loss = _cast(loss - log_sig, y.dtype)  # .sub_(log_sigmoid)
+        return _cast(loss * w, y.dtype) if w is not None else loss  # .mul_(weight)
 
     @staticmethod
     def backward(ctx, g):
         from .activation import logsigmoid
 
         x, y, w, pw = ctx.saved_tensors
-        gw = g * w if w is not None else g
         gx = gy = None
         if ctx.needs_input_grad[0]:
             s = x.sigmoid()
-            gx = (((pw * y + 1 - y) * s - pw * y) if pw is not None else s - y) * gw
+            if pw is not None:
+                t = pw * y
+                dt = t.dtype
+                gx = _cast(_cast(t + 1 - y, dt) * s, dt) - t
+            else:
+                dt = x.dtype
+                gx = _cast(s - y, dt)
+            gx = _cast(gx * g, dt)
+            if w is not None:
+                gx = _cast(gx * w, dt)
             gx = gx.sum_to_size(*x.shape) if tuple(gx.shape) != tuple(x.shape) else gx
         if ctx.needs_input_grad[1]:
-            gy = (logsigmoid(-x) - logsigmoid(x) * pw if pw is not None else -x) * gw
+            gy = (logsigmoid(-x) - _cast(logsigmoid(x) * pw, x.dtype) if pw is not None else -x) * g
+            if w is not None:
+                gy = gy * w
             gy = gy.sum_to_size(*y.shape) if tuple(gy.shape) != tuple(y.shape) else gy
         return gx, gy, None, None
 
@@ -587,13 +688,17 @@ class _BinaryCrossEntropyWithLogits(Function):
 
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
-    """Pointwise ``target * (log(target) - input)`` (``xlogy``: 0 where target is 0), or with
-    ``log_target`` ``exp(target) * (target - input)``; 'batchmean' divides the sum by ``input.size(0)``."""
-    from ...ops.elementwise_binary import where
+    """Pointwise ``xlogy(target, target) - target * input`` (0 where target is 0), or with
+    ``log_target`` ``exp(target) * (target - input)``; 'batchmean' divides the sum by ``input.size(0)``.
+
+    PyTorch's rule with the deprecated ``size_average``/``reduce``: they pick the reduction, and a
+    ``reduction='batchmean'`` passed alongside still divides that result by ``input.size(0)``.
+    The target's gradient is ``xlogy``'s (PyTorch's): NaN where the target is 0 (``0 / 0``)."""
+    from ...ops.elementwise_binary import xlogy
 
     _need_tensor("kl_div", input=input, target=target)
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+        applied = _legacy_reduction(size_average, reduce)
     else:
         if reduction == "mean":
             warnings.warn(
@@ -604,23 +709,22 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
             )
         if reduction not in (*_REDUCTIONS, "batchmean"):
             raise ValueError(f"{reduction} is not a valid value for reduction")
+        applied = "sum" if reduction == "batchmean" else reduction
+    for t in (input, target):
+        if not t.dtype.is_floating_point:
+            raise RuntimeError("kl_div: Integral inputs not supported.")
     a, b = _broadcast("kl_div", input, target)
-    if log_target:
-        loss = b.exp() * (b - a)
-    else:
-        zero = b == 0
-        xlogy = where(zero, 0.0, b * where(zero, 1.0, b).log())  # the inner where keeps 0 * log(0) out of grads
-        loss = xlogy - b * a
-    if reduction == "batchmean":
-        total = loss.sum()
-        return total / input.shape[0] if input.ndim != 0 else total
-    return _reduce(loss, reduction)
+    loss = b.exp() * (b - a) if log_target else xlogy(b, b) - b * a
+    loss = _reduce(loss, applied)
+    if reduction == "batchmean" and input.ndim != 0:
+        loss = loss / input.shape[0]
+    return loss
 
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False, size_average=None,
                      eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
     """``exp(input) - target * input`` (``log_input``) or ``input - target * log(input + eps)``; with
-    ``full`` the Stirling term ``t log t - t + 0.5 log(2 pi t)`` is added where ``target > 1``."""
+    ``full`` the Stirling term ``t log t - t + 0.5 log(2 pi t)`` is added except where ``target <= 1``."""
     from ...ops.elementwise_binary import where
 
     _need_tensor("poisson_nll_loss", input=input, target=target)
@@ -631,10 +735,10 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     else:
         loss = a - b * (a + eps).log()
     if full:
-        big = b > 1
-        ts = where(big, b, 1.0)  # a safe target where the term is masked out (no log(0) in the graph)
-        stirling = ts * ts.log() - ts + (ts * (2 * math.pi)).log() * 0.5
-        loss = loss + where(big, stirling, 0.0)
+        # PyTorch's composition: the term of every target, masked where target <= 1 (so the target's
+        # gradient there is 0 * log(t) etc.: 0 for 0 < t <= 1, NaN for t <= 0, as PyTorch's)
+        stirling = b * b.log() - b + (b * (2 * math.pi)).log() * 0.5
+        loss = loss + where(b <= 1, 0.0, stirling)
     return _reduce(loss, reduction)
 
 
@@ -717,7 +821,8 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     if input1.ndim != input2.ndim or input1.ndim != target.ndim:
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
-    loss = (-target * (input1 - input2) + margin).clamp_min(0)
+    # PyTorch's margin is a double: integer operands give a floating (default dtype) loss
+    loss = (-target * (input1 - input2) + float(margin)).clamp_min(0)
     return _reduce(loss, reduction)
 
 
