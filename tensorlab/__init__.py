@@ -136,6 +136,7 @@ from ._views import (
 )
 from .autograd import enable_grad, inference_mode, is_anomaly_enabled, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
+from .linalg import chain_matmul  # (PyTorch's deprecated top-level alias of linalg.multi_dot)
 from .nn.functional import (  # (PyTorch has them at the top level too)
     celu,
     celu_,

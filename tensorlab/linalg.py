@@ -13,6 +13,7 @@ values (ord 'nuc', 2, -2) raise NotImplementedError.
 from __future__ import annotations
 
 import math
+import warnings
 
 from . import _dtype as D
 from ._tensor import Tensor, norm_dim
@@ -112,7 +113,9 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
         raise RuntimeError(f"{op}: Expected x and y to have the same dtype, but found x of type "
                            f"{D.torch_name(x.dtype)} and y of type {D.torch_name(y.dtype)} instead")
     _need_float(op, x)
-    return R.sum(x * y, dim=dim, out=out)
+    out = E.exact_out(op, out, x, x, y)  # (PyTorch's: out of x's dtype exactly, checked before anything runs)
+    result = R.sum(x * y, dim=dim)
+    return result if out is None else E.write_out(result, out)
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
@@ -148,6 +151,25 @@ def _chain_order(sizes: list) -> list:
                 if c < cost[i][j]:
                     cost[i][j], split[i][j] = c, k
     return split
+
+
+def chain_matmul(*matrices, out=None) -> Tensor:
+    """PyTorch's deprecated ``torch.chain_matmul`` (top level; not in ``linalg``): ``multi_dot`` of
+    2-d matrices, one of them allowed."""
+    warnings.warn("tensorlab.chain_matmul is deprecated and will be removed in a future release. Use "
+                  "tensorlab.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
+                  "multiple parameters.", UserWarning, stacklevel=2)
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for t in matrices:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"chain_matmul(): expected Tensor arguments, got {type(t).__name__}")
+        if t.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {t.ndim}, expected 2 instead.")
+    if len(matrices) == 1:
+        result = matrices[0].clone()
+        return result if out is None else E.write_out(result, E.exact_out("chain_matmul", out, result))
+    return multi_dot(matrices, out=out)
 
 
 def multi_dot(tensors, *, out=None) -> Tensor:

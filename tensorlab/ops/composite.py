@@ -251,8 +251,8 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> 
         if input.ndim != other.ndim:
             raise RuntimeError(f"cross(): inputs must have the same number of dimensions, got {input.ndim} and "
                                f"{other.ndim}")
-        shape = tuple(max(x, y) for x, y in zip(input.shape, other.shape))
-        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        # PyTorch's: the first dim of size 3 of input's own shape (not the broadcast one)
+        dim = next((i for i, s in enumerate(input.shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("cross(): no dimension of size 3 in input")
     result = _cross("cross", input, other, dim)

@@ -794,10 +794,9 @@ def einsum(*args) -> Tensor:
                 if isinstance(lab, str):
                     counts[lab] = counts.get(lab, 0) + 1
         out_labels = ell_labels + sorted(lab for lab, c in counts.items() if c == 1)
-    dts = {t.dtype for t in operands}
-    if len(dts) > 1:
-        raise RuntimeError(f"einsum(): expected all operands to have the same dtype, but got "
-                           f"{sorted(d.name for d in dts)}")
+    # Operands of different dtypes: PyTorch promotes where its path multiplies (no summed label
+    # between them: "i,j->ij", "ij,j->ij") and its bmm refuses a contraction ("ij,jk"): _contract
+    mixed = len({t.dtype for t in operands}) > 1
 
     # -- per operand: repeated labels -> diagonal --------------------------------------------------
     tensors = []
@@ -846,7 +845,7 @@ def einsum(*args) -> Tensor:
             later.update(lo)
         t, ls = sum_only(t, ls, later | set(lu))
         u, lu = sum_only(u, lu, later | set(ls))
-        t, ls = _contract(t, ls, u, lu, later)
+        t, ls = _contract(t, ls, u, lu, later, mixed)
     t, ls = sum_only(t, ls, set(out_labels))
     perm = [ls.index(lab) for lab in out_labels]
     if perm != list(range(len(perm))):
@@ -854,7 +853,7 @@ def einsum(*args) -> Tensor:
     return t
 
 
-def _contract(a: Tensor, la: list, b: Tensor, lb: list, keep: set):
+def _contract(a: Tensor, la: list, b: Tensor, lb: list, keep: set, mixed: bool = False):
     """Contract two operands over their shared labels that ``keep`` does not need: one batched matmul.
 
     Labels in both and kept are batch dims; in both and not kept are summed (K); the rest are
@@ -870,6 +869,8 @@ def _contract(a: Tensor, la: list, b: Tensor, lb: list, keep: set):
     M = math.prod(size[lab] for lab in rows)
     K = math.prod(size[lab] for lab in summed)
     N = math.prod(size[lab] for lab in cols)
+    if a.dtype is not b.dtype and mixed and K != 1:  # (the operands' own dtypes differ: PyTorch's bmm error)
+        raise RuntimeError(f"einsum(): expected scalar type {D.torch_name(a.dtype)} but found {D.torch_name(b.dtype)}")
     if a.dtype is not b.dtype:
         # An integer operand summed over a label of its own became int64 (sum promotes, as in
         # PyTorch's einsum: "ij->i" on int32 is int64) and meets one that was not summed: contract

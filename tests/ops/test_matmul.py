@@ -764,7 +764,7 @@ def test_einsum_forms_and_errors(device):
         tl.einsum("ij,jk->iz", ta, tb)
     with pytest.raises(RuntimeError, match="subscripts must be in"):
         tl.einsum("i1,jk", ta, tb)
-    with pytest.raises(RuntimeError, match="same dtype"):
+    with pytest.raises(RuntimeError, match="expected scalar type Float but found Double"):
         tl.einsum("ij,jk", ta, tb.double())
 
 
@@ -913,3 +913,27 @@ def test_launch_plans_are_reused_and_tell_alphas_apart(launches):
     x = _t(big, "cuda")
     for i in range(3):  # x[i] shares a geometry across i: one plan, three offsets
         np.testing.assert_allclose(to_numpy(tl.mm(x[i], b)), big[i] @ base.T, rtol=1e-5)
+
+
+def test_einsum_mixed_dtypes_promote_where_nothing_is_summed_between_them():
+    """PyTorch 2.15: a product of operands of different dtypes promotes; a contraction (bmm) refuses."""
+    f64 = tl.ones(3, dtype=tl.float64)
+    assert tl.einsum("i,j->ij", tl.ones(2), f64).dtype == tl.float64
+    assert tl.einsum("ij,j->ij", tl.ones(2, 3), tl.ones(3, dtype=tl.int64)).dtype == tl.float32
+    assert tl.einsum("i,j->", tl.ones(2), f64).item() == 6.0
+    assert tl.einsum("i,i,i->i", tl.ones(2), tl.ones(2, dtype=tl.float64), tl.ones(2, dtype=tl.float16)).dtype \
+        == tl.float64
+    for eq, b in (("ij,ij->i", tl.ones(2, 3, dtype=tl.float64)), ("ij,jk", tl.ones(3, 2, dtype=tl.float64))):
+        with pytest.raises(RuntimeError, match="expected scalar type Float but found Double"):
+            tl.einsum(eq, tl.ones(2, 3), b)
+
+
+def test_cross_default_dim_chain_matmul_and_vecdot_out():
+    with pytest.warns(UserWarning):
+        assert tl.cross(tl.ones(2, 1, 3), tl.ones(1, 3, 3)).shape == (2, 3, 3)  # input's own first size-3 dim
+    with pytest.warns(UserWarning, match="deprecated"):
+        assert tl.chain_matmul(tl.ones(2, 3), tl.ones(3, 4), tl.ones(4, 1)).sum().item() == 24.0
+    with pytest.warns(UserWarning), pytest.raises(RuntimeError, match="Expected one or more matrices"):
+        tl.chain_matmul()
+    with pytest.raises(RuntimeError):
+        tl.linalg.vecdot(tl.ones(3, dtype=tl.float64), tl.ones(3, dtype=tl.float64), out=tl.empty((), dtype=tl.int64))
