@@ -239,7 +239,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
         _check_values_fit("tensor", arr, dt)
     with np.errstate(invalid="ignore", over="ignore"):
         arr = np.array(arr, dtype=dt.np, copy=True, order="C")
-    t = from_numpy(arr)
+    # (numpy gives an empty array 0 strides; PyTorch's tensor([]) has contiguous ones, as zeros(0): an
+    # empty numpy array's own strides are kept, as PyTorch keeps them)
+    t = from_numpy(arr) if arr.size or isinstance(data, np.ndarray) else empty(arr.shape, dtype=dt)
     dev = as_device(device)
     if dev.type != "cpu":
         t = t.to(dev)
@@ -495,7 +497,8 @@ def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad: bo
 
 def _from_host(arr: np.ndarray, dt: D.dtype, device, requires_grad: bool) -> Tensor:
     with np.errstate(invalid="ignore", over="ignore"):
-        t = from_numpy(np.ascontiguousarray(arr.astype(dt.np)))
+        # (an empty result gets contiguous strides, as PyTorch's; numpy gives it 0 strides)
+        t = from_numpy(np.ascontiguousarray(arr.astype(dt.np))) if arr.size else empty(arr.shape, dtype=dt)
     dev = as_device(device)
     if dev != CPU:
         t = t.to(dev)

@@ -611,3 +611,10 @@ def test_what_a_tensor_says_of_itself_and_small_factories():
     assert tl.hardshrink(tl.tensor([0.1, 2.0])).tolist() == [0.0, 2.0]
     assert tl.prelu(tl.tensor([-1.0]), tl.tensor([0.5])).tolist() == [-0.5]
     assert tl.celu(tl.tensor([-1.0]), 2.0).item() == pytest.approx(2.0 * np.expm1(-0.5), rel=1e-6)
+
+
+def test_empty_tensors_from_lists_and_ranges_have_contiguous_strides():
+    """As PyTorch's (numpy gives an empty array 0 strides); an empty numpy array keeps its own."""
+    assert tl.tensor([]).stride() == (1,) and tl.tensor([[], []]).stride() == (1, 1)
+    assert tl.arange(0.0).stride() == (1,) and tl.linspace(0, 1, 0).stride() == (1,)
+    assert tl.tensor(np.zeros((2, 0, 4))).stride() == (0, 0, 0)
