@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
 from .. import _dtype as D
 from .._tensor import Tensor, norm_dim, tensor_method
 from ..autograd.grad_mode import no_grad
@@ -85,9 +87,15 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor: 
         raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
+    # PyTorch's arithmetic: the edges in the input's dtype, ((x - lo) * bins) / (hi - lo) in that
+    # dtype, left to right, so a value on a bin edge lands in the bin above it (x * (bins / width),
+    # in float64, put 1.8 of [0, 3] in 5 bins in bin 2, not 3)
+    dt = np.dtype(input.dtype.np)
+    lo_d, hi_d = dt.type(lo), dt.type(hi)
+    lo, hi, width = float(lo_d), float(hi_d), float(hi_d - lo_d)
     with no_grad():
         x = input.reshape(-1)
-        pos = ((x - lo) * (bins / (hi - lo))).floor()
+        pos = ((x - lo) * bins / width).floor()
         pos = B.where(x == hi, bins - 1, pos)  # the right edge belongs to the last bin
         outside = (x < lo) | (x > hi) | x.isnan()
         index = B.where(outside, bins, pos.clamp(0, bins - 1)).to(D.int64)  # outside: an extra bin, dropped

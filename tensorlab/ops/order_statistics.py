@@ -75,7 +75,7 @@ def _quantile(op: str, input: Tensor, q, dim, keepdim: bool, interpolation: str,
         kept = (1,) * input.ndim if keepdim else ()
         d = 0
     else:
-        d = norm_dim(dim, input.ndim, op) if input.ndim else 0
+        d = norm_dim(dim, input.ndim or 1, op)  # (a 0-d input takes dim 0 or -1, as PyTorch)
         x = input.reshape(1) if input.ndim == 0 else input
         kept = tuple(1 if i == d else s for i, s in enumerate(input.shape)) if keepdim else \
             tuple(s for i, s in enumerate(input.shape) if i != d)
@@ -83,9 +83,13 @@ def _quantile(op: str, input: Tensor, q, dim, keepdim: bool, interpolation: str,
     values = SO.sort(rows, -1).values
     n = values.shape[-1]
     nan = values.isnan()
+    # The ranks in float64 from q in the input's dtype, as PyTorch's (q * (n - 1) rounded to float32
+    # picked the neighbour of a rank just above or below an integer: quantile(arange(6.), 0.2,
+    # interpolation="higher") gave 1 instead of 2); the interpolation weight in the input's dtype.
+    q = q.to(D.float64)
     if ignore_nan:  # the ranks of the non-NaN values (NaN values sort last); none: read a NaN
         count = (~nan).sum(-1, keepdim=True)
-        last = (count - 1).clamp_min(0).to(input.dtype)
+        last = (count - 1).clamp_min(0).to(D.float64)
         ranks = q * last  # (..., Q)
         ranks = B.where(count == 0, float(n - 1), ranks)
     else:  # a row holding a NaN reads its last value (a NaN)
@@ -103,7 +107,7 @@ def _quantile(op: str, input: Tensor, q, dim, keepdim: bool, interpolation: str,
         if interpolation == "higher":
             result = high
         else:
-            weight = ranks - below.to(input.dtype) if interpolation == "linear" else 0.5
+            weight = (ranks - below.to(D.float64)).to(input.dtype) if interpolation == "linear" else 0.5
             result = low.lerp(high, weight)
     result = result.movedim(-1, 0)  # (Q, ...): the q dim first
     result = result.reshape((q.shape[0], *kept))
