@@ -217,11 +217,11 @@ def test_parameter_dict_repr_and_load_result_repr():
     """ParameterDict lists its entries (its repr was empty); load_state_dict's result prints as
     PyTorch's (strings from torch 2.13 for the same calls)."""
     pd = nn.ParameterDict({"a": tl.zeros(2, 3), "b": tl.zeros(1)})
-    assert repr(pd) == ("ParameterDict(\n    (a): Parameter containing: [tensorlab.Float32Tensor of size 2x3]\n"
-                        "    (b): Parameter containing: [tensorlab.Float32Tensor of size 1]\n)")
+    assert repr(pd) == ("ParameterDict(\n    (a): Parameter containing: [tensorlab.FloatTensor of size 2x3]\n"
+                        "    (b): Parameter containing: [tensorlab.FloatTensor of size 1]\n)")
     # PyTorch's layouts: one entry inline, ParameterList with the dtype
     assert repr(nn.ParameterDict({"z": tl.zeros(1)})) == (
-        "ParameterDict(  (z): Parameter containing: [tensorlab.Float32Tensor of size 1])")
+        "ParameterDict(  (z): Parameter containing: [tensorlab.FloatTensor of size 1])")
     assert repr(nn.ParameterList([tl.zeros(1), tl.zeros(2)])) == (
         "ParameterList(\n    (0): Parameter containing: [tensorlab.float32 of size 1]\n"
         "    (1): Parameter containing: [tensorlab.float32 of size 2]\n)")

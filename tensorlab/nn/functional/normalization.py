@@ -265,7 +265,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise ValueError(f"batch_norm: expected at least 2D input (got {input.ndim}D input)")
     c = input._shape[1]
     count = input.numel() // c if c else 0
-    if training and count <= 1:
+    if training and count == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {list(input._shape)}")
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
@@ -276,6 +276,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise RuntimeError(f"{which} must be defined in evaluation mode")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"batch_norm(): not implemented for '{input.dtype}'")
+    if training and count == 0:  # an empty batch: an empty result, the running statistics untouched (PyTorch's)
+        return input * 1
     cshape = _channel_shape(input)
     acc = _acc_dtype(input)
     xf = input if input.dtype is acc else input.to(acc)

@@ -6,6 +6,7 @@ import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 
+from ... import _dtype as D
 from ..._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent
@@ -36,8 +37,8 @@ class Sequential(Module):
         return input
 
     def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return Sequential(OrderedDict(list(self._modules.items())[idx]))
+        if isinstance(idx, slice):  # (of this class: a subclass slices to itself, as PyTorch)
+            return self.__class__(OrderedDict(list(self._modules.items())[idx]))
         keys = list(self._modules)
         return self._modules[keys[_index(idx, len(keys), "Sequential")]]
 
@@ -70,7 +71,7 @@ class Sequential(Module):
         n = len(self)
         if not -n <= index <= n:
             raise IndexError(f"Index out of range: {index}")
-        index = index % (n + 1) if index < 0 else index
+        index = index + n if index < 0 else index  # (list.insert's meaning, as PyTorch)
         items = list(self._modules.values())
         items.insert(index, module)
         self._modules.clear()
@@ -144,7 +145,7 @@ class ModuleList(Module):
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
-            return ModuleList(list(self._modules.values())[idx])
+            return self.__class__(list(self._modules.values())[idx])
         return self._modules[str(_index(idx, len(self), "ModuleList"))]
 
     def __setitem__(self, idx: int, module: Module) -> None:
@@ -241,7 +242,7 @@ class ModuleDict(Module):
         self._modules.clear()
 
     def update(self, modules) -> None:
-        items = modules.items() if isinstance(modules, Mapping) else modules
+        items = modules.items() if isinstance(modules, Mapping | ModuleDict) else modules
         for entry in items:
             key, module = entry
             self[key] = module
@@ -257,7 +258,7 @@ def _param_line(key, p, typename: bool) -> str:
         size = "x".join(str(s) for s in p.shape)
         dev = "" if p.is_cpu else f" ({p.device})"
         kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
-        what = (f"tensorlab.{'cuda.' if p.is_cuda else ''}{p.dtype.name.capitalize()}Tensor" if typename
+        what = (f"tensorlab.{'cuda.' if p.is_cuda else ''}{D.torch_name(p.dtype)}Tensor" if typename
                 else str(p.dtype))
         return f"  ({key}): {kind} containing: [{what} of size {size}{dev}]"
     return f"  ({key}): Object of type: {type(p).__name__}"
@@ -357,9 +358,17 @@ class ParameterDict(Module):
         return v
 
     def update(self, parameters) -> None:
-        items = parameters.items() if isinstance(parameters, Mapping | ParameterDict) else parameters
+        if isinstance(parameters, OrderedDict | ParameterDict):
+            items = parameters.items()
+        elif isinstance(parameters, Mapping):  # a plain mapping's keys sorted, as PyTorch
+            items = sorted(parameters.items())
+        else:
+            items = parameters
         for k, v in items:
             self[k] = v
+
+    def __reversed__(self):
+        return reversed(list(self._keys))
 
     # the rest of dict's API, as torch.nn.ParameterDict
     def get(self, key: str, default=None):

@@ -11,7 +11,6 @@ import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 
-from ... import _dtype as D
 from ..._device import as_device
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
@@ -460,10 +459,14 @@ class Module:
                 continue
             if set_to_none:
                 p.grad = None
-            else:
+            else:  # the same gradient object, zeroed (PyTorch's: an optimizer or hook may hold it)
+                g = p.grad
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
                 with no_grad():
-                    p.grad = p.grad.detach()
-                    p.grad.zero_()
+                    g.zero_()
 
     # ------------------------------------------------------------------------------------------
     # moving and casting (parameters keep their identity, so optimizers keep working)
@@ -482,7 +485,7 @@ class Module:
                 if p.grad is not None:
                     g = fn(p.grad)
                     if g is not p.grad:
-                        p.grad = g
+                        p.grad.data = g  # (the same gradient object, as PyTorch)
             for name, b in self._buffers.items():
                 if b is not None:
                     self._buffers[name] = fn(b)
@@ -525,7 +528,9 @@ class Module:
         return self._apply(lambda t: t.cpu())
 
     def type(self, dst_type) -> Module:
-        return self._apply(lambda t: t.to(D.as_dtype(dst_type)))
+        """Every parameter and buffer (integer ones too) to ``dst_type``: a dtype or a type name
+        (``"tensorlab.DoubleTensor"``), as ``Tensor.type``."""
+        return self._apply(lambda t: t.type(dst_type))
 
     def float(self) -> Module:
         return self._apply(lambda t: t.float() if t.dtype.is_floating_point else t)

@@ -76,7 +76,7 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
             impl = K.multi_tensor_norm_twin if dev.type == "cpu" else K.multi_tensor_norm
             impl(_array(out), arrays, norm_type=norm_type)
             norms.append(out)
-        if len(norms) == 1:
+        if len(norms) == 1 and norm_type != 0:  # (the norm of one norm is itself; for p = 0 it counts: 0 or 1)
             total = norms[0]
         else:
             total = norm(stack([n.to(first) for n in norms]), norm_type)
