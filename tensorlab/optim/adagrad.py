@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tensorlab_kernels.optim import adagrad as K
 
-from ._functional import FusedOptimizer, fused_update
-from .optimizer import check_lr, lr_value, nonnegative
+from ._functional import FusedOptimizer, fused_update, zeros_state
+from .optimizer import check_lr, host_scalar, lr_value, nonnegative
 
 __all__ = ["Adagrad"]
 
@@ -16,7 +16,8 @@ class Adagrad(FusedOptimizer):
         g = -grad if maximize else grad;  g += weight_decay * p
         s += g^2;  p -= lr / (1 + (t - 1) lr_decay) * g / (sqrt(s) + eps)
 
-    State per parameter: ``step``, ``sum`` (starts at ``initial_accumulator_value``). On cuda one
+    State per parameter (made by the constructor, as PyTorch's): ``step``, ``sum`` (starts at
+    ``initial_accumulator_value``). On cuda one
     fused launch per group. Sparse gradients do not exist in tensorlab.
     """
 
@@ -31,6 +32,13 @@ class Adagrad(FusedOptimizer):
         super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                                   "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
                                   "maximize": maximize, "differentiable": differentiable, "fused": fused})
+        # PyTorch creates every parameter's state here (a checkpoint then holds parameters that never
+        # had a gradient); a group added later gets it on its first step
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = host_scalar(0.0)
+                state["sum"] = zeros_state(p, float(initial_accumulator_value))
 
     def _update_group(self, group, params, grads):
         # PyTorch fills a new sum with the optimizer-wide default, not the group's value.

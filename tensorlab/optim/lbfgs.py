@@ -121,7 +121,7 @@ class LBFGS(Optimizer):
     """
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
-                 history_size=100, line_search_fn=None):
+                 history_size=100, line_search_fn=None, *, maximize: bool = False):
         check_lr(lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
@@ -129,7 +129,7 @@ class LBFGS(Optimizer):
             raise RuntimeError("only 'strong_wolfe' is supported")
         defaults = {"lr": lr, "max_iter": max_iter, "max_eval": max_eval, "tolerance_grad": tolerance_grad,
                     "tolerance_change": tolerance_change, "history_size": history_size,
-                    "line_search_fn": line_search_fn}
+                    "line_search_fn": line_search_fn, "maximize": maximize}
         super().__init__(params, defaults)
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
@@ -151,7 +151,8 @@ class LBFGS(Optimizer):
                 views.append(zeros((p.numel(),), dtype=p.dtype, device=p.device))
             else:
                 views.append(p.grad.reshape(-1))
-        return cat(views, 0)
+        flat = cat(views, 0)
+        return flat.neg_() if self.param_groups[0].get("maximize", False) else flat  # (maximize: ascend)
 
     def _add_grad(self, step_size: float, update: Tensor) -> None:
         offset = 0
@@ -173,6 +174,8 @@ class LBFGS(Optimizer):
         self._add_grad(t, d)
         with enable_grad():
             loss = float(closure())
+        if self.param_groups[0].get("maximize", False):
+            loss = -loss
         flat_grad = self._gather_flat_grad()
         self._set_param(x)
         return loss, flat_grad
@@ -195,9 +198,10 @@ class LBFGS(Optimizer):
         state.setdefault("func_evals", 0)
         state.setdefault("n_iter", 0)
 
+        maximize = group.get("maximize", False)
         with enable_grad():
             orig_loss = closure()
-        loss = float(orig_loss)
+        loss = -float(orig_loss) if maximize else float(orig_loss)
         current_evals = 1
         state["func_evals"] += 1
 
@@ -283,6 +287,7 @@ class LBFGS(Optimizer):
                 if n_iter != max_iter:
                     with enable_grad():
                         loss = float(closure())
+                    loss = -loss if maximize else loss
                     flat_grad = self._gather_flat_grad()
                     opt_cond = float(flat_grad.abs().max().item()) <= tolerance_grad
                     ls_func_evals = 1

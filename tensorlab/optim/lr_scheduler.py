@@ -149,7 +149,7 @@ class LRScheduler:
             else:
                 self.last_epoch = epoch
                 values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
-        for group, lr in zip(self.optimizer.param_groups, values):
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             _set_group_value(group, "lr", lr)
         self._last_lr = _group_values(self.optimizer, "lr")
 
@@ -193,7 +193,7 @@ class LambdaLR(_LambdaStateMixin, LRScheduler):
 
     def get_lr(self) -> list:
         _warn_get_lr(self)
-        return [base_lr * lmbda(self.last_epoch) for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+        return [base_lr * lmbda(self.last_epoch) for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs, strict=True)]
 
 
 class MultiplicativeLR(_LambdaStateMixin, LRScheduler):
@@ -210,7 +210,8 @@ class MultiplicativeLR(_LambdaStateMixin, LRScheduler):
     def get_lr(self) -> list:
         _warn_get_lr(self)
         if not self._is_initial:
-            return [g["lr"] * lmbda(self.last_epoch) for lmbda, g in zip(self.lr_lambdas, self.optimizer.param_groups)]
+            return [g["lr"] * lmbda(self.last_epoch)
+                    for lmbda, g in zip(self.lr_lambdas, self.optimizer.param_groups, strict=True)]
         return _group_values(self.optimizer, "lr")
 
 
@@ -362,7 +363,7 @@ class CosineAnnealingLR(LRScheduler):
                     for base_lr in self.base_lrs]
         if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
             return [g["lr"] + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
-                    for base_lr, g in zip(self.base_lrs, groups)]
+                    for base_lr, g in zip(self.base_lrs, groups, strict=True)]
         return [(1 + math.cos(math.pi * self.last_epoch / self.T_max))
                 / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max)) * (g["lr"] - self.eta_min) + self.eta_min
                 for g in groups]
@@ -420,7 +421,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
         with _Flag(self, "_get_lr_called_within_step"):
-            for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            for group, lr in zip(self.optimizer.param_groups, self.get_lr(), strict=True):
                 _set_group_value(group, "lr", lr)
         self._last_lr = _group_values(self.optimizer, "lr")
 
@@ -435,7 +436,7 @@ class _ContainerStateMixin:
         state_dict = dict(state_dict)
         scheds = state_dict.pop("_schedulers")
         self.__dict__.update(state_dict)
-        for s, sd in zip(self._schedulers, scheds):
+        for s, sd in zip(self._schedulers, scheds, strict=True):
             s.load_state_dict(sd)
 
 
@@ -625,7 +626,7 @@ class CyclicLR(LRScheduler):
         self.optimizer = optimizer
         base_lrs = _format_param("base_lr", optimizer, base_lr)
         if last_epoch == -1:
-            for lr, group in zip(base_lrs, optimizer.param_groups):
+            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
                 _set_group_value(group, "lr", lr)
         self.max_lrs = _format_param("max_lr", optimizer, max_lr)
         step_size_up = float(step_size_up)
@@ -647,7 +648,8 @@ class CyclicLR(LRScheduler):
             self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
             self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
             if last_epoch == -1:
-                for m_mom, b_mom, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
+                for m_mom, b_mom, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups,
+                                               strict=True):
                     if self.use_beta1:
                         group["betas"] = (m_mom, *group["betas"][1:])
                     else:
@@ -694,11 +696,11 @@ class CyclicLR(LRScheduler):
         scale_factor = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
         at = cycle if self.scale_mode == "cycle" else self.last_epoch
         lrs = [base_lr + (max_lr - base_lr) * scale_factor * self.scale_fn(at)
-               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)]
+               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs, strict=True)]
         if self.cycle_momentum:
             momentums = [max_m - (max_m - base_m) * scale_factor * self.scale_fn(at)
-                         for base_m, max_m in zip(self.base_momentums, self.max_momentums)]
-            for group, momentum in zip(self.optimizer.param_groups, momentums):
+                         for base_m, max_m in zip(self.base_momentums, self.max_momentums, strict=True)]
+            for group, momentum in zip(self.optimizer.param_groups, momentums, strict=True):
                 if self.use_beta1:
                     group["betas"] = (momentum, *group["betas"][1:])
                 else:
@@ -782,7 +784,7 @@ class OneCycleLR(LRScheduler):
             max_momentums = _format_param("max_momentum", optimizer, max_momentum)
             base_momentums = _format_param("base_momentum", optimizer, base_momentum)
             if last_epoch == -1:
-                for m_mom, b_mom, group in zip(max_momentums, base_momentums, optimizer.param_groups):
+                for m_mom, b_mom, group in zip(max_momentums, base_momentums, optimizer.param_groups, strict=True):
                     if self.use_beta1:
                         group["betas"] = (m_mom, *group["betas"][1:])
                     else:

@@ -111,6 +111,9 @@ def _hooked_step(step):
 
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
+        # The hooks see step's arguments with the optimizer first, as PyTorch's (and new ones they
+        # return include it)
+        args = (self, *args)
         for hook in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
             result = hook(self, args, kwargs)
             if result is not None:
@@ -119,7 +122,7 @@ def _hooked_step(step):
                 else:
                     raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got "
                                        f"{result}.")
-        out = step(self, *args, **kwargs)
+        out = step(*args, **kwargs)
         self._opt_called = True
         for hook in chain(self._optimizer_step_post_hooks.values(), _global_post_hooks.values()):
             hook(self, args, kwargs)
