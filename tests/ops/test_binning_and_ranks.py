@@ -28,3 +28,17 @@ def test_quantile_of_a_zero_d_input_takes_dim_0_or_minus_1_only():
     assert tl.quantile(tl.tensor(2.5), 0.5, dim=-1).item() == 2.5
     with pytest.raises(IndexError):
         tl.quantile(tl.tensor(2.5), 0.5, dim=1)
+
+
+def test_unique_of_a_tensor_that_requires_grad_refuses_backward_as_pytorch(device):
+    """unique's values follow the input, but PyTorch implements no derivative: its values require
+    grad and a backward through them raises (the gradient silently left this path out before)."""
+    x = tl.tensor([3.0, 1.0, 3.0, 2.0], requires_grad=True, device=device)
+    values, inverse, counts = tl.unique(x, return_inverse=True, return_counts=True)
+    assert values.requires_grad and not inverse.requires_grad and not counts.requires_grad
+    with pytest.raises(NotImplementedError, match="derivative for 'unique' is not implemented"):
+        (values * 2).sum().backward()
+    rows = tl.unique(tl.tensor([[1.0, 2.0], [1.0, 2.0]], requires_grad=True, device=device), dim=0)
+    with pytest.raises(NotImplementedError, match="derivative for 'unique' is not implemented"):
+        rows.sum().backward()
+    assert not tl.unique(x.detach()).requires_grad and tl.unique_consecutive(x).requires_grad
