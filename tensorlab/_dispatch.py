@@ -152,7 +152,8 @@ def _scan_inputs(op: OpDef, inputs) -> tuple[device, bool, bool]:
     requires_grad = False
     for x in inputs:
         if isinstance(x, Tensor):
-            if x._requires_grad or (x._view_version is not None and _graph.promote_view(x)):
+            if x._requires_grad or (x._view_version is not None and x._view_version != x._storage.version
+                                    and _graph.promote_view(x)):
                 requires_grad = True
             d = x._storage.device
             if d is not dev:
@@ -173,7 +174,8 @@ def _scan_all(op: OpDef, inputs) -> tuple[device, bool, bool]:
         for x in group:
             if not isinstance(x, Tensor):
                 continue
-            if x._requires_grad or (x._view_version is not None and _graph.promote_view(x)):
+            if x._requires_grad or (x._view_version is not None and x._view_version != x._storage.version
+                                    and _graph.promote_view(x)):
                 requires_grad = True
             d = x._storage.device
             if dev is None:

@@ -76,7 +76,8 @@ def find(op, inputs: tuple, params: dict, impl_arg):
         if cls is Tensor or (cls is not float and cls is not int and cls is not bool and isinstance(x, Tensor)):
             if x._storage.device is not dev:  # (a 0-d cpu tensor among cuda ones, or an error: the full path)
                 return None
-            if x._requires_grad or (x._view_version is not None and _graph.promote_view(x)):
+            if x._requires_grad or (x._view_version is not None and x._view_version != x._storage.version
+                                    and _graph.promote_view(x)):
                 requires_grad = True
             v = x._impl_view
             if v is None:

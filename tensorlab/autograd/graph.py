@@ -543,8 +543,12 @@ def promote_view(view) -> bool:
     view does too, as in PyTorch (a view requires grad when its base does), with an as_strided of
     the base's history as its grad_fn. The dispatcher asks for every view input that does not
     require grad (one attribute test for every other tensor)."""
+    version = view._storage.version
+    if view._view_version == version:
+        return False
     base = view._base
-    if base is None or not base._requires_grad or view._view_version == view._storage.version:
+    if base is None or not base._requires_grad:
+        view._view_version = version  # (checked again after the next write only)
         return False
     regenerate_view_grad_fn(view)
     return view._requires_grad
