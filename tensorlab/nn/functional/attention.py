@@ -206,8 +206,8 @@ def _check_sdpa(query, key, value, attn_mask, dropout_p) -> None:
         if not fits:
             raise RuntimeError(f"{op}: attn_mask of shape {list(attn_mask.shape)} does not broadcast to the attention "
                                f"weights' shape [..., {L}, {S}] (query {list(query.shape)}, key {list(key.shape)})")
-    if not 0.0 <= dropout_p <= 1.0:
-        raise ValueError(f"{op}: dropout probability has to be between 0 and 1, but got {dropout_p}")
+    if dropout_p > 1.0 or dropout_p != dropout_p:  # (a negative one is no dropout, as PyTorch's)
+        raise RuntimeError(f"{op}: dropout probability has to be between 0 and 1, but got {dropout_p}")
 
 
 def _gqa_views(query, key, value, attn_mask):
@@ -218,9 +218,12 @@ def _gqa_views(query, key, value, attn_mask):
         raise RuntimeError(f"{op}: enable_gqa needs a head dim (dim -3) in query, key and value, got query "
                            f"{list(query.shape)}, key {list(key.shape)}, value {list(value.shape)}")
     hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
-    if hk != hv or hk == 0 or hq % hk != 0:
+    if hk == 0 or hv == 0 or hq % hk != 0 or hq % hv != 0:
         raise RuntimeError(f"{op}: Number of heads in key and value must divide the number of heads in query "
                            f"(query heads {hq}, key heads {hk}, value heads {hv})")
+    if hk != hv:  # key and value repeated to the query's heads each by its own factor (PyTorch's), in memory
+        key, value = key.repeat_interleave(hq // hk, dim=-3), value.repeat_interleave(hq // hv, dim=-3)
+        hk = hq
     group = hq // hk
     q5 = query.unflatten(-3, (hk, group))
     k5, v5 = key.unsqueeze(-3), value.unsqueeze(-3)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -64,13 +65,17 @@ def _check_p(p, name: str = "dropout") -> float:
         raise TypeError(f"{name}(): p must be a number, got {type(p).__name__}")
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p != p:  # (PyTorch's Python check lets NaN through to its kernel's RuntimeError)
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     return float(p)
 
 
-def _check_floating(op: str, input: Tensor) -> None:
+def _check_floating(op: str, input: Tensor, nothing_to_do: bool = False) -> None:
+    """``input`` must be a Tensor, and a floating one unless the call returns it as it is
+    (``nothing_to_do``: not training, or p = 0; PyTorch returns an integer input then)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if not input.dtype.is_floating_point:
+    if not input.dtype.is_floating_point and not nothing_to_do:
         raise RuntimeError(f"{op}(): result type Float can't be cast to the desired output type {input.dtype} "
                            "(dropout needs a floating point input)")
 
@@ -91,7 +96,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     As PyTorch: with ``training=False``, ``p = 0`` or no elements the input itself is returned.
     """
     p = _check_p(p)
-    _check_floating("dropout", input)
+    _check_floating("dropout", input, nothing_to_do=not training or p == 0.0)
     if not training or p == 0.0 or input.numel() == 0:
         return input
     return _dropout(input, p, inplace)
@@ -112,7 +117,7 @@ def _alpha_or_feature(op: str, input: Tensor, p: float, training: bool, inplace:
                       feature: bool) -> Tensor:
     """PyTorch's ``_dropout_impl``: alpha and/or feature (channel-wise) dropout, mask from bernoulli."""
     p = _check_p(p)
-    _check_floating(op, input)
+    _check_floating(op, input, nothing_to_do=not training or p == 0.0)
     if not training or p == 0.0 or input.numel() == 0:
         return input
     if feature and input.ndim < 2:
@@ -143,15 +148,31 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
 
 
 def _feature_dropout(op: str, input: Tensor, p: float, training: bool, inplace: bool, spatial: int) -> Tensor:
+    """PyTorch 2.15's dropout1d/2d/3d: dropout1d takes 2-D or 3-D inputs only (a 2-D one unbatched);
+    dropout2d warns for other than 3-D/4-D and reads a 3-D input as batched (N, C, L), as PyTorch
+    still does (with its warning); dropout3d warns for other than 4-D/5-D and adds a batch dim to
+    anything but 5-D."""
     lo, hi = spatial + 1, spatial + 2
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    note = (f"Note that {op} exists to provide channel-wise dropout on inputs with {spatial} spatial "
+            f"dimension{'s' if spatial > 1 else ''}, a channel dimension, and an optional batch dimension "
+            f"(i.e. {lo}D or {hi}D inputs).")
     if input.ndim not in (lo, hi):
-        raise RuntimeError(f"{op}: Expected {lo}D or {hi}D input, but received a {input.ndim}D input. Note that "
-                           f"{op} exists to provide channel-wise dropout on inputs with {spatial} spatial "
-                           f"dimension{'s' if spatial > 1 else ''}, a channel dimension, and an optional batch "
-                           f"dimension (i.e. {lo}D or {hi}D inputs).")
-    if input.ndim == lo:  # unbatched: add the batch dim
+        if spatial == 1:
+            raise RuntimeError(f"{op}: Expected {lo}D or {hi}D input, but received a {input.ndim}D input. {note}")
+        warnings.warn(f"{op}: Received a {input.ndim}-D input to {op}, which is deprecated and will result in an "
+                      f"error in a future release. To retain the behavior and silence this warning, please use "
+                      f"dropout instead. {note}", stacklevel=3)
+    if spatial == 2:
+        if input.ndim == 3:
+            warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                          "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                          "This behavior will change in a future release to interpret the input as one without a "
+                          "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
+                          "please switch to using dropout1d instead.", stacklevel=3)
+        return _alpha_or_feature(op, input, p, training, inplace, alpha=False, feature=True)
+    if input.ndim != hi:  # unbatched (dropout3d: any other rank): add the batch dim
         out = _alpha_or_feature(op, input.unsqueeze(0), p, training, False, alpha=False, feature=True).squeeze(0)
         return input.copy_(out) if inplace and out is not input else out
     return _alpha_or_feature(op, input, p, training, inplace, alpha=False, feature=True)
@@ -326,7 +347,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     if per_sample_weights is not None and tuple(per_sample_weights._shape) != (n,):
         raise ValueError(f"embedding_bag: per_sample_weights must have the shape of input ({n} elements), got "
                          f"{list(per_sample_weights._shape)}")
-    ends = starts[1:] if include_last_offset else np.append(starts[1:], n)
+    # (no offsets at all, a 2-D input of no rows: no bags)
+    ends = starts[1:] if include_last_offset or not starts.size else np.append(starts[1:], n)
     bags = len(ends)
     starts = starts[:bags]
     bag_of = np.repeat(np.arange(bags, dtype=np.int64), ends - starts)

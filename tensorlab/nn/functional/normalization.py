@@ -276,9 +276,12 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise RuntimeError(f"{which} must be defined in evaluation mode")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"batch_norm(): not implemented for '{input.dtype}'")
-    if training and count == 0:  # an empty batch: an empty result, the running statistics untouched (PyTorch's)
-        return input * 1
     cshape = _channel_shape(input)
+    if training and count == 0:
+        # an empty batch: an empty result (through weight and bias, whose gradients are then zeros),
+        # the running statistics untouched, as PyTorch's
+        out = input * (1 if weight is None else weight.reshape(cshape))
+        return out if bias is None else out + bias.reshape(cshape)
     acc = _acc_dtype(input)
     xf = input if input.dtype is acc else input.to(acc)
     if training:
