@@ -80,11 +80,11 @@ class Tensor:
     # ------------------------------------------------------------------------------------
     @property
     def shape(self) -> Size:
-        return Size(self._shape)
+        return Size._of(self._shape)
 
     def size(self, dim: int | None = None):
         if dim is None:
-            return Size(self._shape)
+            return Size._of(self._shape)
         return self._shape[_norm_dim(dim, len(self._shape), "size")]
 
     def stride(self, dim: int | None = None):
@@ -545,7 +545,31 @@ class Tensor:
 
 
 class Size(tuple):
-    """``tensor.shape``: a tuple of ints that prints like PyTorch's ``torch.Size``."""
+    """``tensor.shape``: a tuple of ints that prints like PyTorch's ``torch.Size``. Built by a user,
+    its items must be integers (a 0-d integer tensor counts, as PyTorch: it becomes an int);
+    tensors build theirs from their own shape without the check (``_of``)."""
+
+    def __new__(cls, sizes=()):
+        items = []
+        for i, s in enumerate(sizes):
+            if isinstance(s, Tensor):
+                if s.ndim or s.dtype.is_floating_point:
+                    raise TypeError(f"tensorlab.Size() takes an iterable of 'int' (item {i} is 'Tensor')")
+                s = s.item()
+            elif s.__class__ is builtins.bool:
+                s = builtins.int(s)
+            elif not isinstance(s, builtins.int):
+                try:
+                    operator.index(s)
+                except TypeError:
+                    raise TypeError(f"tensorlab.Size() takes an iterable of 'int' (item {i} is "
+                                    f"'{type(s).__name__}')") from None
+            items.append(s)
+        return tuple.__new__(cls, items)
+
+    @classmethod
+    def _of(cls, shape: tuple) -> Size:
+        return tuple.__new__(cls, shape)
 
     def numel(self) -> int:
         return math.prod(self)
@@ -555,7 +579,7 @@ class Size(tuple):
 
     def __getitem__(self, item):
         out = tuple.__getitem__(self, item)
-        return Size(out) if isinstance(item, slice) else out
+        return Size._of(out) if isinstance(item, slice) else out
 
     # concatenation and repetition stay Sizes, as PyTorch's (a tuple on either side of +)
     def __add__(self, other):
@@ -565,7 +589,7 @@ class Size(tuple):
         return Size(tuple(other) + tuple(self)) if isinstance(other, tuple) else NotImplemented
 
     def __mul__(self, n):
-        return Size(tuple.__mul__(self, n))
+        return Size._of(tuple.__mul__(self, n))
 
     __rmul__ = __mul__
 

@@ -618,3 +618,13 @@ def test_empty_tensors_from_lists_and_ranges_have_contiguous_strides():
     assert tl.tensor([]).stride() == (1,) and tl.tensor([[], []]).stride() == (1, 1)
     assert tl.arange(0.0).stride() == (1,) and tl.linspace(0, 1, 0).stride() == (1,)
     assert tl.tensor(np.zeros((2, 0, 4))).stride() == (0, 0, 0)
+
+
+def test_size_built_by_a_user_holds_ints():
+    """PyTorch's torch.Size(): integer items only; a 0-d integer tensor or a bool becomes an int."""
+    s = tl.Size([tl.tensor(2), True, np.int64(4)])
+    assert s == (2, 1, 4) and [type(v) for v in s[:2]] == [int, int]
+    for bad in ([1.5], ["a"], [tl.tensor(2.0)], [tl.tensor([2])]):
+        with pytest.raises(TypeError, match="takes an iterable of 'int'"):
+            tl.Size(bad)
+    assert tl.ones(2, 3).shape[1:] == tl.Size([3]) and isinstance(tl.ones(2, 3).shape[1:], tl.Size)
