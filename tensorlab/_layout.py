@@ -179,35 +179,32 @@ def preserve_strides(t) -> tuple | None:
 # ----------------------------------------------------------------------------------------------
 
 
-class memory_format:  # noqa: N801 (PyTorch's name)
+class _NamedConstant:
+    """A module-level constant of tensorlab's that prints and pickles as its name."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"tensorlab.{self.name}"
+
+    def __reduce__(self):  # pickled as the module-level value it is
+        return self.name
+
+
+class memory_format(_NamedConstant):  # noqa: N801 (PyTorch's name)
     """A layout to ask of a new tensor: ``tensorlab.contiguous_format``, ``preserve_format`` (the
     input's), ``channels_last`` (4-d, C fastest) or ``channels_last_3d`` (5-d)."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"tensorlab.{self.name}"
-
-    def __reduce__(self):  # pickled as the module-level value it is
-        return self.name
+    __slots__ = ()
 
 
-class layout:  # noqa: N801 (PyTorch's name)
+class layout(_NamedConstant):  # noqa: N801 (PyTorch's name)
     """How a tensor's elements are stored: tensorlab has ``tensorlab.strided`` (dense) only."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"tensorlab.{self.name}"
-
-    def __reduce__(self):  # pickled as the module-level value it is
-        return self.name
+    __slots__ = ()
 
 
 strided = layout("strided")
