@@ -474,6 +474,11 @@ def unary_twin(out: np.ndarray, x: np.ndarray, *, op: str, ct: str, params=(), r
     dt = C.np_ct(ct)
     fn = _UFUNCS.get(op)
     if fn is not None and out.dtype == dt and ct != "bool":  # the common case: no temporary
+        if fn is np.negative and np.shares_memory(xc, out):
+            # numpy 2.4's negative with an output aliasing a strided input whose element step equals
+            # the itemsize in bytes (a float32 diagonal of a 3x3) reads the wrong elements: a
+            # temporary (checked: no other ufunc of this table does it)
+            xc = xc.copy()
         with np.errstate(all="ignore"):
             fn(xc, out=out)
         return

@@ -264,6 +264,20 @@ def permuted_copy(inp, dims):
     return tmp.view((rows, cols), (cols, 1)), kept
 
 
+def contiguous_stand_in(a, copy: bool):
+    """A contiguous array of ``a``'s shape and dtype (holding ``a``'s values when ``copy``) for a
+    kernel that cannot address ``a``'s layout (a view with seven or more non-mergeable dims, as
+    :func:`permuted_copy`); None for None. The caller copies results back with ``strided_copy``."""
+    if a is None:
+        return None
+    from ..copy import strided_copy
+
+    c = rt.empty(a.shape, a.dtype, a.device)
+    if copy:
+        strided_copy(c, a)
+    return c
+
+
 def out_strides(out, inp, dims) -> list:
     """``out``'s strides over the input's dims (0 for the reduced dims), keepdim or not: how a
     reduction's output is addressed as a kept operand of :func:`row_layout`."""

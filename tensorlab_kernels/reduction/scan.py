@@ -212,8 +212,16 @@ def scan(out, indices, inp, *, op: str, dim: int, compute=None, exclusive: bool 
     else:
         shape, strides = inp.shape, [inp.strides, out.strides, idx.strides]
     lay = row_layout(shape, (dim,), strides, strides)
-    if lay is None:
-        raise NotImplementedError(f"{op}: a view with more than six non-mergeable dims besides dim {dim}")
+    if lay is None:  # more than six non-mergeable dims besides dim: through contiguous arrays
+        from ..copy import strided_copy
+
+        c_out, c_idx = common.contiguous_stand_in(out, False), common.contiguous_stand_in(indices, False)
+        scan(c_out, c_idx, common.contiguous_stand_in(inp, True), op=op, dim=dim, compute=compute,
+             exclusive=exclusive)
+        strided_copy(out, c_out)
+        if indices is not None:
+            strided_copy(indices, c_idx)
+        return
     cfg = pick_config(lay.n_rows, lay.n_cols)
     launch(
         _scan_kernel, (cdiv(lay.n_rows, cfg["BLOCK_M"]),),

@@ -29,9 +29,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._triton import tl, triton
+from ..copy import strided_copy
 from ..launch import INTERPRET, cdiv, launch, needs_int64
 from .common import (
     cast_to,
+    contiguous_stand_in,
     dim_offsets,
     float_acc,
     host_cast,
@@ -219,8 +221,11 @@ def softmax(out, inp, *, dim: int, log: bool = False, compute=None) -> None:
     compute = None if compute is None or np.dtype(compute) == inp.dtype else np.dtype(compute)
     acc = float_acc(compute if compute is not None else inp.dtype)
     lay, col_strides = _layout(inp.shape, dim, inp.strides, out.strides)
-    if lay is None:
-        raise NotImplementedError(f"softmax: a view with more than six non-mergeable dims besides dim {dim}")
+    if lay is None:  # more than six non-mergeable dims besides dim: through contiguous arrays
+        c_out = contiguous_stand_in(out, False)
+        softmax(c_out, contiguous_stand_in(inp, True), dim=dim, log=log, compute=compute)
+        strided_copy(out, c_out)
+        return
     # an fp64 tile takes the registers of two fp32 ones: it keeps the two-tile limit (at 32768 it spills)
     limit = MAX_ONE_TILE if acc.itemsize <= 4 else MAX_ONE_TILE_BACKWARD
     cfg = pick_config(lay.n_rows, lay.n_cols, lay.kept_strides[0][-1], col_strides[0], limit)
@@ -239,8 +244,12 @@ def softmax_backward(grad_input, grad, output, *, dim: int, log: bool = False) -
         return
     acc = float_acc(grad_input.dtype)
     lay, col_strides = _layout(grad.shape, dim, grad.strides, output.strides, grad_input.strides)
-    if lay is None:
-        raise NotImplementedError(f"softmax backward: a view with more than six non-mergeable dims besides dim {dim}")
+    if lay is None:  # more than six non-mergeable dims besides dim: through contiguous arrays
+        c_grad_input = contiguous_stand_in(grad_input, False)
+        softmax_backward(c_grad_input, contiguous_stand_in(grad, True), contiguous_stand_in(output, True), dim=dim,
+                         log=log)
+        strided_copy(grad_input, c_grad_input)
+        return
     cfg = pick_config(lay.n_rows, lay.n_cols, lay.kept_strides[0][-1], col_strides[0], MAX_ONE_TILE_BACKWARD)
     launch(
         _softmax_backward_kernel, (cdiv(lay.n_rows, cfg["BLOCK_M"]),),
