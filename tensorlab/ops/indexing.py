@@ -884,13 +884,23 @@ def _index_fill(op: str, input: Tensor, dim, index: Tensor, value, inplace: bool
     return dispatch(INDEX_FILL, input, index, value, dim=d, inplace=inplace)
 
 
+def _fits_by_dtype(src: D.dtype, dst: D.dtype) -> bool:
+    """Every value of ``src`` converts to ``dst`` without overflow: the same dtype, or one that
+    promotes to ``dst``, but int32/int64 into float16 (70000 overflows it)."""
+    if src is dst:
+        return True
+    return D.promote_types(src, dst) is dst and not (dst is D.float16 and src in (D.int32, D.int64))
+
+
 def _fill_value(op: str, value, input: Tensor):
     """A number, or a 0-d tensor (kept as a tensor: read on the device, differentiable)."""
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"{op} only supports a 0-dimensional value tensor, but got tensor with {value.ndim} "
                                "dimension(s).")
-        if value.is_cpu:  # (free to read; a device value is not read back: no sync per call)
+        if value.is_cpu or not _fits_by_dtype(value.dtype, input.dtype):
+            # PyTorch reads the value (.item(), a sync on a GPU) and checks it fits; a device value
+            # whose dtype always fits (the usual case: the same dtype) is not read back
             check_scalar_fits(op, value.item(), input.dtype)
         return value
     if not isinstance(value, numbers.Number) or isinstance(value, complex):

@@ -278,7 +278,7 @@ def softmax_twin(out, inp, *, dim: int, log: bool = False, compute=None) -> None
             m = x.max(axis=dim, keepdims=True) if x.shape[dim] else np.zeros_like(x.sum(axis=dim, keepdims=True))
             shift = np.where(m == -np.inf, acc.type(0), m)
             e = np.exp(x - shift)
-            s = e.sum(axis=dim, keepdims=True)
+            s = e.sum(axis=dim, keepdims=True, dtype=np.float64).astype(acc)  # (float64: see the backward's)
         y = (x - shift) - np.log(s) if log else e / s
     out[...] = host_cast(np.asarray(y), out.dtype)
 
@@ -288,8 +288,11 @@ def softmax_backward_twin(grad_input, grad, output, *, dim: int, log: bool = Fal
     g, y = grad.astype(acc), output.astype(acc)
     axis = dim if g.ndim else None
     with np.errstate(all="ignore"):
+        # (the row sums in float64: numpy adds along a strided axis one element after another, which
+        # lost digits of a long float32 row: a 33000-element transposed row's gradient was off by 4e-5
+        # relative, the kernel's tree sum by 3e-7)
         if log:
-            gin = g - np.exp(y) * g.sum(axis=axis, keepdims=True)
+            gin = g - np.exp(y) * g.sum(axis=axis, keepdims=True, dtype=np.float64).astype(acc)
         else:
-            gin = y * (g - (g * y).sum(axis=axis, keepdims=True))
+            gin = y * (g - (g * y).sum(axis=axis, keepdims=True, dtype=np.float64).astype(acc))
     grad_input[...] = host_cast(np.asarray(gin), grad_input.dtype)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import tensorlab as tl
 
@@ -32,3 +33,33 @@ def test_scans_and_softmax_of_views_with_eight_unmergeable_dims(device):
     tl.cumsum(xg, 2).backward(tl.tensor(g, device=device).permute(1, 3, 5, 7, 6, 4, 2, 0))
     gp = g.transpose(1, 3, 5, 7, 6, 4, 2, 0)
     np.testing.assert_allclose(xg.grad.cpu().numpy(), np.flip(np.cumsum(np.flip(gp, 2), 2), 2), rtol=1e-12)
+
+
+def test_a_device_value_that_may_not_fit_is_checked_as_pytorch(device):
+    """masked_fill/index_fill with a 0-d value tensor: PyTorch reads it and checks it fits; cuda wrapped
+    it silently (300 into uint8 gave 44). A value of a dtype that always fits is not read back."""
+    x = tl.tensor(np.arange(4), device=device).to(tl.uint8)
+    m = tl.tensor(np.array([True, False, True, False]), device=device)
+    for value in (tl.tensor(np.array(-2.7, np.float32), device=device), tl.tensor(300, device=device)):
+        with pytest.raises(RuntimeError, match="without overflow"):
+            x.masked_fill(m, value)
+    assert x.masked_fill(m, tl.tensor(7, device=device)).tolist() == [7, 1, 7, 3]
+    h = tl.zeros(2, dtype=tl.float16, device=device)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        h.index_fill(0, tl.tensor([1], device=device), tl.tensor(70000, device=device))
+    two = tl.tensor(2.0, dtype=tl.float16, device=device)
+    assert h.index_fill(0, tl.tensor([1], device=device), two).tolist() == [0.0, 2.0]
+
+
+def test_softmax_of_a_long_strided_float32_row_on_the_twin():
+    """The twin summed a transposed row element after element (4e-5 relative error in the gradient)."""
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal((33000, 3)) * 4).astype(np.float32)
+    g = rng.standard_normal((3, 33000)).astype(np.float32)
+    x = tl.tensor(a).t().requires_grad_()
+    tl.nn.functional.log_softmax(x, dim=-1).backward(tl.tensor(g))
+    a64 = a.T.astype(np.float64)
+    m = a64.max(-1, keepdims=True)
+    p = np.exp(a64 - m - np.log(np.exp(a64 - m).sum(-1, keepdims=True)))
+    ref = g - p * g.astype(np.float64).sum(-1, keepdims=True)
+    np.testing.assert_allclose(x.grad.numpy(), ref, rtol=1e-5, atol=1e-4)
