@@ -379,21 +379,6 @@ def _unique_meta(x: Tensor) -> Plan:
     return Plan(args=[x], outputs=None, single=False)
 
 
-def _no_derivative(name: str):
-    """The backward of an op whose values follow the input's but whose derivative PyTorch does not
-    implement: its outputs require grad (as PyTorch's) and a backward through them raises, rather
-    than the gradient silently leaving out this path."""
-
-    def backward(ctx, *grads):
-        raise NotImplementedError(f"the derivative for '{name}' is not implemented")
-
-    return backward
-
-
-def _save_nothing(ctx, inputs, outputs, params):
-    return None
-
-
 def _no_derivative_geometry(shape, strides, offset, input, name):
     return shape, strides, offset
 
@@ -402,18 +387,15 @@ def _no_derivative_backward(ctx, g):
     raise NotImplementedError(f"the derivative for '{ctx.params['name']}' is not implemented")
 
 
-# ``value`` recorded as computed from ``input`` by an op without a derivative (a composite one: unique
-# along a dim); a backward through it raises, as PyTorch's
+# ``value`` recorded as computed from ``input`` by an op whose values follow the input's but whose
+# derivative PyTorch does not implement (unique): the value requires grad, as PyTorch's, and a
+# backward through it raises rather than the gradient silently leaving out this path
 NO_DERIVATIVE = defop("no_derivative", view=_no_derivative_geometry, backward=_no_derivative_backward,
-                      save=_save_nothing, tags={"view"}, doc="value, recorded as input's by an op with no derivative")
-
-
+                      save=E.save_nothing, tags={"view"}, doc="value, recorded as input's by an op with no derivative")
 UNIQUE = defop("unique", twin=ku.unique_twin, kernel=ku.unique, meta=_unique_meta, tags={"sorting"},
-               backward=_no_derivative("unique"), save=_save_nothing,
                doc="Sorted distinct elements of a 1-D tensor with inverse indices and counts.")
 UNIQUE_CONSECUTIVE = defop("unique_consecutive", twin=ku.unique_consecutive_twin, kernel=ku.unique_consecutive,
-                           meta=_unique_meta, tags={"sorting"}, backward=_no_derivative("unique_consecutive"),
-                           save=_save_nothing,
+                           meta=_unique_meta, tags={"sorting"},
                            doc="Runs of equal consecutive elements of a 1-D tensor: values, inverse, counts.")
 
 
@@ -434,11 +416,12 @@ def _unique_impl(op, name: str, input: Tensor, return_inverse, return_counts, di
     if dim is not None:
         values, inverse, counts = _unique_dim(name, input.detach(), _int(dim, "dim", name),
                                               consecutive=op is UNIQUE_CONSECUTIVE)
-        if input.requires_grad and is_grad_enabled():
-            values = dispatch(NO_DERIVATIVE, values, input, name=name)
-        return _unique_result(values, inverse, counts, return_inverse, return_counts)
-    values, inverse, counts = dispatch(op, input.reshape(-1))  # (recorded: a backward through it raises)
-    return _unique_result(values, inverse.reshape(input._shape), counts, return_inverse, return_counts)
+    else:
+        values, inverse, counts = dispatch(op, input.detach().reshape(-1))
+        inverse = inverse.reshape(input._shape)
+    if input.requires_grad and is_grad_enabled():
+        values = dispatch(NO_DERIVATIVE, values, input, name=name)
+    return _unique_result(values, inverse, counts, return_inverse, return_counts)
 
 
 def _unique_dim(name: str, x: Tensor, dim: int, consecutive: bool):

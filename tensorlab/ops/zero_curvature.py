@@ -29,14 +29,11 @@ from __future__ import annotations
 from .._dispatch import dispatch
 from .._registry import defop
 from ..autograd.grad_mode import is_grad_enabled
+from . import elementwise_common as E
 
 
 def _same_geometry(shape, strides, offset, *_):
     return shape, strides, offset
-
-
-def _save_nothing(ctx, inputs, outputs, params):
-    return None
 
 
 def _depends_on_backward(ctx, h):
@@ -56,7 +53,7 @@ def _piecewise_linear_backward(ctx, h):
     return (gradient_depending_on(h, ctx.saved_tensors[0]),)
 
 
-DEPENDS_ON = defop("depends_on", view=_same_geometry, backward=_depends_on_backward, save=_save_nothing,
+DEPENDS_ON = defop("depends_on", view=_same_geometry, backward=_depends_on_backward, save=E.save_nothing,
                    tags={"view"}, doc="value, recorded as depending on input with derivative 0")
 PIECEWISE_LINEAR = defop("piecewise_linear", view=_same_geometry, backward=_piecewise_linear_backward,
                          save=_save_input, tags={"view"},
