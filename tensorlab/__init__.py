@@ -17,6 +17,7 @@ from . import (  # noqa: E402,I001  (after the ops they compose)
     _indexing,
     _views,
     autograd,
+    backends,
     cuda,
     datasets,
     library,
@@ -26,7 +27,7 @@ from . import (  # noqa: E402,I001  (after the ops they compose)
     special,
     utils,
 )
-from ._broadcast import broadcast_shapes
+from ._broadcast import public_broadcast_shapes as broadcast_shapes
 from ._copy_ops import as_strided_scatter, clone, contiguous
 from ._device import device
 from ._dlpack import from_dlpack
@@ -153,6 +154,12 @@ from .ops import *  # noqa: F403  (the op families: elementwise, reductions, mat
 from .serialization import load, save
 
 __version__ = "0.1.0"
+
+# PyTorch's constants at the top level
+import math as _math  # noqa: E402
+
+e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
+newaxis = None
 
 # PyTorch's NumPy keyword names (axis=, keepdims=) on the public functions and methods
 from . import _numpy_names  # noqa: E402

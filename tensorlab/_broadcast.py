@@ -17,6 +17,17 @@ def broadcast_shapes(*shapes) -> tuple:
         return _broadcast.__wrapped__(shapes)
 
 
+def public_broadcast_shapes(*shapes):
+    """``tensorlab.broadcast_shapes``: as :func:`broadcast_shapes`, an int standing for a 1-d shape
+    and the result a ``Size``, as PyTorch's."""
+    from ._tensor import Size
+
+    shapes = tuple((s,) if isinstance(s, int) else tuple(s) for s in shapes)
+    if any(d < 0 for s in shapes for d in s):
+        raise ValueError(f"broadcast_shapes: Attempting to broadcast a dimension with negative length! {shapes}")
+    return Size(broadcast_shapes(*shapes))
+
+
 @functools.lru_cache(maxsize=4096)
 def _broadcast(shapes) -> tuple:
     ndim = max((len(s) for s in shapes), default=0)

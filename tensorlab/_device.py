@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import builtins
+
 
 class device:
     __slots__ = ("type", "index")
 
-    def __init__(self, type_or_str, index: int | None = None):
+    def __init__(self, type, index: int | None = None):  # (PyTorch's keywords: device(type=, index=))
+        type_or_str = type
         if isinstance(type_or_str, device):
             if index is not None:
                 raise ValueError("device(): index given twice")
@@ -15,7 +18,7 @@ class device:
         if isinstance(type_or_str, int) and not isinstance(type_or_str, bool):
             type_or_str, index = "cuda", type_or_str
         if not isinstance(type_or_str, str):
-            raise TypeError(f"device(): expected a string, int or device, got {type(type_or_str).__name__}")
+            raise TypeError(f"device(): expected a string, int or device, got {builtins.type(type_or_str).__name__}")
         text = type_or_str.strip()
         if ":" in text:
             if index is not None:

@@ -165,6 +165,12 @@ class finfo:
         self.tiny = self.smallest_normal = builtins.float(info.tiny)
         self.resolution = 10.0 ** -builtins.int(info.precision)  # numpy keeps float16 0.0010004
 
+    def __eq__(self, other) -> bool:  # (one per dtype, as PyTorch's)
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(("finfo", self.dtype))
+
     def __repr__(self) -> str:
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
                 f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
@@ -181,6 +187,12 @@ class iinfo:
             raise TypeError(f"{type!r} is not supported by iinfo")
         info = np.iinfo(type.np)
         self.bits, self.min, self.max, self.dtype = info.bits, builtins.int(info.min), builtins.int(info.max), type.name
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(("iinfo", self.dtype))
 
     def __repr__(self) -> str:
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

@@ -345,9 +345,9 @@ def _finish(t: Tensor, requires_grad: bool, pin_memory: bool = False) -> Tensor:
     return t
 
 
-def empty(*size, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False,
+def empty(*sizes, size=None, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False,
           out=None, memory_format=None) -> Tensor:
-    size = _check_size("empty", shape_args(size, "empty"))
+    size = _check_size("empty", shape_args(sizes, "empty", size))
     if out is not None:  # out resized to size, its values left as they are (as PyTorch)
         if memory_format is not None:
             raise RuntimeError("'memory_format' argument is incompatible with 'out' tensor argument")
@@ -370,8 +370,8 @@ def _fill_out(op: str, out: Tensor, size: tuple, value, dtype, device, requires_
     return _finish(out, requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
-    size = _check_size("zeros", shape_args(size, "zeros"))
+def zeros(*sizes, size=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+    size = _check_size("zeros", shape_args(sizes, "zeros", size))
     if out is not None:
         return _fill_out("zeros", out, size, 0, dtype, device, requires_grad)
     dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "zeros")
@@ -380,8 +380,8 @@ def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None)
     return _finish(t, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
-    size = _check_size("ones", shape_args(size, "ones"))
+def ones(*sizes, size=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+    size = _check_size("ones", shape_args(sizes, "ones", size))
     if out is not None:
         return _fill_out("ones", out, size, 1, dtype, device, requires_grad)
     dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "ones")
@@ -459,21 +459,21 @@ def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_gr
 
 
 @tensor_method
-def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def new_empty(self: Tensor, *sizes, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     dt, dev = _like("new_empty", self, dtype, device)
-    return empty(shape_args(size, "new_empty"), dtype=dt, device=dev, requires_grad=requires_grad)
+    return empty(shape_args(sizes, "new_empty", size), dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 @tensor_method
-def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def new_zeros(self: Tensor, *sizes, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     dt, dev = _like("new_zeros", self, dtype, device)
-    return zeros(shape_args(size, "new_zeros"), dtype=dt, device=dev, requires_grad=requires_grad)
+    return zeros(shape_args(sizes, "new_zeros", size), dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 @tensor_method
-def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def new_ones(self: Tensor, *sizes, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     dt, dev = _like("new_ones", self, dtype, device)
-    return ones(shape_args(size, "new_ones"), dtype=dt, device=dev, requires_grad=requires_grad)
+    return ones(shape_args(sizes, "new_ones", size), dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 @tensor_method

@@ -299,15 +299,15 @@ def _done(t: Tensor, requires_grad: bool) -> Tensor:
     return t.requires_grad_(True) if requires_grad else t
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+def rand(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     """Uniform samples in [0, 1) (``out=``: resized and filled, in its dtype)."""
-    t = _new(size, dtype, device, "rand", out=out, check=_floating("rand"))
+    t = _new(shape_args(sizes, "rand", size), dtype, device, "rand", out=out, check=_floating("rand"))
     return _done(uniform_(t, generator=generator), requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+def randn(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     """Standard normal samples (``out=``: resized and filled, in its dtype)."""
-    t = _new(size, dtype, device, "randn", out=out, check=_floating("randn"))
+    t = _new(shape_args(sizes, "randn", size), dtype, device, "randn", out=out, check=_floating("randn"))
     return _done(normal_(t, generator=generator), requires_grad)
 
 
@@ -472,10 +472,15 @@ def randn_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = 
     return _laid_out_like(t, input, "randn_like", memory_format, requires_grad)
 
 
-def randint_like(input: Tensor, low, high=None, *, dtype=None, device=None, requires_grad: bool = False,
+def randint_like(input: Tensor, low=None, high=None, *, dtype=None, device=None, requires_grad: bool = False,
                  generator=None, memory_format=preserve_format) -> Tensor:
+    """``randint_like(x, high)``, ``randint_like(x, low, high)`` or ``randint_like(x, high=h)`` (low 0)."""
     if high is None:
+        if low is None:
+            raise TypeError("randint_like(): missing the high argument (randint_like(input, low=0, high))")
         low, high = 0, low
+    elif low is None:
+        low = 0
     t = randint(low, high, input._shape, dtype=dtype or input.dtype, device=device or input.device,
                 generator=generator)
     return _laid_out_like(t, input, "randint_like", memory_format, requires_grad)

@@ -380,6 +380,13 @@ class Tensor:
             arr = arr.copy()
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """A NumPy ufunc's result on a tensor is a (cpu) tensor sharing the result's memory, as
+        PyTorch's (``np.sin(t)``); bool results stay bool (PyTorch turns them into uint8)."""
+        from ._factories import from_numpy
+
+        return from_numpy(np.asarray(array))
+
     def _host_array(self) -> np.ndarray:
         """A numpy array with this tensor's values (a copy for cuda, without a cpu Tensor around it;
         a view for cpu)."""

@@ -18,8 +18,12 @@ from ._storage import contiguous_strides
 from ._tensor import Tensor, norm_dim, tensor_method
 
 
-def shape_args(args, op: str) -> tuple:
-    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape (2, 3)."""
+def shape_args(args, op: str, size=None) -> tuple:
+    """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(size=(2, 3))`` all mean shape (2, 3)."""
+    if size is not None:  # the keyword spelling of a factory's ``*size`` (``zeros(size=(2, 3))``)
+        if args:
+            raise TypeError(f"{op}() got the size both positionally {args!r} and as size={size!r}")
+        args = (size,)
     if len(args) == 1 and isinstance(args[0], list | tuple):
         args = tuple(args[0])
     try:
@@ -472,7 +476,12 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return dispatch(TRANSPOSE, input, dim0=dim0, dim1=dim1)
 
 
-swapaxes = tensor_method(transpose, name="swapaxes")
+@tensor_method
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """NumPy's name for :func:`transpose`, with NumPy's argument names."""
+    return transpose(input, axis0, axis1)
+
+
 swapdims = tensor_method(transpose, name="swapdims")
 
 
@@ -602,7 +611,6 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     return tuple(select(input, d, i) for i in range(input._shape[d]))
 
 
-@tensor_method
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
@@ -625,6 +633,13 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         out.append(narrow(tensor, d, start, s))
         start += s
     return tuple(out)
+
+
+@tensor_method(name="split")
+def _split_method(self: Tensor, split_size, dim: int = 0) -> tuple:
+    """``Tensor.split(split_size, dim)``: the method's keyword is ``split_size`` (the function's
+    ``split_size_or_sections``); a list of sizes works too."""
+    return split(self, split_size, dim)
 
 
 @tensor_method
@@ -817,7 +832,11 @@ def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
     return _inplace_view("transpose_", self, transpose, dim0, dim1)
 
 
-swapaxes_ = tensor_method(transpose_, name="swapaxes_")
+@tensor_method
+def swapaxes_(self: Tensor, axis0: int, axis1: int) -> Tensor:
+    return transpose_(self, axis0, axis1)
+
+
 swapdims_ = tensor_method(transpose_, name="swapdims_")
 
 

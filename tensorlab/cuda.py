@@ -186,10 +186,61 @@ def manual_seed_all(seed: int) -> None:
         _generator_for(_device("cuda", i), None, "manual_seed_all").manual_seed(seed)
 
 
+def _current_generator(op: str, dev=None):
+    from ._random import _generator_for
+
+    return _generator_for(_device("cuda", _index(dev)), None, op)
+
+
+def seed() -> None:
+    """Seed the current cuda device's generator with a random number."""
+    _current_generator("seed").seed()
+
+
+def seed_all() -> None:
+    """Seed every cuda device's generator with one random number."""
+    s = _current_generator("seed_all").seed()
+    for i in range(device_count()):
+        _current_generator("seed_all", i).manual_seed(s)
+
+
+def initial_seed() -> int:
+    """The current cuda device's generator's seed."""
+    return _current_generator("initial_seed").initial_seed()
+
+
+def get_rng_state(device="cuda"):
+    """The generator state of a cuda device (a uint8 cpu tensor, as PyTorch's)."""
+    return _current_generator("get_rng_state", device).get_state()
+
+
+def set_rng_state(new_state, device="cuda") -> None:
+    _current_generator("set_rng_state", device).set_state(new_state)
+
+
+def get_rng_state_all() -> list:
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states) -> None:
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Whether cuda can compute in bfloat16: compute capability 8.0 (Ampere) or newer; the
+    interpreter computes bfloat16 on the host."""
+    if not is_available():
+        return False
+    return is_interpreted() or get_device_capability() >= (8, 0)
+
+
 __all__ = [
     "Event", "OutOfMemoryError", "Stream", "current_device", "current_stream", "default_stream", "device",
     "device_count", "empty_cache", "get_device_capability", "get_device_name", "get_device_properties",
-    "is_available", "is_interpreted", "manual_seed", "manual_seed_all", "max_memory_allocated",
+    "get_rng_state", "get_rng_state_all", "initial_seed", "is_available", "is_bf16_supported", "is_interpreted",
+    "manual_seed", "manual_seed_all", "max_memory_allocated",
     "max_memory_reserved", "mem_get_info", "memory_allocated", "memory_reserved", "memory_stats",
-    "reset_peak_memory_stats", "set_device", "set_stream", "stream", "synchronize", "unavailable_reason",
+    "reset_peak_memory_stats", "seed", "seed_all", "set_device", "set_rng_state", "set_rng_state_all", "set_stream",
+    "stream", "synchronize", "unavailable_reason",
 ]

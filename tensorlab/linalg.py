@@ -51,11 +51,11 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
 _MATRIX_ORDERS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 
 
-def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+def matrix_norm(input: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """The ``ord``-norm of the matrices in the dims ``dim``: 'fro' (Frobenius), 1 / -1 (max / min
     column sum of ``|A|``), inf / -inf (max / min row sum). 'nuc', 2 and -2 need singular values:
     NotImplementedError."""
-    op = "linalg.matrix_norm"
+    op, A = "linalg.matrix_norm", input  # (PyTorch's keyword is ``input``; its docs call it A)
     _composite.need_tensor(op, A, "A", 1)
     if isinstance(ord, bool) or ord not in _MATRIX_ORDERS:
         raise RuntimeError(f"{op}: Order {ord} not supported.")
@@ -87,10 +87,10 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     return E.composite_out(op, result, out)
 
 
-def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, out=None, dtype=None) -> Tensor:
+def norm(input: Tensor, ord=None, dim=None, keepdim: bool = False, *, out=None, dtype=None) -> Tensor:
     """A vector norm (``dim`` an int or one dim; a 1-d input; ``ord`` None over everything) or a
     matrix norm (``dim`` two dims; a 2-d input with ``ord``), as PyTorch's ``linalg.norm``."""
-    op = "linalg.norm"
+    op, A = "linalg.norm", input  # (PyTorch's keyword is ``input``; its docs call it A)
     _composite.need_tensor(op, A, "A", 1)
     if dim is not None:
         dim = (dim,) if isinstance(dim, int) else tuple(dim)

@@ -14,6 +14,7 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .variable import Variable
 
 
 def _as_tuple(x):
@@ -191,6 +192,9 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     return tuple(result)
 
 
-__all__ = ["Function", "GradcheckError", "backward", "detect_anomaly", "gradgradcheck", "is_anomaly_enabled",
-           "once_differentiable", "set_detect_anomaly", "enable_grad", "functional", "grad", "gradcheck", "graph",
-           "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "set_grad_enabled"]
+__all__ = [
+    "Function", "GradcheckError", "Variable", "backward", "detect_anomaly", "gradgradcheck",
+    "is_anomaly_enabled", "once_differentiable", "set_detect_anomaly", "enable_grad", "functional", "grad",
+    "gradcheck", "graph", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
+    "set_grad_enabled"
+]

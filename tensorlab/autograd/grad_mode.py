@@ -141,12 +141,13 @@ class set_grad_enabled(_DecoratorContextManager):
 class inference_mode(_DecoratorContextManager):
     """Like ``no_grad``, and ``enable_grad``/``set_grad_enabled(True)`` inside it record nothing;
     ``inference_mode(False)`` turns grad mode on, as PyTorch's (tensorlab has no separate
-    inference-tensor kind: no ``Tensor.is_inference``, no restrictions on tensors made here)."""
+    inference-tensor kind: ``Tensor.is_inference()`` is always False and tensors made here have
+    no restrictions)."""
 
-    def __new__(cls, mode_or_orig_func=True):
-        if mode_or_orig_func is None or isinstance(mode_or_orig_func, bool):
+    def __new__(cls, mode=True):
+        if mode is None or isinstance(mode, bool):
             return super().__new__(cls)
-        return cls()(mode_or_orig_func)  # @inference_mode without parentheses
+        return cls()(mode)  # @inference_mode without parentheses: ``mode`` is the function
 
     def __init__(self, mode: bool = True):
         self.mode = bool(mode)

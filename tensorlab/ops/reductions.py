@@ -487,7 +487,6 @@ def _check_norm_identity(input: Tensor, order: float, dim, dtype) -> None:
                                "this dimension is empty and the operation does not have an identity")
 
 
-@tensor_method
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
     """Vector p-norm over ``dim`` (all elements by default): p = 0, 1, 2, inf, -inf, 'fro', any float."""
     order = _norm_order(p, dim, "norm")
@@ -497,6 +496,13 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
     _check_norm_identity(input, order, dim, dtype)
     E.exact_out("norm", out, input, input, dtype=dtype)
     return dispatch(NORM, input, dim=dims, keepdim=bool(keepdim), dtype=dtype, p=order, out=out)
+
+
+@tensor_method(name="norm")
+def _norm_method(self: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    """``Tensor.norm(p, dim, keepdim, dtype)``: the method's fourth argument is the dtype (the
+    function's is ``out``)."""
+    return norm(self, p, dim, keepdim, dtype=dtype)
 
 
 @tensor_method

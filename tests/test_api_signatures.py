@@ -1,0 +1,178 @@
+"""PyTorch call forms that used to fail here: keyword spellings, method signatures that differ
+from their function's, legacy names, and the small top-level pieces PyTorch scripts reach for."""
+
+import math
+
+import numpy as np
+import pytest
+
+import tensorlab as tl
+
+
+@pytest.mark.parametrize("factory", [tl.zeros, tl.ones, tl.empty, tl.rand, tl.randn])
+def test_factories_take_size_keyword(factory):
+    assert factory(size=(2, 3)).shape == (2, 3)
+    assert factory(size=[4]).shape == (4,)
+    with pytest.raises(TypeError, match="size"):
+        factory(2, size=(3,))
+
+
+def test_new_factories_take_size_keyword():
+    x = tl.ones(2, dtype=tl.float64)
+    for name, value in (("new_zeros", 0.0), ("new_ones", 1.0)):
+        t = getattr(x, name)(size=(3,))
+        assert t.shape == (3,) and t.dtype == tl.float64 and t.tolist() == [value] * 3
+    assert x.new_empty(size=(2, 2)).shape == (2, 2)
+
+
+def test_zeros_size_keyword_values():
+    assert tl.zeros(size=(2,)).tolist() == [0.0, 0.0]
+    assert tl.ones(size=(1, 2), dtype=tl.int32).tolist() == [[1, 1]]
+
+
+def test_tensor_norm_fourth_argument_is_dtype():
+    x = tl.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 7.0]])
+    r = x.norm(2, 0, False, tl.float64)
+    assert r.dtype == tl.float64
+    np.testing.assert_allclose(r.numpy(), np.linalg.norm(x.numpy().astype(np.float64), axis=0))
+    assert x.norm(1, 1, True).shape == (2, 1)
+    out = tl.empty(())  # the function keeps PyTorch's (input, p, dim, keepdim, out, dtype)
+    tl.norm(x, 2, None, False, out)
+    assert out.item() == pytest.approx(float(np.linalg.norm(x.numpy())))
+
+
+def test_randint_like_high_keyword():
+    tl.manual_seed(0)
+    x = tl.ones(200)
+    for r in (tl.randint_like(x, high=5), tl.randint_like(x, 5), tl.randint_like(x, low=3, high=5)):
+        assert r.shape == (200,) and r.dtype == tl.float32
+        assert r.min().item() >= 0 and r.max().item() <= 4
+    assert tl.randint_like(x, low=3, high=5).min().item() == 3
+    with pytest.raises(TypeError, match="high"):
+        tl.randint_like(x)
+
+
+def test_inference_mode_mode_keyword():
+    with tl.inference_mode(mode=False):
+        assert tl.is_grad_enabled()
+    with tl.inference_mode(mode=True):
+        assert not tl.is_grad_enabled()
+
+    @tl.inference_mode
+    def f():
+        return tl.is_grad_enabled()
+
+    assert f() is False
+
+
+def test_split_method_keyword_and_function_keyword():
+    x = tl.arange(5)
+    assert [t.tolist() for t in x.split(split_size=2)] == [[0, 1], [2, 3], [4]]
+    assert [t.tolist() for t in x.split([1, 4])] == [[0], [1, 2, 3, 4]]
+    assert [t.tolist() for t in tl.split(x, split_size_or_sections=3)] == [[0, 1, 2], [3, 4]]
+
+
+def test_swapaxes_numpy_names_swapdims_torch_names():
+    x = tl.arange(6).reshape(2, 3)
+    assert tl.swapaxes(x, axis0=0, axis1=1).tolist() == [[0, 3], [1, 4], [2, 5]]
+    assert x.swapaxes(axis0=1, axis1=0).shape == (3, 2)
+    assert tl.swapdims(x, dim0=0, dim1=1).shape == (3, 2)
+    y = tl.arange(6).reshape(2, 3)
+    assert y.swapaxes_(0, 1) is y and y.shape == (3, 2)
+
+
+def test_linalg_norms_take_input_keyword():
+    x = tl.tensor([[3.0, 4.0], [0.0, 0.0]])
+    assert tl.linalg.norm(input=x).item() == pytest.approx(5.0)
+    assert tl.linalg.matrix_norm(input=x, ord=1).item() == pytest.approx(4.0)
+    assert tl.linalg.vector_norm(x=x).item() == pytest.approx(5.0)
+
+
+def test_numpy_ufuncs_return_tensors():
+    x = tl.tensor([1.0, 2.0])
+    r = np.sin(x)
+    assert isinstance(r, tl.Tensor) and r.dtype == tl.float32
+    np.testing.assert_allclose(r.numpy(), np.sin([1.0, 2.0]), rtol=1e-6)
+    assert np.add(x, 1).tolist() == [2.0, 3.0]
+    assert np.isnan(x).dtype == tl.bool
+    assert isinstance(np.sin(tl.tensor(1.0)), tl.Tensor)
+    assert np.maximum(x, np.ones(2)).dtype == tl.float64
+    assert isinstance(np.add(x, x, out=np.empty(2, np.float32)), np.ndarray)  # out= stays numpy's
+
+
+def test_device_keywords():
+    d = tl.device(type="cuda", index=1)
+    assert d.type == "cuda" and d.index == 1
+    assert tl.device(type="cpu") == tl.device("cpu")
+    with pytest.raises(TypeError, match="string, int or device"):
+        tl.device(1.5)
+
+
+def test_finfo_iinfo_compare_equal_per_dtype():
+    assert tl.finfo(tl.float32) == tl.finfo(tl.float32)
+    assert tl.finfo(tl.float32) != tl.finfo(tl.float16)
+    assert len({tl.finfo(tl.bfloat16), tl.finfo(tl.bfloat16)}) == 1
+    assert tl.iinfo(tl.int8) == tl.iinfo(tl.int8) and tl.iinfo(tl.int8) != tl.iinfo(tl.int16)
+
+
+def test_broadcast_shapes_public_form():
+    r = tl.broadcast_shapes(2, (3, 1))
+    assert isinstance(r, tl.Size) and r == (3, 2)
+    assert tl.broadcast_shapes() == () and isinstance(tl.broadcast_shapes(), tl.Size)
+    assert tl.broadcast_shapes([2, 1], [3]) == (2, 3)
+    with pytest.raises(RuntimeError):
+        tl.broadcast_shapes((2,), (3,))
+    with pytest.raises(ValueError, match="negative"):
+        tl.broadcast_shapes((-1,), (3,))
+
+
+def test_cuda_rng_state_functions():
+    tl.cuda.manual_seed(7)
+    assert tl.cuda.initial_seed() == 7
+    state = tl.cuda.get_rng_state()
+    assert state.dtype == tl.uint8 and state.device == tl.device("cpu")
+    a = tl.rand(5, device="cuda")
+    tl.cuda.set_rng_state(state)
+    assert tl.equal(a, tl.rand(5, device="cuda"))
+    states = tl.cuda.get_rng_state_all()
+    assert len(states) == tl.cuda.device_count()
+    tl.cuda.set_rng_state_all(states)
+    tl.cuda.seed()  # a fresh random seed (equal to 7 with probability 2**-64)
+    assert tl.cuda.initial_seed() != 7
+    assert tl.cuda.is_bf16_supported() is True
+
+
+def test_backends_allow_tf32_is_the_matmul_precision():
+    before = tl.get_float32_matmul_precision()
+    try:
+        tl.backends.cuda.matmul.allow_tf32 = True
+        assert tl.get_float32_matmul_precision() == "high"
+        tl.set_float32_matmul_precision("highest")
+        assert tl.backends.cuda.matmul.allow_tf32 is False
+        tl.set_float32_matmul_precision("medium")
+        assert tl.backends.cuda.matmul.allow_tf32 is True
+    finally:
+        tl.set_float32_matmul_precision(before)
+    assert tl.backends.cudnn.is_available() is False
+    tl.backends.cudnn.benchmark = True  # accepted (no cuDNN here: nothing to tune)
+    assert tl.backends.cudnn.benchmark is True
+    tl.backends.cudnn.benchmark = False
+
+
+def test_constants():
+    assert tl.pi == math.pi and tl.e == math.e and tl.inf == math.inf and math.isnan(tl.nan)
+    assert tl.newaxis is None and tl.ones(3)[tl.newaxis].shape == (1, 3)
+
+
+def test_legacy_variable():
+    x = tl.ones(2, requires_grad=True)
+    y = x * 2
+    v = tl.autograd.Variable(y)
+    assert v is not y and not v.requires_grad and v.grad_fn is None and v.data_ptr() == y.data_ptr()
+    assert isinstance(y, tl.autograd.Variable) and not isinstance(1.0, tl.autograd.Variable)
+    w = tl.autograd.Variable(tl.ones(2), requires_grad=True)
+    assert w.requires_grad and w.is_leaf
+    (w * 3).sum().backward()
+    assert w.grad.tolist() == [3.0, 3.0]
+    with pytest.raises(TypeError, match="tensor"):
+        tl.autograd.Variable([1.0])
