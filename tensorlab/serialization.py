@@ -7,10 +7,11 @@ File layout (readable by the ``safetensors`` library):
                  "data_offsets": [begin, end]}, ...}, padded with spaces to a multiple of 8
     the rest     every tensor's bytes (C order), back to back, in header order
 
-The object saved (a tensor, a state dict, an optimizer state dict, nested dicts/lists/tuples of
-tensors, numbers, strings, bools and None) is described in ``__metadata__["tensorlab.structure"]``
-as JSON in which each tensor is a reference ``{"__tensor__": name, "device": ..., "requires_grad":
-...}``. ``__metadata__["tensorlab.crc32"]`` holds a CRC-32 of the data section, so a flipped bit
+The object saved (a tensor or Parameter, a state dict, an optimizer state dict, nested
+dicts/lists/tuples of tensors, numbers, strings, bools, None, dtypes and Sizes) is described in
+``__metadata__["tensorlab.structure"]`` as JSON in which each tensor is a reference
+``{"__tensor__": name, "device": ..., "requires_grad": ...}`` (``"parameter": true`` for a
+Parameter). ``__metadata__["tensorlab.crc32"]`` holds a CRC-32 of the data section, so a flipped bit
 anywhere in the file is reported rather than loaded.
 
 Writes are atomic: the bytes go to a temporary file in the same directory, are fsync'ed, and
@@ -33,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _dtype as D
-from ._tensor import Tensor
+from ._tensor import Size, Tensor
 
 FORMAT = "tensorlab-1"
 MAX_HEADER_BYTES = 100 * 1024 * 1024
@@ -64,9 +65,16 @@ def _encode(obj, tensors: list, names: dict, path: str):
             name = f"{name}.{i}"
         names[name] = True
         tensors.append((name, obj))
-        return {"__tensor__": name, "device": str(obj.device), "requires_grad": obj.requires_grad}
+        ref = {"__tensor__": name, "device": str(obj.device), "requires_grad": obj.requires_grad}
+        if _is_parameter(obj):  # loads back as a Parameter (assignable to a module's weight)
+            ref["parameter"] = True
+        return ref
     if obj is None or isinstance(obj, bool | str):
         return obj
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, Size):
+        return {"__size__": list(obj)}
     if isinstance(obj, int | np.integer):
         return int(obj)
     if isinstance(obj, float | np.floating):
@@ -88,6 +96,12 @@ def _encode(obj, tensors: list, names: dict, path: str):
         f"save: cannot save an object of type {type(obj).__name__}; tensorlab checkpoints hold tensors, numbers, "
         "strings, bools, None and dicts/lists/tuples of them (no pickle)"
     )
+
+
+def _is_parameter(t: Tensor) -> bool:
+    from .nn.parameter import Parameter
+
+    return isinstance(t, Parameter)
 
 
 def _tensor_bytes(t: Tensor) -> bytes:
@@ -309,8 +323,16 @@ def _decode(node, header, data, map_location, where):
         return [_decode(v, header, data, map_location, where) for v in node]
     if isinstance(node, dict):
         if "__tensor__" in node:
-            return _materialise(node["__tensor__"], header, data, node.get("device", "cpu"),
-                                bool(node.get("requires_grad", False)), map_location, where)
+            requires_grad = bool(node.get("requires_grad", False))
+            t = _materialise(node["__tensor__"], header, data, node.get("device", "cpu"), requires_grad,
+                             map_location, where)
+            if node.get("parameter"):
+                from .nn.parameter import Parameter
+
+                t = Parameter(t.detach(), requires_grad=requires_grad)
+            return t
+        if "__size__" in node:
+            return Size(node["__size__"])
         if "__tuple__" in node:
             return tuple(_decode(v, header, data, map_location, where) for v in node["__tuple__"])
         if "__float__" in node:

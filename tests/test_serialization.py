@@ -232,3 +232,29 @@ def test_save_writes_through_links_and_special_files(tmp_path):
         assert stat.S_IMODE(os.stat(new).st_mode) == 0o640
     finally:
         os.umask(umask)
+
+
+def _roundtrip(obj):
+    buf = io.BytesIO()
+    tl.save(obj, buf)
+    buf.seek(0)
+    return tl.load(buf)
+
+
+def test_parameters_load_back_as_parameters():
+    m = tl.nn.Linear(2, 3)
+    loaded = _roundtrip({"w": m.weight, "frozen": tl.nn.Parameter(tl.ones(2), requires_grad=False),
+                         "plain": tl.ones(2, requires_grad=True)})
+    assert isinstance(loaded["w"], tl.nn.Parameter) and loaded["w"].requires_grad
+    assert tl.equal(loaded["w"], m.weight)
+    assert isinstance(loaded["frozen"], tl.nn.Parameter) and not loaded["frozen"].requires_grad
+    assert not isinstance(loaded["plain"], tl.nn.Parameter) and loaded["plain"].requires_grad
+    m.weight = loaded["w"]  # assignable as a module's parameter, as a torch.load'ed Parameter is
+    assert m.weight is loaded["w"]
+
+
+def test_numpy_bools_and_sizes_roundtrip():
+    loaded = _roundtrip({"flag": np.bool_(True), "shape": tl.Size([2, 3]), "empty": tl.Size([])})
+    assert loaded["flag"] is True
+    assert isinstance(loaded["shape"], tl.Size) and loaded["shape"] == (2, 3)
+    assert isinstance(loaded["empty"], tl.Size) and loaded["empty"] == ()
