@@ -777,6 +777,10 @@ def test_post_accumulate_grad_hook():
     y.register_post_accumulate_grad_hook(lambda p: p * 2)
     with pytest.raises(RuntimeError, match="should return None"):
         (y * 2).sum().backward()
+    z = _leaf([1.0])
+    z.register_post_accumulate_grad_hook(lambda p: (p,))
+    with pytest.raises(TypeError, match="hook returned 'tuple'"):
+        (z * 2).sum().backward()
     with pytest.raises(RuntimeError, match="non-leaf"):
         (y * 2).register_post_accumulate_grad_hook(lambda p: None)
     with pytest.raises(RuntimeError, match="doesn't require gradient"):

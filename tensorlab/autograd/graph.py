@@ -806,7 +806,12 @@ def _accumulate_into_leaf(acc: AccumulateGrad, g, create_graph: bool, foreign: b
     hooks = leaf._post_accumulate_grad_hooks
     if hooks:
         for hook in list(hooks.values()):
-            if hook(leaf) is not None:
+            result = hook(leaf)
+            if result is not None:  # (PyTorch's types: a non-tensor fails its Variable check first)
+                from .._tensor import Tensor
+
+                if not isinstance(result, Tensor):
+                    raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
