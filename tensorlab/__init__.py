@@ -29,6 +29,11 @@ from . import (  # noqa: E402,I001  (after the ops they compose)
 )
 from ._broadcast import public_broadcast_shapes as broadcast_shapes
 from ._copy_ops import as_strided_scatter, clone, contiguous
+from ._determinism import (
+    are_deterministic_algorithms_enabled,
+    is_deterministic_algorithms_warn_only_enabled,
+    use_deterministic_algorithms,
+)
 from ._device import device
 from ._dlpack import from_dlpack
 from ._dtype import (

@@ -176,3 +176,17 @@ def test_legacy_variable():
     assert w.grad.tolist() == [3.0, 3.0]
     with pytest.raises(TypeError, match="tensor"):
         tl.autograd.Variable([1.0])
+
+
+def test_use_deterministic_algorithms_is_recorded():
+    assert tl.are_deterministic_algorithms_enabled() is False
+    try:
+        tl.use_deterministic_algorithms(True, warn_only=True)
+        assert tl.are_deterministic_algorithms_enabled() and tl.is_deterministic_algorithms_warn_only_enabled()
+        x = tl.arange(1000, dtype=tl.float32, device="cuda") / 7  # kernels give the same bits every run
+        assert tl.equal(x.sum(), x.sum()) and tl.equal(x.cumsum(0), x.cumsum(0))
+    finally:
+        tl.use_deterministic_algorithms(False)
+    assert not tl.are_deterministic_algorithms_enabled() and not tl.is_deterministic_algorithms_warn_only_enabled()
+    with pytest.raises(TypeError, match="mode"):
+        tl.use_deterministic_algorithms(1)
