@@ -286,10 +286,8 @@ def _unary_op(x, p0, p1, p2, OP: tl.constexpr, IS_FLOAT: tl.constexpr, IS_BOOL: 
         else:
             y = x < 0
     else:  # NAN_TO_NUM: p0 = nan, p1 = posinf, p2 = neginf replacements
-        if IS_FLOAT:
-            z = tl.where(x != x, p0, x)
-            z = tl.where(z == INF, p1, z)
-            y = tl.where(z == -INF, p2, z)
+        if IS_FLOAT:  # each replacement decided on x itself (nan=inf must not then become posinf)
+            y = tl.where(x != x, p0, tl.where(x == INF, p1, tl.where(x == -INF, p2, x)))
         else:
             y = x
     return y
@@ -458,9 +456,7 @@ def _np_unary(op: str, x, p, is_float: bool, is_bool: bool):
     if op == "nan_to_num":
         if not is_float:
             return x
-        z = np.where(np.isnan(x), p[0], x)
-        z = np.where(z == np.inf, p[1], z)
-        return np.where(z == -np.inf, p[2], z)
+        return np.where(np.isnan(x), p[0], np.where(x == np.inf, p[1], np.where(x == -np.inf, p[2], x)))
     raise NotImplementedError(f"unary elementwise op {op!r} has no numpy twin")
 
 

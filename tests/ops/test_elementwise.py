@@ -423,6 +423,16 @@ def test_fp16_large_values(device):
     assert tl.nan_to_num(t([math.inf, -math.inf, math.nan], device, tl.float16)).tolist() == [65504.0, -65504.0, 0.0]
 
 
+@pytest.mark.parametrize("dtype", [tl.float16, tl.bfloat16, tl.float32, tl.float64])
+def test_nan_to_num_infinite_replacements_are_not_replaced_again(device, dtype):
+    # nan=inf must stay inf (not then become posinf's default, the dtype's max), as PyTorch's
+    x = t([math.nan, 1.0, math.inf, -math.inf], device, dtype)
+    big = tl.finfo(dtype).max
+    assert tl.nan_to_num(x, nan=math.inf).tolist() == [math.inf, 1.0, big, -big]
+    assert tl.nan_to_num(x, nan=-math.inf, posinf=0.0).tolist() == [-math.inf, 1.0, 0.0, -big]
+    assert tl.nan_to_num(x, posinf=-math.inf, neginf=math.inf).tolist()[1:] == [1.0, -math.inf, math.inf]
+
+
 # ----------------------------------------------------------------------------------------------
 # integer semantics and rounding modes
 # ----------------------------------------------------------------------------------------------
