@@ -153,9 +153,9 @@ def getitem(x: Tensor, index):
 
 def setitem(x: Tensor, index, value) -> None:
     # PyTorch's check (2.15) of a number: it must fit the dtype (300 into int8, 1e39 into float32 and
-    # 70000.0 into float16 raise), except that one float16/bfloat16 element takes any float32 (a[0] =
-    # 70000.0 is inf, as its copy from a float scalar). Here what needs no target; a floating dtype's
-    # overflow once the target is known.
+    # 70000.0 into float16 raise), except that a float16/bfloat16 target of one element (a[0], a[1:2],
+    # a[0, 0]) takes any float (70000.0 or 1e39 become inf, as its copy from a float scalar). Here
+    # what needs no target; a floating dtype's overflow once the target is known.
     check_float = False
     if not isinstance(value, Tensor):
         if not isinstance(value, numbers.Number) or isinstance(value, complex):
@@ -179,9 +179,8 @@ def setitem(x: Tensor, index, value) -> None:
         advanced_setitem(x, index, value)
         return
     target = basic_getitem(x, expand_ellipsis(x, index))
-    if check_float:
-        half_element = target.ndim == 0 and x.dtype in (D.float16, D.bfloat16)
-        check_scalar_fits("index_put_", value, D.float32 if half_element else x.dtype)
+    if check_float and not (x.dtype in (D.float16, D.bfloat16) and target.numel() == 1):
+        check_scalar_fits("index_put_", value, x.dtype)
     if isinstance(value, Tensor):
         # As PyTorch: leading size-1 dims of the value are dropped (x[0] = t[None] works).
         while value.ndim > target.ndim and value.shape[0] == 1:

@@ -1143,19 +1143,22 @@ def test_bool_fills_take_the_values_truthiness(device, value):
 
 def test_setitem_number_must_fit_the_dtype(device):
     """x[key] = number checks the number fits x's dtype (PyTorch 2.15), for every kind of key:
-    300 into int8, 1e39 into float32, 70000.0 into float16 raise and leave x unchanged; a single
-    float16/bfloat16 element takes any float32 (x[0] = 70000.0 is inf, as PyTorch)."""
+    300 into int8, 1e39 into float32, 70000.0 into float16 raise and leave x unchanged; a
+    float16/bfloat16 target of one element (x[0], x[1:2]) takes any float (70000.0 or 1e39 is inf,
+    as PyTorch); an advanced key checks even then."""
     keys = [slice(0, 2), Ellipsis, None, [0, 2], tl.tensor([True, False, True], device=device)]
-    for dtype, value in ((tl.float16, 70000.0), (tl.bfloat16, 1e39), (tl.float32, 1e39), (tl.int8, 300)):
-        element_takes_it = dtype in (tl.float16, tl.bfloat16) and value < 3.4e38
-        for key in keys + ([] if element_takes_it else [0]):
+    for dtype, value in ((tl.float16, 70000.0), (tl.bfloat16, 1e39), (tl.float16, 1e300), (tl.float32, 1e39),
+                         (tl.int8, 300)):
+        half = dtype in (tl.float16, tl.bfloat16)
+        for key in keys + ([] if half else [0, slice(1, 2)]) + [[1], tl.tensor([1], device=device)]:
             x = tl.zeros(3, dtype=dtype, device=device)
             with pytest.raises(RuntimeError, match="without overflow"):
                 x[key] = value
             assert x.tolist() == [0, 0, 0]
-        if element_takes_it:
+        if half:
             x[0] = value
-            assert x.tolist() == [math.inf, 0.0, 0.0]
+            x[1:2] = value
+            assert x.tolist() == [math.inf, math.inf, 0.0]
     x = tl.zeros(2, 2, dtype=tl.float16, device=device)
     x[0, 1] = 1e20
     assert x.tolist() == [[0.0, math.inf], [0.0, 0.0]]
