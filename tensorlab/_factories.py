@@ -238,6 +238,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
     if dtype is not None and not isinstance(data, np.ndarray) and arr is not data:
         _check_values_fit("tensor", arr, dt)
     with np.errstate(invalid="ignore", over="ignore"):
+        if dt in (D.float16, D.bfloat16) and arr.dtype == np.float64:
+            arr = arr.astype(np.float32)  # through float32, as PyTorch's (and tensorlab's .to()) casts round
         arr = np.array(arr, dtype=dt.np, copy=True, order="C")
     # (numpy gives an empty array 0 strides; PyTorch's tensor([]) has contiguous ones, as zeros(0): an
     # empty numpy array's own strides are kept, as PyTorch keeps them)

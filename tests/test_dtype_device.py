@@ -139,3 +139,18 @@ def test_finfo_iinfo_and_is_floating_point():
     assert tl.is_floating_point(tl.ones(2, dtype=tl.bfloat16)) and not tl.is_floating_point(tl.ones(2, dtype=tl.int8))
     with pytest.raises(TypeError, match="must be Tensor, not float"):
         tl.is_floating_point(1.0)
+
+
+def test_tensor_of_float64_data_to_half_rounds_through_float32_as_to_does():
+    # 1 + 2**-11 + 2**-30 is just above a float16 half-way point; through float32 (PyTorch's cast,
+    # and tensorlab's .to()) it lands on the half-way point and rounds to even: 1.0
+    import numpy as np
+
+    v = 1.0 + 2**-11 + 2**-30
+    w = 1.0 + 2**-8 + 2**-30  # the same for bfloat16
+    for data in (v, [v], np.array([v])):
+        assert tl.tensor(data, dtype=tl.float16).reshape(-1).tolist() == [1.0]
+    assert tl.tensor([w], dtype=tl.bfloat16).tolist() == [1.0]
+    assert tl.tensor([v], dtype=tl.float64).to(tl.float16).tolist() == [1.0]
+    assert tl.tensor([v], dtype=tl.float32).tolist() == [float(np.float32(v))]
+    assert tl.tensor([1e39, -1e39], dtype=tl.float16).tolist() == [float("inf"), float("-inf")]
