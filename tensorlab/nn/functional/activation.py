@@ -5,12 +5,15 @@ functions already take ``inplace=`` and map it to the in-place op), re-exported 
 ``selu`` add ``inplace=`` to ``torch.relu``/``torch.selu``, which take none. The rest
 are thin compositions of registered ops: ``celu``, ``prelu``, ``rrelu``, ``softmin``, ``logsigmoid``,
 ``softsign``, ``tanhshrink``, ``threshold``, ``hardshrink``, ``softshrink``, ``glu``;
-``softmax``/``log_softmax`` take PyTorch's ``_stacklevel`` and ``dtype`` arguments.
+``softmax``/``log_softmax`` take PyTorch's ``_stacklevel`` and ``dtype`` arguments;
+``gumbel_softmax`` samples its Gumbel noise from tensorlab's generator as PyTorch does
+(``-log(Exp(1))``), so ``manual_seed`` makes it reproducible.
 """
 
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -296,8 +299,30 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     return a * b.sigmoid()
 
 
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """A sample of the Gumbel-softmax (concrete) distribution: ``softmax((logits + g) / tau)`` along
+    ``dim`` with ``g`` i.i.d. Gumbel(0, 1). ``hard=True``: the one-hot of the sample's argmax in the
+    forward pass, the soft sample's gradient in the backward (straight-through:
+    ``y_hard - y_soft.detach() + y_soft``). ``eps`` is unused (deprecated, as in PyTorch)."""
+    from ... import empty_like, zeros_like
+
+    if not isinstance(logits, Tensor):
+        raise TypeError(f"gumbel_softmax(): argument 'logits' (position 1) must be Tensor, not "
+                        f"{type(logits).__name__}")
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -empty_like(logits).exponential_().log()  # ~Gumbel(0, 1)
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft  # the reparameterisation trick
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
 __all__ = [
-    "celu", "celu_", "elu", "elu_", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
+    "celu", "celu_", "elu", "elu_", "gelu", "glu", "gumbel_softmax", "hardshrink", "hardsigmoid", "hardswish",
+    "hardtanh", "hardtanh_",
     "leaky_relu", "leaky_relu_", "log_softmax", "logsigmoid", "mish", "prelu", "relu", "relu6", "relu_", "rrelu",
     "rrelu_", "selu",
     "selu_", "sigmoid", "silu", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink",

@@ -1,4 +1,5 @@
-"""nn.functional normalisations: ``layer_norm``, ``rms_norm``, ``group_norm``, ``batch_norm``.
+"""nn.functional normalisations: ``layer_norm``, ``rms_norm``, ``group_norm``, ``batch_norm``,
+``instance_norm``.
 
 ``layer_norm`` and ``rms_norm`` are registered ops on the fused Triton kernels of
 ``tensorlab_kernels.nn.layer_norm`` (one pass per row, fp32 statistics, a deterministic
@@ -11,6 +12,8 @@ rsqrt, mul, ...), which are differentiable, so ``gradgradcheck`` passes.
 then applies the per-channel affine. ``batch_norm`` is a composition of registered ops
 (``var_mean`` over every dim but the channel dim, then the affine); the running statistics are
 updated in place under ``no_grad`` with PyTorch's formulas (momentum, unbiased variance).
+``instance_norm`` is PyTorch's composition: ``batch_norm`` of the input seen as one sample of
+N * C channels, with the per-channel tensors repeated N times.
 """
 
 from __future__ import annotations
@@ -306,4 +309,44 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     return y if y.dtype is input.dtype else y.to(input.dtype)
 
 
-__all__ = ["batch_norm", "group_norm", "layer_norm", "rms_norm"]
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample (N, C, *) over its spatial dims, then the per-channel affine.
+
+    ``use_input_stats``: the sample's statistics (biased variance); given running statistics then
+    move by ``momentum`` towards the batch average of the per-sample mean and unbiased variance, in
+    place. Otherwise the running statistics normalise.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"instance_norm(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if isinstance(momentum, bool) or not isinstance(momentum, numbers.Real):
+        raise TypeError(f"instance_norm(): argument 'momentum' (position 7) must be float, not "
+                        f"{type(momentum).__name__}")
+    if use_input_stats and math.prod(input._shape[2:]) == 1:  # (also a 0-d, 1-d or (N, C) input)
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {list(input._shape)}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    if input.ndim < 2:
+        raise IndexError(f"instance_norm: expected an input of shape (N, C, *), got shape {list(input._shape)}")
+    b, c = input._shape[0], input._shape[1]
+
+    def repeat(t):
+        return None if t is None else t.repeat(b)
+
+    # one sample of b * c channels: batch_norm's statistics over the spatial dims are per instance
+    running_mean_, running_var_ = repeat(running_mean), repeat(running_var)
+    out = batch_norm(input.reshape(1, b * c, *input._shape[2:]), running_mean_, running_var_, repeat(weight),
+                     repeat(bias), use_input_stats, momentum, eps)
+    if use_input_stats and input.numel() > 0:
+        # Only when they moved. PyTorch copies the statistics back whenever they are given: when it only
+        # read them, the average of b copies (which can move them by an ulp), and for an empty batch
+        # (b = 0) the average of nothing, NaN; here they stay as they were then.
+        with no_grad():
+            for running, repeated in ((running_mean, running_mean_), (running_var, running_var_)):
+                if running is not None:
+                    running.copy_(repeated.view(b, c).mean(0))
+    return out.view(input._shape)
+
+
+__all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "rms_norm"]

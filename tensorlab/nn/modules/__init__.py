@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
-from . import activation, attention, container, distance, dropout, flatten, linear, loss, module, normalization, sparse
+from . import (
+    activation,
+    attention,
+    container,
+    distance,
+    dropout,
+    flatten,
+    instancenorm,
+    linear,
+    loss,
+    module,
+    normalization,
+    padding,
+    sparse,
+)
 from .activation import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .distance import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .flatten import *  # noqa: F401,F403
+from .instancenorm import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .module import Module
 from .normalization import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403

@@ -340,6 +340,15 @@ class Softmax(Module):
         return f"dim={self.dim}"
 
 
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) at each spatial location of a (C, H, W) or (N, C, H, W) input."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3, _stacklevel=5)
+
+
 class Softmin(Module):
     """``softmax(-x)`` along ``dim``."""
 
@@ -370,4 +379,4 @@ class LogSoftmax(Module):
 
 __all__ = ["CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU",
            "LogSigmoid", "LogSoftmax", "Mish", "PReLU", "RReLU", "ReLU", "ReLU6", "SELU", "SiLU", "Sigmoid", "Softmax",
-           "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold"]
+           "Softmax2d", "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold"]

@@ -1,0 +1,129 @@
+"""nn modules: ``InstanceNorm1d/2d/3d`` (PyTorch's ``torch.nn.modules.instancenorm``).
+
+Each channel of each sample is normalised over its spatial dims (``F.instance_norm``). PyTorch's
+defaults differ from batch norm's: no affine and no running statistics. With
+``track_running_stats=True`` training updates ``running_mean``/``running_var`` (the batch average
+of the per-sample statistics) and evaluation normalises with them. Parameter and buffer names,
+``num_batches_tracked`` (registered, never incremented, as PyTorch's) and ``extra_repr`` are
+PyTorch's, so state dicts move between the two.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ... import _dtype as D
+from ..._factories import ones, tensor, zeros
+from ...autograd.grad_mode import no_grad
+from .. import functional as F
+from ._shapes import need_tensor
+from .module import Module
+from .normalization import _affine_parameters, _reset_affine
+
+
+class _InstanceNorm(Module):
+    _version = 2
+    _no_batch_dim = 2  # the rank of an unbatched input: (C, L) for InstanceNorm1d
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
+                 track_running_stats: bool = False, device=None, dtype=None, *, bias: bool = True):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        _affine_parameters(self, (num_features,), affine, bias, device, dtype)
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, device=device, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, device=device, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=D.int64, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        if self.track_running_stats:
+            with no_grad():
+                self.running_mean.zero_()
+                self.running_var.fill_(1)
+                self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        self.reset_running_stats()
+        _reset_affine(self)
+
+    def _missing_in_version(self, name: str, version) -> bool:
+        # version 2 added num_batches_tracked (PyTorch's _NormBase upgrade)
+        return name == "num_batches_tracked" and self.track_running_stats and (version is None or version < 2)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs) -> None:
+        # PyTorch's: a metadata-free state dict (saved before 0.4.0, when instance norm tracked running
+        # statistics by default) with running statistics for a module that tracks none is an error
+        # naming them, and the keys are dropped (not reported again as unexpected)
+        if local_metadata.get("version") is None and not self.track_running_stats:
+            keys = [prefix + name for name in ("running_mean", "running_var") if prefix + name in state_dict]
+            if keys:
+                klass = type(self).__name__
+                names = " and ".join(f'"{k}"' for k in keys)
+                error_msgs.append(
+                    f"Unexpected running stats buffer(s) {names} for {klass} with track_running_stats=False. If "
+                    f"state_dict is a checkpoint saved before 0.4.0, this may be expected because {klass} does not "
+                    f"track running stats by default since 0.4.0. Please remove these keys from state_dict. If the "
+                    f"running stats are actually needed, instead set track_running_stats=True in {klass} to enable "
+                    f"them. See the documentation of {klass} for details.")
+                for key in keys:
+                    state_dict.pop(key)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+    def _apply_instance_norm(self, input):
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                               self.training or not self.track_running_stats,
+                               self.momentum if self.momentum is not None else 0.0, self.eps)
+
+    def forward(self, input):
+        need_tensor(type(self).__name__, input)
+        lo = self._no_batch_dim
+        if input.ndim not in (lo, lo + 1):
+            raise ValueError(f"expected {lo}D or {lo + 1}D input (got {input.ndim}D input)")
+        feature_dim = input.ndim - lo
+        if input.shape[feature_dim] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
+                                 f"({self.num_features}), but got: {input.shape[feature_dim]}.")
+            # without affine, num_features is used by nothing (the statistics are per input channel)
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                          "warning by not passing in num_features, which is not used because affine=False",
+                          stacklevel=2)
+        if input.ndim == lo:  # unbatched
+            return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
+        return self._apply_instance_norm(input)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) or unbatched (C, L) inputs: each (sample, channel) row over L."""
+
+    _no_batch_dim = 2
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) or unbatched (C, H, W) inputs, per sample and channel."""
+
+    _no_batch_dim = 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) or unbatched (C, D, H, W) inputs, per sample and channel."""
+
+    _no_batch_dim = 4
+
+
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
