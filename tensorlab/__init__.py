@@ -16,6 +16,7 @@ from . import (  # noqa: E402,I001  (after the ops they compose)
     _dtype,
     _indexing,
     _views,
+    amp,
     autograd,
     backends,
     cuda,
@@ -140,6 +141,8 @@ from ._views import (
     unflatten,
     unsqueeze,
 )
+from .amp import autocast, get_autocast_dtype, is_autocast_available, is_autocast_enabled
+from .amp.autocast_mode import get_autocast_gpu_dtype
 from .autograd import enable_grad, inference_mode, is_anomaly_enabled, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from .linalg import chain_matmul  # (PyTorch's deprecated top-level alias of linalg.multi_dot)

@@ -42,9 +42,21 @@ if DEBUG and not log.handlers:
     log.setLevel(logging.DEBUG)
 
 
+# Set by tensorlab.amp while an autocast region is open: inputs are then cast by op kind first
+AUTOCAST = False
+
+
+def _autocast_inputs(op: OpDef, inputs) -> tuple:
+    from .amp.autocast_mode import cast_inputs
+
+    return cast_inputs(op, inputs)
+
+
 def dispatch(op: OpDef | str, *inputs, out=None, inplace: bool = False, **params):
     if isinstance(op, str):
         op = get_op(op)
+    if AUTOCAST and out is None and not inplace:
+        inputs = _autocast_inputs(op, inputs)
     first = inputs[0] if inputs else None
     if not isinstance(first, Tensor) and not (isinstance(first, list | tuple) and "takes_list" in op.tags):
         raise TypeError(f"{op.name}(): argument 'input' (position 1) must be Tensor, not {type(first).__name__}")

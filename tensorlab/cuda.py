@@ -235,6 +235,14 @@ def is_bf16_supported(including_emulation: bool = True) -> bool:
     return is_interpreted() or get_device_capability() >= (8, 0)
 
 
+def __getattr__(name: str):
+    if name == "amp":  # tensorlab.cuda.amp (imported on first use: it needs the whole package)
+        from .amp import cuda_aliases
+
+        return cuda_aliases
+    raise AttributeError(f"module 'tensorlab.cuda' has no attribute {name!r}")
+
+
 __all__ = [
     "Event", "OutOfMemoryError", "Stream", "current_device", "current_stream", "default_stream", "device",
     "device_count", "empty_cache", "get_device_capability", "get_device_name", "get_device_properties",

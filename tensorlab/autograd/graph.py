@@ -16,12 +16,17 @@ rest to the base's old history, and the view becomes a view of the new base.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import weakref
 
+from .. import _dispatch
 from .._storage import contiguous_strides
+from ..amp.autocast_mode import suspended as _autocast_suspended
 from . import grad_mode
+
+_NO_CONTEXT = contextlib.nullcontext()
 
 
 class TensorMeta:
@@ -688,7 +693,9 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inpu
         buf[nr] = _add(buf[nr], g)
 
     order = _topological_order(start)
-    with grad_mode.set_grad_enabled(bool(create_graph)):
+    # (backward ops run in their forward ops' dtypes, not autocast's, as PyTorch's)
+    suspend_autocast = _autocast_suspended() if _dispatch.AUTOCAST else _NO_CONTEXT
+    with grad_mode.set_grad_enabled(bool(create_graph)), suspend_autocast:
         for node in order:
             buf = buffers.pop(id(node), None)
             if buf is None:

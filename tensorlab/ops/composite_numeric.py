@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, norm_dim, tensor_method
+from ..amp.autocast_mode import autocast_float32
 from ..autograd.grad_mode import no_grad
 from . import elementwise_binary as B
 from . import elementwise_common as E
@@ -114,6 +115,7 @@ def _safe_sqrt(squared: Tensor) -> Tensor:
     return B.where(zero, 0.0, B.where(zero, 1.0, squared).sqrt())  # NaN stays NaN
 
 
+@autocast_float32
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """p-norm distances between each row of ``x1`` (``..., P, M``) and of ``x2`` (``..., R, M``):
     ``(..., P, R)``, the leading dims broadcast. For p = 2 with more than 25 rows on either side
@@ -161,6 +163,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
 
 
 @tensor_method
+@autocast_float32
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """The p-norm of ``input - other`` (broadcast)."""
     need_tensor("dist", other, "other", 2)

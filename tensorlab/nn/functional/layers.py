@@ -34,6 +34,7 @@ from ..._dispatch import dispatch
 from ..._layout import preserve_strides
 from ..._registry import Plan, defop
 from ..._tensor import Tensor
+from ...amp.autocast_mode import autocast_float32
 from ...autograd.grad_mode import no_grad
 from ...ops.indexing import one_hot
 from ...ops.matmul import linear
@@ -433,6 +434,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     return y.reshape(*lead, o)
 
 
+@autocast_float32
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
     """``input / max(||input||_p, eps)`` along ``dim``."""
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
@@ -443,6 +445,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     return input / denom
 
 
+@autocast_float32
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """``sum(x1 * x2) / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim`` (broadcasting): each
     input is divided by its own norm first, as PyTorch, which keeps the result within [-1, 1]."""

@@ -35,6 +35,7 @@ from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._registry import Plan, defop
 from ..._tensor import Tensor
+from ...amp.autocast_mode import autocast_float32, unsafe_under_cuda_autocast
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 
@@ -139,6 +140,7 @@ def _weighted(op: str, loss: Tensor, input: Tensor, weight: Tensor | None, reduc
 # ----------------------------------------------------------------------------------------------
 
 
+@autocast_float32
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
     """``(input - target)^2``; with ``weight``, 'mean' is ``sum(w * l) / sum(w)`` (PyTorch's)."""
@@ -150,6 +152,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     return _weighted("mse_loss", (a - b).square(), input, weight, reduction, mean_by_weight=True)
 
 
+@autocast_float32
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
             weight: Tensor | None = None) -> Tensor:
     """``|input - target|``; with ``weight``, 'mean' is ``sum(w * l) / sum(w)``."""
@@ -160,6 +163,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduc
     return _weighted("l1_loss", (a - b).abs(), input, weight, reduction, mean_by_weight=True)
 
 
+@autocast_float32
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``beta == 0``: L1)."""
@@ -409,6 +413,7 @@ def _need_float_logits(op: str, kernel: str, input: Tensor) -> None:
                                   f"floating point input, got {input.dtype.name})")
 
 
+@autocast_float32
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
@@ -466,6 +471,7 @@ def _cross_entropy_probabilities(input, target, weight, ignore_index, reduction,
     return _reduce(-prod.sum(cd), reduction)
 
 
+@autocast_float32
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """``-w_t * input[t]`` per row of log-probabilities ``input`` ((C), (N, C) or (N, C, d1, ...));
@@ -556,6 +562,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     """Binary cross-entropy of probabilities ``input`` (in [0, 1], checked) and ``target`` (same size);
     ``weight`` broadcasts to the target."""
     _need_tensor("binary_cross_entropy", input=input, target=target)
+    unsafe_under_cuda_autocast("binary_cross_entropy", (input, target))
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"binary_cross_entropy: Using a target size ({target.shape}) that is different to the input "
@@ -583,6 +590,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return _reduce(loss, reduction)
 
 
+@autocast_float32
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average=None, reduce=None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
@@ -686,6 +694,7 @@ class _BinaryCrossEntropyWithLogits(Function):
 # ----------------------------------------------------------------------------------------------
 
 
+@autocast_float32
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     """Pointwise ``xlogy(target, target) - target * input`` (0 where target is 0), or with
@@ -721,6 +730,7 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
     return loss
 
 
+@autocast_float32
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False, size_average=None,
                      eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
     """``exp(input) - target * input`` (``log_input``) or ``input - target * log(input + eps)``; with
@@ -784,6 +794,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, ep
 # ----------------------------------------------------------------------------------------------
 
 
+@autocast_float32
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
                           reduce=None, reduction: str = "mean") -> Tensor:
     """``1 - cos(x1, x2)`` where ``target == 1``, ``max(0, cos - margin)`` where ``target == -1``, with
@@ -813,6 +824,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     return _reduce(loss, reduction)
 
 
+@autocast_float32
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
                         reduce=None, reduction: str = "mean") -> Tensor:
     """``max(0, -target * (input1 - input2) + margin)``."""
@@ -834,6 +846,7 @@ def _pairwise_distance(x1: Tensor, x2: Tensor, p: float, eps: float) -> Tensor:
     return diff.norm(p, diff.ndim - 1)
 
 
+@autocast_float32
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
                         reduction: str = "mean") -> Tensor:
@@ -885,6 +898,7 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     return _reduce(loss, reduction)
 
 
+@autocast_float32
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None, reduce=None,
                          reduction: str = "mean") -> Tensor:
     """``input`` where ``target == 1``, ``max(0, margin - input)`` where ``target == -1``; PyTorch's
@@ -902,6 +916,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     return _reduce(output_margin + output_self, reduction)
 
 
+@autocast_float32
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """``log(1 + exp(-target * input))`` in the input's dtype and shape (``target`` broadcasts to the
     input, not the other way: PyTorch computes in place into an input-shaped result). Not
@@ -947,6 +962,7 @@ def _margin_dtypes(op: str, input: Tensor, target: Tensor) -> None:
         raise RuntimeError(f"{op}: expected scalar type Long but found {D.torch_name(target.dtype)} (target)")
 
 
+@autocast_float32
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
                       size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """Multi-class hinge loss per sample: ``sum_{i != y} w_y max(0, margin - x_y + x_i)^p / C``
@@ -996,6 +1012,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     return _reduce(loss, reduction)
 
 
+@autocast_float32
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                            reduction: str = "mean") -> Tensor:
     """Multi-label hinge loss: ``sum_{j, i not a target} max(0, 1 - (x[y_j] - x[i])) / C`` per sample,

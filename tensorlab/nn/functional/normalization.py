@@ -29,6 +29,7 @@ from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._registry import Plan, defop
 from ..._tensor import Tensor
+from ...amp.autocast_mode import autocast_float32
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 
 # ----------------------------------------------------------------------------------------------
@@ -223,6 +224,7 @@ def _channel_shape(input: Tensor) -> list:
     return [1, input._shape[1]] + [1] * (input.ndim - 2)
 
 
+@autocast_float32
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
     """Normalise each of ``num_groups`` channel groups per sample (channels are dim 1), then the

@@ -1,0 +1,300 @@
+"""``autocast``: mixed precision by op, as ``torch.autocast``.
+
+Inside ``with tl.autocast("cuda"):`` (or ``"cpu"``) each op on a floating tensor of that device type
+runs in the dtype its kind calls for, following PyTorch's CUDA lists (used here for both device
+types):
+
+- **lower precision** (matmuls, linear, attention): float32 inputs are cast to the autocast dtype
+  (float16 on cuda, bfloat16 on cpu by default), so they run on the tensor cores with fp32
+  accumulation;
+- **float32** (exp/log/pow and friends, sums, products, cumulative sums, softmax, log_softmax,
+  layer_norm, group_norm, norms, every loss): float16/bfloat16 inputs are cast to float32, where
+  range and precision matter;
+- **promote** (addcmul, addcdiv, atan2, dot, index_put, scatter_add): inputs are cast to the widest
+  floating dtype among them;
+- everything else runs in its inputs' dtypes. float64 tensors are never cast.
+
+How: registered ops are cast in the dispatcher (one module flag, ``_dispatch.AUTOCAST``, is tested
+per dispatch, so an autocast-free program pays one comparison); composite functions built from
+several ops (the losses, ``normalize``, ``cdist``...) cast at their entry with
+:func:`autocast_float32`. Casts are ordinary differentiable ``to()`` ops, so gradients flow back in
+each tensor's own dtype. Backward passes run without autocast (as PyTorch's: a backward op runs in
+its forward op's dtype). With ``cache_enabled`` a leaf parameter's cast is made once per outermost
+autocast region and reused.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .. import _dispatch
+from .. import _dtype as D
+from .._tensor import Tensor
+
+# PyTorch's CUDA autocast lists, by registered op name (composites: see autocast_float32/_lower)
+LOWER_PRECISION = frozenset({
+    "addmm", "addmv", "baddbmm", "bmm", "linear", "matmul", "mm", "mv", "scaled_dot_product_attention",
+})
+FLOAT32 = frozenset({
+    "acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log1p", "log2", "pow", "reciprocal", "rsqrt",
+    "sinh", "tan", "softplus", "sum", "prod", "cumsum", "cumprod", "layer_norm", "log_softmax", "softmax", "norm",
+    "cross_entropy_loss",
+})
+PROMOTE = frozenset({"addcdiv", "addcmul", "atan2", "dot", "index_put", "scatter_add"})
+_POLICY = {**{n: "lower" for n in LOWER_PRECISION}, **{n: "float32" for n in FLOAT32},
+           **{n: "promote" for n in PROMOTE}}
+
+_DEFAULT_DTYPES = {"cuda": D.float16, "cpu": D.bfloat16}
+_SUPPORTED = {"cuda": (D.float16, D.bfloat16), "cpu": (D.float16, D.bfloat16)}
+
+# per device type: enabled, dtype; the cache of casts of leaf tensors; the nesting depth
+_enabled = {"cuda": False, "cpu": False}
+_dtype = dict(_DEFAULT_DTYPES)
+_cache: dict = {}
+_cache_enabled = [True]
+_depth = [0]
+_suspended = [0]  # > 0 inside a backward pass (or a custom_fwd forward with cast_inputs)
+
+
+def _sync_flag() -> None:
+    _dispatch.AUTOCAST = (_enabled["cuda"] or _enabled["cpu"]) and not _suspended[0]
+
+
+def is_autocast_available(device_type: str) -> bool:
+    return device_type in _SUPPORTED
+
+
+def is_autocast_enabled(device_type: str | None = None) -> bool:
+    """Whether autocast is on for ``device_type`` (``"cuda"`` when not given, as PyTorch)."""
+    return _enabled["cuda" if device_type is None else _check_device_type(device_type)]
+
+
+def get_autocast_dtype(device_type: str):
+    return _dtype[_check_device_type(device_type)]
+
+
+def get_autocast_gpu_dtype():
+    return _dtype["cuda"]
+
+
+def is_autocast_cache_enabled() -> bool:
+    return _cache_enabled[0]
+
+
+def clear_autocast_cache() -> None:
+    _cache.clear()
+
+
+def _check_device_type(device_type: str) -> str:
+    if device_type not in _SUPPORTED:
+        raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}' "
+                           "(tensorlab's autocast supports 'cuda' and 'cpu')")
+    return device_type
+
+
+class autocast:
+    """``with tl.autocast("cuda"):`` / ``@tl.autocast("cuda")``: run the ops inside in mixed
+    precision (module docstring). ``dtype``: float16 or bfloat16 (default float16 on cuda,
+    bfloat16 on cpu); ``enabled=False`` turns autocast off inside the block; ``cache_enabled``:
+    reuse a leaf parameter's cast within the region."""
+
+    def __init__(self, device_type: str, dtype=None, enabled: bool = True, cache_enabled: bool | None = None):
+        if not isinstance(device_type, str):
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        self.device = _check_device_type(device_type)
+        self.fast_dtype = _DEFAULT_DTYPES[self.device] if dtype is None else D.as_dtype(dtype, "autocast")
+        self._enabled = bool(enabled)
+        self._cache_enabled = _cache_enabled[0] if cache_enabled is None else bool(cache_enabled)
+        if self._enabled and self.fast_dtype not in _SUPPORTED[self.device]:
+            raise RuntimeError(f"In autocast, but the target dtype {self.fast_dtype} is not supported: "
+                               f"autocast on {self.device} supports float16 and bfloat16")
+        if self._enabled and self.device == "cuda":
+            from .. import cuda
+
+            if not cuda.is_available():  # (PyTorch: a warning, and autocast off)
+                import warnings
+
+                warnings.warn("User provided device_type of 'cuda', but CUDA is not available. Disabling",
+                              stacklevel=2)
+                self._enabled = False
+
+    def __enter__(self):
+        # (an explicit region applies even inside a backward pass: custom_bwd relies on it)
+        self._prev = (_enabled[self.device], _dtype[self.device], _cache_enabled[0], _suspended[0])
+        _enabled[self.device], _dtype[self.device] = self._enabled, self.fast_dtype
+        _cache_enabled[0], _suspended[0] = self._cache_enabled, 0
+        _depth[0] += 1
+        _sync_flag()
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        _depth[0] -= 1
+        if _depth[0] == 0:
+            _cache.clear()  # (PyTorch: the cache lives as long as the outermost region)
+        _enabled[self.device], _dtype[self.device], _cache_enabled[0], _suspended[0] = self._prev
+        _sync_flag()
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with autocast(self.device, self.fast_dtype, self._enabled, self._cache_enabled):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class suspended:
+    """Autocast off inside, whatever regions are open (the backward pass runs in it)."""
+
+    def __enter__(self):
+        _suspended[0] += 1
+        _sync_flag()
+
+    def __exit__(self, *exc) -> bool:
+        _suspended[0] -= 1
+        _sync_flag()
+        return False
+
+
+# ----------------------------------------------------------------------------------------------
+# casting
+# ----------------------------------------------------------------------------------------------
+
+
+def _eligible(t) -> bool:
+    """A floating tensor (not float64) of a device type with autocast on."""
+    return (isinstance(t, Tensor) and t.dtype.is_floating_point and t.dtype is not D.float64
+            and _enabled.get(t.device.type, False))
+
+
+def _cast(t: Tensor, dtype) -> Tensor:
+    if t.dtype is dtype:
+        return t
+    if _cache_enabled[0] and t.is_leaf and t.requires_grad:  # a parameter: cast once per region
+        hit = _cache.get(id(t))
+        if hit is not None and hit[0] is t and hit[1] == t._version and hit[2].dtype is dtype:
+            return hit[2]
+        result = t.to(dtype)
+        _cache[id(t)] = (t, t._version, result)
+        return result
+    return t.to(dtype)
+
+
+def _map(args, fn):
+    return tuple(fn(a) if isinstance(a, Tensor) else a for a in args)
+
+
+def cast_inputs(op, inputs) -> tuple:
+    """The dispatcher's hook (called only while autocast is on): ``inputs`` cast for ``op``."""
+    policy = _POLICY.get(op.name)
+    if policy is None:
+        return inputs
+    if policy == "lower":
+        return _map(inputs, lambda t: _cast(t, _dtype[t.device.type]) if _eligible(t) else t)
+    if policy == "float32":
+        return _map(inputs, lambda t: _cast(t, D.float32) if _eligible(t) else t)
+    widest = None
+    for t in inputs:
+        if _eligible(t):
+            widest = t.dtype if widest is None else D.promote_types(widest, t.dtype)
+    if widest is None:
+        return inputs
+    return _map(inputs, lambda t: _cast(t, widest) if _eligible(t) else t)
+
+
+def _float32_value(v):
+    if _eligible(v):
+        return _cast(v, D.float32)
+    if isinstance(v, list | tuple) and any(isinstance(x, Tensor) for x in v):
+        return type(v)(_float32_value(x) for x in v)
+    return v
+
+
+def autocast_float32(fn):
+    """A composite function that PyTorch's autocast runs in float32 (the losses, ``normalize``,
+    ``cosine_similarity``, ``group_norm``, ``cdist``...): its float16/bfloat16 tensor arguments are
+    cast to float32 while autocast is on."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if _dispatch.AUTOCAST:
+            args = tuple(_float32_value(a) for a in args)
+            kwargs = {k: _float32_value(v) for k, v in kwargs.items()}
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def autocast_lower_precision(fn):
+    """A composite function that PyTorch's autocast runs in the autocast dtype (``prelu``)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if _dispatch.AUTOCAST:
+            args = tuple(_cast(a, _dtype[a.device.type]) if _eligible(a) else a for a in args)
+            kwargs = {k: _cast(v, _dtype[v.device.type]) if _eligible(v) else v for k, v in kwargs.items()}
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def unsafe_under_cuda_autocast(name: str, inputs) -> None:
+    """``binary_cross_entropy`` refuses cuda autocast, as PyTorch's: a float16 sigmoid before it loses
+    what the loss needs."""
+    if _dispatch.AUTOCAST and _enabled["cuda"] and any(isinstance(t, Tensor) and t.is_cuda for t in inputs):
+        raise RuntimeError(
+            f"tensorlab.nn.functional.{name} and tensorlab.nn.BCELoss are unsafe to autocast.\n"
+            "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
+            "In this case, combine the two layers using tensorlab.nn.functional.binary_cross_entropy_with_logits\n"
+            "or tensorlab.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\n"
+            "safe to autocast.")
+
+
+# ----------------------------------------------------------------------------------------------
+# custom Functions
+# ----------------------------------------------------------------------------------------------
+
+
+def custom_fwd(fwd=None, *, device_type: str = "cuda", cast_inputs=None):
+    """For a custom ``Function``'s ``forward``: with ``cast_inputs`` (a dtype), its floating tensor
+    arguments are cast to it and the forward runs with autocast off; without, the forward runs in
+    the autocast state of the caller, and :func:`custom_bwd` runs the backward in that same state."""
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+    _check_device_type(device_type)
+
+    @functools.wraps(fwd)
+    def wrapper(*args, **kwargs):
+        ctx = args[0] if args else None
+        if ctx is not None:
+            ctx._fwd_used_autocast = is_autocast_enabled(device_type)
+            ctx._autocast_dtype = get_autocast_dtype(device_type)
+        if cast_inputs is None or not is_autocast_enabled(device_type):
+            return fwd(*args, **kwargs)
+        dtype = D.as_dtype(cast_inputs, "custom_fwd")
+
+        def cast(v):
+            if isinstance(v, Tensor) and v.dtype.is_floating_point and v.device.type == device_type:
+                return v.to(dtype)
+            return v
+
+        with autocast(device_type, enabled=False):
+            return fwd(*(cast(a) for a in args), **{k: cast(v) for k, v in kwargs.items()})
+
+    return wrapper
+
+
+def custom_bwd(bwd=None, *, device_type: str = "cuda"):
+    """For a custom ``Function``'s ``backward``: runs it in the autocast state its forward ran in."""
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+    _check_device_type(device_type)
+
+    @functools.wraps(bwd)
+    def wrapper(ctx, *grads):
+        with autocast(device_type, dtype=getattr(ctx, "_autocast_dtype", None),
+                      enabled=getattr(ctx, "_fwd_used_autocast", False)):
+            return bwd(ctx, *grads)
+
+    return wrapper
