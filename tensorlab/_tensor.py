@@ -542,6 +542,8 @@ class Tensor:
         moves the tensor to the GPU): the converted tensor (``self`` when nothing changes)."""
         if dtype is None:
             return f"tensorlab.{'cuda.' if self.is_cuda else ''}{D.torch_name(self.dtype)}Tensor"
+        if isinstance(dtype, type) and hasattr(dtype, "device_type"):  # tl.DoubleTensor, tl.cuda.LongTensor
+            dtype = dtype.__qualname__
         if isinstance(dtype, str) and dtype.startswith("tensorlab.") and dtype.endswith("Tensor"):
             name = dtype[len("tensorlab."):-len("Tensor")]
             on_cuda = name.startswith("cuda.")

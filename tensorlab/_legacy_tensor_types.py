@@ -1,0 +1,108 @@
+"""PyTorch's legacy typed-tensor constructors, still common in older code: ``tl.FloatTensor(2, 3)``
+(uninitialised), ``tl.LongTensor([1, 2])`` (from data), ``tl.cuda.FloatTensor(...)``, ``x.new(...)``
+(x's dtype and device), ``isinstance(x, tl.FloatTensor)`` (a float32 cpu tensor) and
+``x.type(tl.DoubleTensor)``. They make ordinary ``Tensor`` objects, as PyTorch's do."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import _dtype as D
+from ._device import as_device
+from ._tensor import Size, Tensor, tensor_method
+
+
+def _legacy_new(op: str, dtype: D.dtype, dev, args, device=None) -> Tensor:
+    """PyTorch's ``new()`` rules: no argument, sizes (ints or a Size), a sequence or array of data,
+    or a tensor of the same type (shared, not copied)."""
+    from ._factories import empty, tensor
+
+    if device is not None and as_device(device).type != dev.type:
+        raise RuntimeError(f"{op}: legacy constructor expects device type: {dev.type} but device type: "
+                           f"{as_device(device).type} was passed")
+    if not args:
+        return empty(0, dtype=dtype, device=dev)
+    if len(args) == 1:
+        a = args[0]
+        if isinstance(a, Tensor):
+            if a.dtype is not dtype or a.device.type != dev.type:
+                raise TypeError(f"{op}: expected a {D.torch_name(dtype)} tensor on {dev.type}, got a "
+                                f"{D.torch_name(a.dtype)} tensor on {a.device}")
+            return a.detach()
+        if isinstance(a, Size):
+            return empty(tuple(a), dtype=dtype, device=dev)
+        if isinstance(a, list | tuple | np.ndarray):
+            return tensor(a, dtype=dtype, device=dev)
+    if all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
+        return empty(tuple(int(a) for a in args), dtype=dtype, device=dev)
+    raise TypeError(f"{op}(): data must be a sequence (got {type(args[0]).__name__})")
+
+
+class _TensorTypeMeta(type):
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype is cls.dtype and obj.device.type == cls.device_type
+
+    def __repr__(cls) -> str:
+        return f"<class '{cls.__qualname__}'>"
+
+
+def _make(name: str, device_type: str) -> type:
+    dtype = D.from_torch_name(name[:-len("Tensor")], name)
+
+    def __new__(cls, *args, device=None):
+        return _legacy_new(cls.__qualname__, cls.dtype, as_device(cls.device_type), args, device)
+
+    prefix = "tensorlab.cuda." if device_type == "cuda" else "tensorlab."
+    return _TensorTypeMeta(name, (), {"__new__": __new__, "dtype": dtype, "device_type": device_type,
+                                      "__qualname__": prefix + name, "__module__": prefix.rstrip(".")})
+
+
+NAMES = ["BoolTensor", "ByteTensor", "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "HalfTensor",
+         "BFloat16Tensor", "FloatTensor", "DoubleTensor"]
+CPU_TYPES = {n: _make(n, "cpu") for n in NAMES}
+CUDA_TYPES = {n: _make(n, "cuda") for n in NAMES}
+
+
+@tensor_method
+def new(self: Tensor, *args, device=None) -> Tensor:
+    """Legacy ``x.new(...)``: a tensor of x's dtype and device from sizes, data or nothing."""
+    return _legacy_new("new", self.dtype, self.device, args, device)
+
+
+class UntypedStorage:
+    """``x.untyped_storage()``: the bytes under a tensor, as PyTorch's ``UntypedStorage`` (read-only
+    description: ``data_ptr()``, ``nbytes()``, ``size()``, ``device``), enough for the usual checks of
+    whether two tensors share memory (``a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()``)."""
+
+    __slots__ = ("_storage",)
+
+    def __init__(self, storage):
+        self._storage = storage
+
+    @property
+    def device(self):
+        return self._storage.device
+
+    def data_ptr(self) -> int:
+        return self._storage.data_ptr()
+
+    def nbytes(self) -> int:
+        return self._storage.nbytes
+
+    size = nbytes
+
+    def element_size(self) -> int:
+        return 1
+
+    def __len__(self) -> int:
+        return self._storage.nbytes
+
+    def __repr__(self) -> str:
+        return f"tensorlab.UntypedStorage(nbytes={self._storage.nbytes}, device={self._storage.device})"
+
+
+@tensor_method
+def untyped_storage(self: Tensor) -> UntypedStorage:
+    return UntypedStorage(self._storage)

@@ -1,0 +1,67 @@
+"""PyTorch's legacy typed-tensor constructors (tl.FloatTensor, tl.cuda.LongTensor, x.new) and
+x.untyped_storage()."""
+
+import numpy as np
+import pytest
+
+import tensorlab as tl
+
+
+def test_constructors_from_sizes_data_and_tensors():
+    assert tl.FloatTensor().shape == (0,) and tl.FloatTensor().dtype is tl.float32
+    t = tl.FloatTensor(2, 3)
+    assert t.shape == (2, 3) and t.dtype is tl.float32
+    assert tl.FloatTensor(tl.Size([2, 3])).shape == (2, 3)
+    assert tl.LongTensor([1.5, 2]).tolist() == [1, 2] and tl.LongTensor([1]).dtype is tl.int64
+    assert tl.FloatTensor((1, 2)).tolist() == [1.0, 2.0]
+    assert tl.DoubleTensor(np.array([1.0, 2.0])).dtype is tl.float64
+    assert tl.BoolTensor([1, 0]).tolist() == [True, False]
+    for name, dtype in (("ByteTensor", tl.uint8), ("CharTensor", tl.int8), ("ShortTensor", tl.int16),
+                        ("IntTensor", tl.int32), ("HalfTensor", tl.float16), ("BFloat16Tensor", tl.bfloat16)):
+        assert getattr(tl, name)([1]).dtype is dtype
+    x = tl.tensor([1.0, 2.0])
+    assert tl.FloatTensor(x).data_ptr() == x.data_ptr()  # the same type: shared, as PyTorch
+    with pytest.raises(TypeError, match="expected a Long tensor"):
+        tl.LongTensor(x)
+    with pytest.raises(TypeError, match="data must be a sequence"):
+        tl.FloatTensor(2.5)
+    with pytest.raises(TypeError, match="dtype"):
+        tl.FloatTensor(2, dtype=tl.float64)
+    with pytest.raises(RuntimeError, match="negative dimension"):
+        tl.FloatTensor(-1)
+
+
+def test_isinstance_and_type_conversion():
+    x = tl.tensor([1.0, 2.0])
+    assert isinstance(x, tl.FloatTensor) and not isinstance(x, tl.DoubleTensor)
+    assert not isinstance(x, tl.cuda.FloatTensor) and not isinstance(1.0, tl.FloatTensor)
+    d = x.type(tl.DoubleTensor)
+    assert d.dtype is tl.float64 and d.tolist() == [1.0, 2.0]
+    assert repr(tl.FloatTensor) == "<class 'tensorlab.FloatTensor'>"
+
+
+def test_cuda_types():
+    c = tl.cuda.FloatTensor([1.0, 3.0])
+    assert c.device.type == "cuda" and c.dtype is tl.float32 and c.tolist() == [1.0, 3.0]
+    assert isinstance(c, tl.cuda.FloatTensor) and not isinstance(c, tl.FloatTensor)
+    moved = tl.tensor([1, 2]).type(tl.cuda.LongTensor)
+    assert moved.device.type == "cuda" and moved.dtype is tl.int64
+    with pytest.raises(RuntimeError, match="device type"):
+        tl.cuda.FloatTensor([1.0], device="cpu")
+
+
+def test_new_uses_the_tensors_dtype_and_device(device):
+    x = tl.tensor([1, 2], dtype=tl.int32, device=device)
+    assert x.new(3).shape == (3,) and x.new(3).dtype is tl.int32 and x.new(3).device == x.device
+    assert x.new([4, 5]).tolist() == [4, 5] and x.new([4.7]).dtype is tl.int32
+    assert x.new().shape == (0,)
+    assert x.new(x).data_ptr() == x.data_ptr()
+
+
+def test_untyped_storage_tells_shared_memory():
+    x = tl.arange(6.0).reshape(2, 3)
+    y = x[1]
+    z = x.clone()
+    assert x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr() != z.untyped_storage().data_ptr()
+    assert y.untyped_storage().nbytes() == 24 == len(x.untyped_storage()) == x.untyped_storage().size()
+    assert x.untyped_storage().device == tl.device("cpu") and x.untyped_storage().element_size() == 1
