@@ -26,6 +26,7 @@ from . import (  # noqa: E402,I001  (after the ops they compose)
     nn,
     optim,
     special,
+    testing,
     utils,
 )
 from ._broadcast import public_broadcast_shapes as broadcast_shapes

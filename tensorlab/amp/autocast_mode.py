@@ -30,6 +30,7 @@ import functools
 from .. import _dispatch
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 
 # PyTorch's CUDA autocast lists, by registered op name (composites: see autocast_float32/_lower)
 LOWER_PRECISION = frozenset({
@@ -171,7 +172,8 @@ def _eligible(t) -> bool:
 def _cast(t: Tensor, dtype) -> Tensor:
     if t.dtype is dtype:
         return t
-    if _cache_enabled[0] and t.is_leaf and t.requires_grad:  # a parameter: cast once per region
+    # a parameter: cast once per region (not under no_grad: that cast records no gradient edge)
+    if _cache_enabled[0] and t.is_leaf and t.requires_grad and _grad_enabled():
         hit = _cache.get(id(t))
         if hit is not None and hit[0] is t and hit[1] == t._version and hit[2].dtype is dtype:
             return hit[2]

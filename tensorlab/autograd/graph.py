@@ -658,11 +658,28 @@ def _check_hook_result(hook, old, new) -> None:
                            f"{new.dtype} on {new.device})")
 
 
+# The user-level engine calls running now, innermost last: True for ``backward()`` without
+# ``inputs=`` (it accumulates into every leaf), False for ``autograd.grad`` / ``backward(inputs=)``.
+# A reentrant checkpoint asks it (PyTorch's ``_is_checkpoint_valid``).
+ENGINE_CALLS: list = []
+
+
 def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inputs=None,
-                 accumulate: bool = True):
+                 accumulate: bool = True, internal: bool = False):
     """Propagate ``grad_roots`` from ``roots`` (tensors). With ``accumulate`` the leaves'
     ``.grad`` receive the gradients. Returns the gradients that reached ``inputs`` (in order;
-    None where nothing arrived)."""
+    None where nothing arrived). ``internal``: a call made by the framework on behalf of the
+    running one (a checkpoint's recomputation), not listed in :data:`ENGINE_CALLS`."""
+    if internal:
+        return _run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumulate)
+    ENGINE_CALLS.append(accumulate and inputs is None)
+    try:
+        return _run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumulate)
+    finally:
+        ENGINE_CALLS.pop()
+
+
+def _run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inputs, accumulate: bool):
     buffers: dict[int, list] = {}
     targets = None
     target_keys = []  # one per input, in order (an input may be listed twice)

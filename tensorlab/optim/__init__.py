@@ -3,12 +3,13 @@
 The elementwise optimizers (SGD, Adam, AdamW, Adamax, NAdam, RAdam, RMSprop, Adagrad, Adadelta)
 update each parameter group with ONE fused Triton launch on cuda (all of the group's tensors in one
 "multi-tensor apply" launch, ``tensorlab_kernels/optim``) and with the kernel's numpy twin on cpu.
-LBFGS is built on registered ops. ``lr_scheduler`` holds the schedulers.
+LBFGS is built on registered ops. ``lr_scheduler`` holds the schedulers, ``swa_utils`` weight averaging
+(SWA/EMA).
 """
 
 from __future__ import annotations
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -23,5 +24,5 @@ from .sgd import SGD
 
 __all__ = [
     "LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam", "RMSprop",
-    "lr_scheduler", "register_optimizer_step_post_hook", "register_optimizer_step_pre_hook",
+    "lr_scheduler", "register_optimizer_step_post_hook", "register_optimizer_step_pre_hook", "swa_utils",
 ]
