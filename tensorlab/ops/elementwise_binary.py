@@ -451,6 +451,16 @@ def _xlogy_backward(ctx, g):
     return _finish(ctx, gx, g * x / y if ny else None)
 
 
+def _xlog1py_backward(ctx, g):
+    x, y, nx, ny = _operands(ctx)
+    gx = None
+    if nx:  # PyTorch's: log1p(y), but 0 where x == 0 and y <= -1 (where log1p(y) is -inf or nan)
+        gx = xlog1py(g, y)
+        gx = (where((x == 0) & (y <= -1), 0.0, gx) if isinstance(y, Tensor)
+              else where(x == 0, 0.0, gx) if y <= -1 else gx)
+    return _finish(ctx, gx, g * x / (y + 1) if ny else None)
+
+
 # ----------------------------------------------------------------------------------------------
 # declarations
 # ----------------------------------------------------------------------------------------------
@@ -482,6 +492,7 @@ COPYSIGN = _declare("copysign", _FLOAT, _copysign_backward, _copysign_save, doc=
 LOGADDEXP = _declare("logaddexp", _FLOAT, _logaddexp_backward(False), doc="log(exp(input) + exp(other))")
 LOGADDEXP2 = _declare("logaddexp2", _FLOAT, _logaddexp_backward(True), doc="log2(2**input + 2**other)")
 XLOGY = _declare("xlogy", _FLOAT, _xlogy_backward, doc="input * log(other), 0 where input is 0")
+XLOG1PY = _declare("xlog1py", _FLOAT, _xlog1py_backward, doc="input * log1p(other), 0 where input is 0")
 
 
 def _threshold_backward_backward(ctx, h):
@@ -528,7 +539,7 @@ def _grad_on() -> bool:
 # ops whose first operand may be a number, as PyTorch's (it wraps the number as a tensor): the name
 # of that argument in their errors
 _NUMBER_FIRST = {"add": "input", "sub": "input", "mul": "input", "div": "input", "true_divide": "input",
-                 "floor_divide": "input", "remainder": "input", "pow": "self", "xlogy": "self",
+                 "floor_divide": "input", "remainder": "input", "pow": "self", "xlogy": "self", "xlog1py": "self",
                  "bitwise_and": "self", "bitwise_or": "self", "bitwise_xor": "self", "bitwise_left_shift": "self",
                  "bitwise_right_shift": "self"}
 
@@ -805,6 +816,12 @@ def xlogy(input, other, *, out=None):
 @tensor_method
 def xlogy_(self, other):
     return _binary_(XLOGY, "xlogy", self, other, needs_self="any")  # self's gradient reads self (0 where it is 0)
+
+
+def xlog1py(input, other, *, out=None):
+    """``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is nan); either may be a
+    number (``torch.special.xlog1py``: no Tensor method)."""
+    return _binary(XLOG1PY, "xlog1py", input, other, out=out)
 
 
 def _comparison(op, name, tensor_other: bool = False):

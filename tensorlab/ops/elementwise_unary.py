@@ -45,6 +45,7 @@ _LN10 = math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2.0
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
 _SQRT1_2 = math.sqrt(0.5)
 _GELU_BETA = math.sqrt(2.0 / math.pi)
 _GELU_KAPPA = 0.044715
@@ -460,6 +461,78 @@ def _nan_to_num_backward(ctx, g):
     return (where(isfinite(_x(ctx)), g, 0.0),)
 
 
+# -- special functions (PyTorch's derivatives.yaml formulas; recomputed from the saved input, so the
+# result may be modified in place afterwards) ----------------------------------------------------
+
+
+def _lgamma_backward(ctx, g):
+    return (g * digamma(_x(ctx)),)
+
+
+def _digamma_backward(ctx, g):
+    return (g * polygamma(1, _x(ctx)),)
+
+
+def _polygamma_backward(ctx, g):
+    return (g * polygamma(ctx.params["n"] + 1, _x(ctx)),)
+
+
+def _i0_backward(ctx, g):
+    return (g * dispatch(I1, _x(ctx)),)
+
+
+def _i0e_backward(ctx, g):
+    x = _x(ctx)
+    return (g * (dispatch(I1E, x) - sign(x) * dispatch(I0E, x)),)
+
+
+def _tiny_safe(x):
+    """(|x| > eps, x with eps where it is not): PyTorch's i1/i1e backward evaluate 1/x away from 0
+    and use the limit 0.5 at it."""
+    eps = float(D.float_info(x.dtype).eps)
+    big = x.abs() > eps
+    return big, where(big, x, eps)
+
+
+def _i1_backward(ctx, g):
+    x = _x(ctx)
+    big, safe = _tiny_safe(x)
+    return (g * where(big, dispatch(I0, safe) - dispatch(I1, x) / safe, 0.5),)
+
+
+def _i1e_backward(ctx, g):
+    x = _x(ctx)
+    big, safe = _tiny_safe(x)
+    return (g * where(big, dispatch(I0E, safe) - dispatch(I1E, x) * (sign(safe) + 1 / safe), 0.5),)
+
+
+def _erfcx_backward(ctx, g):
+    x = _x(ctx)
+    return (g * (x * dispatch(ERFCX, x) * 2 - _TWO_OVER_SQRT_PI),)
+
+
+def _ndtr_backward(ctx, g):
+    x = _x(ctx)
+    return (g * exp(x * x * -0.5) * _INV_SQRT_2PI,)
+
+
+def _ndtri_backward(ctx, g):
+    y = dispatch(NDTRI, _x(ctx))
+    return (g * exp(y * y * 0.5) * _SQRT_2PI,)
+
+
+def _log_ndtr_backward(ctx, g):
+    # pdf / cdf as exp(-(log_ndtr(x) + x**2 / 2)) / sqrt(2 pi): finite far into the lower tail,
+    # where both pdf and cdf underflow
+    x = _x(ctx)
+    y = dispatch(LOG_NDTR, x)
+    return (g * exp(-(y + x * x * 0.5)) * _INV_SQRT_2PI,)
+
+
+def _entr_backward(ctx, g):
+    return (g * -(log(_x(ctx)) + 1),)
+
+
 # ----------------------------------------------------------------------------------------------
 # declarations
 # ----------------------------------------------------------------------------------------------
@@ -592,6 +665,34 @@ def _nan_to_num_args(x, nan=0.0, posinf=None, neginf=None):
 NAN_TO_NUM = _declare("nan_to_num", _SAME, _nan_to_num_backward, kernel_args=_nan_to_num_args,
                       doc="nan, +inf and -inf replaced by finite values")
 
+
+def _polygamma_args(x, n):
+    """The kernel's op for ``polygamma(n, x)``: PyTorch's digamma (n = 0), trigamma (n = 1), or
+    (-1)**(n+1) n! zeta(n + 1, x) with n + 1, the factor and (-1)**(n+1) as parameters (the factor
+    is inf past the compute type's range, as PyTorch's exp(lgamma(n + 1)))."""
+    if n == 0:
+        return "digamma", ()
+    if n == 1:
+        return "trigamma", ()
+    sign = 1.0 if n % 2 else -1.0
+    factor = float(math.factorial(n)) if n <= 170 else math.inf
+    return "polygamma", (float(n + 1), sign * factor, sign)
+
+
+LGAMMA = _declare("lgamma", _FLOAT, _lgamma_backward, doc="log |Gamma(input)|")
+DIGAMMA = _declare("digamma", _FLOAT, _digamma_backward, doc="Gamma'(input) / Gamma(input)")
+POLYGAMMA = _declare("polygamma", _FLOAT, _polygamma_backward, kernel_args=_polygamma_args,
+                     doc="the n-th derivative of digamma")
+I0 = _declare("i0", _FLOAT, _i0_backward, doc="modified Bessel function of the first kind, order 0")
+I0E = _declare("i0e", _FLOAT, _i0e_backward, doc="exp(-|input|) * i0(input)")
+I1 = _declare("i1", _FLOAT, _i1_backward, doc="modified Bessel function of the first kind, order 1")
+I1E = _declare("i1e", _FLOAT, _i1e_backward, doc="exp(-|input|) * i1(input)")
+ERFCX = _declare("erfcx", _FLOAT, _erfcx_backward, doc="exp(input**2) * erfc(input)")
+NDTR = _declare("ndtr", _FLOAT, _ndtr_backward, doc="the standard normal cdf")
+NDTRI = _declare("ndtri", _FLOAT, _ndtri_backward, doc="the inverse of the standard normal cdf")
+LOG_NDTR = _declare("log_ndtr", _FLOAT, _log_ndtr_backward, doc="log of the standard normal cdf")
+ENTR = _declare("entr", _FLOAT, _entr_backward, doc="-input * log(input), 0 at 0, -inf below")
+
 # ----------------------------------------------------------------------------------------------
 # public functions and methods
 # ----------------------------------------------------------------------------------------------
@@ -655,6 +756,101 @@ trunc, trunc_ = _make_simple("trunc")
 frac, frac_ = _make_simple("frac")
 logical_not, logical_not_ = _make_simple("logical_not")
 bitwise_not, bitwise_not_ = _make_simple("bitwise_not")
+lgamma, lgamma_ = _make_simple("lgamma")
+digamma, digamma_ = _make_simple("digamma")
+i0, i0_ = _make_simple("i0")
+
+
+def _make_special(name: str):
+    """``torch.special.<name>``: a function with ``out=``, no Tensor method (PyTorch has none)."""
+
+    def fn(input, *, out=None):
+        return _run(name, input, out=out)
+
+    fn.__name__ = name
+    fn.__doc__ = f"``{name}`` elementwise: {_REGISTRY[name][0].doc}."
+    return fn
+
+
+special_i0e = _make_special("i0e")
+special_i1 = _make_special("i1")
+special_i1e = _make_special("i1e")
+special_erfcx = _make_special("erfcx")
+special_ndtr = _make_special("ndtr")
+special_ndtri = _make_special("ndtri")
+special_log_ndtr = _make_special("log_ndtr")
+special_entr = _make_special("entr")
+
+
+def _polygamma_order(op: str, n) -> int:
+    if isinstance(n, bool) or not isinstance(n, int | np.integer):
+        raise TypeError(f"{op}(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return int(n)
+
+
+def polygamma(n, input, *, out=None):
+    """The ``n``-th derivative of digamma at ``input`` (``n`` = 0: digamma; PyTorch's algorithms:
+    its trigamma for n = 1, (-1)**(n+1) n! zeta(n + 1, x) above)."""
+    return _run("polygamma", input, out=out, n=_polygamma_order("polygamma", n))
+
+
+def _polygamma_method(self, n):
+    return _run("polygamma", self, n=_polygamma_order("polygamma", n))
+
+
+def polygamma_(self, n):
+    """``polygamma(n, self)`` in place."""
+    return _run_("polygamma", self, n=_polygamma_order("polygamma_", n))
+
+
+tensor_method(_polygamma_method, name="polygamma")
+tensor_method(polygamma_, name="polygamma_")
+
+
+def _mvlgamma_order(op: str, input, p) -> int:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if isinstance(p, bool) or not isinstance(p, int | np.integer):
+        raise TypeError(f"{op}(): argument 'p' (position 2) must be int, not {type(p).__name__}")
+    if input.dtype is D.bool:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    return int(p)
+
+
+def _mvlgamma(input, p: int):
+    """PyTorch's composite: sum_j lgamma(x - j/2), j = p-1 .. 0, + p (p - 1) / 4 log(pi). (PyTorch
+    2.15 no longer checks x > (p - 1) / 2: below it a term is a pole (inf) or lgamma of a negative.)"""
+    from .._factories import arange
+
+    dtype = input.dtype if input.dtype.is_floating_point else D.get_default_dtype()
+    # -(p-1)/2, ..., -1/2, 0 in PyTorch's order (its arange(-p/2 + 1/2, 1/2, 1/2)), exact
+    offsets = (arange(p, dtype=dtype, device=input.device) - (p - 1)) * 0.5
+    terms = lgamma(input.unsqueeze(-1) + offsets)
+    return terms.sum(-1) + p * (p - 1) * math.log(math.pi) * 0.25
+
+
+def mvlgamma(input, p, *, out=None):
+    """The multivariate log-gamma function of dimension ``p``."""
+    p = _mvlgamma_order("mvlgamma", input, p)
+    return E.composite_out("mvlgamma", _mvlgamma(input, p), out)
+
+
+def _mvlgamma_method(self, p):
+    return mvlgamma(self, p)
+
+
+def mvlgamma_(self, p):
+    """``mvlgamma(self, p)`` in place."""
+    p = _mvlgamma_order("mvlgamma_", self, p)
+    return E.inplace_composite("mvlgamma", lambda src: _mvlgamma(src, p), self)
+
+
+tensor_method(_mvlgamma_method, name="mvlgamma")
+tensor_method(mvlgamma_, name="mvlgamma_")
 
 
 def _make_predicate(name: str):
@@ -864,4 +1060,5 @@ __all__ = [
     "round_", "nan_to_num_",
     "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_",
     "gelu", "silu", "mish", "softplus", "hardsigmoid", "hardswish",
+    "lgamma", "lgamma_", "digamma", "digamma_", "polygamma", "mvlgamma", "i0", "i0_",
 ]

@@ -25,7 +25,7 @@ OPS = [
     "add", "sub", "mul", "div", "div_trunc", "div_floor", "remainder", "fmod", "pow", "maximum", "minimum",
     "fmax", "fmin", "atan2", "hypot", "copysign", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
     "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
-    "clamp_min", "clamp_max", "logaddexp", "logaddexp2", "xlogy", "threshold_backward",
+    "clamp_min", "clamp_max", "logaddexp", "logaddexp2", "xlogy", "threshold_backward", "xlog1py",
 ]
 CODES = {name: i for i, name in enumerate(OPS)}
 
@@ -65,7 +65,8 @@ LOGADDEXP: tl.constexpr = tl.constexpr(32)
 LOGADDEXP2: tl.constexpr = tl.constexpr(33)
 XLOGY: tl.constexpr = tl.constexpr(34)
 THRESHOLD_BACKWARD: tl.constexpr = tl.constexpr(35)
-assert len(OPS) == 36 and CODES["threshold_backward"] == 35
+XLOG1PY: tl.constexpr = tl.constexpr(36)
+assert len(OPS) == 37 and CODES["threshold_backward"] == 35 and CODES["xlog1py"] == 36
 
 INV_LN2: tl.constexpr = tl.constexpr(1.4426950408889634)
 
@@ -208,6 +209,9 @@ def _binary_op(a, b, alpha, OP: tl.constexpr, IS_FLOAT: tl.constexpr, NBITS: tl.
         y = tl.where((a == b) & (tl.abs(a) == INF), a, y)
     elif OP == XLOGY:  # a * log(b), and 0 where a == 0 (even for b = 0 or inf) unless b is nan
         y = tl.where(a == 0, 0.0, a * ld.log(b))
+        y = tl.where(b != b, b, y)
+    elif OP == XLOG1PY:  # a * log1p(b), and 0 where a == 0 (even for b = -1 or inf) unless b is nan
+        y = tl.where(a == 0, 0.0, a * ld.log1p(b))
         y = tl.where(b != b, b, y)
     elif OP == THRESHOLD_BACKWARD:  # relu's gradient a from its output b: 0 where b <= 0 (a nan b passes a)
         y = tl.where(b <= 0, 0.0, a)
@@ -366,6 +370,9 @@ def _np_binary(op: str, a, b, alpha, is_float: bool, nbits: int):
         return np.where((a == b) & np.isinf(a), a, y)
     if op == "xlogy":
         y = np.where(a == 0, 0, a * np.log(b))
+        return np.where(b != b, b, y)
+    if op == "xlog1py":
+        y = np.where(a == 0, 0, a * np.log1p(b))
         return np.where(b != b, b, y)
     if op == "threshold_backward":
         return np.where(b <= 0, np.zeros_like(a), a)

@@ -63,10 +63,21 @@ _NUMPY = {
 }
 
 
+# libdevice base name -> (module, function) of a numpy implementation imported on first use: those
+# modules hold Triton code that imports this one
+_LAZY = {"lgamma": ("_gamma", "lgamma_np"), "erfcx": ("_normal", "erfcx_np"), "normcdfinv": ("_normal", "ndtri_np")}
+
+
 def _numpy_for(symbol: str):
     name = symbol[len("__nv_"):] if symbol.startswith("__nv_") else symbol
     for candidate in (name, name[:-1]):
         if candidate in _NUMPY:
+            return _NUMPY[candidate]
+        if candidate in _LAZY:
+            import importlib
+
+            module, fn = _LAZY[candidate]
+            _NUMPY[candidate] = getattr(importlib.import_module(f"{__package__}.{module}"), fn)
             return _NUMPY[candidate]
     raise NotImplementedError(f"libdevice function {symbol} has no numpy emulation in the interpreter")
 

@@ -17,8 +17,11 @@ import math
 import numpy as np
 
 from .._triton import tl, triton
+from . import _bessel as BES
+from . import _gamma as GAM
 from . import common as C
 from ._erfinv import erfinv_np
+from ._normal import erfcx_np, log_ndtr_np, ndtr_np, ndtri_np
 from .libdevice import libdevice as ld
 from .libdevice import math_np
 
@@ -33,6 +36,8 @@ OPS = [
     "hardsigmoid", "hardswish", "erf", "erfinv", "floor", "ceil", "round", "round_decimals", "trunc", "frac",
     "logical_not", "bitwise_not", "isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit", "nan_to_num",
     "asinh", "acosh", "atanh", "erfc",
+    "lgamma", "digamma", "trigamma", "polygamma", "i0", "i0e", "i1", "i1e", "erfcx", "ndtr", "ndtri", "log_ndtr",
+    "entr",
 ]
 CODES = {name: i for i, name in enumerate(OPS)}
 
@@ -95,7 +100,20 @@ ASINH: tl.constexpr = tl.constexpr(55)
 ACOSH: tl.constexpr = tl.constexpr(56)
 ATANH: tl.constexpr = tl.constexpr(57)
 ERFC: tl.constexpr = tl.constexpr(58)
-assert len(OPS) == 59 and CODES["erfc"] == 58
+LGAMMA: tl.constexpr = tl.constexpr(59)
+DIGAMMA: tl.constexpr = tl.constexpr(60)
+TRIGAMMA: tl.constexpr = tl.constexpr(61)
+POLYGAMMA: tl.constexpr = tl.constexpr(62)
+I0: tl.constexpr = tl.constexpr(63)
+I0E: tl.constexpr = tl.constexpr(64)
+I1: tl.constexpr = tl.constexpr(65)
+I1E: tl.constexpr = tl.constexpr(66)
+ERFCX: tl.constexpr = tl.constexpr(67)
+NDTR: tl.constexpr = tl.constexpr(68)
+NDTRI: tl.constexpr = tl.constexpr(69)
+LOG_NDTR: tl.constexpr = tl.constexpr(70)
+ENTR: tl.constexpr = tl.constexpr(71)
+assert len(OPS) == 72 and CODES["erfc"] == 58 and CODES["entr"] == 71
 
 INF: tl.constexpr = tl.constexpr(float("inf"))
 SQRT1_2: tl.constexpr = tl.constexpr(0.70710678118654752440)
@@ -224,6 +242,34 @@ def _unary_op(x, p0, p1, p2, OP: tl.constexpr, IS_FLOAT: tl.constexpr, IS_BOOL: 
         y = ld.erfc(x)
     elif OP == ERFINV:
         y = ld.erfinv(x)
+    elif OP == LGAMMA:
+        y = ld.lgamma(x)
+    elif OP == DIGAMMA:
+        y = GAM.digamma(x)
+    elif OP == TRIGAMMA:
+        y = GAM.trigamma(x)
+    elif OP == POLYGAMMA:  # p0 = n + 1, p1 = (-1)**(n+1) n!, p2 = (-1)**(n+1): PyTorch's n! zeta(n + 1, x)
+        y = p1 * GAM.zeta(p0, x, p2)
+    elif OP == I0:
+        y = BES.i0(x)
+    elif OP == I0E:
+        y = BES.i0e(x)
+    elif OP == I1:
+        y = BES.i1(x)
+    elif OP == I1E:
+        y = BES.i1e(x)
+    elif OP == ERFCX:
+        y = ld.erfcx(x)
+    elif OP == NDTR:  # the normal cdf through erfc: no cancellation in the lower tail
+        y = 0.5 * ld.erfc(-x * SQRT1_2)
+    elif OP == NDTRI:
+        y = ld.normcdfinv(x)
+    elif OP == LOG_NDTR:  # PyTorch's: through erfcx below -1 (finite far into the tail), log1p above
+        t = x * SQRT1_2
+        y = tl.where(x < -1.0, ld.log(ld.erfcx(-t) * 0.5) - t * t, ld.log1p(-ld.erfc(t) * 0.5))
+    elif OP == ENTR:  # -x log x; 0 at 0, -inf below, nan stays nan
+        y = tl.where(x > 0, -x * ld.log(x), tl.where(x == 0, 0.0, -INF))
+        y = tl.where(x != x, x, y)
     elif OP == FLOOR:
         if IS_FLOAT:
             y = ld.floor(x)
@@ -382,7 +428,16 @@ _UFUNCS = {"neg": np.negative, "abs": np.abs, "exp": np.exp, "exp2": np.exp2, "e
            "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
            "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
            "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh}
-_SIMPLE = {**_UFUNCS, "erf": _np_erf, "erfc": _np_erfc, "erfinv": erfinv_np}
+def _np_entr(x):
+    c = x.dtype.type
+    y = np.where(x > 0, -x * np.log(np.where(x > 0, x, c(1))), np.where(x == 0, c(0), c(-np.inf)))
+    return np.where(x != x, x, y)
+
+
+_SIMPLE = {**_UFUNCS, "erf": _np_erf, "erfc": _np_erfc, "erfinv": erfinv_np, "lgamma": GAM.lgamma_np,
+           "digamma": GAM.digamma_np, "trigamma": GAM.trigamma_np, "i0": BES.i0_np, "i0e": BES.i0e_np,
+           "i1": BES.i1_np, "i1e": BES.i1e_np, "erfcx": erfcx_np, "ndtr": ndtr_np, "ndtri": ndtri_np,
+           "log_ndtr": log_ndtr_np, "entr": _np_entr}
 
 
 def _np_unary(op: str, x, p, is_float: bool, is_bool: bool):
@@ -392,6 +447,8 @@ def _np_unary(op: str, x, p, is_float: bool, is_bool: bool):
     fn = _SIMPLE.get(op)
     if fn is not None:
         return fn(x)
+    if op == "polygamma":
+        return p[1] * GAM.zeta_np(p[0], x, p[2])
     if op == "rsqrt":
         return c(1) / np.sqrt(x)
     if op == "square":

@@ -583,3 +583,207 @@ OPS += [
     OpInfo("addcdiv", tl.addcdiv, lambda x, a, b, value=1: x + value * a / b, _addc_samples, FLOATS,
            cuda_dtypes=(F32, F16, BF16)),
 ]
+
+# ----------------------------------------------------------------------------------------------
+# special functions (gamma family, Bessel i0/i1, normal distribution, entropy)
+#
+# References: math.lgamma; digamma/polygamma from a recurrence to x >= 20 and a longer asymptotic
+# series than the op's (Bernoulli numbers); i0/i1 from their power series; ndtri by bisection on
+# math.erfc; erfcx from math.erfc. PyTorch's values at the edges are encoded explicitly (i0(±inf)
+# and i1(±inf) are nan: exp(x) / sqrt(x) = inf / inf; polygamma(n >= 2, +inf) is nan: 0 * inf in
+# Cephes' zeta tail).
+# ----------------------------------------------------------------------------------------------
+
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798)
+
+
+def _scalar_ref(fn):
+    def ref(x, *args):
+        x = np.asarray(x, dtype=np.float64)
+        out = np.empty_like(x)
+        for i, v in np.ndenumerate(x):
+            out[i] = fn(float(v), *args)
+        return out
+
+    return ref
+
+
+def _lgamma1(v):
+    if math.isnan(v):
+        return v
+    if math.isinf(v) or (v <= 0 and v == math.floor(v)):
+        return math.inf
+    return math.lgamma(v)
+
+
+def _psi1(v):
+    if math.isnan(v) or v == -math.inf or (v < 0 and v == math.floor(v)):
+        return math.nan
+    if v == 0:
+        return math.copysign(math.inf, -v)
+    if v == math.inf:
+        return math.inf
+    if v < 0:
+        return _psi1(1 - v) - math.pi / math.tan(math.pi * (v - math.trunc(v)))
+    acc = 0.0
+    while v < 20:
+        acc -= 1 / v
+        v += 1
+    s = math.log(v) - 0.5 / v
+    for k, b in enumerate(_BERNOULLI, start=1):
+        s -= b / (2 * k * v ** (2 * k))
+    return acc + s
+
+
+def _hurwitz1(s, q):
+    """zeta(s, q) for integer s >= 2 and q not a non-positive integer: direct terms to q >= 20, then
+    Euler-Maclaurin with the Bernoulli numbers."""
+    acc = 0.0
+    while q < 20:
+        acc += q ** -s
+        q += 1
+    tail = q ** (1 - s) / (s - 1) + 0.5 * q ** -s
+    rising = s  # s (s + 1) ... (s + 2k - 2)
+    for k, b in enumerate(_BERNOULLI, start=1):
+        tail += b / math.factorial(2 * k) * rising * q ** (-s - 2 * k + 1)
+        rising *= (s + 2 * k - 1) * (s + 2 * k)
+    return acc + tail
+
+
+def _polygamma1(v, n):
+    if n == 0:
+        return _psi1(v)
+    if math.isnan(v):
+        return v
+    sign = 1.0 if n % 2 else -1.0
+    if v == -math.inf and n == 1:  # PyTorch's trigamma: sin(-inf) is nan
+        return math.nan
+    if v == -math.inf or (v <= 0 and v == math.floor(v)):  # poles (and -inf)
+        return math.inf if n == 1 else sign * math.inf
+    if v == math.inf:
+        return 0.0 if n == 1 else math.nan
+    return sign * math.factorial(n) * _hurwitz1(n + 1, v)
+
+
+def _i_series(v, order):
+    """i0 / i1 from the power series sum (x/2)**(2k + order) / (k! (k + order)!)."""
+    if math.isnan(v) or math.isinf(v):
+        return math.nan
+    if abs(v) > 700:
+        return math.copysign(math.inf, v) if order else math.inf
+    h = v / 2
+    term = 1.0 if order == 0 else h
+    total = term
+    k = 0
+    while abs(term) > 1e-17 * abs(total):
+        k += 1
+        term *= h * h / (k * (k + order))
+        total += term
+    return total
+
+
+def _i_scaled(v, order):
+    if math.isnan(v):
+        return v
+    if math.isinf(v):
+        return math.copysign(0.0, v) if order else 0.0
+    if abs(v) > 700:  # the asymptotic series sum_k (-1)**k a_k / |x|**k / sqrt(2 pi |x|)
+        a, total, mu = 1.0, 1.0, 4 * order * order
+        for k in range(1, 8):
+            a *= -(mu - (2 * k - 1) ** 2) / (k * 8 * abs(v))
+            total += a
+        return math.copysign(1.0, v if order else 1.0) * total / math.sqrt(2 * math.pi * abs(v))
+    return _i_series(v, order) * math.exp(-abs(v))
+
+
+def _erfcx1(v):
+    if v > 25:
+        return 1 / (math.sqrt(math.pi) * v) * (1 - 0.5 / v**2 + 0.75 / v**4)
+    if v < -26.5:
+        return math.inf
+    return math.exp(v * v) * math.erfc(v)
+
+
+def _ndtr1(v):
+    return 0.5 * math.erfc(-v / math.sqrt(2))
+
+
+def _ndtri1(p):
+    if math.isnan(p) or p < 0 or p > 1:
+        return math.nan
+    if p in (0.0, 1.0):
+        return math.copysign(math.inf, p - 0.5)
+    lo, hi = -40.0, 40.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if _ndtr1(mid) < p:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def _log_ndtr1(v):
+    if v < -30:  # log of erfc's asymptotic expansion
+        return -v * v / 2 - math.log(-v) - 0.5 * math.log(2 * math.pi) + math.log1p(-1 / v**2 + 3 / v**4)
+    return math.log(_ndtr1(v))
+
+
+def _entr_ref(x):
+    with np.errstate(all="ignore"):
+        y = np.where(x > 0, -x * np.log(np.where(x > 0, x, 1.0)), np.where(x == 0, 0.0, -np.inf))
+    return np.where(np.isnan(x), x, y)
+
+
+_POS_INTS = (0, 9)  # integer samples of the special functions (no negative poles to compare)
+_SPECIAL_TOL = {F32: (1e-5, 1e-5)}  # (float32 kernels sum recurrences: a few ulps more than one op)
+
+OPS += [
+    unary_info("lgamma", tl.lgamma, _scalar_ref(_lgamma1), domain=(0.2, 6.0), int_domain=(-3, 9),
+               extra=([-2.5, -0.5, -3.7, 1e-6, 6e4, 1.0, 2.0, -1.0],), tol=_SPECIAL_TOL),
+    unary_info("digamma", tl.digamma, _scalar_ref(_psi1), domain=(0.2, 6.0), int_domain=(1, 9),
+               extra=([-2.5, -0.3, -7.25, 1e-4, 6e4, 25.0, 10.0],), tol=_SPECIAL_TOL),
+    unary_info("polygamma_1", lambda x: tl.polygamma(1, x), lambda x: _scalar_ref(_polygamma1)(x, 1), domain=(0.2, 6.0),
+               int_domain=_POS_INTS, extra=([-2.5, -0.3, 1e-3, 30.0],), tol=_SPECIAL_TOL),
+    unary_info("polygamma_3", lambda x: tl.polygamma(3, x), lambda x: _scalar_ref(_polygamma1)(x, 3), domain=(0.3, 6.0),
+               int_domain=_POS_INTS, extra=([-2.5, -0.3, -3.75, 30.0],), tol=_SPECIAL_TOL),
+    unary_info("i0", tl.i0, _scalar_ref(lambda v: _i_series(v, 0)), domain=(-5.0, 5.0), extra=([9.0, -12.0, 50.0],)),
+    unary_info("special_i0e", tl.special.i0e, _scalar_ref(lambda v: _i_scaled(v, 0)), domain=(-5.0, 5.0),
+               extra=([9.0, -12.0, 50.0, 1e3],), tol=_SPECIAL_TOL),
+    unary_info("special_i1", tl.special.i1, _scalar_ref(lambda v: _i_series(v, 1)), domain=(-5.0, 5.0),
+               extra=([9.0, -12.0, 50.0],), tol=_SPECIAL_TOL),
+    unary_info("special_i1e", tl.special.i1e, _scalar_ref(lambda v: _i_scaled(v, 1)), domain=(-5.0, 5.0),
+               extra=([9.0, -12.0, 50.0, -1e3],), tol=_SPECIAL_TOL),
+    unary_info("special_erfcx", tl.special.erfcx, _scalar_ref(_erfcx1), domain=(-3.0, 8.0),
+               extra=([30.0, 6e4, -10.0, -30.0],), tol=_SPECIAL_TOL),
+    unary_info("special_ndtr", tl.special.ndtr, _scalar_ref(_ndtr1), domain=(-5.0, 5.0), extra=([-10.0, -30.0, 8.0],)),
+    unary_info("special_ndtri", tl.special.ndtri, _scalar_ref(_ndtri1), domain=(0.02, 0.98), int_domain=(0, 1),
+               extra=([1e-10, 1e-30, 0.999, 0.5, 1.5, -0.5],), tol=_SPECIAL_TOL),
+    unary_info("special_log_ndtr", tl.special.log_ndtr, _scalar_ref(_log_ndtr1), domain=(-6.0, 4.0),
+               extra=([-20.0, -40.0, -6e4, 10.0],), tol=_SPECIAL_TOL),
+    unary_info("special_entr", tl.special.entr, _entr_ref, domain=(0.1, 4.0), int_domain=(-2, 9)),
+    binary_info("special_xlog1py", tl.special.xlog1py,
+                lambda a, b: np.where(np.isnan(b), b, np.where(a == 0, 0.0, a * np.log1p(b))), result="float",
+                b_domain=(-0.9, 3.0), int_b_domain=(0, 9), scalars=(2.5,), cuda_dtypes=(F32, BF16)),
+]
+
+
+def _mvlgamma_samples(dtype, rng):
+    rdt = _float_result(dtype).name
+    lo = 2.0 if dtype.is_floating_point else 2
+    out = [SampleInput((random_array(s, dtype, rng, low=lo, high=6.0 if dtype.is_floating_point else 9), p),
+                       {"_rdt": rdt}, name=f"{s} p={p}") for s, p in (((), 1), ((0,), 2), ((7,), 3), ((3, 5), 4))]
+    return out
+
+
+def _mvlgamma_ref(x, p):
+    x = np.asarray(x, dtype=np.float64)
+    lg = _scalar_ref(_lgamma1)
+    return sum(lg(x - j / 2) for j in range(p)) + p * (p - 1) / 4 * math.log(math.pi)
+
+
+OPS += [
+    OpInfo("mvlgamma", _wrap_op(tl.mvlgamma), _wrap_ref(_mvlgamma_ref), _mvlgamma_samples,
+           tuple(d for d in ALL if d is not tl.bool), cuda_dtypes=(F32,), tol={F32: (1e-5, 1e-5), F16: (2e-3, 1e-2),
+                                                                              BF16: (2e-2, 1e-1)}),
+]
