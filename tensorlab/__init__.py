@@ -36,7 +36,7 @@ from ._determinism import (
     is_deterministic_algorithms_warn_only_enabled,
     use_deterministic_algorithms,
 )
-from ._device import device
+from ._device import device, get_default_device, set_default_device
 from ._dlpack import from_dlpack
 from ._dtype import (
     bfloat16,

@@ -38,6 +38,15 @@ class device:
         self.type = text
         self.index = None if text == "cpu" else index
 
+    def __enter__(self):  # ``with tl.device("cuda"):`` makes it the default device inside
+        _default_stack.append(_default_device[0])
+        _default_device[0] = self
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        _default_device[0] = _default_stack.pop()
+        return False
+
     def __eq__(self, other):
         if other is self:  # as_device hands out one object per device
             return True
@@ -66,13 +75,32 @@ class device:
 CPU = device("cpu")
 
 
+# tl.set_default_device's device (None: cpu), and the defaults `with tl.device(...)` blocks replaced
+_default_device = [None]
+_default_stack: list = []
+
+
+def set_default_device(dev) -> None:
+    """Where factories (``tensor``, ``zeros``, ``rand``, ``arange``..., and so module parameters)
+    put a tensor made without ``device=``, as ``torch.set_default_device``; None restores cpu. A bare
+    ``"cuda"`` means the current cuda device at each call."""
+    _default_device[0] = None if dev is None else device(dev) if not isinstance(dev, device) else dev
+
+
+def get_default_device() -> device:
+    return as_device(None)
+
+
 def as_device(value) -> device:
-    """Normalise a device argument; a bare ``cuda`` resolves to the current cuda device.
+    """Normalise a device argument; a bare ``cuda`` resolves to the current cuda device; None is
+    the default device (cpu unless ``set_default_device`` or a ``with tl.device(...)`` block says).
 
     Returns one shared object per device, so that tensors made on a device carry the same object
     and the dispatcher's same-device check is an identity test."""
     if value is None:
-        return CPU
+        value = _default_device[0]
+        if value is None:
+            return CPU
     d = value if isinstance(value, device) else device(value)
     if d.type == "cpu":
         return CPU

@@ -18,7 +18,7 @@ import numpy as np
 from tensorlab_kernels import fill as kfill
 
 from . import _dtype as D
-from ._device import CPU, as_device
+from ._device import CPU, as_device, get_default_device
 from ._dispatch import dispatch, empty_tensor
 from ._layout import format_strides, preserve_format
 from ._registry import Plan, defop
@@ -271,9 +271,9 @@ def _check_values_fit(op: str, arr: np.ndarray, dtype: D.dtype) -> None:
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like ``tensor`` but shares memory with a numpy array or tensor when dtype and device allow."""
     dt = None if dtype is None else D.as_dtype(dtype, "as_tensor")
-    dev = None if device is None else as_device(device)
-    if isinstance(data, Tensor):
-        return data.to(device=dev or data.device, dtype=dt or data.dtype)
+    if isinstance(data, Tensor):  # (a tensor stays where it is unless device= says otherwise)
+        return data.to(device=data.device if device is None else as_device(device), dtype=dt or data.dtype)
+    dev = None if device is None and get_default_device() is CPU else as_device(device)
     if isinstance(data, np.ndarray) and data.dtype in D._BY_NP and all(s >= 0 for s in data.strides):
         t = from_numpy(data)
         if dt is not None and dt is not t.dtype:

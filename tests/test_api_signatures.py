@@ -190,3 +190,33 @@ def test_use_deterministic_algorithms_is_recorded():
     assert not tl.are_deterministic_algorithms_enabled() and not tl.is_deterministic_algorithms_warn_only_enabled()
     with pytest.raises(TypeError, match="mode"):
         tl.use_deterministic_algorithms(1)
+
+
+def test_set_default_device_and_device_context():
+    import numpy as np
+
+    assert tl.get_default_device() == tl.device("cpu")
+    try:
+        tl.set_default_device("cuda")
+        assert tl.get_default_device().type == "cuda"
+        made = [tl.zeros(2), tl.ones(1), tl.empty(1), tl.full((1,), 2.0), tl.tensor([1]), tl.rand(2), tl.randn(1),
+                tl.randint(0, 3, (2,)), tl.randperm(3), tl.arange(3), tl.linspace(0, 1, 3), tl.eye(2),
+                tl.as_tensor(np.ones(2)), tl.nn.Linear(2, 2).weight]
+        assert all(t.device.type == "cuda" for t in made)
+        cpu_t = tl.ones(2, device="cpu")
+        assert tl.as_tensor(cpu_t) is cpu_t and tl.from_numpy(np.ones(1)).device.type == "cpu"
+        # a training step: the optimizer's step counters stay cpu scalars
+        lin = tl.nn.Linear(2, 1)
+        opt = tl.optim.Adam(lin.parameters())
+        lin(tl.ones(3, 2)).sum().backward()
+        opt.step()
+        assert opt.state[lin.weight]["step"].device.type == "cpu"
+    finally:
+        tl.set_default_device(None)
+    assert tl.zeros(1).device.type == "cpu"
+    with tl.device("cuda") as d:
+        assert d.type == "cuda" and tl.ones(1).device.type == "cuda"
+        with tl.device("cpu"):
+            assert tl.ones(1).device.type == "cpu"
+        assert tl.ones(1).device.type == "cuda"
+    assert tl.ones(1).device.type == "cpu" and tl.get_default_device() == tl.device("cpu")

@@ -440,7 +440,7 @@ def host_scalar(value) -> Tensor:
         if value.numel() != 1:
             raise ValueError(f"a step counter must have one element, got shape {list(value.shape)}")
         value = value.item()
-    return tensor(float(value), dtype=D.float32)
+    return tensor(float(value), dtype=D.float32, device="cpu")  # (cpu whatever the default device)
 
 
 def _host_cell(t: Tensor):
