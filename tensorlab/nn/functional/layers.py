@@ -475,6 +475,25 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return diff.norm(p, ndim - 1, keepdim=keepdim)
 
 
+@autocast_float32
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """The p-norm distances between the rows of an (N, M) ``input``, each pair i < j once, in
+    row-major order of (i, j): N(N-1)/2 values (``cdist(x, x)``'s upper triangle)."""
+    from ... import triu_indices
+
+    if not isinstance(input, Tensor):
+        raise TypeError(f"pdist(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype.name}")
+    if isinstance(p, bool) or not isinstance(p, int | float) or p < 0:
+        raise RuntimeError(f"pdist only supports non-negative p values, got {p}")
+    n = input.shape[0]
+    i, j = triu_indices(n, n, 1, device=input.device)
+    return (input[i] - input[j]).norm(p, 1)
+
+
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
 
@@ -557,4 +576,4 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
 
 __all__ = ["alpha_dropout", "bilinear", "cosine_similarity", "dropout", "dropout1d", "dropout2d", "dropout3d",
            "embedding", "embedding_bag", "feature_alpha_dropout", "linear", "normalize", "one_hot", "pad",
-           "pairwise_distance"]
+           "pairwise_distance", "pdist"]
