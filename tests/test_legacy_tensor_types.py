@@ -65,3 +65,32 @@ def test_untyped_storage_tells_shared_memory():
     assert x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr() != z.untyped_storage().data_ptr()
     assert y.untyped_storage().nbytes() == 24 == len(x.untyped_storage()) == x.untyped_storage().size()
     assert x.untyped_storage().device == tl.device("cpu") and x.untyped_storage().element_size() == 1
+
+
+def test_apply_and_map_run_python_callables_in_place():
+    x = tl.tensor([1.0, 2.0, 3.0])
+    assert x.apply_(lambda v: v * 2) is x and x.tolist() == [2.0, 4.0, 6.0]
+    x.map_(tl.tensor([1.0, 1.0, 1.0]), lambda a, b: a + b)
+    x.map_(tl.tensor(10.0), lambda a, b: a + b)  # broadcasts
+    assert x.tolist() == [13.0, 15.0, 17.0]
+    i = tl.tensor([1, 2])
+    assert i.apply_(lambda v: v / 2).tolist() == [0, 1]  # cast back to the tensor's dtype
+    t = tl.arange(6.0).reshape(2, 3).t()  # strided: written through the view
+    t.apply_(lambda v: v + 100)
+    assert t.tolist() == [[100.0, 103.0], [101.0, 104.0], [102.0, 105.0]]
+    v0 = x._version
+    x.apply_(lambda v: v)
+    assert x._version > v0
+    with pytest.raises(RuntimeError, match="requires grad"):
+        tl.ones(2, requires_grad=True).apply_(lambda v: v)
+    with pytest.raises(TypeError, match="CPU"):
+        tl.ones(2, device="cuda").apply_(lambda v: v)
+
+
+def test_dim_order_to_dense_typename():
+    assert tl.ones(2, 3).t().dim_order() == (1, 0)
+    assert tl.ones(2, 3, 4).permute(2, 0, 1).dim_order() == (1, 2, 0)
+    assert tl.empty(2, 1, 3).dim_order() == (0, 1, 2)
+    x = tl.ones(2)
+    assert x.to_dense() is x and x.to_dense(tl.float64).dtype is tl.float64
+    assert tl.typename(x) == "tensorlab.FloatTensor" and tl.typename(1) == "int"
