@@ -210,8 +210,24 @@ class _ForeignMemory:
                 pass
 
 
-def from_dlpack(ext) -> Tensor:
-    """A tensor sharing memory with ``ext`` (any object with ``__dlpack__``, or a capsule)."""
+def from_dlpack(ext, *, device=None, copy: bool | None = None) -> Tensor:
+    """A tensor sharing memory with ``ext`` (any object with ``__dlpack__``, or a capsule).
+    ``device``: the tensor's device (a copy when it is not ``ext``'s; ``copy=False`` then raises);
+    ``copy=True``: always a copy."""
+    t = _from_dlpack(ext)
+    if device is not None:
+        from ._device import as_device
+
+        dev = as_device(device)
+        if dev != t.device:
+            if copy is False:
+                raise BufferError(f"from_dlpack: copy=False, but the data is on {t.device} and device={dev} asks "
+                                  "for a copy")
+            return t.to(dev)
+    return t.clone() if copy else t
+
+
+def _from_dlpack(ext) -> Tensor:
     if isinstance(ext, Tensor):
         return ext
     if hasattr(ext, "__dlpack_device__"):

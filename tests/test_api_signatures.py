@@ -220,3 +220,24 @@ def test_set_default_device_and_device_context():
             assert tl.ones(1).device.type == "cpu"
         assert tl.ones(1).device.type == "cuda"
     assert tl.ones(1).device.type == "cpu" and tl.get_default_device() == tl.device("cpu")
+
+
+def test_from_dlpack_device_and_copy_modules_remove_duplicate_dataloader_keywords():
+    import numpy as np
+
+    a = np.arange(3.0)
+    shared = tl.from_dlpack(a)
+    assert np.shares_memory(shared.numpy(), a)
+    copied = tl.from_dlpack(a, copy=True)
+    assert copied.tolist() == [0.0, 1.0, 2.0] and not np.shares_memory(copied.numpy(), a)
+    moved = tl.from_dlpack(a, device="cuda")
+    assert moved.device.type == "cuda" and moved.tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(BufferError, match="copy=False"):
+        tl.from_dlpack(a, device="cuda", copy=False)
+    lin = tl.nn.Linear(1, 1)
+    seq = tl.nn.Sequential(lin, lin)
+    assert len(list(seq.modules())) == 2 and len(list(seq.modules(remove_duplicate=False))) == 3
+    loader = tl.utils.data.DataLoader(list(range(4)), batch_size=2, in_order=False, pin_memory_device="")
+    assert [b.tolist() for b in loader] == [[0, 1], [2, 3]]
+    with pytest.raises(ValueError, match="pin_memory_device"):
+        tl.utils.data.DataLoader([1], pin_memory_device="xpu")

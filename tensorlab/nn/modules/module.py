@@ -364,8 +364,8 @@ class Module:
                 continue
             yield from m.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
 
-    def modules(self) -> Iterator[Module]:
-        for _, m in self.named_modules():
+    def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
+        for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
     def get_submodule(self, target: str) -> Module:

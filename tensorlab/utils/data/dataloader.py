@@ -109,7 +109,14 @@ class DataLoader:
     def __init__(self, dataset, batch_size: int | None = 1, shuffle: bool | None = None, sampler=None,
                  batch_sampler=None, num_workers: int = 0, collate_fn=None, pin_memory: bool = False,
                  drop_last: bool = False, timeout: float = 0, worker_init_fn=None, multiprocessing_context=None,
-                 generator=None, *, prefetch_factor: int | None = None, persistent_workers: bool = False):
+                 generator=None, *, prefetch_factor: int | None = None, persistent_workers: bool = False,
+                 pin_memory_device: str = "", in_order: bool = True):
+        # (pin_memory_device: PyTorch's deprecated choice of the device pinned memory serves: here always
+        # cuda. in_order=False lets PyTorch hand out a batch a slow worker holds back; batches in order
+        # are one of the orders it allows, and the one tensorlab's loader keeps.)
+        if pin_memory_device not in ("", "cuda") and not str(pin_memory_device).startswith("cuda:"):
+            raise ValueError(f"pin_memory_device: tensorlab pins memory for cuda only, got {pin_memory_device!r}")
+        self.pin_memory_device, self.in_order = pin_memory_device, bool(in_order)
         if not isinstance(num_workers, int) or isinstance(num_workers, bool) or num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
                              f"multiprocessing (got num_workers={num_workers!r}).")
