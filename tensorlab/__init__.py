@@ -21,6 +21,7 @@ from . import (  # noqa: E402,I001  (after the ops they compose)
     backends,
     cuda,
     datasets,
+    distributions,
     func,
     library,
     linalg,

@@ -1,0 +1,130 @@
+"""``Binomial(total_count=1, probs=None, logits=None)``: the number of successes in ``total_count``
+independent Bernoulli(probs) trials.
+
+Sampling sums Bernoulli draws (tensorlab has no binomial sampler op): memory and time grow with
+``max(total_count)``, fine for the small counts it is meant for; the trials are drawn in chunks
+so a large count costs time, not memory."""
+
+from __future__ import annotations
+
+import tensorlab as tl
+
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+
+__all__ = ["Binomial"]
+
+_TRIALS_PER_CHUNK_ELEMENTS = 1 << 22  # Bernoulli draws held at once while sampling
+
+
+def _clamp_by_zero(x):
+    # max(x, 0) with gradient 1/2 at x == 0 (as PyTorch: its logits gradient is then symmetric)
+    return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
+
+
+class Binomial(Distribution):
+    """The binomial distribution, parametrised by ``probs`` or ``logits`` (not both)."""
+
+    arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
+                       "logits": constraints.real}
+    has_enumerate_support = True
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args: bool | None = None) -> None:
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            self.total_count, self.probs = broadcast_all(total_count, probs)
+            self.total_count = self.total_count.type_as(self.probs)
+        else:
+            self.total_count, self.logits = broadcast_all(total_count, logits)
+            self.total_count = self.total_count.type_as(self.logits)
+        self._param = self.probs if probs is not None else self.logits
+        super().__init__(self._param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Binomial, _instance)
+        batch_shape = tl.Size(batch_shape)
+        new.total_count = self.total_count.expand(batch_shape)
+        if "probs" in self.__dict__:
+            new.probs = self.probs.expand(batch_shape)
+            new._param = new.probs
+        if "logits" in self.__dict__:
+            new.logits = self.logits.expand(batch_shape)
+            new._param = new.logits
+        super(Binomial, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self):
+        return constraints.integer_interval(0, self.total_count)
+
+    @property
+    def mean(self):
+        return self.total_count * self.probs
+
+    @property
+    def mode(self):
+        return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
+
+    @property
+    def variance(self):
+        return self.total_count * self.probs * (1 - self.probs)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    def sample(self, sample_shape=()):
+        shape = tuple(self._extended_shape(sample_shape))
+        with tl.no_grad():
+            counts = self.total_count.detach().expand(shape)
+            probs = self.probs.detach().expand(shape)
+            result = tl.zeros(shape, dtype=probs.dtype, device=probs.device)
+            n_max = int(counts.max()) if counts.numel() else 0
+            chunk = max(1, _TRIALS_PER_CHUNK_ELEMENTS // max(1, counts.numel()))
+            for start in range(0, n_max, chunk):
+                n = min(chunk, n_max - start)
+                trials = tl.bernoulli(probs.expand((n,) + shape))
+                # trial i counts where i < total_count
+                index = tl.arange(start, start + n, dtype=probs.dtype, device=probs.device)
+                live = index.view((n,) + (1,) * len(shape)) < counts
+                result = result + (trials * live).sum(0)
+            return result
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        log_factorial_n = tl.lgamma(self.total_count + 1)
+        log_factorial_k = tl.lgamma(value + 1)
+        log_factorial_nmk = tl.lgamma(self.total_count - value + 1)
+        # n * log(1 + exp(logits)), stably
+        normalize_term = (self.total_count * _clamp_by_zero(self.logits)
+                          + self.total_count * tl.log1p(tl.exp(-tl.abs(self.logits))) - log_factorial_n)
+        return value * self.logits - log_factorial_k - log_factorial_nmk - normalize_term
+
+    def entropy(self):
+        total_count = int(self.total_count.max())
+        if not self.total_count.min() == total_count:
+            raise NotImplementedError("Inhomogeneous total count not supported by `entropy`.")
+        log_prob = self.log_prob(self.enumerate_support(False))
+        return -(tl.exp(log_prob) * log_prob).sum(0)
+
+    def enumerate_support(self, expand: bool = True):
+        total_count = int(self.total_count.max())
+        if not self.total_count.min() == total_count:
+            raise NotImplementedError("Inhomogeneous total count not supported by `enumerate_support`.")
+        values = tl.arange(1 + total_count, dtype=self._param.dtype, device=self._param.device)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values

@@ -1,0 +1,196 @@
+"""Normal, Uniform, Exponential, Laplace, LogNormal: closed-form values, moments of samples,
+reparametrised gradients, shapes, cuda."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tensorlab as tl
+from tensorlab.distributions import Exponential, Laplace, LogNormal, Normal, Uniform
+
+from ..conftest import DEVICES
+from .helpers import assert_close, assert_moments, f64, npy
+
+LOC = np.array([0.5, -1.0, 2.0])
+SCALE = np.array([1.5, 0.3, 2.0])
+X = np.array([[0.1, -1.2, 3.0], [2.0, 0.0, -1.0]])
+U = np.array([0.1, 0.5, 0.97])
+ERF = np.vectorize(math.erf)
+
+
+def test_normal_values():
+    d = Normal(f64(LOC), f64(SCALE))
+    z = (X - LOC) / SCALE
+    assert_close(d.log_prob(f64(X)), -0.5 * z**2 - np.log(SCALE) - 0.5 * math.log(2 * math.pi))
+    assert_close(d.cdf(f64(X)), 0.5 * (1 + ERF(z / math.sqrt(2))))
+    assert_close(d.cdf(d.icdf(f64(U))), U)
+    assert_close(d.icdf(f64([0.5, 0.5, 0.5])), LOC)
+    assert_close(d.entropy(), 0.5 + 0.5 * math.log(2 * math.pi) + np.log(SCALE))
+    assert_close(d.mean, LOC)
+    assert_close(d.mode, LOC)
+    assert_close(d.stddev, SCALE)
+    assert_close(d.variance, SCALE**2)
+    assert_close(d.perplexity(), np.exp(0.5 + 0.5 * math.log(2 * math.pi) + np.log(SCALE)))
+
+
+def test_uniform_values():
+    low, high = np.array([0.0, -2.0]), np.array([1.0, 3.0])
+    d = Uniform(low=f64(low), high=f64(high))
+    x = np.array([0.5, 2.9])
+    assert_close(d.log_prob(f64(x)), -np.log(high - low))
+    assert_close(d.cdf(f64(x)), (x - low) / (high - low))
+    assert_close(d.icdf(f64([0.25, 0.5])), low + np.array([0.25, 0.5]) * (high - low))
+    assert_close(d.entropy(), np.log(high - low))
+    assert_close(d.mean, (low + high) / 2)
+    assert_close(d.variance, (high - low) ** 2 / 12)
+    assert_close(d.stddev, (high - low) / math.sqrt(12))
+    assert np.isnan(npy(d.mode)).all()
+    # outside [low, high): probability 0 (validation off)
+    free = Uniform(f64(low), f64(high), validate_args=False)
+    assert_close(free.log_prob(f64([1.0, -3.0])), [-np.inf, -np.inf])
+    assert_close(free.cdf(f64([2.0, -3.0])), [1.0, 0.0])
+
+
+def test_exponential_values():
+    rate = np.array([0.5, 2.0])
+    d = Exponential(f64(rate))
+    x = np.array([[0.0, 1.5], [3.0, 0.2]])
+    assert_close(d.log_prob(f64(x)), np.log(rate) - rate * x)
+    assert_close(d.cdf(f64(x)), 1 - np.exp(-rate * x))
+    assert_close(d.icdf(f64([0.3, 0.9])), -np.log1p(-np.array([0.3, 0.9])) / rate)
+    assert_close(d.entropy(), 1 - np.log(rate))
+    assert_close(d.mean, 1 / rate)
+    assert_close(d.stddev, 1 / rate)
+    assert_close(d.variance, rate**-2.0)
+    assert_close(d.mode, [0.0, 0.0])
+
+
+def test_laplace_values():
+    d = Laplace(f64(LOC), f64(SCALE))
+    assert_close(d.log_prob(f64(X)), -np.log(2 * SCALE) - np.abs(X - LOC) / SCALE)
+    cdf = np.where(X < LOC, 0.5 * np.exp((X - LOC) / SCALE), 1 - 0.5 * np.exp(-(X - LOC) / SCALE))
+    assert_close(d.cdf(f64(X)), cdf)
+    assert_close(d.cdf(d.icdf(f64(U))), U)
+    assert_close(d.entropy(), 1 + np.log(2 * SCALE))
+    assert_close(d.variance, 2 * SCALE**2)
+    assert_close(d.stddev, math.sqrt(2) * SCALE)
+
+
+def test_lognormal_values():
+    d = LogNormal(f64(LOC), f64(SCALE))
+    y = np.exp(X)
+    z = (X - LOC) / SCALE
+    assert_close(d.log_prob(f64(y)), -0.5 * z**2 - np.log(SCALE) - 0.5 * math.log(2 * math.pi) - X)
+    assert_close(d.cdf(f64(y)), 0.5 * (1 + ERF(z / math.sqrt(2))))
+    assert_close(d.cdf(d.icdf(f64(U))), U)
+    assert_close(d.mean, np.exp(LOC + SCALE**2 / 2))
+    assert_close(d.mode, np.exp(LOC - SCALE**2))
+    assert_close(d.variance, np.expm1(SCALE**2) * np.exp(2 * LOC + SCALE**2))
+    assert_close(d.entropy(), 0.5 + 0.5 * math.log(2 * math.pi) + np.log(SCALE) + LOC)
+
+
+@pytest.mark.parametrize("make, mean, var", [
+    (lambda: Normal(f64([1.0, -2.0]), f64([0.5, 3.0])), [1.0, -2.0], [0.25, 9.0]),
+    (lambda: Uniform(f64([0.0, -1.0]), f64([1.0, 5.0])), [0.5, 2.0], [1 / 12, 3.0]),
+    (lambda: Exponential(f64([0.5, 4.0])), [2.0, 0.25], [4.0, 1 / 16]),
+    (lambda: Laplace(f64([1.0, 0.0]), f64([0.5, 2.0])), [1.0, 0.0], [0.5, 8.0]),
+    (lambda: LogNormal(f64([0.0, 0.5]), f64([0.25, 0.5])), None, None),
+])
+def test_sample_moments(make, mean, var):
+    tl.manual_seed(1234)
+    d = make()
+    mean = npy(d.mean) if mean is None else mean
+    var = npy(d.variance) if var is None else var
+    for draw in (d.sample, d.rsample):
+        s = draw((20000,))
+        assert tuple(s.shape) == (20000, 2) and s.dtype == tl.float64
+        assert_moments(s, mean, var)
+
+
+def test_rsample_gradients():
+    # x = loc + scale * eps: dE[x]/dloc = 1, dE[x]/dscale = E[eps] ~ 0; for the sum of x^2 the analytic
+    # pathwise gradient is 2x * dx/dparam
+    tl.manual_seed(0)
+    loc = f64([0.5, -1.0], requires_grad=True)
+    scale = f64([2.0, 0.5], requires_grad=True)
+    x = Normal(loc, scale).rsample((1000,))
+    x.mean(0).sum().backward()
+    assert_close(loc.grad, [1.0, 1.0])
+    eps = (npy(x) - npy(loc)) / npy(scale)
+    assert_close(scale.grad, eps.mean(0))
+    # Exponential: x = E / rate, so dx/drate = -x / rate
+    rate = f64([0.5, 3.0], requires_grad=True)
+    x = Exponential(rate).rsample((50,))
+    x.sum().backward()
+    assert_close(rate.grad, -(npy(x) / npy(rate)).sum(0))
+    # Uniform: x = low + u (high - low): d/dlow = 1 - u, d/dhigh = u
+    low, high = f64([0.0], requires_grad=True), f64([2.0], requires_grad=True)
+    x = Uniform(low, high).rsample((20,))
+    x.sum().backward()
+    u = npy(x) / 2
+    assert_close(low.grad, (1 - u).sum(0))
+    assert_close(high.grad, u.sum(0))
+
+
+@pytest.mark.parametrize("cls, params, value", [
+    (Normal, ([0.3, -0.2], [1.2, 0.7]), [0.5, 1.0]),
+    (Laplace, ([0.3, -0.2], [1.2, 0.7]), [0.5, 1.0]),
+    (LogNormal, ([0.3, -0.2], [1.2, 0.7]), [0.5, 1.0]),
+    (Uniform, ([0.0, -1.0], [1.0, 2.0]), [0.5, 1.0]),
+    (Exponential, ([0.5, 2.0],), [0.5, 1.0]),
+])
+def test_gradcheck_log_prob_entropy(cls, params, value):
+    ps = tuple(f64(p, requires_grad=True) for p in params)
+    v = f64(value)
+    assert tl.autograd.gradcheck(lambda *a: cls(*a).log_prob(v), ps)
+    assert tl.autograd.gradcheck(lambda *a: cls(*a).entropy(), ps)
+
+
+def test_shapes_and_expand():
+    d = Normal(f64([[0.0], [1.0]]), f64([1.0, 2.0, 3.0]))  # broadcast to (2, 3)
+    assert d.batch_shape == (2, 3) and d.event_shape == ()
+    assert tuple(d.sample().shape) == (2, 3)
+    assert tuple(d.sample((4, 5)).shape) == (4, 5, 2, 3)
+    assert tuple(d.rsample([7]).shape) == (7, 2, 3)
+    e = d.expand((4, 2, 3))
+    assert e.batch_shape == (4, 2, 3) and isinstance(e, Normal)
+    assert_close(e.log_prob(f64(0.5)), np.broadcast_to(npy(d.log_prob(f64(0.5))), (4, 2, 3)))
+    # numbers: batch shape (), default dtype
+    s = Normal(0.0, 1.0)
+    assert s.batch_shape == () and s.loc.dtype == tl.float32
+    assert tuple(s.sample((3,)).shape) == (3,)
+    mixed = Normal(f64([0.0, 1.0]), 1)
+    assert mixed.scale.dtype == tl.float64 and mixed.batch_shape == (2,)
+    assert Uniform(0, 1).has_rsample and Exponential(1.0).has_rsample and Laplace(0, 1).has_rsample
+    with pytest.warns(FutureWarning):
+        assert tuple(s.sample_n(2).shape) == (2,)
+
+
+def test_keyword_forms():
+    a = Normal(loc=f64([0.0]), scale=f64([2.0]), validate_args=True)
+    b = Normal(f64([0.0]), f64([2.0]), True)
+    assert_close(a.log_prob(value=f64([1.0])), npy(b.log_prob(f64([1.0]))))
+    assert tuple(a.sample(sample_shape=(3,)).shape) == (3, 1)
+    assert_close(Exponential(rate=f64([2.0])).mean, [0.5])
+    assert_close(Laplace(loc=f64([1.0]), scale=f64([1.0])).mean, [1.0])
+    assert_close(Uniform(low=0.0, high=4.0).mean, 2.0)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_devices(device):
+    tl.manual_seed(3)
+    loc = tl.tensor([0.5, -1.0], device=device)
+    scale = tl.tensor([1.5, 0.5], device=device)
+    d = Normal(loc, scale)
+    s = d.rsample((3,))
+    assert s.device.type == device and tuple(s.shape) == (3, 2)
+    x = np.array([0.25, 1.0])
+    z = (x - npy(loc)) / npy(scale)
+    ref = -0.5 * z**2 - np.log(npy(scale)) - 0.5 * math.log(2 * math.pi)
+    np.testing.assert_allclose(npy(d.log_prob(tl.tensor(x, dtype=tl.float32, device=device))), ref, rtol=1e-5)
+    e = Exponential(tl.tensor([2.0], device=device))
+    assert e.sample((4,)).device.type == device
+    np.testing.assert_allclose(npy(e.cdf(tl.tensor([1.0], device=device))), 1 - np.exp(-2.0), rtol=1e-6)

@@ -1,0 +1,192 @@
+"""Bernoulli, Categorical, OneHotCategorical, Poisson, Binomial, Geometric: closed-form values,
+sample frequencies, enumerate_support, logits <-> probs, shapes, cuda."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tensorlab as tl
+from tensorlab.distributions import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical, Poisson
+from tensorlab.distributions.one_hot_categorical import OneHotCategoricalStraightThrough
+
+from ..conftest import DEVICES
+from .helpers import assert_close, assert_moments, f64, lgamma, npy
+
+P = np.array([0.2, 0.5, 0.9])
+
+
+def test_bernoulli_values():
+    for d in (Bernoulli(f64(P)), Bernoulli(logits=f64(np.log(P / (1 - P))))):
+        x = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+        assert_close(d.log_prob(f64(x)), x * np.log(P) + (1 - x) * np.log1p(-P))
+        assert_close(d.entropy(), -(P * np.log(P) + (1 - P) * np.log1p(-P)))
+        assert_close(d.mean, P)
+        assert_close(d.variance, P * (1 - P))
+        assert_close(d.probs, P)
+        assert_close(d.logits, np.log(P / (1 - P)))
+    mode = npy(Bernoulli(f64(P)).mode)
+    assert mode[0] == 0 and np.isnan(mode[1]) and mode[2] == 1
+    d = Bernoulli(f64(P))
+    assert_close(d.enumerate_support(), np.array([[0.0] * 3, [1.0] * 3]))
+    assert tuple(d.enumerate_support(expand=False).shape) == (2, 1)
+
+
+def test_categorical_values():
+    w = np.array([[1.0, 2.0, 1.0, 4.0], [3.0, 1.0, 1.0, 1.0]])
+    p = w / w.sum(-1, keepdims=True)
+    for d in (Categorical(f64(w)), Categorical(logits=f64(np.log(w)))):
+        assert d.batch_shape == (2,) and d.event_shape == ()
+        assert_close(d.probs, p)
+        assert_close(d.logits, np.log(p))
+        v = np.array([[3, 0], [1, 2]])
+        assert_close(d.log_prob(tl.tensor(v)), np.log(np.take_along_axis(p, v.T, -1).T))
+        assert_close(d.entropy(), -(p * np.log(p)).sum(-1))
+        assert npy(d.mode).tolist() == [3, 0]
+        assert np.isnan(npy(d.mean)).all() and tuple(d.variance.shape) == (2,)
+    assert npy(d.enumerate_support()).tolist() == [[0, 0], [1, 1], [2, 2], [3, 3]]
+    assert tuple(d.enumerate_support(False).shape) == (4, 1)
+    # a zero probability: entropy stays finite
+    assert_close(Categorical(f64([0.0, 1.0])).entropy(), 0.0)
+
+
+def test_one_hot_categorical_values():
+    w = np.array([[0.1, 0.6, 0.3], [0.5, 0.25, 0.25]])
+    d = OneHotCategorical(f64(w))
+    assert d.batch_shape == (2,) and d.event_shape == (3,)
+    v = np.eye(3)[[1, 0]]
+    assert_close(d.log_prob(f64(v)), np.log([0.6, 0.5]))
+    assert_close(d.entropy(), -(w * np.log(w)).sum(-1))
+    assert_close(d.mean, w)
+    assert_close(d.variance, w * (1 - w))
+    assert_close(d.mode, np.eye(3)[[1, 0]])
+    assert tuple(d.enumerate_support().shape) == (3, 2, 3)
+    assert_close(d.enumerate_support(False)[:, 0], np.eye(3))
+    s = d.sample((5,))
+    assert tuple(s.shape) == (5, 2, 3) and np.all(npy(s).sum(-1) == 1)
+
+
+def test_straight_through_gradient():
+    tl.manual_seed(0)
+    probs = f64([0.2, 0.3, 0.5], requires_grad=True)
+    d = OneHotCategoricalStraightThrough(probs)
+    s = d.rsample((4,))
+    assert np.all(npy(s).sum(-1) == 1) and d.has_rsample
+    (s * f64([1.0, 2.0, 3.0])).sum().backward()
+    # probs are normalised by their sum: d/dp_j of sum_i c_i p_i / S with S = 1
+    c = np.array([1.0, 2.0, 3.0]) * 4
+    assert_close(probs.grad, c - (c * [0.2, 0.3, 0.5]).sum())
+
+
+def test_poisson_values():
+    rate = np.array([0.5, 3.0, 40.0])
+    d = Poisson(f64(rate))
+    k = np.array([[0.0, 2.0, 35.0], [3.0, 0.0, 41.0]])
+    assert_close(d.log_prob(f64(k)), k * np.log(rate) - rate - lgamma(k + 1))
+    assert_close(d.mean, rate)
+    assert_close(d.variance, rate)
+    assert_close(d.mode, np.floor(rate))
+    with pytest.raises(NotImplementedError):
+        d.entropy()  # PyTorch has none either
+    assert_close(Poisson(f64([0.0])).log_prob(f64([0.0])), [0.0])
+
+
+def test_binomial_values():
+    n, p = np.array([5.0, 5.0, 5.0]), P
+    for d in (Binomial(f64(n), f64(p)), Binomial(f64(n), logits=f64(np.log(p / (1 - p))))):
+        k = np.array([[0.0, 2.0, 5.0], [3.0, 1.0, 4.0]])
+        ref = lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1) + k * np.log(p) + (n - k) * np.log1p(-p)
+        assert_close(d.log_prob(f64(k)), ref)
+        assert_close(d.mean, n * p)
+        assert_close(d.variance, n * p * (1 - p))
+        assert_close(d.mode, np.minimum(np.floor((n + 1) * p), n))
+        ks = np.arange(6.0)[:, None]
+        pmf = np.exp(lgamma(n + 1) - lgamma(ks + 1) - lgamma(n - ks + 1) + ks * np.log(p) + (n - ks) * np.log1p(-p))
+        assert_close(d.entropy(), -(pmf * np.log(pmf)).sum(0))
+    assert tuple(d.enumerate_support().shape) == (6, 3)
+    with pytest.raises(NotImplementedError, match="Inhomogeneous total count"):
+        Binomial(f64([2.0, 3.0]), f64([0.5, 0.5])).entropy()
+    assert Binomial(probs=f64([0.3])).total_count.item() == 1  # keyword form, default total_count
+
+
+def test_geometric_values():
+    d = Geometric(f64(P))
+    k = np.array([[0.0, 3.0, 1.0], [5.0, 0.0, 2.0]])
+    assert_close(d.log_prob(f64(k)), k * np.log1p(-P) + np.log(P))
+    assert_close(d.mean, 1 / P - 1)
+    assert_close(d.variance, (1 - P) / P**2)
+    assert_close(d.entropy(), -((1 - P) * np.log1p(-P) + P * np.log(P)) / P)
+    assert_close(Geometric(logits=f64(np.log(P / (1 - P)))).mean, 1 / P - 1)
+    assert_close(Geometric(f64([1.0])).log_prob(f64([0.0])), [0.0])  # certain success at k = 0
+
+
+@pytest.mark.parametrize("make, mean, var", [
+    (lambda: Bernoulli(f64([0.1, 0.6])), [0.1, 0.6], [0.09, 0.24]),
+    (lambda: Poisson(f64([0.7, 4.0, 25.0, 300.0])), [0.7, 4.0, 25.0, 300.0], [0.7, 4.0, 25.0, 300.0]),
+    (lambda: Binomial(f64([3.0, 12.0]), f64([0.3, 0.8])), [0.9, 9.6], [0.63, 1.92]),
+    (lambda: Geometric(f64([0.25, 0.8])), [3.0, 0.25], [12.0, 0.3125]),
+])
+def test_sample_moments(make, mean, var):
+    tl.manual_seed(2024)
+    d = make()
+    s = d.sample((20000,))
+    assert tuple(s.shape) == (20000,) + tuple(d.batch_shape)
+    v = npy(s)
+    assert np.all(v >= 0) and np.all(v == np.floor(v))
+    assert_moments(s, mean, var)
+
+
+def test_categorical_sample_frequencies():
+    tl.manual_seed(7)
+    p = np.array([0.1, 0.2, 0.3, 0.4])
+    s = Categorical(f64(p)).sample((20000,))
+    assert s.dtype == tl.int64 and tuple(s.shape) == (20000,)
+    freq = np.bincount(npy(s), minlength=4) / 20000
+    assert np.all(np.abs(freq - p) < 5 * np.sqrt(p * (1 - p) / 20000))
+    s2 = Categorical(f64([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])).sample((3, 100))
+    assert tuple(s2.shape) == (3, 100, 2)
+    assert set(npy(s2[..., 0]).ravel()) <= {0, 1} and np.all(npy(s2[..., 1]) == 2)
+
+
+def test_gradcheck():
+    p = f64([0.3, 0.6], requires_grad=True)
+    x = f64([1.0, 0.0])
+    assert tl.autograd.gradcheck(lambda a: Bernoulli(a).log_prob(x), (p,))
+    assert tl.autograd.gradcheck(lambda a: Bernoulli(logits=a).entropy(), (p,))
+    assert tl.autograd.gradcheck(lambda a: Geometric(a).log_prob(f64([2.0, 1.0])), (p,))
+    assert tl.autograd.gradcheck(lambda a: Binomial(f64([4.0, 4.0]), a).log_prob(f64([1.0, 3.0])), (p,))
+    assert tl.autograd.gradcheck(lambda a: Poisson(a).log_prob(f64([1.0, 3.0])), (p,))
+    logits = f64([[0.1, -0.4, 1.0]], requires_grad=True)
+    assert tl.autograd.gradcheck(lambda a: Categorical(logits=a).entropy(), (logits,))
+    assert tl.autograd.gradcheck(lambda a: Categorical(logits=a).log_prob(tl.tensor([2])), (logits,))
+
+
+def test_expand():
+    d = Categorical(f64([0.2, 0.8])).expand((3,))
+    assert d.batch_shape == (3,) and tuple(d.probs.shape) == (3, 2)
+    assert tuple(d.sample((4,)).shape) == (4, 3)
+    b = Bernoulli(logits=f64([0.0])).expand((2, 1))
+    assert b.batch_shape == (2, 1) and "probs" not in b.__dict__
+    assert tuple(Binomial(f64([2.0]), f64([0.5])).expand((5,)).sample().shape) == (5,)
+    o = OneHotCategorical(f64([0.2, 0.8])).expand((3,))
+    assert o.batch_shape == (3,) and o.event_shape == (2,)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_devices(device):
+    tl.manual_seed(5)
+    b = Bernoulli(logits=tl.tensor([-1.0, 2.0], device=device))
+    v = b.sample((3,))
+    assert v.device.type == device and tuple(v.shape) == (3, 2)
+    ref = -np.log1p(np.exp(-np.array([-1.0, 2.0])))
+    np.testing.assert_allclose(npy(b.log_prob(tl.ones(2, device=device))), ref, rtol=1e-5)
+    c = Categorical(logits=tl.tensor([[0.0, 1.0, 2.0]], device=device))
+    s = c.sample((4,))
+    assert s.device.type == device and tuple(s.shape) == (4, 1)
+    lp = np.array([0.0, 1.0, 2.0]) - math.log(np.exp([0.0, 1.0, 2.0]).sum())
+    np.testing.assert_allclose(npy(c.log_prob(tl.tensor([[2]], device=device))), [[lp[2]]], rtol=1e-5)
+    np.testing.assert_allclose(npy(c.entropy()), [-(np.exp(lp) * lp).sum()], rtol=1e-5)
+    p = Poisson(tl.tensor([2.0, 30.0], device=device)).sample((2,))
+    assert p.device.type == device and np.all(npy(p) >= 0)
