@@ -15,6 +15,7 @@ from . import (  # noqa: E402,I001  (after the ops they compose)
     _dlpack,
     _dtype,
     _indexing,
+    _resize,
     _views,
     amp,
     autograd,

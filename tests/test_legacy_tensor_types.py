@@ -94,3 +94,24 @@ def test_dim_order_to_dense_typename():
     x = tl.ones(2)
     assert x.to_dense() is x and x.to_dense(tl.float64).dtype is tl.float64
     assert tl.typename(x) == "tensorlab.FloatTensor" and tl.typename(1) == "int"
+
+
+def test_resize_keeps_the_storage_prefix(device):
+    x = tl.arange(6.0, device=device)
+    assert x.resize_(2, 2) is x and x.tolist() == [[0.0, 1.0], [2.0, 3.0]]
+    y = tl.arange(4.0, device=device)
+    y.resize_(3, 3)  # grows: the old elements first, the rest uninitialised
+    assert y.shape == (3, 3) and y.flatten()[:4].tolist() == [0.0, 1.0, 2.0, 3.0]
+    v = tl.arange(4.0, device=device)[1:]
+    v.resize_(5)
+    assert v[:3].tolist() == [1.0, 2.0, 3.0]
+    t = tl.arange(6.0, device=device).reshape(2, 3).t()
+    assert t.resize_(3, 2).stride() == (1, 3)  # the shape it has: nothing changes
+    z = tl.arange(4.0, device=device)
+    assert z.resize_as_(tl.ones(2, 1)).tolist() == [[0.0], [1.0]]
+    c = tl.arange(16.0, device=device)
+    assert c.resize_(1, 2, 2, 2, memory_format=tl.channels_last).stride() == (8, 1, 4, 2)
+    with pytest.raises(RuntimeError, match="require grad"):
+        tl.ones(2, requires_grad=True).resize_(3)
+    with pytest.raises(RuntimeError, match="negative"):
+        tl.ones(2).resize_(-1)

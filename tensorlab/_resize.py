@@ -1,0 +1,52 @@
+"""``Tensor.resize_`` / ``resize_as_``: PyTorch's in-place change of a tensor's shape.
+
+The tensor becomes contiguous at the new shape from its storage offset (a shape it already has
+changes nothing). When its storage is too small, PyTorch grows that storage, keeping its bytes;
+here the tensor moves to a new storage holding the old bytes followed by uninitialised ones: the
+other tensors of the old storage keep it (tensorlab's views cache their arrays), which differs from
+PyTorch only where a view of the old storage is used after the growth.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._layout import format_strides
+from ._storage import contiguous_strides, new_storage
+from ._tensor import Tensor, tensor_method
+from ._views import shape_args
+
+
+@tensor_method
+def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
+    shape = shape_args(sizes, "resize_")
+    if any(s < 0 for s in shape):
+        raise RuntimeError(f"resize_: Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    if shape == self._shape and memory_format is None:
+        return self
+    strides = format_strides("resize_", shape, memory_format) or contiguous_strides(shape)
+    need = (self._offset + math.prod(shape)) * self.dtype.itemsize
+    old = self._storage
+    if need > old.nbytes:
+        grown = new_storage(need // self.dtype.itemsize, self.dtype.np, self.device)
+        if old.nbytes:
+            if self.is_cpu:
+                grown.data.view(np.uint8)[:old.nbytes] = old.data.view(np.uint8)[:old.nbytes]
+            else:
+                from tensorlab_kernels import runtime as rt
+
+                rt.copy_device_to_device(grown.data, 0, old.data, 0, old.nbytes)
+        grown.version = old.version
+        self._storage = grown
+    self._shape, self._stride = shape, strides
+    self._impl_view = None
+    return self
+
+
+@tensor_method
+def resize_as_(self: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:
+    return resize_(self, the_template.shape, memory_format=memory_format)
