@@ -17,9 +17,11 @@ from . import (  # noqa: E402,I001  (after the ops they compose)
     _indexing,
     _resize,
     _views,
+    accelerator,
     amp,
     autograd,
     backends,
+    cpu,
     cuda,
     datasets,
     distributions,
@@ -28,6 +30,7 @@ from . import (  # noqa: E402,I001  (after the ops they compose)
     linalg,
     nn,
     optim,
+    random,
     special,
     testing,
     utils,
@@ -109,6 +112,7 @@ from ._registry import OpDef, get_op, registered_ops
 from ._repr import set_printoptions
 from ._sampling import multinomial
 from ._tensor import Size, Tensor
+from ._threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads
 from ._views import (
     adjoint,
     as_strided,

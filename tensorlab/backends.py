@@ -56,7 +56,20 @@ class _Cudnn:
         return None
 
 
+class _Mps:
+    """Apple's Metal backend: not tensorlab's (scripts ask before choosing a device)."""
+
+    @staticmethod
+    def is_available() -> bool:
+        return False
+
+    @staticmethod
+    def is_built() -> bool:
+        return False
+
+
 cuda = _Cuda()
 cudnn = _Cudnn()
+mps = _Mps()
 
-__all__ = ["cuda", "cudnn"]
+__all__ = ["cuda", "cudnn", "mps"]
