@@ -48,10 +48,20 @@ class Tensor:
     # register_post_accumulate_grad_hook; most tensors never have any).
     _post_accumulate_grad_hooks = None
 
-    # Users build tensors with tensorlab.tensor / zeros / ...; this keeps Tensor(...) from
-    # half-constructing one.
+    # ``Tensor(...)`` is PyTorch's legacy constructor of the default dtype: ``Tensor(2, 3)``
+    # (uninitialised), ``Tensor([1, 2])`` (data), ``Tensor()`` (empty); see _legacy_tensor_types.
+    # Tensors made internally go through _make (object.__new__), not through here.
+    def __new__(cls, *args, device=None):
+        if cls is not Tensor:
+            raise TypeError(f"{cls.__name__}: a Tensor subclass needs a __new__ of its own (build the tensor "
+                            "with Tensor._make or from a tensor, as Parameter does)")
+        from ._device import as_device
+        from ._legacy_tensor_types import _legacy_new
+
+        return _legacy_new("Tensor", D.get_default_dtype(), as_device(device), args)
+
     def __init__(self, *args, **kwargs):
-        raise TypeError("create tensors with tensorlab.tensor(), tensorlab.empty(), tensorlab.zeros(), ...")
+        pass
 
     @classmethod
     def _make(cls, storage: Storage, shape: tuple, stride: tuple, offset: int, dtype: D.dtype) -> Tensor:

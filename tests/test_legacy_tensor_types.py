@@ -115,3 +115,23 @@ def test_resize_keeps_the_storage_prefix(device):
         tl.ones(2, requires_grad=True).resize_(3)
     with pytest.raises(RuntimeError, match="negative"):
         tl.ones(2).resize_(-1)
+
+
+def test_tensor_class_as_legacy_constructor_of_the_default_dtype():
+    assert tl.Tensor([1, 2]).tolist() == [1.0, 2.0] and tl.Tensor([1, 2]).dtype is tl.float32
+    assert tl.Tensor(2, 3).shape == (2, 3) and tl.Tensor().shape == (0,)
+    assert tl.Tensor([1.0], device="cuda").device.type == "cuda"
+    before = tl.get_default_dtype()
+    try:
+        tl.set_default_dtype(tl.float64)
+        assert tl.Tensor([1]).dtype is tl.float64
+    finally:
+        tl.set_default_dtype(before)
+    x = tl.ones(2)
+    assert tl.Tensor(x).data_ptr() == x.data_ptr()
+
+    class Sub(tl.Tensor):
+        pass
+
+    with pytest.raises(TypeError, match="subclass"):
+        Sub([1.0])
