@@ -179,6 +179,11 @@ from ._legacy_tensor_types import typename  # noqa: E402,F401
 globals().update(_CPU_TYPES)
 vars(cuda).update(_CUDA_TYPES)
 
+# PyTorch's list-of-tensors ops (tl._foreach_mul_(params, 0.999), ...)
+from ._foreach import functions as _foreach_functions  # noqa: E402
+
+globals().update(_foreach_functions())
+
 # PyTorch's constants at the top level
 import math as _math  # noqa: E402
 
