@@ -46,6 +46,8 @@ class OpDef:
     doc: str = ""
     # an elementwise or replayable compute op: on a GPU the dispatcher may replay its launch (``_replay``)
     replayable: bool = field(init=False, repr=False, default=False)
+    # the autograd Node subclass its recordings make, named as PyTorch's (AddBackward0); set by the tape
+    node_class: type | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self):
         self.tags = frozenset(self.tags)

@@ -785,3 +785,22 @@ def test_post_accumulate_grad_hook():
         (y * 2).register_post_accumulate_grad_hook(lambda p: None)
     with pytest.raises(RuntimeError, match="doesn't require gradient"):
         tl.ones(2).register_post_accumulate_grad_hook(lambda p: None)
+
+
+def test_grad_fn_types_are_named_as_pytorchs():
+    x = tl.ones(2, requires_grad=True)
+    y = (x * 2 + 1).sum()
+    assert type(y.grad_fn).__name__ == "SumBackward0" == y.grad_fn.name()
+    assert type(y.grad_fn.next_functions[0][0]).__name__ == "AddBackward0"
+    assert isinstance(y.grad_fn, tl.autograd.graph.Node)
+
+    class Twice(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    assert type(Twice.apply(x).grad_fn).__name__ == "TwiceBackward"

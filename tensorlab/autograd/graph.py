@@ -353,11 +353,25 @@ def _edge_of(t) -> tuple:
     return (accumulate_grad_of(t), 0)
 
 
+def _node_class(op) -> type:
+    """The Node subclass of ``op``'s recordings, named as PyTorch names its backward nodes
+    (``type(y.grad_fn).__name__`` is ``"AddBackward0"``); made on the op's first recording and kept
+    on the op (``OpDef.node_class``)."""
+    name = f"{op.name}Backward" if "custom_function" in op.tags else f"{_camel(op.name)}Backward0"
+    if not name.isidentifier():
+        name = "Node"
+    op.node_class = type(name, (Node,), {"__slots__": (), "__module__": "tensorlab.autograd.graph"})
+    return op.node_class
+
+
 def new_node(op, inputs, params: dict) -> Node:
     """A node for ``op`` applied to ``inputs``: edges, input metadata (outputs are set later)."""
     from .._tensor import Tensor
 
-    node = Node(op, params)
+    cls = op.node_class
+    if cls is None:
+        cls = _node_class(op)
+    node = cls(op, params)
     structure, edges, metas, ctx_inputs, needs = [], [], [], [], []
     for x in inputs:  # one pass: structure, edges and metadata of every (possibly listed) tensor input
         if isinstance(x, Tensor):
