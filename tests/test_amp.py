@@ -25,12 +25,18 @@ def test_ops_run_in_their_kinds_dtype(device):
         assert F.linear(x, w).dtype is low and tl.einsum("ij,jk->ik", x, w).dtype is low
         q = x.reshape(1, 1, 4, 8)
         assert F.scaled_dot_product_attention(q, q, q).dtype is low
-        for r in (y.softmax(-1), y.log_softmax(-1), y.sum(), y.exp(), y.log1p(), y.pow(2),  # float32
-                  F.layer_norm(y, (8,)), F.group_norm(y[:, :, None], 2), F.mse_loss(y, x),
-                  F.cross_entropy(y, tl.tensor([1, 2, 3, 4], device=device)), F.normalize(y), tl.cdist(y, y)):
+        for r in (y.prod(), F.mse_loss(y, x), F.cross_entropy(y, tl.tensor([1, 2, 3, 4], device=device)),
+                  tl.cdist(y, y)):  # float32 on both device types
             assert r.dtype is tl.float32
+        # float32 on cuda only (PyTorch's cpu list is shorter): there they run in the inputs' dtype
+        want = tl.float32 if device == "cuda" else low
+        for r in (y.softmax(-1), y.log_softmax(-1), y.sum(), y.exp(), y.log1p(), y.pow(2), F.layer_norm(y, (8,)),
+                  F.group_norm(y[:, :, None], 2), F.normalize(y), tl.dist(y, y)):
+            assert r.dtype is want
         assert (y + x).dtype is tl.float32 and y.relu().dtype is low and y.mean().dtype is low  # not listed
-        assert tl.addcmul(x, y, y).dtype is tl.float32  # promote
+        assert tl.addcmul(x, y, y).dtype is tl.float32  # promoted (cuda's list; cpu: ordinary promotion)
+        assert tl.cat([x, y]).dtype is tl.float32 and tl.stack([y, x]).dtype is tl.float32
+        assert tl.mv(x, x[0]).dtype is (low if device == "cuda" else tl.float32)  # mv: cuda's list only
         assert (x.double() @ w.double()).dtype is tl.float64  # float64 is never cast
         with tl.autocast(device, enabled=False):
             assert (x @ w).dtype is tl.float32 and not tl.is_autocast_enabled(device)

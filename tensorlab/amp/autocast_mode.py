@@ -1,17 +1,17 @@
 """``autocast``: mixed precision by op, as ``torch.autocast``.
 
 Inside ``with tl.autocast("cuda"):`` (or ``"cpu"``) each op on a floating tensor of that device type
-runs in the dtype its kind calls for, following PyTorch's CUDA lists (used here for both device
-types):
+runs in the dtype its kind calls for, following PyTorch's lists for that device type:
 
-- **lower precision** (matmuls, linear, attention): float32 inputs are cast to the autocast dtype
-  (float16 on cuda, bfloat16 on cpu by default), so they run on the tensor cores with fp32
-  accumulation;
-- **float32** (exp/log/pow and friends, sums, products, cumulative sums, softmax, log_softmax,
-  layer_norm, group_norm, norms, every loss): float16/bfloat16 inputs are cast to float32, where
-  range and precision matter;
-- **promote** (addcmul, addcdiv, atan2, dot, index_put, scatter_add): inputs are cast to the widest
-  floating dtype among them;
+- **lower precision**: float32 inputs are cast to the autocast dtype (float16 on cuda, bfloat16 on
+  cpu by default), so they run on the tensor cores with fp32 accumulation. cuda: the matmuls
+  (mm, bmm, matmul, addmm, baddbmm, mv, addmv), linear, attention, prelu; cpu: the same but mv/addmv;
+- **float32**: float16/bfloat16 inputs are cast to float32, where range and precision matter. cuda:
+  exp/log/pow and friends, sums, products, cumulative sums, softmax, log_softmax, layer_norm,
+  group_norm, norms, normalize, cosine_similarity, cdist, dist and every loss; cpu (a shorter
+  list): products, cdist and the losses;
+- **promote**: inputs are cast to the widest floating dtype among them. cuda: addcmul, addcdiv,
+  atan2, dot, index_put, scatter_add; cpu: cat, stack, index_copy;
 - everything else runs in its inputs' dtypes. float64 tensors are never cast.
 
 How: registered ops are cast in the dispatcher (one module flag, ``_dispatch.AUTOCAST``, is tested
@@ -32,18 +32,25 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 
-# PyTorch's CUDA autocast lists, by registered op name (composites: see autocast_float32/_lower)
-LOWER_PRECISION = frozenset({
-    "addmm", "addmv", "baddbmm", "bmm", "linear", "matmul", "mm", "mv", "scaled_dot_product_attention",
-})
-FLOAT32 = frozenset({
-    "acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log1p", "log2", "pow", "reciprocal", "rsqrt",
-    "sinh", "tan", "softplus", "sum", "prod", "cumsum", "cumprod", "layer_norm", "log_softmax", "softmax", "norm",
-    "cross_entropy_loss",
-})
-PROMOTE = frozenset({"addcdiv", "addcmul", "atan2", "dot", "index_put", "scatter_add"})
-_POLICY = {**{n: "lower" for n in LOWER_PRECISION}, **{n: "float32" for n in FLOAT32},
-           **{n: "promote" for n in PROMOTE}}
+# PyTorch's autocast lists (autocast_mode.cpp), by registered op name; composites: autocast_float32 /
+# autocast_lower_precision at their definitions
+LOWER_PRECISION = {
+    "cuda": frozenset({"addmm", "addmv", "baddbmm", "bmm", "linear", "matmul", "mm", "mv",
+                       "scaled_dot_product_attention"}),
+    "cpu": frozenset({"addmm", "baddbmm", "bmm", "linear", "matmul", "mm", "scaled_dot_product_attention"}),
+}
+FLOAT32 = {
+    "cuda": frozenset({"acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log1p", "log2", "pow",
+                       "reciprocal", "rsqrt", "sinh", "tan", "softplus", "sum", "prod", "cumsum", "cumprod",
+                       "layer_norm", "log_softmax", "softmax", "norm", "cross_entropy_loss"}),
+    "cpu": frozenset({"prod", "cross_entropy_loss"}),
+}
+PROMOTE = {
+    "cuda": frozenset({"addcdiv", "addcmul", "atan2", "dot", "index_put", "scatter_add"}),
+    "cpu": frozenset({"cat", "stack", "index_copy"}),
+}
+_POLICY = {dev: {**{n: "lower" for n in LOWER_PRECISION[dev]}, **{n: "float32" for n in FLOAT32[dev]},
+                 **{n: "promote" for n in PROMOTE[dev]}} for dev in ("cuda", "cpu")}
 
 _DEFAULT_DTYPES = {"cuda": D.float16, "cpu": D.bfloat16}
 _SUPPORTED = {"cuda": (D.float16, D.bfloat16), "cpu": (D.float16, D.bfloat16)}
@@ -183,13 +190,24 @@ def _cast(t: Tensor, dtype) -> Tensor:
     return t.to(dtype)
 
 
+def _tensors(inputs):
+    for a in inputs:
+        if isinstance(a, Tensor):
+            yield a
+        elif isinstance(a, list | tuple):
+            yield from (t for t in a if isinstance(t, Tensor))
+
+
 def _map(args, fn):
     return tuple(fn(a) if isinstance(a, Tensor) else a for a in args)
 
 
 def cast_inputs(op, inputs) -> tuple:
     """The dispatcher's hook (called only while autocast is on): ``inputs`` cast for ``op``."""
-    policy = _POLICY.get(op.name)
+    first = next((t for t in _tensors(inputs) if _eligible(t)), None)
+    if first is None:
+        return inputs
+    policy = _POLICY[first.device.type].get(op.name)
     if policy is None:
         return inputs
     if policy == "lower":
@@ -197,32 +215,37 @@ def cast_inputs(op, inputs) -> tuple:
     if policy == "float32":
         return _map(inputs, lambda t: _cast(t, D.float32) if _eligible(t) else t)
     widest = None
-    for t in inputs:
+    for t in _tensors(inputs):  # (cat/stack: the tensors come as one list)
         if _eligible(t):
             widest = t.dtype if widest is None else D.promote_types(widest, t.dtype)
-    if widest is None:
-        return inputs
-    return _map(inputs, lambda t: _cast(t, widest) if _eligible(t) else t)
+
+    def cast(t):
+        return _cast(t, widest) if _eligible(t) else t
+
+    return tuple(type(a)(cast(x) if isinstance(x, Tensor) else x for x in a) if isinstance(a, list | tuple)
+                 else cast(a) if isinstance(a, Tensor) else a for a in inputs)
 
 
-def _float32_value(v):
-    if _eligible(v):
+def _float32_value(v, devices):
+    if _eligible(v) and v.device.type in devices:
         return _cast(v, D.float32)
     if isinstance(v, list | tuple) and any(isinstance(x, Tensor) for x in v):
-        return type(v)(_float32_value(x) for x in v)
+        return type(v)(_float32_value(x, devices) for x in v)
     return v
 
 
-def autocast_float32(fn):
-    """A composite function that PyTorch's autocast runs in float32 (the losses, ``normalize``,
-    ``cosine_similarity``, ``group_norm``, ``cdist``...): its float16/bfloat16 tensor arguments are
-    cast to float32 while autocast is on."""
+def autocast_float32(fn=None, *, devices=("cuda", "cpu")):
+    """A composite function that PyTorch's autocast runs in float32 on ``devices`` (the losses and
+    ``cdist`` on both; ``normalize``, ``cosine_similarity``, ``group_norm``, ``dist`` on cuda): its
+    float16/bfloat16 tensor arguments on those device types are cast to float32 while autocast is on."""
+    if fn is None:
+        return functools.partial(autocast_float32, devices=devices)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if _dispatch.AUTOCAST:
-            args = tuple(_float32_value(a) for a in args)
-            kwargs = {k: _float32_value(v) for k, v in kwargs.items()}
+            args = tuple(_float32_value(a, devices) for a in args)
+            kwargs = {k: _float32_value(v, devices) for k, v in kwargs.items()}
         return fn(*args, **kwargs)
 
     return wrapper

@@ -163,7 +163,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
 
 
 @tensor_method
-@autocast_float32
+@autocast_float32(devices=("cuda",))
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """The p-norm of ``input - other`` (broadcast)."""
     need_tensor("dist", other, "other", 2)

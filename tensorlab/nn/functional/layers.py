@@ -434,7 +434,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     return y.reshape(*lead, o)
 
 
-@autocast_float32
+@autocast_float32(devices=("cuda",))
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
     """``input / max(||input||_p, eps)`` along ``dim``."""
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
@@ -445,7 +445,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     return input / denom
 
 
-@autocast_float32
+@autocast_float32(devices=("cuda",))
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """``sum(x1 * x2) / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim`` (broadcasting): each
     input is divided by its own norm first, as PyTorch, which keeps the result within [-1, 1]."""

@@ -557,6 +557,7 @@ def _check_bce_ranges(input: Tensor, target: Tensor) -> None:
     raise RuntimeError(f"binary_cross_entropy: all elements of {name} should be between 0 and 1")
 
 
+@autocast_float32(devices=("cpu",))  # (cuda autocast refuses it: unsafe_under_cuda_autocast)
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     """Binary cross-entropy of probabilities ``input`` (in [0, 1], checked) and ``target`` (same size);

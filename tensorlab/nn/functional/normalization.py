@@ -224,7 +224,7 @@ def _channel_shape(input: Tensor) -> list:
     return [1, input._shape[1]] + [1] * (input.ndim - 2)
 
 
-@autocast_float32
+@autocast_float32(devices=("cuda",))
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
     """Normalise each of ``num_groups`` channel groups per sample (channels are dim 1), then the
