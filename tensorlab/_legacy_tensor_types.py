@@ -162,3 +162,23 @@ def typename(obj) -> str:
     module = getattr(type(obj), "__module__", "")
     name = type(obj).__qualname__
     return name if module in ("", "builtins") else f"{module}.{name}"
+
+
+def set_default_tensor_type(t) -> None:
+    """PyTorch's deprecated ``set_default_tensor_type(tl.DoubleTensor)`` (or its name): the default
+    dtype, and the default device for a ``cuda.`` type; use set_default_dtype / set_default_device."""
+    import warnings
+
+    from ._device import set_default_device
+
+    warnings.warn("tensorlab.set_default_tensor_type() is deprecated, as PyTorch's: use "
+                  "tensorlab.set_default_dtype() and tensorlab.set_default_device() instead", UserWarning,
+                  stacklevel=2)
+    name = t if isinstance(t, str) else getattr(t, "__qualname__", None)
+    if not isinstance(name, str) or not name.endswith("Tensor"):
+        raise TypeError(f"set_default_tensor_type: invalid type {t!r}")
+    dt = D.from_torch_name(name.rsplit(".", 1)[-1][:-len("Tensor")], "set_default_tensor_type")
+    if not dt.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    D.set_default_dtype(dt)
+    set_default_device("cuda" if name.startswith(("tensorlab.cuda.", "torch.cuda.")) else None)

@@ -32,6 +32,13 @@ def is_interpreted() -> bool:
     return _rt.is_interpreted()
 
 
+def is_initialized() -> bool:
+    """Whether the cuda backend has been set up in this process (on first use of cuda)."""
+    from tensorlab_kernels.runtime import __dict__ as runtime_state
+
+    return bool(runtime_state["_selected"] and runtime_state["_backend"] is not None)
+
+
 def unavailable_reason() -> str | None:
     """Why ``cuda`` is unavailable (None when it is available)."""
     return _rt.unavailable_reason()
@@ -246,7 +253,8 @@ def __getattr__(name: str):
 __all__ = [
     "Event", "OutOfMemoryError", "Stream", "current_device", "current_stream", "default_stream", "device",
     "device_count", "empty_cache", "get_device_capability", "get_device_name", "get_device_properties",
-    "get_rng_state", "get_rng_state_all", "initial_seed", "is_available", "is_bf16_supported", "is_interpreted",
+    "get_rng_state", "get_rng_state_all", "initial_seed", "is_available", "is_bf16_supported", "is_initialized",
+    "is_interpreted",
     "manual_seed", "manual_seed_all", "max_memory_allocated",
     "max_memory_reserved", "mem_get_info", "memory_allocated", "memory_reserved", "memory_stats",
     "reset_peak_memory_stats", "seed", "seed_all", "set_device", "set_rng_state", "set_rng_state_all", "set_stream",

@@ -22,7 +22,7 @@ import numpy as np
 from . import _dtype as D
 from ._tensor import Tensor
 
-__all__ = ["assert_close", "make_tensor"]
+__all__ = ["assert_allclose", "assert_close", "make_tensor"]
 
 # PyTorch's default tolerances, {dtype: (rtol, atol)}; other dtypes compare exactly
 _DTYPE_PRECISIONS = {
@@ -428,3 +428,24 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad: bool 
     if dtype in _FLOATING:
         result.requires_grad = requires_grad
     return result
+
+
+def assert_allclose(actual, expected, rtol: float | None = None, atol: float | None = None, equal_nan: bool = True,
+                    msg: str = "") -> None:
+    """PyTorch's deprecated predecessor of :func:`assert_close` (NaNs equal by default, no dtype or
+    device checks, numbers and arrays turned into tensors of ``actual``'s kind)."""
+    import warnings
+
+    warnings.warn("`tensorlab.testing.assert_allclose()` is deprecated. Please use "
+                  "`tensorlab.testing.assert_close()` instead.", FutureWarning, stacklevel=2)
+    from ._factories import tensor as _tensor
+    from ._tensor import Tensor
+
+    if not isinstance(actual, Tensor):
+        actual = _tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = _tensor(expected, dtype=actual.dtype)
+    if (rtol is None) != (atol is None):
+        raise ValueError("rtol and atol must both be specified or both be unspecified")
+    assert_close(actual, expected.to(actual.device), rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=False,
+                 check_dtype=False, msg=msg or None)

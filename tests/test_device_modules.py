@@ -56,3 +56,27 @@ def test_thread_counts_are_recorded():
 
     with pytest.raises(RuntimeError, match="positive"):
         tl.set_num_threads(0)
+
+
+def test_version_default_tensor_type_assert_allclose_cuda_initialized():
+    import pytest
+
+    assert tl.version.__version__ == tl.__version__ and isinstance(tl.version.triton, str)
+    assert tl.version.cuda is None or tl.version.cuda.count(".") == 1
+    assert isinstance(tl.cuda.is_initialized(), bool)
+    try:
+        with pytest.warns(UserWarning, match="deprecated"):
+            tl.set_default_tensor_type(tl.DoubleTensor)
+        assert tl.ones(1).dtype is tl.float64 and tl.get_default_dtype() is tl.float64
+        with pytest.warns(UserWarning):
+            tl.set_default_tensor_type("tensorlab.FloatTensor")
+        assert tl.ones(1).dtype is tl.float32
+        with pytest.warns(UserWarning), pytest.raises(TypeError, match="floating-point"):
+            tl.set_default_tensor_type(tl.LongTensor)
+    finally:
+        tl.set_default_dtype(tl.float32)
+        tl.set_default_device(None)
+    with pytest.warns(FutureWarning):
+        tl.testing.assert_allclose(tl.ones(2), [1.0, 1.0])
+    with pytest.warns(FutureWarning), pytest.raises(AssertionError, match="not close"):
+        tl.testing.assert_allclose(tl.ones(1), [2.0])

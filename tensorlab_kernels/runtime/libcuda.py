@@ -82,6 +82,7 @@ _UINT = ctypes.c_uint
 # name -> argument types; every function returns CUresult (int).
 _SIGNATURES: dict[str, list] = {
     "cuInit": [_UINT],
+    "cuDriverGetVersion": [ctypes.POINTER(_INT)],
     "cuGetErrorName": [_INT, ctypes.POINTER(ctypes.c_char_p)],
     "cuGetErrorString": [_INT, ctypes.POINTER(ctypes.c_char_p)],
     "cuDeviceGetCount": [ctypes.POINTER(_INT)],
@@ -166,6 +167,13 @@ def query(name: str, *args) -> bool:
 
 def init() -> None:
     call("cuInit", 0)
+
+
+def driver_version() -> int:
+    """The CUDA version the driver supports, as CUDA encodes it (12040 for 12.4); needs no cuInit."""
+    v = _INT()
+    call("cuDriverGetVersion", ctypes.byref(v))
+    return v.value
 
 
 def device_count() -> int:
