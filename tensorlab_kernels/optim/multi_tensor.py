@@ -138,6 +138,13 @@ def rnd(x, DTYPE: tl.constexpr):
 
 
 @triton.jit
+def as_stored(value_bits, DTYPE: tl.constexpr, COMPUTE: tl.constexpr):
+    """A hyperparameter as a tensor of the parameter's dtype holds it (PyTorch's ``sign[...] = eta``,
+    and the ``alpha`` of ``add_(other, alpha=)``, which PyTorch converts to the tensor's dtype)."""
+    return rnd(scalar(value_bits, COMPUTE), DTYPE).to(COMPUTE)
+
+
+@triton.jit
 def param_grad(row, start, n, weight_decay_bits, DTYPE: tl.constexpr, COMPUTE: tl.constexpr, ALIGNED: tl.constexpr,
                BLOCK: tl.constexpr, MAXIMIZE: tl.constexpr, WEIGHT_DECAY: tl.constexpr, MASKED: tl.constexpr,
                decay_bits=0, DECOUPLED: tl.constexpr = False):
@@ -559,6 +566,10 @@ def param_grad_twin(param: np.ndarray, grad: np.ndarray, *, weight_decay: float,
         else:
             g = g + ct.type(weight_decay) * p
     return ct, p, g
+
+
+def as_stored_twin(value: float, ct: np.dtype, dt: np.dtype):
+    return np.asarray(np.asarray(value, dtype=ct).astype(dt), dtype=ct)
 
 
 def multi_tensor_norm_twin(out, tensors, *, norm_type: float, config: dict | None = None) -> None:
