@@ -5,4 +5,4 @@ from __future__ import annotations
 from . import functional, init, utils
 from .modules import *  # noqa: F401,F403
 from .modules import Module, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter

@@ -10,6 +10,7 @@ from . import (
     dropout,
     flatten,
     instancenorm,
+    lazy,
     linear,
     loss,
     module,

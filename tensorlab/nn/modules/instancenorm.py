@@ -1,4 +1,4 @@
-"""nn modules: ``InstanceNorm1d/2d/3d`` (PyTorch's ``torch.nn.modules.instancenorm``).
+"""nn modules: ``InstanceNorm1d/2d/3d`` and their lazy forms (PyTorch's ``torch.nn.modules.instancenorm``).
 
 Each channel of each sample is normalised over its spatial dims (``F.instance_norm``). PyTorch's
 defaults differ from batch norm's: no affine and no running statistics. With
@@ -18,7 +18,7 @@ from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ._shapes import need_tensor
 from .module import Module
-from .normalization import _affine_parameters, _reset_affine
+from .normalization import _affine_parameters, _LazyNormBase, _reset_affine
 
 
 class _InstanceNorm(Module):
@@ -126,4 +126,27 @@ class InstanceNorm3d(_InstanceNorm):
     _no_batch_dim = 4
 
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """An InstanceNorm1d whose ``num_features`` is ``input.shape[1]`` of the first input; it then
+    becomes one. PyTorch's defaults: ``affine=True, track_running_stats=True`` (unlike InstanceNorm1d)."""
+
+    cls_to_become = InstanceNorm1d
+    _no_batch_dim = InstanceNorm1d._no_batch_dim
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """An InstanceNorm2d whose ``num_features`` is ``input.shape[1]`` of the first input; it then becomes one."""
+
+    cls_to_become = InstanceNorm2d
+    _no_batch_dim = InstanceNorm2d._no_batch_dim
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """An InstanceNorm3d whose ``num_features`` is ``input.shape[1]`` of the first input; it then becomes one."""
+
+    cls_to_become = InstanceNorm3d
+    _no_batch_dim = InstanceNorm3d._no_batch_dim
+
+
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+           "LazyInstanceNorm3d"]

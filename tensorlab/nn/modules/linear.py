@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 
 from ..._factories import empty
+from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 from ._shapes import check_last_dim, need_tensor
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -55,6 +57,38 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class LazyLinear(LazyModuleMixin, Linear):
+    """A Linear whose ``in_features`` is the last dim of its first input; it then becomes a Linear
+    (initialised as one). ``weight`` and ``bias`` are placeholders until then."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None):
+        super().__init__(0, 0, False)  # (no bias: a tensor that would be replaced at once)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
+        if self.in_features == 0:  # materialized by load_state_dict: in_features is still to learn
+            if input.shape[-1] != self.weight.shape[-1]:
+                raise AssertionError(f"The in_features inferred from input: {input.shape[-1]} is not equal to "
+                                     f"in_features from self.weight: {self.weight.shape[-1]}")
+            self.in_features = input.shape[-1]
+
+
 class NonDynamicallyQuantizableLinear(Linear):
     """PyTorch's name for MultiheadAttention's ``out_proj`` (a plain Linear; the name shows in repr)."""
 
@@ -96,4 +130,4 @@ class Bilinear(Module):
                 f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
-__all__ = ["Bilinear", "Identity", "Linear"]  # NonDynamicallyQuantizableLinear: not in torch.nn either
+__all__ = ["Bilinear", "Identity", "LazyLinear", "Linear"]  # NonDynamicallyQuantizableLinear: not in torch.nn either

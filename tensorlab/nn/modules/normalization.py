@@ -1,4 +1,4 @@
-"""nn modules: ``LayerNorm``, ``RMSNorm``, ``GroupNorm`` and ``BatchNorm1d/2d/3d``.
+"""nn modules: ``LayerNorm``, ``RMSNorm``, ``GroupNorm``, ``BatchNorm1d/2d/3d`` and their lazy forms.
 
 Parameter and buffer names, constructor signatures, initialisation (weight ones, bias zeros,
 running_mean zeros, running_var ones, num_batches_tracked 0) and ``extra_repr`` are PyTorch's,
@@ -15,8 +15,9 @@ from ..._factories import empty, ones, tensor, zeros
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from ._shapes import check_channels, check_trailing
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -198,4 +199,66 @@ class BatchNorm3d(_BatchNorm):
     _input_ndims = (5,)
 
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm", "RMSNorm"]
+class _LazyNormBase(LazyModuleMixin):
+    """The lazy batch and instance norms (mixed in before ``_BatchNorm``/``_InstanceNorm``):
+    ``num_features`` is ``input.shape[1]`` of the first input. PyTorch's defaults for all of them,
+    the instance norms included: ``affine=True, track_running_stats=True``."""
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True):
+        # affine, bias and running statistics off: tensors that the placeholders would replace at once
+        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype, bias=False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if self.track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = tensor(0, dtype=D.int64, device=device)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]  # (PyTorch's, for an unbatched instance norm input too)
+            for name in ("weight", "bias", "running_mean", "running_var"):
+                t = getattr(self, name)
+                if t is not None:
+                    t.materialize((self.num_features,))
+            self.reset_parameters()
+        if self.num_features == 0:
+            # materialized by load_state_dict, or nothing to materialize (affine=False and
+            # track_running_stats=False). PyTorch keeps 0 (its forward never reads it); tensorlab's
+            # norms check the input's channels against it, so it takes the count it stands for.
+            held = next((t for t in (self.weight, self.running_mean) if t is not None), None)
+            self.num_features = held.shape[0] if held is not None else (input.shape[1] if input.ndim > 1 else 0)
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm1d whose ``num_features`` is ``input.shape[1]`` of the first input; it then becomes one."""
+
+    cls_to_become = BatchNorm1d
+    _input_ndims = BatchNorm1d._input_ndims
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm2d whose ``num_features`` is ``input.shape[1]`` of the first input; it then becomes one."""
+
+    cls_to_become = BatchNorm2d
+    _input_ndims = BatchNorm2d._input_ndims
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm3d whose ``num_features`` is ``input.shape[1]`` of the first input; it then becomes one."""
+
+    cls_to_become = BatchNorm3d
+    _input_ndims = BatchNorm3d._input_ndims
+
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm", "LazyBatchNorm1d",
+           "LazyBatchNorm2d", "LazyBatchNorm3d", "RMSNorm"]
