@@ -12,52 +12,17 @@ from __future__ import annotations
 
 import warnings
 
-from ... import _dtype as D
-from ..._factories import ones, tensor, zeros
-from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ._shapes import need_tensor
-from .module import Module
-from .normalization import _affine_parameters, _LazyNormBase, _reset_affine
+from .normalization import _LazyNormBase, _NormBase
 
 
-class _InstanceNorm(Module):
-    _version = 2
+class _InstanceNorm(_NormBase):
     _no_batch_dim = 2  # the rank of an unbatched input: (C, L) for InstanceNorm1d
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
                  track_running_stats: bool = False, device=None, dtype=None, *, bias: bool = True):
-        super().__init__()
-        self.num_features = num_features
-        self.eps = eps
-        self.momentum = momentum
-        self.affine = affine
-        self.track_running_stats = track_running_stats
-        _affine_parameters(self, (num_features,), affine, bias, device, dtype)
-        if track_running_stats:
-            self.register_buffer("running_mean", zeros(num_features, device=device, dtype=dtype))
-            self.register_buffer("running_var", ones(num_features, device=device, dtype=dtype))
-            self.register_buffer("num_batches_tracked", tensor(0, dtype=D.int64, device=device))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
-        self.reset_parameters()
-
-    def reset_running_stats(self) -> None:
-        if self.track_running_stats:
-            with no_grad():
-                self.running_mean.zero_()
-                self.running_var.fill_(1)
-                self.num_batches_tracked.zero_()
-
-    def reset_parameters(self) -> None:
-        self.reset_running_stats()
-        _reset_affine(self)
-
-    def _missing_in_version(self, name: str, version) -> bool:
-        # version 2 added num_batches_tracked (PyTorch's _NormBase upgrade)
-        return name == "num_batches_tracked" and self.track_running_stats and (version is None or version < 2)
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs) -> None:
@@ -102,11 +67,6 @@ class _InstanceNorm(Module):
         if input.ndim == lo:  # unbatched
             return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
         return self._apply_instance_norm(input)
-
-    def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
-
 
 class InstanceNorm1d(_InstanceNorm):
     """Instance normalisation of (N, C, L) or unbatched (C, L) inputs: each (sample, channel) row over L."""

@@ -119,9 +119,12 @@ class GroupNorm(Module):
                 f"bias={self.bias is not None}")
 
 
-class _BatchNorm(Module):
+class _NormBase(Module):
+    """What batch and instance normalisation share (PyTorch's ``_NormBase``): the affine parameters,
+    the running statistics (``track_running_stats``), their reset, the state-dict upgrade that added
+    ``num_batches_tracked`` and the repr."""
+
     _version = 2
-    _input_ndims: tuple = ()
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True):
@@ -158,6 +161,14 @@ class _BatchNorm(Module):
         self.reset_running_stats()
         _reset_affine(self)
 
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    _input_ndims: tuple = ()
+
     def forward(self, input):
         check_channels(type(self).__name__, input, self.num_features, "num_features", self._input_ndims)
         factor = 0.0 if self.momentum is None else self.momentum
@@ -170,10 +181,6 @@ class _BatchNorm(Module):
         track = not self.training or self.track_running_stats
         return F.batch_norm(input, self.running_mean if track else None, self.running_var if track else None,
                             self.weight, self.bias, use_batch_stats, factor, self.eps)
-
-    def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
