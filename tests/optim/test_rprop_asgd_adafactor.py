@@ -13,6 +13,8 @@ import pytest
 import tensorlab as tl
 from tensorlab_kernels.optim import multi_tensor
 
+from .reference import Ref
+
 CUDA = tl.cuda.is_available()
 needs_cuda = pytest.mark.skipif(not CUDA, reason="cuda (or Triton's interpreter) is unavailable")
 
@@ -24,25 +26,11 @@ SHAPES = [(3, 4), (5,), (2, 3, 2), ()]
 # ----------------------------------------------------------------------------------------------
 
 
-class Ref:
-    def __init__(self, n: int, **opts):
-        self.opts = opts
-        self.state = [dict() for _ in range(n)]
-
-    def step(self, params, grads):
-        for i, (p, g) in enumerate(zip(params, grads)):
-            if g is None:
-                continue
-            st = self.state[i]
-            st["step"] = st.get("step", 0) + 1
-            g = np.array(g, dtype=np.float64)
-            self.update(p, -g if self.opts.get("maximize") else g, st, st["step"])
-
-
 class RpropRef(Ref):
     """s = sign(g prev); step_size *= etaplus | etaminus | 1, clipped; g = 0 where s < 0; p -= sign(g) step_size."""
 
     def update(self, p, g, st, t):
+        g = -g if self.opts.get("maximize") else g  # (reference.Ref leaves it to decayed_grad)
         o = self.opts
         lr, (em, ep), (lo, hi) = o.get("lr", 1e-2), o.get("etas", (0.5, 1.2)), o.get("step_sizes", (1e-6, 50))
         s = np.sign(g * st.get("prev", 0.0))
@@ -56,6 +44,7 @@ class ASGDRef(Ref):
     """p *= 1 - lambd eta; p -= eta g; ax averages p once mu < 1; eta, mu for the next step (float32)."""
 
     def update(self, p, g, st, t):
+        g = -g if self.opts.get("maximize") else g  # (reference.Ref leaves it to decayed_grad)
         o = self.opts
         lr, lambd, alpha, t0, wd = (o.get("lr", 1e-2), o.get("lambd", 1e-4), o.get("alpha", 0.75), o.get("t0", 1e6),
                                     o.get("weight_decay", 0))
@@ -72,6 +61,7 @@ class AdafactorRef(Ref):
     """Factored second moments (row/col means of g^2) for >= 2-D, a full one for vectors; RMS clipping."""
 
     def update(self, p, g, st, t):
+        g = -g if self.opts.get("maximize") else g  # (reference.Ref leaves it to decayed_grad)
         o = self.opts
         lr, decay, (eps1, eps2), d, wd = (o.get("lr", 1e-2), o.get("beta2_decay", -0.8), o.get("eps", (None, 1e-3)),
                                           o.get("d", 1.0), o.get("weight_decay", 0.0))
