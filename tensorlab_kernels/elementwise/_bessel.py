@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._triton import tl, triton
-from ._gamma import _div
+from .libdevice import fdiv
 from .libdevice import libdevice as ld
 
 # Cephes' coefficients: exp(-x) i0(x) on [0, 8] (A) and exp(-x) sqrt(x) i0(x) on [8, inf) (B);
@@ -213,7 +213,7 @@ def _i1e_b(y):
 def i0e(x):
     ax = tl.abs(x)
     small = _i0e_a(ax * 0.5 - 2.0)
-    large = _div(_i0e_b(_div(32.0, ax) - 2.0), ld.sqrt(ax))
+    large = fdiv(_i0e_b(fdiv(32.0, ax) - 2.0), ld.sqrt(ax))
     return tl.where(ax <= 8.0, small, large)
 
 
@@ -221,7 +221,7 @@ def i0e(x):
 def i0(x):
     ax = tl.abs(x)
     small = ld.exp(ax) * _i0e_a(ax * 0.5 - 2.0)
-    large = _div(ld.exp(ax) * _i0e_b(_div(32.0, ax) - 2.0), ld.sqrt(ax))  # (inf / inf = nan at ±inf)
+    large = fdiv(ld.exp(ax) * _i0e_b(fdiv(32.0, ax) - 2.0), ld.sqrt(ax))  # (inf / inf = nan at ±inf)
     return tl.where(ax <= 8.0, small, large)
 
 
@@ -229,7 +229,7 @@ def i0(x):
 def i1e(x):
     ax = tl.abs(x)
     small = _i1e_a(ax * 0.5 - 2.0) * ax
-    large = _div(_i1e_b(_div(32.0, ax) - 2.0), ld.sqrt(ax))
+    large = fdiv(_i1e_b(fdiv(32.0, ax) - 2.0), ld.sqrt(ax))
     y = tl.where(ax <= 8.0, small, large)
     return tl.where(x < 0, -y, y)
 
@@ -238,7 +238,7 @@ def i1e(x):
 def i1(x):
     ax = tl.abs(x)
     small = ld.exp(ax) * ax * _i1e_a(ax * 0.5 - 2.0)
-    large = _div(ld.exp(ax) * _i1e_b(_div(32.0, ax) - 2.0), ld.sqrt(ax))
+    large = fdiv(ld.exp(ax) * _i1e_b(fdiv(32.0, ax) - 2.0), ld.sqrt(ax))
     y = tl.where(ax <= 8.0, small, large)
     return tl.where(x < 0, -y, y)
 

@@ -31,6 +31,7 @@ import math
 import numpy as np
 
 from .._triton import tl, triton
+from .libdevice import fdiv
 from .libdevice import libdevice as ld
 
 INF: tl.constexpr = tl.constexpr(float("inf"))
@@ -54,16 +55,6 @@ _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606
 
 
 @triton.jit
-def _div(a, b):
-    """IEEE division (Triton's float32 ``/`` is approximate; see unary.fdiv)."""
-    if (a + b).dtype == tl.float64:
-        q = a / b
-    else:
-        q = ld.div_rn(a, b)
-    return q
-
-
-@triton.jit
 def digamma(x):
     """PyTorch's calc_digamma."""
     neg = x < 0
@@ -75,9 +66,9 @@ def digamma(x):
     z = tl.where(neg, 1.0 - x, x)
     for _ in range(10):  # from z > 0 (or 1 after reflection) ten steps reach 10
         step = z < 10.0
-        result = tl.where(step, result - _div(1.0, z), result)
+        result = tl.where(step, result - fdiv(1.0, z), result)
         z = tl.where(step, z + 1.0, z)
-    zz = _div(1.0, z * z)
+    zz = fdiv(1.0, z * z)
     poly = 8.33333333333333333333e-2
     poly = poly * zz - 2.10927960927960927961e-2
     poly = poly * zz + 7.57575757575757575758e-3
@@ -86,7 +77,7 @@ def digamma(x):
     poly = poly * zz - 8.33333333333333333333e-3
     poly = poly * zz + 8.33333333333333333333e-2
     y = tl.where(z < 1.0e17, zz * poly, 0.0)
-    out = ld.log(z) - _div(0.5, z) - y + result
+    out = ld.log(z) - fdiv(0.5, z) - y + result
     out = tl.where(z == 10.0, result + PSI_10, out)
     out = tl.where(neg & (x == whole), float("nan"), out)  # negative integers (and -inf)
     return tl.where(x == 0, tl.where(ld.signbit(x) != 0, INF, -INF), out)  # digamma(±0) = ∓inf
@@ -97,13 +88,13 @@ def trigamma(x):
     """PyTorch's calc_trigamma (polygamma(1, x))."""
     small = x < 0.5
     s = ld.sin(x * 3.14159265358979323846)
-    result = tl.where(small, -_div(9.86960440108935861883, s * s), 0.0)  # pi**2 / sin(pi x)**2
+    result = tl.where(small, -fdiv(9.86960440108935861883, s * s), 0.0)  # pi**2 / sin(pi x)**2
     z = tl.where(small, 1.0 - x, x)
     for _ in range(6):
-        result += _div(1.0, z * z)
+        result += fdiv(1.0, z * z)
         z += 1.0
-    ixx = _div(1.0, z * z)
-    result += _div(1.0 + _div(1.0, 2.0 * z) + ixx * (1.0 / 6 - ixx * (1.0 / 30 - ixx * (1.0 / 42))), z)
+    ixx = fdiv(1.0, z * z)
+    result += fdiv(1.0 + fdiv(1.0, 2.0 * z) + ixx * (1.0 / 6 - ixx * (1.0 / 30 - ixx * (1.0 / 42))), z)
     return tl.where(small, -result, result)
 
 
@@ -111,14 +102,14 @@ def trigamma(x):
 def _em_term(total, live, fac, b, w, s, k, A):
     """One term of zeta's Euler-Maclaurin tail (Cephes); ``live`` lanes stop once a term is below MACHEP."""
     fac = fac * (s + k)
-    b = _div(b, w)
-    t = _div(fac * b, A)
+    b = fdiv(b, w)
+    t = fdiv(fac * b, A)
     new = total + t
     total = tl.where(live, new, total)
-    live = live & ~(tl.abs(_div(t, new)) < MACHEP)
+    live = live & ~(tl.abs(fdiv(t, new)) < MACHEP)
     k = k + 1.0
     fac = fac * (s + k)
-    b = _div(b, w)
+    b = fdiv(b, w)
     return total, live, fac, b, k + 1.0
 
 
@@ -136,7 +127,7 @@ def _zeta_positive(s, q):
         total = tl.where(active, total + b, total)
         done = done | (active & (b > total * -1.11022302462515654042e-16) & (b < total * MACHEP))
     w = a
-    total = tl.where(done, total, total + _div(b * w, s - 1.0))
+    total = tl.where(done, total, total + fdiv(b * w, s - 1.0))
     total = tl.where(done, total, total - 0.5 * b)
     live = ~done
     fac = s * 0.0 + 1.0

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from .._triton import TRITON_AVAILABLE
+from .._triton import TRITON_AVAILABLE, tl, triton
 from ..runtime import INTERPRET
 from ._erfinv import erfinv_np
 
@@ -117,4 +117,18 @@ def _install_interpreter_support():
 if INTERPRET and TRITON_AVAILABLE:
     libdevice = _install_interpreter_support()
 
-__all__ = ["libdevice"]
+
+@triton.jit
+def fdiv(a, b):
+    """IEEE division: Triton's fp32 ``/`` is the approximate ``div.full.f32``; fp64 ``/`` is exact.
+
+    Either side may be a Python float (a weak constant): ``a + b`` tells the type (only its type is
+    used; the compiler drops the addition)."""
+    if (a + b).dtype == tl.float64:
+        q = a / b
+    else:
+        q = libdevice.div_rn(a, b)
+    return q
+
+
+__all__ = ["fdiv", "libdevice"]

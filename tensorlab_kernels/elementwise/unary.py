@@ -22,8 +22,8 @@ from . import _gamma as GAM
 from . import common as C
 from ._erfinv import erfinv_np
 from ._normal import erfcx_np, log_ndtr_np, ndtr_np, ndtri_np
+from .libdevice import fdiv, math_np
 from .libdevice import libdevice as ld
-from .libdevice import math_np
 
 # ----------------------------------------------------------------------------------------------
 # Op codes (index in OPS). Kernel code compares the constexpr OP with these names.
@@ -125,19 +125,6 @@ SELU_SCALE: tl.constexpr = tl.constexpr(1.0507009873554804934193349852946)
 # ----------------------------------------------------------------------------------------------
 # Kernel
 # ----------------------------------------------------------------------------------------------
-
-
-@triton.jit
-def fdiv(a, b):
-    """IEEE division: Triton's fp32 ``/`` is the approximate ``div.full.f32``; fp64 ``/`` is exact.
-
-    Either side may be a Python float (a weak constant): ``a + b`` tells the type (only its type is
-    used; the compiler drops the addition)."""
-    if (a + b).dtype == tl.float64:
-        q = a / b
-    else:
-        q = ld.div_rn(a, b)
-    return q
 
 
 @triton.jit
