@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _dtype as D
+from ._layout import non_overlapping_and_dense
 from ._tensor import Size, Tensor
 
 FORMAT = "tensorlab-1"
@@ -66,6 +67,8 @@ def _encode(obj, tensors: list, names: dict, path: str):
         names[name] = True
         tensors.append((name, obj))
         ref = {"__tensor__": name, "device": str(obj.device), "requires_grad": obj.requires_grad}
+        if obj.dim() > 1 and not obj.is_contiguous() and non_overlapping_and_dense(obj._shape, obj._stride):
+            ref["stride"] = list(obj._stride)  # (a transposed/permuted tensor loads back laid out as it was)
         if _is_parameter(obj):  # loads back as a Parameter (assignable to a module's weight)
             ref["parameter"] = True
         return ref
@@ -290,7 +293,7 @@ def _target_device(saved: str, map_location):
 
 
 def _materialise(name: str, header: dict, data: memoryview, saved_device: str, requires_grad: bool,
-                 map_location, where: str) -> Tensor:
+                 map_location, where: str, strides=None) -> Tensor:
     from ._factories import from_numpy
 
     entry = header.get(name)
@@ -313,9 +316,22 @@ def _materialise(name: str, header: dict, data: memoryview, saved_device: str, r
                 "tensors to the CPU."
             )
         t = t.to(target)
+    if strides is not None:
+        t = _laid_out(t, tuple(strides), where)
     if requires_grad and t.dtype.is_floating_point:
         t.requires_grad_(True)
     return t
+
+
+def _laid_out(t: Tensor, strides: tuple, where: str) -> Tensor:
+    """``t``'s values in the dense layout ``strides`` (the one the saved tensor had)."""
+    if len(strides) != t.dim() or not non_overlapping_and_dense(t._shape, strides):
+        _fail(where, f"strides {list(strides)} do not lay out a dense tensor of shape {list(t._shape)}")
+    from . import no_grad
+    from .ops.composite import empty_strided
+
+    with no_grad():
+        return empty_strided(t._shape, strides, dtype=t.dtype, device=t.device).copy_(t)
 
 
 def _decode(node, header, data, map_location, where):
@@ -325,7 +341,7 @@ def _decode(node, header, data, map_location, where):
         if "__tensor__" in node:
             requires_grad = bool(node.get("requires_grad", False))
             t = _materialise(node["__tensor__"], header, data, node.get("device", "cpu"), requires_grad,
-                             map_location, where)
+                             map_location, where, node.get("stride"))
             if node.get("parameter"):
                 from .nn.parameter import Parameter
 

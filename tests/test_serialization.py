@@ -258,3 +258,14 @@ def test_numpy_bools_and_sizes_roundtrip():
     assert loaded["flag"] is True
     assert isinstance(loaded["shape"], tl.Size) and loaded["shape"] == (2, 3)
     assert isinstance(loaded["empty"], tl.Size) and loaded["empty"] == ()
+
+
+def test_dense_layouts_load_back_as_saved(device):
+    x = tl.arange(6.0, device=device).view(2, 3).t()
+    p = tl.nn.Parameter(tl.ones(2, 3, device=device).t())
+    nhwc = tl.arange(24.0, device=device).reshape(1, 2, 3, 4).contiguous(memory_format=tl.channels_last)
+    loaded = _roundtrip({"t": x, "p": p, "nhwc": nhwc, "every_other": tl.arange(10.0, device=device)[::2]})
+    assert loaded["t"].stride() == (1, 3) and not loaded["t"].is_contiguous() and tl.equal(loaded["t"], x)
+    assert isinstance(loaded["p"], tl.nn.Parameter) and loaded["p"].stride() == (1, 3) and loaded["p"].requires_grad
+    assert loaded["nhwc"].is_contiguous(memory_format=tl.channels_last) and tl.equal(loaded["nhwc"], nhwc)
+    assert loaded["every_other"].stride() == (1,)  # not dense: saved (and loaded) contiguous
