@@ -77,6 +77,85 @@ class SavedTensor:
         return t
 
 
+# saved_tensors_hooks: the (pack, unpack) pairs of the enclosing blocks, innermost last; a tensor saved
+# for backward while one is open is stored as pack(tensor) and given back as unpack(packed)
+_SAVED_TENSOR_HOOKS: list = []
+_HOOKS_DISABLED: list = []  # disable_saved_tensors_hooks messages, innermost last
+
+
+class _HookedSavedTensor:
+    """A saved tensor stored through the pack hook of the saved_tensors_hooks block it was saved in."""
+
+    __slots__ = ("packed", "unpack_hook")
+    is_output = False  # (what the pack hook returns stands for the value: no reattaching to the node)
+
+    def __init__(self, t, pack_hook, unpack_hook):
+        self.packed = pack_hook(t)
+        self.unpack_hook = unpack_hook
+
+    def unpack(self, node: Node, index: int):
+        from .._tensor import Tensor
+
+        t = self.unpack_hook(self.packed)
+        if not isinstance(t, Tensor):
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                            f"{type(t).__name__}")
+        return t
+
+
+class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
+    """``with saved_tensors_hooks(pack_hook, unpack_hook):`` every tensor an op saves for backward in
+    the block is stored as ``pack_hook(tensor)`` and handed to the backward rule as
+    ``unpack_hook(packed)`` (offloading to the host, compression, recomputation...). In-place changes
+    to a packed tensor are not detected, as in PyTorch."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        if _HOOKS_DISABLED:
+            raise RuntimeError(_HOOKS_DISABLED[-1])
+        _SAVED_TENSOR_HOOKS.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        _SAVED_TENSOR_HOOKS.pop()
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):  # noqa: N801 (PyTorch's name)
+    """Saved tensors are kept in host memory (pinned with ``pin_memory``) and moved back to their
+    device for the backward pass: activation memory on the GPU traded for copies."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda"):
+        def pack(t):
+            if not t.is_cuda:
+                return t.device, t
+            host = t.detach().to("cpu")
+            return t.device, host.pin_memory() if pin_memory else host
+
+        def unpack(packed):
+            device, t = packed
+            return t.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
+    """Inside, opening a ``saved_tensors_hooks`` block raises RuntimeError(``error_message``)."""
+
+    def __init__(self, error_message: str):
+        self.error_message = error_message
+
+    def __enter__(self):
+        _HOOKS_DISABLED.append(self.error_message)
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        _HOOKS_DISABLED.pop()
+        return False
+
+
 class Ctx:
     """Passed to backward rules: ``saved_tensors``, ``params``, ``inputs``, ``outputs``,
     ``needs_input_grad``. ``inputs[i]`` is a :class:`TensorMeta` for tensor inputs (a list of
@@ -116,9 +195,13 @@ class Ctx:
             self._to_save = tensors
             return
         saved = []
+        hooks = _SAVED_TENSOR_HOOKS[-1] if _SAVED_TENSOR_HOOKS else None
         for t in tensors:
             if t is None:
                 saved.append(None)
+                continue
+            if hooks is not None:
+                saved.append(_HookedSavedTensor(t, *hooks))
                 continue
             out_nr = self._outputs_ids.get(id(t))
             version = t._storage.version
