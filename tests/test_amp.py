@@ -249,3 +249,29 @@ def test_a_cast_made_under_no_grad_is_not_reused_with_grad(device):
             lin(x)
         lin(x).float().sum().backward()
     assert lin.weight.grad is not None and lin.weight.grad.dtype is tl.float32
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_grad_scaler_skips_a_step_with_one_non_finite_gradient(device, bad):
+    a = tl.nn.Parameter(tl.ones(3, device=device))
+    b = tl.nn.Parameter(tl.ones(2, device=device))
+    empty = tl.nn.Parameter(tl.ones(0, device=device))
+    opt = tl.optim.SGD([a, b, empty], lr=1.0)
+    scaler = tl.amp.GradScaler(device, init_scale=4.0)
+    scaler.scale((a * 1.0).sum() + (b * 1.0).sum() + empty.sum()).backward()
+    b.grad[1] = bad
+    assert scaler.step(opt) is None  # skipped
+    assert a.tolist() == [1.0, 1.0, 1.0] and a.grad.tolist() == [1.0, 1.0, 1.0]  # still unscaled in place
+    scaler.update()
+    assert scaler.get_scale() == 2.0
+
+
+def test_grad_scaler_refuses_fp16_gradients_before_changing_any():
+    a = tl.nn.Parameter(tl.ones(2))
+    h = tl.nn.Parameter(tl.ones(2, dtype=tl.float16))
+    opt = tl.optim.SGD([a, h], lr=1.0)
+    scaler = tl.amp.GradScaler("cpu", init_scale=4.0)
+    scaler.scale(a.sum() + h.float().sum()).backward()
+    with pytest.raises(ValueError, match="FP16"):
+        scaler.unscale_(opt)
+    assert a.grad.tolist() == [4.0, 4.0]

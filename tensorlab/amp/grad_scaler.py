@@ -80,21 +80,27 @@ class GradScaler:
         raise ValueError("outputs must be a Tensor or an iterable of Tensors")
 
     def _unscale_grads_(self, optimizer, inv_scale: Tensor, found_inf: Tensor, allow_fp16: bool) -> dict:
-        from .. import stack
+        from ..nn.utils.clip_grad import get_total_norm
 
-        flags: dict = {}  # device -> list of 0-d bool "has a non-finite value" flags
+        by_device: dict = {}
         for group in optimizer.param_groups:
             for param in group["params"]:
                 g = param.grad
                 if g is None:
                     continue
-                if not allow_fp16 and g.dtype is D.float16:
+                if not allow_fp16 and g.dtype is D.float16:  # (checked before any gradient changes)
                     raise ValueError("Attempting to unscale FP16 gradients.")
-                flags.setdefault(g.device, []).append(g.isfinite().logical_not().any())
-                g.mul_(inv_scale.to(g.device))  # (a non-finite value stays non-finite)
+                by_device.setdefault(g.device, []).append(g)
         per_device = {}
-        for dev, fs in flags.items():
-            per_device[dev] = (stack(fs).any().to(D.float32) if fs else found_inf.to(dev)).reshape(1)
+        for dev, grads in by_device.items():
+            # inf/NaN anywhere <=> the inf-norm of all of them is not finite: clip_grad's fused
+            # multi-tensor norm (one launch per dtype), before the gradients are scaled (PyTorch's order)
+            nonempty = [g for g in grads if g.numel()]
+            total = get_total_norm(nonempty, float("inf")) if nonempty else found_inf.to(dev)
+            per_device[dev] = total.isfinite().logical_not().to(D.float32).reshape(1)
+            scale = inv_scale.to(dev)
+            for g in grads:
+                g.mul_(scale)  # (a non-finite value stays non-finite)
         return per_device
 
     def unscale_(self, optimizer) -> None:
