@@ -34,9 +34,7 @@ def is_interpreted() -> bool:
 
 def is_initialized() -> bool:
     """Whether the cuda backend has been set up in this process (on first use of cuda)."""
-    from tensorlab_kernels.runtime import __dict__ as runtime_state
-
-    return bool(runtime_state["_selected"] and runtime_state["_backend"] is not None)
+    return _rt.is_initialized()
 
 
 def unavailable_reason() -> str | None:

@@ -39,7 +39,8 @@ __all__ = [
     "Allocation", "CachingAllocator", "DeviceArray", "Event", "OutOfMemoryError", "PinnedBuffer", "Stream",
     "allocator_for", "copy_device_to_device", "copy_device_to_host", "copy_host_to_device", "current_device",
     "current_stream", "current_stream_handle", "default_stream", "empty", "get_backend", "is_available",
-    "is_interpreted", "memset", "set_device", "set_stream", "size_class", "stream", "synchronize", "unavailable_reason",
+    "is_initialized", "is_interpreted", "memset", "set_device", "set_stream", "size_class", "stream",
+    "synchronize", "unavailable_reason"
 ]
 
 _backend = None
@@ -86,6 +87,11 @@ def _select():
                     _reason = f"CUDA initialisation failed: {exc}"
         _selected = True
         return _backend
+
+
+def is_initialized() -> bool:
+    """Whether a backend has been set up in this process (cuda is set up on first use)."""
+    return _selected and _backend is not None
 
 
 def get_backend():
