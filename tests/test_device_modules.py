@@ -64,6 +64,8 @@ def test_version_default_tensor_type_assert_allclose_cuda_initialized():
     assert tl.version.__version__ == tl.__version__ and isinstance(tl.version.triton, str)
     assert tl.version.cuda is None or tl.version.cuda.count(".") == 1
     assert isinstance(tl.cuda.is_initialized(), bool)
+    tl.ones(1, device="cuda")
+    assert tl.cuda.is_initialized() is True  # (set up on first use)
     try:
         with pytest.warns(UserWarning, match="deprecated"):
             tl.set_default_tensor_type(tl.DoubleTensor)
