@@ -178,3 +178,28 @@ class AdadeltaRef(Ref):
         u = r * st.get("acc_delta", 0.0) + (1 - r) * dx * dx
         st["square_avg"], st["acc_delta"] = v, u
         p -= lr * dx
+
+
+def run_optimizer(cls, kwargs, device, dtype, init, grads, params=None):
+    """tensorlab's optimizer ``cls(**kwargs)`` stepped through ``grads`` (per step, one array or None
+    per parameter) from ``init``; returns (params, optimizer)."""
+    import tensorlab as tl
+
+    if params is None:
+        params = [tl.nn.Parameter(tl.tensor(a, dtype=dtype, device=device)) for a in init]
+    opt = cls(params, **kwargs)
+    for step_grads in grads:
+        for p, g in zip(params, step_grads):
+            p.grad = None if g is None else tl.tensor(g, dtype=dtype, device=device)
+        opt.step()
+    return params, opt
+
+
+def run_reference(ref_cls, ref_opts, init, grads, np_dtype):
+    """The reference fed the same (dtype-rounded) inputs, in float64; returns (params, reference)."""
+    params = [np.asarray(a, dtype=np_dtype).astype(np.float64) for a in init]
+    ref = ref_cls(len(params), **ref_opts)
+    for step_grads in grads:
+        ref.step(params, [None if g is None else np.asarray(g, dtype=np_dtype).astype(np.float64)
+                          for g in step_grads])
+    return params, ref

@@ -13,7 +13,7 @@ import pytest
 import tensorlab as tl
 from tensorlab_kernels.optim import multi_tensor
 
-from .reference import Ref
+from .reference import Ref, run_optimizer, run_reference
 
 CUDA = tl.cuda.is_available()
 needs_cuda = pytest.mark.skipif(not CUDA, reason="cuda (or Triton's interpreter) is unavailable")
@@ -108,23 +108,7 @@ def _data(steps: int, seed: int = 0):
     return init, grads
 
 
-def _run(cls, kwargs, device, dtype, init, grads, params=None):
-    if params is None:
-        params = [tl.nn.Parameter(tl.tensor(a, dtype=dtype, device=device)) for a in init]
-    opt = cls(params, **kwargs)
-    for step_grads in grads:
-        for p, g in zip(params, step_grads):
-            p.grad = None if g is None else tl.tensor(g, dtype=dtype, device=device)
-        opt.step()
-    return params, opt
-
-
-def _reference(ref_cls, ref_opts, init, grads, np_dtype):
-    params = [np.asarray(a, dtype=np_dtype).astype(np.float64) for a in init]
-    ref = ref_cls(len(params), **ref_opts)
-    for step_grads in grads:
-        ref.step(params, [None if g is None else np.asarray(g, dtype=np_dtype).astype(np.float64) for g in step_grads])
-    return params, ref
+_run, _reference = run_optimizer, run_reference  # (shared with the other optimizer tests)
 
 
 def _host(t) -> np.ndarray:
