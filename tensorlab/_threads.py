@@ -1,9 +1,8 @@
 """``set_num_threads`` / ``get_num_threads``: PyTorch's intra-op thread count.
 
 tensorlab's cpu work is numpy's: its element-wise loops run on one thread and its BLAS (matmuls)
-on the BLAS library's pool. With ``threadpoolctl`` installed, ``set_num_threads`` limits that pool;
-without it the number is recorded (and returned by ``get_num_threads``) and the pool keeps the size
-it was started with (``OMP_NUM_THREADS`` / ``OPENBLAS_NUM_THREADS`` set before the import decide it).
+on the BLAS library's thread pool, which ``set_num_threads`` resizes (through ``threadpoolctl``,
+a dependency). ``get_num_threads`` returns the number set (the machine's core count until then).
 Inter-op threads: tensorlab runs no inter-op pool; the number is recorded.
 """
 
@@ -17,12 +16,10 @@ _state = {"intra": os.cpu_count() or 1, "interop": os.cpu_count() or 1, "limiter
 def set_num_threads(num: int) -> None:
     if not isinstance(num, int) or isinstance(num, bool) or num <= 0:
         raise RuntimeError(f"set_num_threads expects a positive integer, but got {num}")
+    from threadpoolctl import threadpool_limits
+
     _state["intra"] = num
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return
-    _state["limiter"] = threadpool_limits(limits=num, user_api="blas")
+    _state["limiter"] = threadpool_limits(limits=num, user_api="blas")  # (applies until the next call)
 
 
 def get_num_threads() -> int:

@@ -44,10 +44,13 @@ def test_fork_rng_restores_generators():
 
 
 def test_thread_counts_are_recorded():
+    from threadpoolctl import threadpool_info
+
     before = tl.get_num_threads()
     try:
         tl.set_num_threads(1)
         assert tl.get_num_threads() == 1
+        assert all(pool["num_threads"] == 1 for pool in threadpool_info() if pool["user_api"] == "blas")
         tl.set_num_interop_threads(3)
         assert tl.get_num_interop_threads() == 3
     finally:
