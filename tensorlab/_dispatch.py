@@ -23,7 +23,9 @@ import math
 import os
 import warnings
 
-from tensorlab_kernels.runtime import DeviceArray
+import numpy as np
+
+from tensorlab_kernels.runtime import DeviceArray, copy_device_to_device
 from tensorlab_kernels.runtime import allocate as _allocate
 
 from . import _dtype as D
@@ -454,21 +456,32 @@ def _check_cast(op: OpDef, result: D.dtype, target: D.dtype) -> None:
         )
 
 
-def _resize_(t: Tensor, shape: tuple, strides: tuple | None = None) -> None:
+def _resize_(t: Tensor, shape: tuple, strides: tuple | None = None, keep_contents: bool = False) -> None:
     """PyTorch's resize of an ``out=`` tensor: contiguous at ``shape`` (or dense with ``strides``:
     the layout the op gives a new output, which PyTorch restrides a resized ``out=`` to) from its
     storage offset, in its own storage when that holds enough elements (so ``ones(3, out=x[0])``
     writes into ``x``, as in PyTorch), else in a new storage (PyTorch grows the shared storage,
     which every view of it then sees; tensorlab's views cache their arrays, so only ``t`` moves to
-    the new one)."""
+    the new one). ``keep_contents`` (``Tensor.resize_``): the new storage starts with the old one's
+    bytes and ``t`` keeps its offset, as PyTorch's grown storage does."""
     numel = math.prod(shape)
     strides = contiguous_strides(shape) if strides is None else strides
-    if (t._offset + numel) * t.dtype.itemsize <= t._storage.nbytes:
+    old = t._storage
+    if (t._offset + numel) * t.dtype.itemsize <= old.nbytes:
         t._shape, t._stride = shape, strides
-    else:
+    elif not keep_contents:
         storage = new_storage(numel, t.dtype.np, t.device)
-        storage.version = t._storage.version
+        storage.version = old.version
         t._storage, t._shape, t._stride, t._offset = storage, shape, strides, 0
+    else:
+        storage = new_storage(t._offset + numel, t.dtype.np, t.device)
+        if old.nbytes:
+            if t.device.type == "cpu":
+                storage.data.view(np.uint8)[:old.nbytes] = old.data.view(np.uint8)[:old.nbytes]
+            else:
+                copy_device_to_device(storage.data, 0, old.data, 0, old.nbytes)
+        storage.version = old.version
+        t._storage, t._shape, t._stride = storage, shape, strides
     t._impl_view = None
 
 

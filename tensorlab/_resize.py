@@ -9,12 +9,8 @@ PyTorch only where a view of the old storage is used after the growth.
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
+from ._dispatch import _resize_
 from ._layout import format_strides
-from ._storage import contiguous_strides, new_storage
 from ._tensor import Tensor, tensor_method
 from ._views import shape_args
 
@@ -28,22 +24,7 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
         raise RuntimeError("cannot resize variables that require grad")
     if shape == self._shape and memory_format is None:
         return self
-    strides = format_strides("resize_", shape, memory_format) or contiguous_strides(shape)
-    need = (self._offset + math.prod(shape)) * self.dtype.itemsize
-    old = self._storage
-    if need > old.nbytes:
-        grown = new_storage(need // self.dtype.itemsize, self.dtype.np, self.device)
-        if old.nbytes:
-            if self.is_cpu:
-                grown.data.view(np.uint8)[:old.nbytes] = old.data.view(np.uint8)[:old.nbytes]
-            else:
-                from tensorlab_kernels import runtime as rt
-
-                rt.copy_device_to_device(grown.data, 0, old.data, 0, old.nbytes)
-        grown.version = old.version
-        self._storage = grown
-    self._shape, self._stride = shape, strides
-    self._impl_view = None
+    _resize_(self, shape, format_strides("resize_", shape, memory_format), keep_contents=True)
     return self
 
 
