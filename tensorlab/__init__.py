@@ -175,7 +175,8 @@ __version__ = "0.1.0"
 # PyTorch's legacy typed-tensor constructors (tl.FloatTensor(2, 3), tl.cuda.LongTensor([1]))
 from ._legacy_tensor_types import CPU_TYPES as _CPU_TYPES  # noqa: E402
 from ._legacy_tensor_types import CUDA_TYPES as _CUDA_TYPES  # noqa: E402
-from ._legacy_tensor_types import set_default_tensor_type, typename  # noqa: E402,F401
+from ._legacy_tensor_types import set_default_tensor_type  # noqa: E402,F401
+from ._tensor_host_methods import typename  # noqa: E402,F401
 
 globals().update(_CPU_TYPES)
 vars(cuda).update(_CUDA_TYPES)
