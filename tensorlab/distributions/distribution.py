@@ -157,6 +157,17 @@ class Distribution:
                              f"within the support ({support!r}) of the distribution {self!r}, but found invalid "
                              f"values:\n{value}")
 
+    def _expand_params(self, cls, batch_shape, _instance, *names):
+        """PyTorch's ``expand`` of a family whose parameters are the tensors ``names``: a new ``cls``
+        (or ``_instance``) with each of them expanded to ``batch_shape``, validating as ``self``."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = tl.Size(batch_shape)
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        super(cls, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "

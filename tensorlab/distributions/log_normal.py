@@ -31,12 +31,7 @@ class LogNormal(Distribution):
             self._validate_args = validate_args
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogNormal, _instance)
-        batch_shape = tl.Size(batch_shape)
-        new.base_dist = self.base_dist.expand(batch_shape)
-        super(LogNormal, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(LogNormal, batch_shape, _instance, "base_dist")
 
     @property
     def loc(self):
