@@ -307,6 +307,20 @@ def test_inplace_op_input_sharing_the_destination_is_saved_stale(device):
     np.testing.assert_allclose(to_numpy(a.grad), [[1.0, 2.0], [3.0, 4.0]])  # the old x (the add is of a constant)
 
 
+def test_inplace_op_with_the_destination_as_another_input_raises(device):
+    # y.addcmul_(y, t): the rule saves input 1, which is the destination itself. It was saved as the
+    # op's output, so backward used the new y where it needs the old one (t.grad was the new y, no
+    # error); PyTorch raises, as for any saved tensor overwritten in place.
+    for inplace in (lambda y, t: y.addcmul_(y, t), lambda y, t: y.addcmul_(t, y), lambda y, t: y.addcmul_(y, y),
+                    lambda y, t: y.addcdiv_(t, y), lambda y, t: y.mul_(y)):
+        x = _leaf([0.5, 1.0, 2.0], device)
+        t = _leaf([3.0, 4.0, 5.0], device)
+        y = x * 1
+        inplace(y, t)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+
+
 def test_inplace_on_leaf_requiring_grad_raises():
     x = _leaf([1.0, 2.0])
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):

@@ -536,7 +536,9 @@ def record(op, inputs, outputs, params, inplace: bool = False) -> None:
         stand_in = Tensor._make(dst._storage, dst._shape, dst._stride, dst._offset, dst.dtype)
         stand_in._requires_grad = dst._requires_grad
         ctx._stale_storage = dst._storage
-        save_inputs[0] = stand_in
+        # (every place the destination stands, not only input 0: in y.addcmul_(y, t) the rule
+        # saves input 1, which must also be the pre-write y, not the output)
+        save_inputs = [stand_in if x is dst else x for x in save_inputs]
     if op.save is not None:
         op.save(ctx, tuple(save_inputs), tuple(outputs), params)
     else:
