@@ -189,7 +189,8 @@ def setitem(x: Tensor, index, value) -> None:
     else:
         from ._factories import filled
 
-        target.copy_(filled((), value, x.dtype, x.device))  # (a number checked above)
+        # (a number checked above; fill_, as PyTorch, so an expanded target takes it too)
+        target.fill_(filled((), value, x.dtype, x.device))
 
 
 Tensor.__getitem__ = getitem

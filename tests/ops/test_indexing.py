@@ -297,6 +297,19 @@ def test_setitem_casts_value_and_accepts_python_numbers(device):
         x[[1]] = tl.tensor([1.7, -2.2, 3.9], device=device)
 
 
+def test_setitem_number_fills_an_expanded_target(device):
+    # PyTorch fills a basic-indexed target with a number (fill_), so a stride-0 view takes it; a
+    # tensor value is a copy_, which refuses to write one memory location twice.
+    base = tl.arange(3.0, device=device).reshape(1, 3)
+    e = base.expand(2, 3)
+    e[:] = 9.0
+    assert base.tolist() == [[9.0, 9.0, 9.0]]
+    e.t()[0] = 5
+    assert base.tolist() == [[5.0, 9.0, 9.0]]
+    with pytest.raises(RuntimeError, match="more than one element"):
+        e[:] = tl.ones(2, 3, device=device)
+
+
 def test_setitem_shape_mismatch_raises_before_writing(device):
     x = tl.tensor(X, device=device)
     with pytest.raises(RuntimeError, match="shape mismatch"):
