@@ -911,6 +911,23 @@ def test_erfinv_saves_its_input(device):
     assert_close(x.grad, expected)
 
 
+def test_erfinv_float64_far_tail_is_exact(device):
+    # Within 1e-11 of ±1 the single-precision start is off by up to 0.4; Newton on erfc moved it by
+    # at most ~1/(2x) a step, so three steps left errors up to 7% at 1 - 2**-53. The reference is
+    # bisection on math.erfc, which resolves 1 - y where bisection on erf cannot.
+    one_minus = np.array([1e-6, 1e-9, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15, 2.0**-52, 2.0**-53])
+    y = np.concatenate([1 - one_minus, -(1 - one_minus)])
+    expected = []
+    for v in y:
+        lo, hi = 0.0, 7.0
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (lo, mid) if math.erfc(mid) < 1 - abs(v) else (mid, hi)
+        expected.append(math.copysign(0.5 * (lo + hi), v))
+    # (a few ulps: libdevice on a GPU is documented to 5 ulps)
+    np.testing.assert_allclose(to_numpy(tl.erfinv(t(y, device, tl.float64))), expected, rtol=5e-15)
+
+
 def test_double_backward(device):
     x = t([0.3, -0.7], device, tl.float64).requires_grad_()
     (g,) = tl.autograd.grad(tl.tanh(x).sum(), x, create_graph=True)
