@@ -488,9 +488,9 @@ def _i0e_backward(ctx, g):
 
 def _tiny_safe(x):
     """(|x| > eps, x with eps where it is not): PyTorch's i1/i1e backward evaluate 1/x away from 0
-    and use the limit 0.5 at it."""
+    and use the limit 0.5 at it (NaN counts as away from 0: its gradient is NaN)."""
     eps = float(D.float_info(x.dtype).eps)
-    big = x.abs() > eps
+    big = ~(x.abs() <= eps)
     return big, where(big, x, eps)
 
 

@@ -167,11 +167,12 @@ def test_errors():
 
 
 def test_gradients_at_special_points():
-    # i1' and i1e' at 0 are 1/2 (PyTorch's limit), not 0/0
+    # i1' and i1e' at 0 are 1/2 (PyTorch's limit), not 0/0; at NaN they are NaN, not the limit
     for fn in (tl.special.i1, tl.special.i1e):
-        x = tl.tensor([0.0, 1.0], dtype=tl.float64, requires_grad=True)
+        x = tl.tensor([0.0, 1.0, float("nan")], dtype=tl.float64, requires_grad=True)
         fn(x).sum().backward()
         assert x.grad.numpy()[0] == 0.5
+        assert np.isnan(x.grad.numpy()[2])
     # log_ndtr's slope stays finite far in the lower tail (pdf and cdf both underflow there)
     x = tl.tensor([-40.0], dtype=tl.float64, requires_grad=True)
     tl.special.log_ndtr(x).sum().backward()
