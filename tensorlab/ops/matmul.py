@@ -154,31 +154,33 @@ def _scaled(g: Tensor, s) -> Tensor:
     return g if s == 1 else g * s
 
 
-def _product_grads(a: Tensor, b: Tensor, g: Tensor, need_a: bool, need_b: bool, alpha=1):
-    """Gradients of ``alpha * (a @ b)`` (numpy matmul rules) for the incoming gradient ``g``.
+def _product_grads(a, b, g: Tensor, a_shape: tuple, b_shape: tuple, need_a: bool, need_b: bool, alpha=1):
+    """Gradients of ``alpha * (a @ b)`` (numpy matmul rules) for the incoming gradient ``g``; ``a``
+    is read only for b's gradient and ``b`` only for a's (the other may be None: not saved).
 
     1-D operands get their size-1 dim back (and ``g`` the dims they removed), then
     grad_a = alpha * g @ b^T and grad_b = alpha * a^T @ g (alpha applied in the GEMM epilogue),
     summed over broadcast batch dims. When b is a matrix and a is batched (an activation times a
     weight), grad_b is one tall GEMM over the folded batch instead of a batched product and a sum.
     """
-    a2 = a.unsqueeze(0) if a.ndim == 1 else a
-    b2 = b.unsqueeze(-1) if b.ndim == 1 else b
+    a_vector, b_vector = len(a_shape) == 1, len(b_shape) == 1
     g2 = g
-    if b.ndim == 1:
+    if b_vector:
         g2 = g2.unsqueeze(-1)
-    if a.ndim == 1:
+    if a_vector:
         g2 = g2.unsqueeze(-2)
     ga = gb = None
     if need_a:
-        ga = _reduce_to(_scaled_matmul(g2, b2.mT, alpha), a2.shape).reshape(a.shape)
+        b2 = b.unsqueeze(-1) if b_vector else b
+        ga = _reduce_to(_scaled_matmul(g2, b2.mT, alpha), (1, *a_shape) if a_vector else a_shape).reshape(a_shape)
     if need_b:
-        if b2.ndim == 2 and a2.ndim > 2:
+        a2 = a.unsqueeze(0) if a_vector else a
+        if len(b_shape) == 2 and a2.ndim > 2:
             rows = math.prod(a2.shape[:-1])  # explicit: a -1 would be ambiguous for empty tensors
             gb = _scaled_matmul(a2.reshape(rows, a2.shape[-1]).mT, g2.reshape(rows, g2.shape[-1]), alpha)
         else:
-            gb = _reduce_to(_scaled_matmul(a2.mT, g2, alpha), b2.shape)
-        gb = gb.reshape(b.shape)
+            gb = _reduce_to(_scaled_matmul(a2.mT, g2, alpha), (*b_shape, 1) if b_vector else b_shape)
+        gb = gb.reshape(b_shape)
     return ga, gb
 
 
@@ -191,11 +193,25 @@ def _scaled_matmul(a: Tensor, b: Tensor, alpha=1) -> Tensor:
 
 def _product_backward(ctx, g):
     a, b = ctx.saved_tensors
-    return _product_grads(a, b, g, ctx.needs_input_grad[0], ctx.needs_input_grad[1], ctx.params.get("alpha", 1))
+    return _product_grads(a, b, g, ctx.inputs[0].shape, ctx.inputs[1].shape, ctx.needs_input_grad[0],
+                          ctx.needs_input_grad[1], ctx.params.get("alpha", 1))
 
 
-def _save_products(ctx, inputs, outputs, params):
-    ctx.save_for_backward(inputs[1], inputs[2])
+def _save_operands(ctx, inputs, first: int):
+    """Save the product's operands ``inputs[first]`` and ``inputs[first + 1]``, each only if the
+    other's gradient is wanted (it is read for nothing else), as PyTorch: then ``h @ w`` with a
+    frozen ``w`` lets ``h`` be modified in place before backward."""
+    needs = ctx.needs_input_grad
+    a, b = inputs[first], inputs[first + 1]
+    ctx.save_for_backward(a if needs[first + 1] else None, b if needs[first] else None)
+
+
+def _save_product(ctx, inputs, outputs, params):
+    _save_operands(ctx, inputs, 0)
+
+
+def _save_add_product(ctx, inputs, outputs, params):  # addmm's family: (input, mat1, mat2)
+    _save_operands(ctx, inputs, 1)
 
 
 def _addmm_family_backward(ctx, g):
@@ -207,7 +223,8 @@ def _addmm_family_backward(ctx, g):
     gi = None
     if ctx.needs_input_grad[0]:
         gi = _reduce_to(_scaled(g, beta), ctx.inputs[0].shape)  # scaled, then summed: PyTorch's order
-    g1, g2 = _product_grads(m1, m2, g, ctx.needs_input_grad[1], ctx.needs_input_grad[2], alpha)
+    g1, g2 = _product_grads(m1, m2, g, ctx.inputs[1].shape, ctx.inputs[2].shape, ctx.needs_input_grad[1],
+                            ctx.needs_input_grad[2], alpha)
     return gi, g1, g2
 
 
@@ -288,7 +305,8 @@ def _dot_meta_for(op: str):
 
 
 # (replayable: a launch follows from the operands' geometry and the parameters, _replay)
-_PRODUCT = dict(twin=kgemm.matmul_twin, kernel=kgemm.matmul, backward=_product_backward, tags=["replayable"])
+_PRODUCT = dict(twin=kgemm.matmul_twin, kernel=kgemm.matmul, backward=_product_backward, save=_save_product,
+                tags=["replayable"])
 
 MATMUL = defop("matmul", meta=_matmul_meta, **_PRODUCT,
                doc="Matrix product with numpy/PyTorch rules: 1-D operands, broadcast batch dims.")
@@ -347,7 +365,7 @@ def _baddbmm_shapes(b1, b2):
 
 
 _ADD_FAMILY = dict(twin=kgemm.matmul_twin, kernel=kgemm.matmul, backward=_addmm_family_backward,
-                   save=_save_products, tags=["replayable"])
+                   save=_save_add_product, tags=["replayable"])
 
 ADDMM = defop("addmm", meta=_addmm_family_meta("addmm", "addmm", _addmm_shapes), **_ADD_FAMILY,
               doc="beta * input + alpha * (mat1 @ mat2); input broadcast to (M, N).")
@@ -408,16 +426,17 @@ def _linear_meta(inp, weight, bias=None, precision="highest"):
 
 
 def _linear_backward(ctx, g):
-    x, w = ctx.saved_tensors
+    x, w = ctx.saved_tensors  # (each saved only if the other's gradient is wanted)
+    x_shape, w_shape = ctx.inputs[0].shape, ctx.inputs[1].shape
     gx = gw = gb = None
     if ctx.needs_input_grad[0]:
         # g (*, N) @ W (N, K); a 1-D weight: g (*) times w (K) as an outer product
-        gx = matmul(g, w) if w.ndim == 2 else matmul(g.unsqueeze(-1), w.unsqueeze(0))
-        gx = _shaped(gx, x._shape)
+        gx = matmul(g, w) if len(w_shape) == 2 else matmul(g.unsqueeze(-1), w.unsqueeze(0))
+        gx = _shaped(gx, x_shape)
     if ctx.needs_input_grad[1]:
-        k, rows = x._shape[-1], math.prod(x._shape[:-1])  # explicit sizes: -1 is ambiguous for empty tensors
-        if w.ndim == 2:
-            gw = mm(_shaped(g, (rows, w._shape[0])).mT, _shaped(x, (rows, k)))
+        k, rows = x_shape[-1], math.prod(x_shape[:-1])  # explicit sizes: -1 is ambiguous for empty tensors
+        if len(w_shape) == 2:
+            gw = mm(_shaped(g, (rows, w_shape[0])).mT, _shaped(x, (rows, k)))
         else:
             gw = matmul(_shaped(g, (rows,)), _shaped(x, (rows, k)))
     if len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2]:
@@ -426,7 +445,7 @@ def _linear_backward(ctx, g):
 
 
 LINEAR = defop("linear", meta=_linear_meta, twin=kgemm.matmul_twin, kernel=kgemm.matmul, backward=_linear_backward,
-               save=lambda ctx, inputs, outputs, params: ctx.save_for_backward(inputs[0], inputs[1]),
+               save=_save_product,
                tags=["replayable"], doc="input @ weight.T + bias (bias added in the GEMM epilogue).")
 
 

@@ -874,6 +874,30 @@ def test_linear_gradients(device):
     assert_close(tb.grad, g.reshape(-1, 4).sum(0))
 
 
+def test_products_save_an_operand_only_for_the_other_gradient(device):
+    # As PyTorch: h @ w with a frozen w saves w alone, so h may be modified in place before backward
+    # (a frozen layer followed by relu_ or +=); when both need gradients, modifying h still raises.
+    products = {"matmul": lambda h, w: h @ w, "matmul (right)": lambda h, w: w @ h, "mm": tl.mm,
+                "linear": tl.nn.functional.linear,
+                "addmm": lambda h, w: tl.addmm(tl.ones(2, dtype=h.dtype, device=device), h, w),
+                "einsum": lambda h, w: tl.einsum("ij,jk->ik", h, w), "mv": lambda h, w: tl.mv(h, w[0]),
+                "bmm": lambda h, w: tl.bmm(h[None], w[None]), "dot": lambda h, w: tl.dot(h[0], w[0])}
+    w = tl.tensor([[1.0, 0.0], [2.0, 1.0]], dtype=tl.float64, device=device)
+    for name, f in products.items():
+        p = tl.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=tl.float64, device=device, requires_grad=True)
+        h = p * 1
+        y = f(h, w)
+        expected = tl.autograd.grad(f(p, w).sum(), p)[0]
+        h.add_(1)
+        y.sum().backward()
+        assert_close(p.grad, to_numpy(expected)), name
+        h = p * 1
+        y = f(h, w.clone().requires_grad_())
+        h.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+
+
 def test_double_backward_through_mm():
     a = tl.tensor(_rand((3, 3), np.float64, 1), requires_grad=True)
     b = tl.tensor(_rand((3, 3), np.float64, 2), requires_grad=True)
