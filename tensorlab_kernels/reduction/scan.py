@@ -284,6 +284,10 @@ def scan_twin(out, indices, inp, *, op: str, dim: int, compute=None, exclusive: 
             y, i = np.logaddexp.accumulate(x, axis=-1), None
         else:
             y, i = _cum_extreme(x, op == "cummax")
+        if (op == "cumsum" or op == "logcumsumexp") and y.dtype.kind == "f":
+            # the kernel (and PyTorch) start from the identity, +0 or -inf, and +0 + -0 is +0;
+            # numpy starts from the first element, so a prefix of -0.0 stayed -0.0
+            y = y + 0.0
     if reverse:
         y = y[..., ::-1]
     y = np.moveaxis(y, -1, d).reshape(out.shape)

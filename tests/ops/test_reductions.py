@@ -1317,6 +1317,14 @@ def test_bf16_signed_zero_is_zero_in_nonzero_reductions(device, op):
             assert tl.norm(x, p=0, dim=1).tolist() == [1.0, 0.0] and tl.norm(x[1], p=0).item() == 0.0
 
 
+def test_cumsum_and_logcumsumexp_of_negative_zero_are_positive_zero(device):
+    # scans start from their identity (+0, -inf), so -0.0 comes out +0.0 (PyTorch, both devices)
+    for dtype in (tl.float32, tl.float64, tl.float16):
+        x = tl.tensor([-0.0, -0.0, 1.0], dtype=dtype, device=device)
+        for y in (tl.cumsum(x, 0), tl.logcumsumexp(x[:2], 0), tl.cumsum(x.flip(0), 0)):
+            assert all(math.copysign(1.0, v) == 1.0 for v in y.tolist()[:2]), (dtype, y.tolist())
+
+
 def test_logcumsumexp_as_pytorch(device):
     # values, special values and the gradient checked against torch 2.13
     inf, nan = math.inf, math.nan
