@@ -289,8 +289,11 @@ def _minmax_evenly_backward(ctx, g):
     dims, keepdim = p["dim"], p["keepdim"]
     y = _restore_dims(y, dims, keepdim)
     mask = x == y
-    if p.get("nan_shares"):
+    if p.get("nan_shares"):  # max()/min(): PyTorch's cpu evenly_distribute_backward (a masked fill:
+        # an inf or NaN gradient reaches the selected elements only)
         mask = mask | (x.isnan() & y.isnan())
+        share = _restore_dims(g, dims, keepdim) / mask.to(g.dtype).sum()
+        return (_tl().where(mask, share, _tl().zeros((), dtype=g.dtype, device=g.device)).to(x.dtype),)
     mask = mask.to(g.dtype)
     count = mask.sum(dim=list(dims), keepdim=True)
     return ((mask * (_restore_dims(g, dims, keepdim) / count)).to(x.dtype),)

@@ -222,10 +222,13 @@ def _median_all_impl(x: Tensor) -> Tensor:
 def _median_all_backward(ctx, g):
     # PyTorch's evenly_distribute_backward: the gradient is shared by every element equal to the
     # median (every NaN when the median is NaN), so it does not depend on which one was picked.
+    # (cpu's masked fill: an inf or NaN gradient reaches the selected elements only)
+    from .elementwise_binary import where
+
     x, value = ctx.saved_tensors
     mask = (x == value) | (x.isnan() & value.isnan())
-    weight = mask.to(g.dtype)
-    return (weight * (g / weight.sum()),)
+    share = g / mask.to(g.dtype).sum()
+    return (where(mask, share, g.new_zeros(())),)
 
 
 MEDIAN_ALL = defop("median_all", custom=_median_all_impl, backward=_median_all_backward,

@@ -9,6 +9,7 @@ References are independent of the implementation: Python's ``sorted`` (stable) o
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -388,6 +389,20 @@ def test_median_all_gradient_is_shared_by_ties(device):
     assert m.item() == 2.0
     m.backward()
     np.testing.assert_allclose(to_numpy(x.grad), [[1 / 3, 0, 1 / 3], [0, 1 / 3, 0]], rtol=1e-6)
+
+
+def test_full_max_min_median_gradient_of_inf_reaches_the_selected_elements_only(device):
+    # PyTorch's cpu evenly_distribute_backward is a masked fill: an inf or NaN upstream gradient
+    # does not turn the others into 0 * inf = NaN (amax keeps mask * share, NaN there, as PyTorch)
+    for reduce, selected in ((tl.max, [0, 1, 0, 1]), (tl.min, [1, 0, 0, 0]), (tl.median, [0, 0, 1, 0])):
+        for g, expected in ((math.inf, math.inf), (math.nan, math.nan), (2.0, None)):
+            x = tl.tensor([1.0, 5.0, 3.0, 5.0], dtype=tl.float64, device=device, requires_grad=True)
+            reduce(x).backward(tl.tensor(g, dtype=tl.float64, device=device))
+            share = expected if expected is not None else g / sum(selected)
+            np.testing.assert_array_equal(to_numpy(x.grad), [share if s else 0.0 for s in selected])
+    x = tl.tensor([1.0, 5.0], dtype=tl.float64, device=device, requires_grad=True)
+    x.amax().backward(tl.tensor(math.inf, dtype=tl.float64, device=device))
+    assert np.isnan(to_numpy(x.grad)[0])
 
 
 def test_sort_double_backward(device):
