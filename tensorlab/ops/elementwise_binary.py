@@ -990,13 +990,22 @@ def _clamp_args(op: str, min, max):
     if min is None and max is None:
         raise RuntimeError(f"{op}(): At least one of 'min' or 'max' must not be None")
     if min is not None and max is not None and isinstance(min, Tensor) is not isinstance(max, Tensor):
-        # PyTorch's overloads: two tensor bounds or two number bounds, not one of each
+        # PyTorch's overloads: two tensor bounds or two number bounds, not one of each; its argument
+        # parser takes a 0-d tensor that needs no gradient as a number
+        min, max = _as_number_bound(min), _as_number_bound(max)  # noqa: A001
+    if min is not None and max is not None and isinstance(min, Tensor) is not isinstance(max, Tensor):
         raise TypeError(f"{op}() received an invalid combination of arguments - got (min={type(min).__name__}, "
                         f"max={type(max).__name__}), but expected one of: (Tensor min, Tensor max), "
                         "(Number min, Number max)")
     lo = None if min is None else E.as_operand(op, min, "min")
     hi = None if max is None else E.as_operand(op, max, "max")
     return lo, hi
+
+
+def _as_number_bound(bound):
+    if isinstance(bound, Tensor) and bound.ndim == 0 and not bound.requires_grad:
+        return bound.item()
+    return bound
 
 
 def _clamp_bounds(op: str, input, lo, hi) -> tuple:

@@ -555,6 +555,12 @@ def test_clamp_variants(device):
     assert_close(tl.clip(x, lo, hi), np.array([0.0, 0.5, 1.0, np.nan], dtype=np.float32))
     with pytest.raises(RuntimeError, match="At least one of 'min' or 'max'"):
         tl.clamp(x)
+    # a number and a tensor: PyTorch takes a 0-d tensor that needs no gradient as a number
+    assert_close(tl.clamp(x, min=-1.0, max=t(1.0, device)), np.array([-1.0, 0.5, 1.0, np.nan], dtype=np.float32))
+    assert tl.clamp(t([1, 5], device), min=t(2.5, device), max=4).tolist() == [2.5, 4.0]
+    for bad in (t(1.0, device).requires_grad_(), t([1.0], device)):
+        with pytest.raises(TypeError, match="invalid combination of arguments"):
+            tl.clamp(x, min=-1.0, max=bad)
 
 
 def test_where_and_lerp_and_addc(device):
