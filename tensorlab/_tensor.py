@@ -274,6 +274,10 @@ class Tensor:
     def data(self, other: Tensor) -> None:
         if not isinstance(other, Tensor):
             raise TypeError(f"data must be a Tensor, got {type(other).__name__}")
+        if self._requires_grad and not other.dtype.is_floating_point:
+            # (else an integer tensor would require grad, and its gradient be truncated)
+            raise RuntimeError(f"data set to a tensor that requires gradients must be floating point or complex "
+                               f"dtype, got {other.dtype.name}")
         self._storage, self._shape, self._stride = other._storage, other._shape, other._stride
         self._offset, self.dtype = other._offset, other.dtype
         self._impl_view = None

@@ -818,3 +818,22 @@ def test_grad_fn_types_are_named_as_pytorchs():
             return g * 2
 
     assert type(Twice.apply(x).grad_fn).__name__ == "TwiceBackward"
+
+
+def test_data_setter_swaps_the_values_and_refuses_integers_for_a_tensor_requiring_grad():
+    p = tl.ones(2, requires_grad=True)
+    p.data = tl.tensor([3.0, 4.0])
+    assert p.requires_grad and p.is_leaf and p.tolist() == [3.0, 4.0]
+    (p * 2).sum().backward()
+    assert p.grad.tolist() == [2.0, 2.0]
+    # PyTorch refuses an integer tensor: it would require grad and get a truncated gradient
+    with pytest.raises(RuntimeError, match="must be floating point"):
+        p.data = tl.tensor([1, 2])
+    assert p.dtype is tl.float32 and p.tolist() == [3.0, 4.0]
+    q = tl.ones(2)
+    q.data = tl.tensor([1, 2])  # one that needs no gradient takes any dtype
+    assert q.dtype is tl.int64
+    m = tl.nn.Linear(2, 2)
+    with pytest.raises(RuntimeError, match="must be floating point"):
+        m.type(tl.int32)
+    assert m.weight.dtype is tl.float32
