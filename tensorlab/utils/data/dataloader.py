@@ -678,20 +678,22 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         kind, _, payload = msg
         self._try_put_index()
         if kind == "error":
-            if not self._persistent_workers:
-                self._fail()
+            # An exception the dataset or collate_fn raised in a worker: the worker lives on and the
+            # iteration may go on with the next batch, as PyTorch's (a loop that skips bad batches).
+            self._worker_exception = True
             payload.reraise()
         return payload
 
     def __next__(self):
+        self._worker_exception = False
         try:
             return super().__next__()
         except StopIteration:
             raise
         except BaseException:
-            # Whatever went wrong (a worker's exception, the sampler, Ctrl-C): a non-persistent
-            # iterator is finished, so its workers go now rather than when it is collected.
-            if not self._persistent_workers:
+            # Anything else that went wrong (the sampler, Ctrl-C): a non-persistent iterator is
+            # finished, so its workers go now rather than when it is collected.
+            if not self._persistent_workers and not self._worker_exception:
                 self._fail()
             raise
 
