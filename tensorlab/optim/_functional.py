@@ -119,6 +119,10 @@ def fused_update(name: str, launcher: Callable, twin: Callable, lists: list, *, 
                 t = lst[i]
                 if t.device != dev:
                     raise RuntimeError(f"{name}: state {k} of parameter {i} is on {t.device}, the parameter on {dev}")
+                if t._shape != params[i]._shape:
+                    raise RuntimeError(f"{name}: operand {k} (optimizer state) of parameter {i} has shape "
+                                       f"{list(t._shape)}, the parameter {list(params[i]._shape)}; was the state "
+                                       "loaded from another model's optimizer?")
                 if not t.is_contiguous():
                     c = t.contiguous()
                     if k in written:

@@ -356,6 +356,24 @@ def test_load_state_dict_validates_before_changing_anything():
 
 
 @pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=needs_cuda)])
+def test_step_with_state_of_another_shape_names_the_optimizer(device):
+    # a state_dict loaded from another model's optimizer: PyTorch raises at step (a size mismatch);
+    # the cpu twins raised numpy's broadcast error, not naming the optimizer
+    for cls, kwargs in ((tl.optim.SGD, {"lr": 0.1, "momentum": 0.9}), (tl.optim.Adam, {}), (tl.optim.Adagrad, {})):
+        small = tl.nn.Parameter(tl.ones(2, device=device))
+        small.grad = tl.ones(2, device=device)
+        source = cls([small], **kwargs)
+        source.step()
+        p = tl.nn.Parameter(tl.ones(3, device=device))
+        p.grad = tl.ones(3, device=device)
+        opt = cls([p], **kwargs)
+        opt.load_state_dict(source.state_dict())
+        with pytest.raises(RuntimeError, match=rf"{cls.__name__}: .* has shape \[2\], the parameter \[3\]"):
+            opt.step()
+        assert p.tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=needs_cuda)])
 def test_load_state_dict_casts_to_each_parameter(device):
     src = tl.nn.Parameter(tl.ones(3))
     opt = tl.optim.Adam([src], lr=0.1)
