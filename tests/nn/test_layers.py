@@ -321,6 +321,18 @@ def test_batchnorm1d_running_stats_over_steps(device):
     assert bn.num_batches_tracked.item() == 3  # eval does not count
 
 
+def test_batchnorm_refused_batch_changes_nothing(device):
+    # one value per channel in training is refused before anything is counted or updated
+    for momentum in (0.1, None):
+        bn = nn.BatchNorm1d(2, momentum=momentum).to(device)
+        bn(_t(RNG.standard_normal((4, 2)).astype(np.float32), device))
+        before = {k: to_numpy(v).copy() for k, v in bn.state_dict().items()}
+        with pytest.raises(ValueError, match="more than 1 value per channel"):
+            bn(_t(np.ones((1, 2), np.float32), device))
+        for k, v in bn.state_dict().items():
+            np.testing.assert_array_equal(to_numpy(v), before[k])
+
+
 def test_batchnorm_cumulative_average_and_untracked(device):
     bn = nn.BatchNorm1d(2, momentum=None, dtype=tl.float64).to(device)
     batches = [RNG.standard_normal((5, 2)) for _ in range(3)]

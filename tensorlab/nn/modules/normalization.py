@@ -172,15 +172,17 @@ class _BatchNorm(_NormBase):
     def forward(self, input):
         check_channels(type(self).__name__, input, self.num_features, "num_features", self._input_ndims)
         factor = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            with no_grad():
-                self.num_batches_tracked.add_(1)
-            if self.momentum is None:  # cumulative moving average
-                factor = 1.0 / float(self.num_batches_tracked.item())
+        count = self.training and self.track_running_stats and self.num_batches_tracked is not None
+        if count and self.momentum is None:  # cumulative moving average over the batches, this one too
+            factor = 1.0 / (float(self.num_batches_tracked.item()) + 1.0)
         use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)
         track = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if track else None, self.running_var if track else None,
-                            self.weight, self.bias, use_batch_stats, factor, self.eps)
+        out = F.batch_norm(input, self.running_mean if track else None, self.running_var if track else None,
+                           self.weight, self.bias, use_batch_stats, factor, self.eps)
+        if count:  # (after the checks batch_norm makes: a refused batch is not counted)
+            with no_grad():
+                self.num_batches_tracked.add_(1)
+        return out
 
 
 class BatchNorm1d(_BatchNorm):
