@@ -160,7 +160,7 @@ def _infer_dtype_of_scalar(x) -> D.dtype:
         return D.get_default_dtype()
     if isinstance(x, numbers.Complex):
         raise TypeError("tensorlab does not support complex numbers")
-    raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+    raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")  # (PyTorch's type and words)
 
 
 def _nested_to_numpy(data, op: str, target: D.dtype | None = None) -> tuple[np.ndarray, D.dtype]:
@@ -170,9 +170,10 @@ def _nested_to_numpy(data, op: str, target: D.dtype | None = None) -> tuple[np.n
     one takes Python ints beyond 64 bits, as PyTorch's)."""
     shape: list[int] = []
     dtype = None
+    leaf_depth = None  # where the numbers stand, once one was seen: no sequence may stand there
 
     def walk(x, depth: int):
-        nonlocal dtype
+        nonlocal dtype, leaf_depth
         if isinstance(x, Tensor):
             if x.numel() != 1 and depth >= 0:  # (a one-element tensor of any shape is a number, as PyTorch)
                 raise ValueError(f"{op}: only one element tensors can be converted to Python scalars")
@@ -190,14 +191,21 @@ def _nested_to_numpy(data, op: str, target: D.dtype | None = None) -> tuple[np.n
             x = list(x)
         if isinstance(x, list | tuple | np.ndarray):
             n = len(x)
+            if leaf_depth is not None and depth >= leaf_depth:  # [1, [2]]
+                raise TypeError(f"{op}: expected a number at dim {depth}, got {type(x).__name__}")
             if depth == len(shape):
                 shape.append(n)
             elif depth > len(shape) or shape[depth] != n:
                 raise ValueError(f"{op}: expected sequence of length {shape[depth] if depth < len(shape) else 0} at "
                                  f"dim {depth} (got {n})")
             return [walk(y, depth + 1) for y in x]
-        if depth != len(shape):
-            raise ValueError(f"{op}: expected a sequence at dim {depth}, got {type(x).__name__}")
+        if depth != len(shape):  # [[1], 2]
+            raise TypeError(f"{op}: expected a sequence at dim {depth}, got {type(x).__name__}")
+        leaf_depth = depth
+        if isinstance(x, str):  # (PyTorch's types: a string is a sequence of too many dimensions)
+            if depth == 0:
+                raise TypeError(f"{op}: invalid data type 'str'")
+            raise ValueError(f"{op}: too many dimensions 'str'")
         d = _infer_dtype_of_scalar(x)
         dtype = d if dtype is None else D.promote_types(dtype, d)
         return x
@@ -206,7 +214,10 @@ def _nested_to_numpy(data, op: str, target: D.dtype | None = None) -> tuple[np.n
     if dtype is None:  # empty sequence
         dtype = D.get_default_dtype()
     np_dtype = np.float64 if dtype.is_floating_point or (target is not None and target.is_floating_point) else dtype.np
-    arr = np.array(values, dtype=np_dtype) if shape else np.array(values, dtype=np_dtype)
+    try:
+        arr = np.array(values, dtype=np_dtype)
+    except OverflowError:  # a Python int beyond 64 bits in an integer tensor
+        raise ValueError(f"{op}: Overflow when unpacking long long (a value does not fit {dtype.name})") from None
     if shape and arr.shape != tuple(shape):
         arr = arr.reshape(shape)
     return arr, dtype
@@ -395,6 +406,9 @@ def ones(*sizes, size=None, dtype=None, device=None, requires_grad: bool = False
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     size = _check_size("full", shape_args((size,), "full"))
     if isinstance(fill_value, Tensor):
+        if fill_value.numel() != 1:
+            raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not a Tensor of "
+                            f"{fill_value.numel()} elements")
         fill_value = fill_value.item()
     if out is not None:  # the value converted to out's dtype (full((2,), 7.5, out=int64) is 7)
         return _fill_out("full", out, size, fill_value, dtype, device, requires_grad)

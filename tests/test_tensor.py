@@ -71,8 +71,22 @@ def test_tensor_from_python_data():
     assert tl.tensor([tl.tensor(1), tl.tensor(2)]).tolist() == [1, 2]
     with pytest.raises(ValueError, match="expected sequence of length 2 at dim 1"):
         tl.tensor([[1, 2], [3]])
-    with pytest.raises(TypeError):
+    # PyTorch's exception types: a string is a sequence of too many dimensions; a number where a
+    # sequence stood, or the reverse, a TypeError; a value of no dtype a RuntimeError
+    with pytest.raises(ValueError, match="too many dimensions 'str'"):
         tl.tensor(["a"])
+    with pytest.raises(TypeError, match="invalid data type 'str'"):
+        tl.tensor("a")
+    with pytest.raises(TypeError, match="expected a number at dim 1, got list"):
+        tl.tensor([1, [2]])
+    with pytest.raises(TypeError, match="expected a sequence at dim 1, got int"):
+        tl.tensor([[1], 2])
+    for bad in (None, {}, [1, None]):
+        with pytest.raises(RuntimeError, match="Could not infer dtype of"):
+            tl.tensor(bad)
+    assert tl.full((2,), tl.tensor(3)).tolist() == [3, 3]
+    with pytest.raises(TypeError, match="full\\(\\): argument 'fill_value' .* must be Number"):
+        tl.full((2,), tl.ones(2))
     a = np.arange(3.0)
     t = tl.tensor(a)
     a[0] = 9
@@ -563,8 +577,10 @@ def test_tensor_infers_numpy_values_dtypes_inside_sequences():
     assert tl.tensor(range(3)).tolist() == [0, 1, 2]
     assert tl.tensor([2**63], dtype=tl.float64).tolist() == [2.0**63]
     assert tl.tensor(2**64, dtype=tl.float32).item() == 2.0**64
-    with pytest.raises(OverflowError):
-        tl.tensor([2**63])
+    assert tl.tensor([1.5, 2**70]).tolist() == [1.5, float(2**70)]  # (a float tensor takes it)
+    for big in ([2**63], [-(2**63) - 1], 2**64):
+        with pytest.raises(ValueError, match="Overflow when unpacking long long"):  # (PyTorch's words)
+            tl.tensor(big)
 
 
 def test_size_arithmetic_stays_a_size():
