@@ -68,6 +68,11 @@ class Generator:
         return from_numpy(np.array([self._seed, self._offset], dtype=np.int64).view(np.uint8).copy())
 
     def set_state(self, new_state: Tensor) -> Generator:
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"set_state: expected a uint8 Tensor from get_state(), got {type(new_state).__name__}")
+        if new_state.dtype is not D.uint8:  # (PyTorch: a TypeError for a tensor of another dtype)
+            raise TypeError(f"set_state: expected a uint8 Tensor from get_state(), got a {new_state.dtype.name} "
+                            "Tensor")
         arr = np.ascontiguousarray(np.asarray(new_state.detach().cpu()._np_view()))
         if arr.dtype != np.uint8 or arr.size != 16:
             raise RuntimeError("set_state: expected a uint8 tensor of 16 bytes from get_state()")
@@ -118,6 +123,8 @@ def _generator_for(dev: device, generator: Generator | None, op: str) -> Generat
             if "seed" in _pending_seed:  # a device first used after manual_seed gets that seed too
                 g.manual_seed(_pending_seed["seed"])
         return g
+    if not isinstance(generator, Generator):
+        raise TypeError(f"{op}: argument 'generator' must be tensorlab.Generator, not {type(generator).__name__}")
     if generator.device.type != dev.type:
         raise RuntimeError(
             f"{op}: Expected a '{dev.type}' device type for generator but found '{generator.device.type}'"

@@ -30,4 +30,6 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
 
 @tensor_method
 def resize_as_(self: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:
+    if not isinstance(the_template, Tensor):
+        raise TypeError(f"resize_as_(): argument 'the_template' must be Tensor, not {type(the_template).__name__}")
     return resize_(self, the_template.shape, memory_format=memory_format)

@@ -62,7 +62,11 @@ def _host_elementwise(op: str, self: Tensor, fn, other: Tensor | None = None) ->
         for v in np.nditer(arr, op_flags=["readwrite"]):
             v[...] = cast(fn(v.item()))
     else:
-        b = np.broadcast_to(other.detach()._host_array(), arr.shape)
+        try:
+            b = np.broadcast_to(other.detach()._host_array(), arr.shape)
+        except ValueError:
+            raise RuntimeError(f"{op}: the tensor of shape {list(other.shape)} cannot be broadcast to self's shape "
+                               f"{list(self.shape)}") from None
         for v, w in np.nditer([arr, b], op_flags=[["readwrite"], ["readonly"]]):
             v[...] = cast(fn(v.item(), w.item()))
     self._bump_version()

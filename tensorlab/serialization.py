@@ -177,6 +177,8 @@ def _checksum(structure_json: str, entries: dict, data_crc: int) -> int:
 
 def _atomic_write(path: Path, parts: list, mode: int) -> None:
     directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():  # (else mkstemp's error names the temporary file, not the user's path)
+        raise RuntimeError(f"save: Parent directory {directory} does not exist.")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
         os.fchmod(fd, mode)  # (mkstemp makes it 0600)

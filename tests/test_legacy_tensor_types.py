@@ -73,6 +73,9 @@ def test_apply_and_map_run_python_callables_in_place():
     x.map_(tl.tensor([1.0, 1.0, 1.0]), lambda a, b: a + b)
     x.map_(tl.tensor(10.0), lambda a, b: a + b)  # broadcasts
     assert x.tolist() == [13.0, 15.0, 17.0]
+    with pytest.raises(RuntimeError, match=r"map_: the tensor of shape \[2\] cannot be broadcast to self's"):
+        x.map_(tl.ones(2), lambda a, b: a + b)
+    assert x.tolist() == [13.0, 15.0, 17.0]
     i = tl.tensor([1, 2])
     assert i.apply_(lambda v: v / 2).tolist() == [0, 1]  # cast back to the tensor's dtype
     t = tl.arange(6.0).reshape(2, 3).t()  # strided: written through the view
@@ -109,6 +112,8 @@ def test_resize_keeps_the_storage_prefix(device):
     assert t.resize_(3, 2).stride() == (1, 3)  # the shape it has: nothing changes
     z = tl.arange(4.0, device=device)
     assert z.resize_as_(tl.ones(2, 1)).tolist() == [[0.0], [1.0]]
+    with pytest.raises(TypeError, match="'the_template' must be Tensor, not int"):
+        z.resize_as_(5)
     c = tl.arange(16.0, device=device)
     assert c.resize_(1, 2, 2, 2, memory_format=tl.channels_last).stride() == (8, 1, 4, 2)
     with pytest.raises(RuntimeError, match="require grad"):

@@ -189,3 +189,17 @@ def test_floating_samplers_refuse_integer_dtypes_with_not_implemented_error():
               lambda: tl.zeros(2, dtype=tl.bool).uniform_(), lambda: tl.zeros(2, dtype=tl.int64).normal_()):
         with pytest.raises(NotImplementedError):
             f()
+
+
+def test_bad_rng_arguments_raise_type_errors():
+    # PyTorch's TypeError (tensorlab's internals raised AttributeError for these)
+    with pytest.raises(TypeError, match="expected a uint8 Tensor from get_state\\(\\), got list"):
+        tl.set_rng_state([1, 2, 3])
+    with pytest.raises(TypeError, match="got a float32 Tensor"):
+        tl.set_rng_state(tl.zeros(16))
+    with pytest.raises(TypeError, match="argument 'generator' must be tensorlab.Generator, not int"):
+        tl.randn(2, generator=5)
+    state = tl.get_rng_state()
+    a = tl.rand(3)
+    tl.set_rng_state(state)
+    assert tl.rand(3).tolist() == a.tolist()

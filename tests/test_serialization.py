@@ -119,6 +119,13 @@ def test_atomic_write_keeps_old_file_on_failure(tmp_path, monkeypatch):
     assert tl.load(path)["v"].tolist() == [1.0]
 
 
+def test_save_into_a_missing_directory_names_it(tmp_path):
+    # PyTorch's RuntimeError and words; the OSError of the temporary file named a file the user never chose
+    with pytest.raises(RuntimeError, match=f"Parent directory {tmp_path / 'missing'} does not exist"):
+        tl.save({"v": tl.tensor([1.0])}, tmp_path / "missing" / "ckpt")
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("cut", [0, 5, 8, 20, -1, -5])
 def test_truncated_files_raise(tmp_path, cut):
     path = tmp_path / "ckpt"
