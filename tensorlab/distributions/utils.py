@@ -23,8 +23,7 @@ def broadcast_all(*values):
     """Broadcast tensors and numbers together; numbers become tensors of the first tensor's dtype and
     device (of the default dtype when all are numbers), as PyTorch's ``broadcast_all``."""
     if not all(isinstance(v, tl.Tensor) or _is_number(v) for v in values):
-        raise ValueError("Input arguments must all be instances of Number, "
-                         "torch.Tensor or objects implementing __torch_function__.")
+        raise ValueError("Input arguments must all be instances of Number or tensorlab.Tensor.")
     if not all(isinstance(v, tl.Tensor) for v in values):
         options = {"dtype": tl.get_default_dtype()}
         for v in values:

@@ -72,22 +72,22 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor: 
     histc has no gradient)."""
     need_tensor("histc", input, "input", 1)
     if isinstance(out, Tensor) and out.dtype is not input.dtype:
-        raise RuntimeError(f"torch.histogram: input tensor and hist tensor should have the same dtype, but got input "
+        raise RuntimeError(f"histc: input tensor and hist tensor should have the same dtype, but got input "
                            f"{D.cpp_name(input.dtype)} and hist {D.cpp_name(out.dtype)}")
     out = E.exact_out("histc", out, input)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"histc(): \"histogram_cpu\" not implemented for '{D.torch_name(input.dtype)}'")
     if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+        raise RuntimeError(f"histc(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(min), float(max)
     if lo == hi and input.numel() > 0:
         lo, hi = R.amin(input).item(), R.amax(input).item()
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
+        raise RuntimeError(f"histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo > hi:
-        raise RuntimeError("torch.histc: max must be larger than min")
+        raise RuntimeError("histc: max must be larger than min")
     # PyTorch's arithmetic: the edges in the input's dtype, ((x - lo) * bins) / (hi - lo) in that
     # dtype, left to right, so a value on a bin edge lands in the bin above it (x * (bins / width),
     # in float64, put 1.8 of [0, 3] in 5 bins in bin 2, not 3)

@@ -31,7 +31,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
         if not isinstance(t, Tensor):
             raise TypeError(f"block_diag(): argument 'tensors' must be tuple of Tensors, not {type(t).__name__}")
         if t.ndim > 2:
-            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+            raise RuntimeError(f"block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
                                f"{t.ndim} dimensions")
         blocks.append(t.reshape(1, -1) if t.ndim < 2 else t)
     if not blocks:
@@ -90,12 +90,12 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
 
 def _split(op: str, input: Tensor, indices_or_sections, dim: int, min_dims: int) -> tuple:
     if input.ndim < min_dims:
-        raise RuntimeError(f"torch.{op} requires a tensor with at least {min_dims} dimension, but got a tensor with "
+        raise RuntimeError(f"{op} requires a tensor with at least {min_dims} dimension, but got a tensor with "
                            f"{input.ndim} dimensions!")
     if isinstance(indices_or_sections, int):
         size = input.shape[dim]
         if indices_or_sections == 0 or size % indices_or_sections:
-            raise RuntimeError(f"torch.{op} attempted to split along dimension {dim}, but the size of the dimension "
+            raise RuntimeError(f"{op} attempted to split along dimension {dim}, but the size of the dimension "
                                f"{size} is not divisible by the split_size {indices_or_sections}!")
     return tensor_split(input, indices_or_sections, dim)
 

@@ -306,7 +306,7 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
         tensors = tuple(tensors[0])
     tensors = _tensor_list(tensors, "meshgrid")
     if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+        warnings.warn("meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
                       UserWarning)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
@@ -315,7 +315,7 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     for t in tensors:
         if t.ndim > 1:
-            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t.ndim}D")
+            raise RuntimeError(f"meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t.ndim}D")
         if t.dtype is not tensors[0].dtype:
             raise RuntimeError("meshgrid expects all tensors to have the same dtype")
         if t.device != tensors[0].device:

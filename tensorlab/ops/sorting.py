@@ -276,7 +276,7 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
     Both are compared in their promoted dtype (as PyTorch; a Python scalar is weak). NaN is the
     largest value, as in ``sort``.
     """
-    op = "torch.searchsorted()"
+    op = "searchsorted()"
     if not isinstance(sorted_sequence, Tensor):
         raise TypeError(f"searchsorted(): argument 'sorted_sequence' must be Tensor, not "
                         f"{type(sorted_sequence).__name__}")

@@ -406,10 +406,10 @@ def test_shape_compositions(device):
         tl.vander(_t([1, 2], device), N=-1)
     assert to_numpy(tl.diagflat(_t([[1, 2]], device), 1)).tolist() == [[0, 1, 0], [0, 0, 2], [0, 0, 0]]
     assert [p.shape for p in tl.hsplit(tl.ones(4, device=device), [1, 3])] == [(1,), (2,), (1,)]
-    with pytest.raises(RuntimeError, match="torch.hsplit attempted to split along dimension 1, but the size of the "
+    with pytest.raises(RuntimeError, match="hsplit attempted to split along dimension 1, but the size of the "
                                            "dimension 3 is not divisible by the split_size 2!"):
         tl.hsplit(tl.ones(2, 3, device=device), 2)
-    with pytest.raises(RuntimeError, match="torch.vsplit requires a tensor with at least 2 dimension"):
+    with pytest.raises(RuntimeError, match="vsplit requires a tensor with at least 2 dimension"):
         tl.vsplit(tl.ones(4, device=device), 2)
     rows, cols = tl.unravel_index(_t([4, 1, 5, -1, 6], device), (2, 3))
     assert to_numpy(rows).tolist() == [1, 0, 1, 1, 0] and to_numpy(cols).tolist() == [1, 1, 2, 2, 0]  # wraps
