@@ -67,7 +67,7 @@ class FusedOptimizer(Optimizer):
         read right after its increment, so a parameter listed twice sees both steps, as in PyTorch.
         """
         states, steps = [], []
-        for p in params:
+        for i, p in enumerate(params):
             state = self.state[p]
             if len(state) == 0:
                 state["step"] = host_scalar(0.0)
@@ -78,7 +78,11 @@ class FusedOptimizer(Optimizer):
             for name in optional:
                 if name not in state:
                     state[name] = zeros_state(p, fill)
-            add_host_scalar_(state["step"], 1.0)
+            try:
+                add_host_scalar_(state["step"], 1.0)
+            except KeyError:
+                raise RuntimeError(f"{self._name}: the state of parameter {i} has no 'step' (it has "
+                                   f"{sorted(state)}); was it loaded from another optimizer's state_dict?") from None
             if read_steps:
                 steps.append(read_host_scalar(state["step"]))
             states.append(state)

@@ -371,6 +371,15 @@ def test_step_with_state_of_another_shape_names_the_optimizer(device):
         with pytest.raises(RuntimeError, match=rf"{cls.__name__}: .* has shape \[2\], the parameter \[3\]"):
             opt.step()
         assert p.tolist() == [1.0, 1.0, 1.0]
+    # the state of another optimizer: PyTorch raises KeyError('step'); here a message that says so
+    sgd = tl.optim.SGD([p], lr=0.1, momentum=0.9)
+    sgd.step()
+    adam = tl.optim.Adam([p])
+    adam.load_state_dict(sgd.state_dict())
+    before = p.tolist()
+    with pytest.raises(RuntimeError, match=r"Adam: the state of parameter 0 has no 'step' \(it has \['momentum"):
+        adam.step()
+    assert p.tolist() == before
 
 
 @pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=needs_cuda)])
