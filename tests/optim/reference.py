@@ -203,3 +203,35 @@ def run_reference(ref_cls, ref_opts, init, grads, np_dtype):
         ref.step(params, [None if g is None else np.asarray(g, dtype=np_dtype).astype(np.float64)
                           for g in step_grads])
     return params, ref
+
+
+def check_state_dict_round_trip(opt, cls, kwargs, params, later_grads, device, tmp_path):
+    """``opt`` (over ``params``, stepped twice) -> state_dict -> tensorlab.save/load -> a new ``cls``
+    over copies of the parameters -> load_state_dict: PyTorch's layout, the options and the step
+    restored, and identical parameters after both take the ``later_grads`` steps. Returns the new
+    optimizer and its parameters (for an optimizer's own state checks)."""
+    import tensorlab as tl
+
+    sd = opt.state_dict()
+    assert sorted(sd) == ["param_groups", "state"]
+    assert sorted(sd["state"]) == list(range(len(params))) == sd["param_groups"][0]["params"]
+    assert {k: v for k, v in sd["param_groups"][0].items() if k in kwargs} == {
+        k: (tuple(v) if isinstance(v, list | tuple) else v) for k, v in kwargs.items()}
+    if "step" in sd["state"][0]:
+        assert sd["state"][0]["step"].dtype is tl.float32 and sd["state"][0]["step"].item() == 2.0
+    path = tmp_path / "opt.safetensors"
+    tl.save(sd, path)
+    clones = [tl.nn.Parameter(p.detach().clone()) for p in params]
+    opt2 = cls(clones, lr=123.0)  # options come from the state dict
+    opt2.load_state_dict(tl.load(path))
+    assert opt2.param_groups[0]["lr"] == opt.param_groups[0]["lr"]
+    for step_grads in later_grads:
+        for ps in (params, clones):
+            for p, g in zip(ps, step_grads):
+                p.grad = tl.tensor(g, dtype=tl.float32, device=device)
+        opt.step()
+        opt2.step()
+    for p, q in zip(params, clones):
+        np.testing.assert_array_equal(p.detach().cpu().numpy(), q.detach().cpu().numpy())
+        assert q.device == p.device
+    return opt2, clones

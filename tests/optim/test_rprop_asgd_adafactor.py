@@ -13,7 +13,7 @@ import pytest
 import tensorlab as tl
 from tensorlab_kernels.optim import multi_tensor
 
-from .reference import Ref, run_optimizer, run_reference
+from .reference import Ref, check_state_dict_round_trip, run_optimizer, run_reference
 
 CUDA = tl.cuda.is_available()
 needs_cuda = pytest.mark.skipif(not CUDA, reason="cuda (or Triton's interpreter) is unavailable")
@@ -348,30 +348,12 @@ def test_state_dict_round_trip(tmp_path, device, name):
     _, cls, kwargs, _, _, _ = CONFIGS[IDS.index(name)]
     init, grads = _data(4, seed=7)
     params, opt = _run(cls, kwargs, device, tl.float32, init, grads[:2])
-    sd = opt.state_dict()
-    assert sorted(sd["state"]) == [0, 1, 2, 3] and sd["param_groups"][0]["params"] == [0, 1, 2, 3]
-    assert {k: v for k, v in sd["param_groups"][0].items() if k in kwargs} == {
-        k: (tuple(v) if isinstance(v, list | tuple) else v) for k, v in kwargs.items()}
-    assert sd["state"][0]["step"].dtype is tl.float32 and sd["state"][0]["step"].item() == 2.0
-    path = tmp_path / "opt.safetensors"
-    tl.save(sd, path)
-    clones = [tl.nn.Parameter(p.detach().clone()) for p in params]
-    opt2 = cls(clones, lr=123.0)  # options come from the state dict
-    opt2.load_state_dict(tl.load(path))
-    assert opt2.param_groups[0]["lr"] == opt.param_groups[0]["lr"]
+    opt2, clones = check_state_dict_round_trip(opt, cls, kwargs, params, grads[2:], device, tmp_path)
     for key, value in opt2.state[clones[0]].items():
         if key in ("step", "eta", "mu"):
             assert value.dtype is tl.float32 and value.device.type == "cpu"
         else:
             assert value.device == clones[0].device
-    for step_grads in grads[2:]:
-        for ps in (params, clones):
-            for p, g in zip(ps, step_grads):
-                p.grad = tl.tensor(g, dtype=tl.float32, device=device)
-        opt.step()
-        opt2.step()
-    for p, q in zip(params, clones):
-        np.testing.assert_array_equal(_host(p), _host(q))
 
 
 def test_asgd_load_state_dict_keeps_eta_and_mu_float32_scalars():
