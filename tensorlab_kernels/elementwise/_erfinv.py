@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from ._polynomial import polevl
+
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -21,13 +23,6 @@ _CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.0
             -0.00417768164, 0.246640727, 1.50140941)
 _TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
          0.00943887047, 1.00167406, 2.83297682)
-
-
-def _horner(coeffs, w):
-    p = np.full_like(w, coeffs[0])
-    for c in coeffs[1:]:
-        p = c + p * w
-    return p
 
 
 def erfinv_np(y: np.ndarray) -> np.ndarray:
@@ -40,8 +35,8 @@ def erfinv_np(y: np.ndarray) -> np.ndarray:
         inside = a < 1
         ai = np.where(inside, a, 0.0)
         w = -np.log((1.0 - ai) * (1.0 + ai))
-        central = _horner(_CENTRAL, w - 2.5)
-        tail = _horner(_TAIL, np.sqrt(w) - 3.0)
+        central = polevl(_CENTRAL, w - 2.5)
+        tail = polevl(_TAIL, np.sqrt(w) - 3.0)
         x = np.where(w < 5.0, central, tail) * ai
         big = ai > 0.5
         log_one_minus = np.log(np.where(big, 1.0 - ai, 1.0))  # 1 - ai is exact for ai in [0.5, 1]

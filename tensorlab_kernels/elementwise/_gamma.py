@@ -33,6 +33,7 @@ import math
 import numpy as np
 
 from .._triton import tl, triton
+from ._polynomial import polevl
 from .libdevice import fdiv
 from .libdevice import libdevice as ld
 
@@ -286,11 +287,8 @@ _LW = (4.18938533204672725052e-01, 8.33333333333329678849e-02, -2.77777777728775
 
 
 def _poly(coeffs, y):
-    """sum(coeffs[i] * y**i) by Horner's rule."""
-    p = np.full_like(y, coeffs[-1])
-    for cf in coeffs[-2::-1]:
-        p = p * y + cf
-    return p
+    """sum(coeffs[i] * y**i) (fdlibm's tables list the lowest power first)."""
+    return polevl(coeffs[::-1], y)
 
 
 def _lgamma_below2(x, r):

@@ -22,6 +22,8 @@ import math
 
 import numpy as np
 
+from ._polynomial import polevl
+
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
 _INV_SQRT_PI = 1.0 / math.sqrt(math.pi)
 _SQRT1_2 = math.sqrt(0.5)
@@ -76,14 +78,6 @@ _EXP_M2 = 0.13533528323661269189  # exp(-2)
 _S2PI = 2.50662827463100050242  # sqrt(2 pi)
 
 
-def _polevl(coeffs, x):
-    """Cephes' polevl: coefficients from the highest power down."""
-    p = np.full_like(x, coeffs[0])
-    for cf in coeffs[1:]:
-        p = p * x + cf
-    return p
-
-
 def ndtri_np(p: np.ndarray) -> np.ndarray:
     p = np.asarray(p)
     out_dtype = p.dtype if p.dtype.kind == "f" else np.dtype(np.float64)
@@ -94,11 +88,11 @@ def ndtri_np(p: np.ndarray) -> np.ndarray:
         central = y > _EXP_M2
         yc = y - 0.5
         y2 = yc * yc
-        xc = (yc + yc * (y2 * _polevl(_P0, y2) / _polevl(_Q0, y2))) * _S2PI
+        xc = (yc + yc * (y2 * polevl(_P0, y2) / polevl(_Q0, y2))) * _S2PI
         x = np.sqrt(-2.0 * np.log(y))
         x0 = x - np.log(x) / x
         z = 1.0 / x
-        x1 = np.where(x < 8.0, z * _polevl(_P1, z) / _polevl(_Q1, z), z * _polevl(_P2, z) / _polevl(_Q2, z))
+        x1 = np.where(x < 8.0, z * polevl(_P1, z) / polevl(_Q1, z), z * polevl(_P2, z) / polevl(_Q2, z))
         tail = np.where(upper, x0 - x1, x1 - x0)
         out = np.where(central, xc, tail)
         out = np.where(p64 == 0, -np.inf, np.where(p64 == 1, np.inf, out))
