@@ -197,21 +197,21 @@ def _product_backward(ctx, g):
                           ctx.needs_input_grad[1], ctx.params.get("alpha", 1))
 
 
-def _save_operands(ctx, inputs, first: int):
-    """Save the product's operands ``inputs[first]`` and ``inputs[first + 1]``, each only if the
-    other's gradient is wanted (it is read for nothing else), as PyTorch: then ``h @ w`` with a
-    frozen ``w`` lets ``h`` be modified in place before backward."""
-    needs = ctx.needs_input_grad
-    a, b = inputs[first], inputs[first + 1]
-    ctx.save_for_backward(a if needs[first + 1] else None, b if needs[first] else None)
+def _operand_saver(first: int):
+    """The save rule of a product of ``inputs[first]`` and ``inputs[first + 1]``: each operand is
+    saved only if the other's gradient is wanted (it is read for nothing else), as PyTorch; then
+    ``h @ w`` with a frozen ``w`` lets ``h`` be modified in place before backward."""
+    second = first + 1
+
+    def save(ctx, inputs, outputs, params):
+        needs = ctx.needs_input_grad
+        ctx.save_for_backward(inputs[first] if needs[second] else None, inputs[second] if needs[first] else None)
+
+    return save
 
 
-def _save_product(ctx, inputs, outputs, params):
-    _save_operands(ctx, inputs, 0)
-
-
-def _save_add_product(ctx, inputs, outputs, params):  # addmm's family: (input, mat1, mat2)
-    _save_operands(ctx, inputs, 1)
+_save_product = _operand_saver(0)  # (a, b): matmul, mm, bmm, mv, dot, linear
+_save_add_product = _operand_saver(1)  # (input, mat1, mat2): addmm's family
 
 
 def _addmm_family_backward(ctx, g):
