@@ -54,7 +54,13 @@ SUM_CANDIDATES = [None, (8192, 16, 8), (4096, 16, 16), (4096, 8, 16), (8192, 8, 
 MATMUL_CANDIDATES = [None] + [
     {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": k, "GROUP_M": g, "num_warps": w, "num_stages": s}
     for g, w, s, k in ((8, 8, 3, 64), (1, 8, 3, 64), (1, 8, 4, 64), (4, 8, 4, 64), (1, 4, 3, 64), (8, 4, 3, 64),
-                       (1, 8, 5, 64), (1, 8, 6, 64), (1, 8, 3, 128))]
+                       (1, 8, 5, 64), (1, 8, 6, 64), (1, 8, 3, 128))] + [
+    # other tile shapes of the declared space (tensorlab_kernels/matmul/configs.py), never measured on
+    # these shapes: wide tiles (192 of them, 1.45 waves on 132 SMs) and half-width ones (768, more
+    # programs per SM to hide the short K loop)
+    {"BLOCK_M": m, "BLOCK_N": n, "BLOCK_K": 64, "GROUP_M": g, "num_warps": w, "num_stages": s}
+    for m, n, g, w, s in ((128, 256, 8, 8, 3), (256, 128, 8, 8, 3), (256, 128, 1, 8, 3), (128, 64, 8, 4, 4),
+                          (128, 64, 1, 4, 3), (64, 128, 8, 4, 4))]
 
 # rows of 32768: ("one", warps) keeps the whole row in registers; ("loop", BLOCK_N, warps) is the
 # two-pass kernel walking the row in tiles
