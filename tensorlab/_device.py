@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import threading
 
 
 class device:
@@ -39,12 +40,12 @@ class device:
         self.index = None if text == "cpu" else index
 
     def __enter__(self):  # ``with tl.device("cuda"):`` makes it the default device inside
-        _default_stack.append(_default_device[0])
-        _default_device[0] = self
+        _defaults.stack.append(_defaults.device)
+        _defaults.device = self
         return self
 
     def __exit__(self, *exc) -> bool:
-        _default_device[0] = _default_stack.pop()
+        _defaults.device = _defaults.stack.pop()
         return False
 
     def __eq__(self, other):
@@ -75,16 +76,25 @@ class device:
 CPU = device("cpu")
 
 
-# tl.set_default_device's device (None: cpu), and the defaults `with tl.device(...)` blocks replaced
-_default_device = [None]
-_default_stack: list = []
+class _Defaults(threading.local):
+    """This thread's default device: per thread, as PyTorch's (``set_default_device`` and
+    ``with torch.device(...)`` are thread-local there), so a worker thread's default does not move
+    the main thread's tensors."""
+
+    device = None  # tl.set_default_device's device (None: cpu)
+
+    def __init__(self):
+        self.stack: list = []  # the defaults ``with tl.device(...)`` blocks replaced, innermost last
+
+
+_defaults = _Defaults()
 
 
 def set_default_device(dev) -> None:
     """Where factories (``tensor``, ``zeros``, ``rand``, ``arange``..., and so module parameters)
     put a tensor made without ``device=``, as ``torch.set_default_device``; None restores cpu. A bare
     ``"cuda"`` means the current cuda device at each call."""
-    _default_device[0] = None if dev is None else device(dev) if not isinstance(dev, device) else dev
+    _defaults.device = None if dev is None else device(dev) if not isinstance(dev, device) else dev
 
 
 def get_default_device() -> device:
@@ -98,7 +108,7 @@ def as_device(value) -> device:
     Returns one shared object per device, so that tensors made on a device carry the same object
     and the dispatcher's same-device check is an identity test."""
     if value is None:
-        value = _default_device[0]
+        value = _defaults.device
         if value is None:
             return CPU
     d = value if isinstance(value, device) else device(value)

@@ -18,6 +18,7 @@ import itertools
 import logging
 import math
 import os
+import threading
 
 import numpy as np
 
@@ -34,6 +35,8 @@ if _RUNTIME_INTERPRET and TRITON_AVAILABLE:  # interpreted kernels compute as th
     from . import interpreter_fixes
 
     interpreter_fixes.install()
+
+_INTERPRETER_LOCK = threading.RLock()
 
 # Called as hook(kernel, grid, args, meta) before every launch when set (set_launch_hook); the
 # only cost when unset is this one global check in launch().
@@ -70,8 +73,9 @@ def launch(kernel, grid, *args, **meta):
     if _RUNTIME_INTERPRET:
         # Triton's interpreter computes with numpy, which warns where the GPU silently gives inf or
         # nan (x / 0, log(0), overflowing casts, and masked lanes computing 0/0): no warning a GPU
-        # user would not see
-        with np.errstate(all="ignore"):
+        # user would not see. One launch at a time: the interpreter patches triton.language for the
+        # duration of a launch, so two threads' launches would undo each other's patches.
+        with _INTERPRETER_LOCK, np.errstate(all="ignore"):
             return kernel[grid](*args, **meta)
     return triton_launch(kernel, grid, args, meta)
 

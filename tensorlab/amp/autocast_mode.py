@@ -14,8 +14,9 @@ runs in the dtype its kind calls for, following PyTorch's lists for that device 
   atan2, dot, index_put, scatter_add; cpu: cat, stack, index_copy;
 - everything else runs in its inputs' dtypes. float64 tensors are never cast.
 
-How: registered ops are cast in the dispatcher (one module flag, ``_dispatch.AUTOCAST``, is tested
-per dispatch, so an autocast-free program pays one comparison); composite functions built from
+The state is per thread, as PyTorch's. How: registered ops are cast in the dispatcher (one module
+flag, ``_dispatch.AUTOCAST``, whether any thread has autocast on, is tested per dispatch, so an
+autocast-free program pays one comparison); composite functions built from
 several ops (the losses, ``normalize``, ``cdist``...) cast at their entry with
 :func:`autocast_float32`. Casts are ordinary differentiable ``to()`` ops, so gradients flow back in
 each tensor's own dtype. Backward passes run without autocast (as PyTorch's: a backward op runs in
@@ -26,6 +27,7 @@ autocast region and reused.
 from __future__ import annotations
 
 import functools
+import threading
 
 from .. import _dispatch
 from .. import _dtype as D
@@ -55,17 +57,38 @@ _POLICY = {dev: {**{n: "lower" for n in LOWER_PRECISION[dev]}, **{n: "float32" f
 _DEFAULT_DTYPES = {"cuda": D.float16, "cpu": D.bfloat16}
 _SUPPORTED = {"cuda": (D.float16, D.bfloat16), "cpu": (D.float16, D.bfloat16)}
 
-# per device type: enabled, dtype; the cache of casts of leaf tensors; the nesting depth
-_enabled = {"cuda": False, "cpu": False}
-_dtype = dict(_DEFAULT_DTYPES)
-_cache: dict = {}
-_cache_enabled = [True]
-_depth = [0]
-_suspended = [0]  # > 0 inside a backward pass (or a custom_fwd forward with cast_inputs)
+
+
+class _State(threading.local):
+    """One thread's autocast state, as PyTorch's (thread-local): a region opened in one thread does
+    not cast another thread's ops, and each thread starts with autocast off."""
+
+    def __init__(self):
+        self.enabled = {"cuda": False, "cpu": False}  # per device type
+        self.dtype = dict(_DEFAULT_DTYPES)
+        self.cache: dict = {}  # casts of leaf tensors, for the outermost region
+        self.cache_enabled = True
+        self.depth = 0  # open regions
+        self.suspended = 0  # > 0 inside a backward pass (or a custom_fwd forward with cast_inputs)
+        self.active = False  # this thread counts in _active_threads
+
+
+_state = _State()
+# How many threads have autocast on (enabled for a device type and not suspended). The dispatcher's
+# flag, _dispatch.AUTOCAST, is whether any has: a program that never autocasts pays one comparison
+# per op, and while one thread autocasts the others' ops ask cast_inputs, which finds them off.
+_active_threads = [0]
+_active_lock = threading.Lock()
 
 
 def _sync_flag() -> None:
-    _dispatch.AUTOCAST = (_enabled["cuda"] or _enabled["cpu"]) and not _suspended[0]
+    state = _state
+    active = (state.enabled["cuda"] or state.enabled["cpu"]) and not state.suspended
+    if active is not state.active:
+        with _active_lock:
+            state.active = active
+            _active_threads[0] += 1 if active else -1
+            _dispatch.AUTOCAST = _active_threads[0] > 0
 
 
 def is_autocast_available(device_type: str) -> bool:
@@ -74,23 +97,23 @@ def is_autocast_available(device_type: str) -> bool:
 
 def is_autocast_enabled(device_type: str | None = None) -> bool:
     """Whether autocast is on for ``device_type`` (``"cuda"`` when not given, as PyTorch)."""
-    return _enabled["cuda" if device_type is None else _check_device_type(device_type)]
+    return _state.enabled["cuda" if device_type is None else _check_device_type(device_type)]
 
 
 def get_autocast_dtype(device_type: str):
-    return _dtype[_check_device_type(device_type)]
+    return _state.dtype[_check_device_type(device_type)]
 
 
 def get_autocast_gpu_dtype():
-    return _dtype["cuda"]
+    return _state.dtype["cuda"]
 
 
 def is_autocast_cache_enabled() -> bool:
-    return _cache_enabled[0]
+    return _state.cache_enabled
 
 
 def clear_autocast_cache() -> None:
-    _cache.clear()
+    _state.cache.clear()
 
 
 def _check_device_type(device_type: str) -> str:
@@ -112,7 +135,7 @@ class autocast:
         self.device = _check_device_type(device_type)
         self.fast_dtype = _DEFAULT_DTYPES[self.device] if dtype is None else D.as_dtype(dtype, "autocast")
         self._enabled = bool(enabled)
-        self._cache_enabled = _cache_enabled[0] if cache_enabled is None else bool(cache_enabled)
+        self._cache_enabled = _state.cache_enabled if cache_enabled is None else bool(cache_enabled)
         if self._enabled and self.fast_dtype not in _SUPPORTED[self.device]:
             raise RuntimeError(f"In autocast, but the target dtype {self.fast_dtype} is not supported: "
                                f"autocast on {self.device} supports float16 and bfloat16")
@@ -128,18 +151,20 @@ class autocast:
 
     def __enter__(self):
         # (an explicit region applies even inside a backward pass: custom_bwd relies on it)
-        self._prev = (_enabled[self.device], _dtype[self.device], _cache_enabled[0], _suspended[0])
-        _enabled[self.device], _dtype[self.device] = self._enabled, self.fast_dtype
-        _cache_enabled[0], _suspended[0] = self._cache_enabled, 0
-        _depth[0] += 1
+        state = _state
+        self._prev = (state.enabled[self.device], state.dtype[self.device], state.cache_enabled, state.suspended)
+        state.enabled[self.device], state.dtype[self.device] = self._enabled, self.fast_dtype
+        state.cache_enabled, state.suspended = self._cache_enabled, 0
+        state.depth += 1
         _sync_flag()
         return self
 
     def __exit__(self, *exc) -> bool:
-        _depth[0] -= 1
-        if _depth[0] == 0:
-            _cache.clear()  # (PyTorch: the cache lives as long as the outermost region)
-        _enabled[self.device], _dtype[self.device], _cache_enabled[0], _suspended[0] = self._prev
+        state = _state
+        state.depth -= 1
+        if state.depth == 0:
+            state.cache.clear()  # (PyTorch: the cache lives as long as the outermost region)
+        state.enabled[self.device], state.dtype[self.device], state.cache_enabled, state.suspended = self._prev
         _sync_flag()
         return False
 
@@ -156,11 +181,11 @@ class suspended:
     """Autocast off inside, whatever regions are open (the backward pass runs in it)."""
 
     def __enter__(self):
-        _suspended[0] += 1
+        _state.suspended += 1
         _sync_flag()
 
     def __exit__(self, *exc) -> bool:
-        _suspended[0] -= 1
+        _state.suspended -= 1
         _sync_flag()
         return False
 
@@ -173,19 +198,20 @@ class suspended:
 def _eligible(t) -> bool:
     """A floating tensor (not float64) of a device type with autocast on."""
     return (isinstance(t, Tensor) and t.dtype.is_floating_point and t.dtype is not D.float64
-            and _enabled.get(t.device.type, False))
+            and _state.enabled.get(t.device.type, False))
 
 
 def _cast(t: Tensor, dtype) -> Tensor:
     if t.dtype is dtype:
         return t
     # a parameter: cast once per region (not under no_grad: that cast records no gradient edge)
-    if _cache_enabled[0] and t.is_leaf and t.requires_grad and _grad_enabled():
-        hit = _cache.get(id(t))
+    cache = _state.cache
+    if _state.cache_enabled and t.is_leaf and t.requires_grad and _grad_enabled():
+        hit = cache.get(id(t))
         if hit is not None and hit[0] is t and hit[1] == t._version and hit[2].dtype is dtype:
             return hit[2]
         result = t.to(dtype)
-        _cache[id(t)] = (t, t._version, result)
+        cache[id(t)] = (t, t._version, result)
         return result
     return t.to(dtype)
 
@@ -211,7 +237,7 @@ def cast_inputs(op, inputs) -> tuple:
     if policy is None:
         return inputs
     if policy == "lower":
-        return _map(inputs, lambda t: _cast(t, _dtype[t.device.type]) if _eligible(t) else t)
+        return _map(inputs, lambda t: _cast(t, _state.dtype[t.device.type]) if _eligible(t) else t)
     if policy == "float32":
         return _map(inputs, lambda t: _cast(t, D.float32) if _eligible(t) else t)
     widest = None
@@ -257,8 +283,9 @@ def autocast_lower_precision(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if _dispatch.AUTOCAST:
-            args = tuple(_cast(a, _dtype[a.device.type]) if _eligible(a) else a for a in args)
-            kwargs = {k: _cast(v, _dtype[v.device.type]) if _eligible(v) else v for k, v in kwargs.items()}
+            dtypes = _state.dtype
+            args = tuple(_cast(a, dtypes[a.device.type]) if _eligible(a) else a for a in args)
+            kwargs = {k: _cast(v, dtypes[v.device.type]) if _eligible(v) else v for k, v in kwargs.items()}
         return fn(*args, **kwargs)
 
     return wrapper
@@ -267,7 +294,7 @@ def autocast_lower_precision(fn):
 def unsafe_under_cuda_autocast(name: str, inputs) -> None:
     """``binary_cross_entropy`` refuses cuda autocast, as PyTorch's: a float16 sigmoid before it loses
     what the loss needs."""
-    if _dispatch.AUTOCAST and _enabled["cuda"] and any(isinstance(t, Tensor) and t.is_cuda for t in inputs):
+    if _dispatch.AUTOCAST and _state.enabled["cuda"] and any(isinstance(t, Tensor) and t.is_cuda for t in inputs):
         raise RuntimeError(
             f"tensorlab.nn.functional.{name} and tensorlab.nn.BCELoss are unsafe to autocast.\n"
             "Many models use a sigmoid layer right before the binary cross entropy layer.\n"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import re
+import threading
 import weakref
 
 from .. import _dispatch
@@ -77,10 +78,24 @@ class SavedTensor:
         return t
 
 
-# saved_tensors_hooks: the (pack, unpack) pairs of the enclosing blocks, innermost last; a tensor saved
-# for backward while one is open is stored as pack(tensor) and given back as unpack(packed)
-_SAVED_TENSOR_HOOKS: list = []
-_HOOKS_DISABLED: list = []  # disable_saved_tensors_hooks messages, innermost last
+class _ThreadState(threading.local):
+    """What the autograd blocks and engine calls of one thread have open. Per thread, as PyTorch's:
+    another thread's ``saved_tensors_hooks`` (``save_on_cpu``) must not pack this thread's tensors,
+    nor its ``autograd.grad`` make this thread's reentrant checkpoint refuse to run."""
+
+    def __init__(self):
+        # saved_tensors_hooks: the (pack, unpack) pairs of the enclosing blocks, innermost last; a
+        # tensor saved for backward while one is open is stored as pack(tensor) and given back as
+        # unpack(packed)
+        self.saved_tensor_hooks: list = []
+        self.hooks_disabled: list = []  # disable_saved_tensors_hooks messages, innermost last
+        # The user-level engine calls running now, innermost last: True for ``backward()`` without
+        # ``inputs=`` (it accumulates into every leaf), False for ``autograd.grad`` /
+        # ``backward(inputs=)``. A reentrant checkpoint asks it (PyTorch's ``_is_checkpoint_valid``).
+        self.engine_calls: list = []
+
+
+_thread = _ThreadState()
 
 
 class _HookedSavedTensor:
@@ -113,13 +128,13 @@ class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
         self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
 
     def __enter__(self):
-        if _HOOKS_DISABLED:
-            raise RuntimeError(_HOOKS_DISABLED[-1])
-        _SAVED_TENSOR_HOOKS.append((self.pack_hook, self.unpack_hook))
+        if _thread.hooks_disabled:
+            raise RuntimeError(_thread.hooks_disabled[-1])
+        _thread.saved_tensor_hooks.append((self.pack_hook, self.unpack_hook))
         return self
 
     def __exit__(self, *exc) -> bool:
-        _SAVED_TENSOR_HOOKS.pop()
+        _thread.saved_tensor_hooks.pop()
         return False
 
 
@@ -148,11 +163,11 @@ class disable_saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
         self.error_message = error_message
 
     def __enter__(self):
-        _HOOKS_DISABLED.append(self.error_message)
+        _thread.hooks_disabled.append(self.error_message)
         return self
 
     def __exit__(self, *exc) -> bool:
-        _HOOKS_DISABLED.pop()
+        _thread.hooks_disabled.pop()
         return False
 
 
@@ -195,7 +210,8 @@ class Ctx:
             self._to_save = tensors
             return
         saved = []
-        hooks = _SAVED_TENSOR_HOOKS[-1] if _SAVED_TENSOR_HOOKS else None
+        hooks = _thread.saved_tensor_hooks
+        hooks = hooks[-1] if hooks else None
         for t in tensors:
             if t is None:
                 saved.append(None)
@@ -757,10 +773,9 @@ def _check_hook_result(hook, old, new) -> None:
                            f"{new.dtype} on {new.device})")
 
 
-# The user-level engine calls running now, innermost last: True for ``backward()`` without
-# ``inputs=`` (it accumulates into every leaf), False for ``autograd.grad`` / ``backward(inputs=)``.
-# A reentrant checkpoint asks it (PyTorch's ``_is_checkpoint_valid``).
-ENGINE_CALLS: list = []
+def engine_calls() -> list:
+    """This thread's user-level engine calls running now (see :class:`_ThreadState`)."""
+    return _thread.engine_calls
 
 
 def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inputs=None,
@@ -768,14 +783,15 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inpu
     """Propagate ``grad_roots`` from ``roots`` (tensors). With ``accumulate`` the leaves'
     ``.grad`` receive the gradients. Returns the gradients that reached ``inputs`` (in order;
     None where nothing arrived). ``internal``: a call made by the framework on behalf of the
-    running one (a checkpoint's recomputation), not listed in :data:`ENGINE_CALLS`."""
+    running one (a checkpoint's recomputation), not listed in :func:`engine_calls`."""
     if internal:
         return _run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumulate)
-    ENGINE_CALLS.append(accumulate and inputs is None)
+    calls = _thread.engine_calls
+    calls.append(accumulate and inputs is None)
     try:
         return _run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumulate)
     finally:
-        ENGINE_CALLS.pop()
+        calls.pop()
 
 
 def _run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inputs, accumulate: bool):
@@ -888,6 +904,9 @@ def _prepare_grads(node: Node, buf: list) -> tuple:
 
 
 _LEAF_GRAD_STORAGES: weakref.WeakSet = weakref.WeakSet()  # storages that back some leaf's .grad
+# Held while a .grad is read and written back: threads running backward into a shared leaf (or a
+# retained non-leaf) at once must each add their gradient, as PyTorch's AccumulateGrad (its mutex)
+_GRAD_LOCK = threading.Lock()
 
 
 def _set_non_leaf_grad(t, g, create_graph: bool) -> None:
@@ -895,7 +914,8 @@ def _set_non_leaf_grad(t, g, create_graph: bool) -> None:
     since the same gradient flows on and may become a leaf's .grad; then sums."""
     if not create_graph:
         g = g.detach()
-    t.grad = g.clone() if t._grad is None else _add(t._grad, g)
+    with _GRAD_LOCK:
+        t.grad = g.clone() if t._grad is None else _add(t._grad, g)
 
 
 def _accumulate_into_leaf(acc: AccumulateGrad, g, create_graph: bool, foreign: bool = False) -> None:
@@ -904,25 +924,26 @@ def _accumulate_into_leaf(acc: AccumulateGrad, g, create_graph: bool, foreign: b
         g = g.detach()
     if g._shape != leaf._shape:
         raise RuntimeError(f"gradient shape {list(g._shape)} does not match leaf shape {list(leaf._shape)}")
-    old = leaf._grad
-    if old is None:
-        layout = _grad_layout(leaf)
-        if foreign or g._stride != layout or g._storage in _LEAF_GRAD_STORAGES:
-            # PyTorch's AccumulateGrad contract: each leaf's .grad is a dense tensor of its own, laid
-            # out as the leaf (contiguous for a leaf that is not dense). Backward rules return
-            # expanded (stride-0) views, results laid out as permuted operands, and hand one tensor
-            # to several inputs (add), so an in-place update of one .grad (clip_grad_norm_, an
-            # optimizer, p.grad.mul_, the in-place accumulation below) would change another.
-            # (Under create_graph the copy is recorded.)
-            g = _copy_in_layout(g, layout)
-        leaf.grad = g
-        _LEAF_GRAD_STORAGES.add(g._storage)
-    elif create_graph:
-        leaf.grad = _add(old, g)  # out of place: the sum is part of the graph
-    else:
-        # In place, as PyTorch's AccumulateGrad without create_graph: a .grad the user holds or assigned
-        # (a view of a flat gradient buffer) receives the sum, and nothing is allocated.
-        old.add_(g)
+    with _GRAD_LOCK:
+        old = leaf._grad
+        if old is None:
+            layout = _grad_layout(leaf)
+            if foreign or g._stride != layout or g._storage in _LEAF_GRAD_STORAGES:
+                # PyTorch's AccumulateGrad contract: each leaf's .grad is a dense tensor of its own, laid
+                # out as the leaf (contiguous for a leaf that is not dense). Backward rules return
+                # expanded (stride-0) views, results laid out as permuted operands, and hand one tensor
+                # to several inputs (add), so an in-place update of one .grad (clip_grad_norm_, an
+                # optimizer, p.grad.mul_, the in-place accumulation below) would change another.
+                # (Under create_graph the copy is recorded.)
+                g = _copy_in_layout(g, layout)
+            leaf.grad = g
+            _LEAF_GRAD_STORAGES.add(g._storage)
+        elif create_graph:
+            leaf.grad = _add(old, g)  # out of place: the sum is part of the graph
+        else:
+            # In place, as PyTorch's AccumulateGrad without create_graph: a .grad the user holds or
+            # assigned (a view of a flat gradient buffer) receives the sum, and nothing is allocated.
+            old.add_(g)
     if acc._hooks:
         for hook in list(acc._hooks.values()):
             hook(leaf)

@@ -220,9 +220,10 @@ def _refuse_double_backward() -> None:
 def _engine_call_accumulates() -> bool:
     """Whether the backward running now is ``backward()`` without ``inputs=`` (PyTorch's
     ``_is_checkpoint_valid``): the engine's innermost user-level call says so
-    (:data:`tensorlab.autograd.graph.ENGINE_CALLS`; a non-reentrant checkpoint's own engine calls
-    over its recomputation are ``internal`` and not listed)."""
-    return _graph.ENGINE_CALLS[-1] if _graph.ENGINE_CALLS else True
+    (:func:`tensorlab.autograd.graph.engine_calls`, this thread's; a non-reentrant checkpoint's own
+    engine calls over its recomputation are ``internal`` and not listed)."""
+    calls = _graph.engine_calls()
+    return calls[-1] if calls else True
 
 
 # ----------------------------------------------------------------------------------------------

@@ -163,11 +163,11 @@ def test_engine_lists_its_user_level_calls():
     seen = []
     x = tl.ones(2, requires_grad=True)
     y = (x * 2).sum()
-    y.grad_fn.register_hook(lambda gi, go: seen.append(list(tl.autograd.graph.ENGINE_CALLS)))
+    y.grad_fn.register_hook(lambda gi, go: seen.append(list(tl.autograd.graph.engine_calls())))
     y.backward(retain_graph=True)
     tl.autograd.grad(y, [x], retain_graph=True)
     y.backward(inputs=[x])
-    assert seen == [[True], [False], [False]] and tl.autograd.graph.ENGINE_CALLS == []
+    assert seen == [[True], [False], [False]] and tl.autograd.graph.engine_calls() == []
 
 
 def test_keyword_arguments_and_nested_structures():

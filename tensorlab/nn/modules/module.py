@@ -7,6 +7,7 @@ changing the import and its state dict keys line up.
 from __future__ import annotations
 
 import itertools
+import threading
 import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
@@ -19,9 +20,18 @@ from ..parameter import Buffer, Parameter
 from ._backward_hooks import BackwardHook, WrappedHook, warn_non_full_backward_hook
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
-# pending writes of the load_state_dict calls under way (innermost last): _load_from_state_dict
-# records into it, so nothing is written until the whole state dict has been checked
-_LOAD_PLANS: list[list] = []
+
+
+class _LoadPlans(threading.local):
+    """The pending writes of this thread's load_state_dict calls under way (innermost last):
+    _load_from_state_dict records into them, so nothing is written until the whole state dict has
+    been checked. Per thread: models loaded in several threads at once each get their own writes."""
+
+    def __init__(self):
+        self.plans: list[list] = []
+
+
+_LOAD_PLANS = _LoadPlans()
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -687,8 +697,9 @@ class Module:
                             unexpected_keys.append(key)
                     elif input_name[0] not in local_state:
                         unexpected_keys.append(key)
-        if _LOAD_PLANS:
-            _LOAD_PLANS[-1].extend(writes)
+        plans = _LOAD_PLANS.plans
+        if plans:
+            plans[-1].extend(writes)
         else:  # called on its own, as PyTorch's: write now
             _apply_writes(writes)
 
@@ -727,11 +738,12 @@ class Module:
                 post_hooked.append(module)  # children before parents, as PyTorch calls them
 
         plan: list = []
-        _LOAD_PLANS.append(plan)
+        plans = _LOAD_PLANS.plans
+        plans.append(plan)
         try:
             load(self, state_dict)
         finally:
-            _LOAD_PLANS.pop()
+            plans.pop()
 
         def key_errors() -> list[str]:
             msgs = []
