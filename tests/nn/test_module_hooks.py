@@ -679,3 +679,25 @@ def test_full_backward_hooks_on_cuda():
                                rtol=1e-6)
     m = nn.Linear(2, 2).cuda().to_empty(device="cpu")
     assert m.weight.device.type == "cpu" and m.bias.device.type == "cpu"
+
+
+def test_full_backward_hook_leaves_no_reference_cycle():
+    # The hook object kept the hooked inputs, whose grad_fn holds the hook: each training step's
+    # input activation stayed alive until gc ran (PyTorch frees it at once)
+    import gc
+    import weakref
+
+    m = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 4))
+    m[2].register_full_backward_hook(lambda mod, gi, go: None)
+    seen = []
+    m[1].register_forward_hook(lambda mod, args, out: seen.append(weakref.ref(out._storage)))
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        loss = m(tl.ones(3, 4)).pow(2).mean()
+        loss.backward()
+        del loss
+        assert seen[0]() is None  # the hooked module's input activation's memory is gone without gc
+    finally:
+        if enabled:
+            gc.enable()

@@ -119,7 +119,9 @@ class BackwardHook:
         self.n_inputs = len(args)
         self.input_tensors_index = input_idx
         if input_idx is not None:
-            self._input_versions = tuple((k, res[i], res[i]._version) for k, i in enumerate(input_idx)
+            # (the storages, not the tensors: a hooked input's grad_fn holds the hook that holds this
+            # object, and that cycle would keep the input alive after backward until gc ran)
+            self._input_versions = tuple((k, res[i]._storage, res[i]._version) for k, i in enumerate(input_idx)
                                          if res[i].requires_grad)
         return res
 
@@ -127,8 +129,8 @@ class BackwardHook:
         """PyTorch forbids an in-place write to a hooked input (a view its autograd cannot rebase) at
         the write; the tape here does not track those aliases as views, so the module checks their
         storage versions once forward has returned and raises PyTorch's error then."""
-        for k, t, version in self._input_versions:
-            if t._version != version:
+        for k, storage, version in self._input_versions:
+            if storage.version != version:
                 raise RuntimeError(_INPLACE_MSG.format(i=k))
 
     def setup_output_hook(self, args):
