@@ -433,8 +433,10 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
             t = a.tensor if isinstance(a, Geometry) else a
             # the same memory: one storage, or a .data alias of it (rare: the cheap test comes first)
             if isinstance(t, Tensor) and t._storage.data is o._storage.data:
-                same = (isinstance(a, Tensor) and a._shape == o._shape and a._stride == o._stride
-                        and a._offset == o._offset)
+                # (a Geometry of the same layout counts too: masked_fill_'s self, broadcast to its own shape)
+                same = (a._shape == o._shape and a._stride == o._stride and a._offset == o._offset
+                        if isinstance(a, Tensor) else
+                        a.shape == o._shape and a.strides == o._stride and a.offset == o._offset)
                 if not same and not op.tags.isdisjoint(_PARTIAL_OVERLAP_CHECKED):
                     _check_no_partial_overlap(f"{op.name}_" if inplace else op.name, o, t,
                                               (tuple(a.shape), tuple(a.strides), a.offset) if isinstance(a, Geometry)

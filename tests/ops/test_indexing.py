@@ -1175,3 +1175,24 @@ def test_setitem_number_must_fit_the_dtype(device):
     x = tl.zeros(2, 2, dtype=tl.float16, device=device)
     x[0, 1] = 1e20
     assert x.tolist() == [[0.0, math.inf], [0.0, 0.0]]
+
+
+@CUDA
+@pytest.mark.parametrize("op", ["masked_fill_", "masked_scatter_"])
+def test_masked_writes_in_place_need_no_temporary(op):
+    # the dispatcher took self (read through a broadcast geometry of its own shape) for another
+    # tensor and computed into a full-size temporary, then copied it back
+    import gc
+
+    x = tl.tensor(np.arange(64 * 96, dtype=np.float32).reshape(64, 96), device="cuda")
+    mask = tl.tensor(np.arange(64 * 96).reshape(64, 96) % 3 == 0, device="cuda")
+    source = tl.full((64 * 96,), -1.0, device="cuda")
+    args = (mask, 0.5) if op == "masked_fill_" else (mask, source)
+    gc.collect()
+    tl.cuda.reset_peak_memory_stats()
+    before = tl.cuda.memory_allocated()
+    assert getattr(x, op)(*args) is x
+    assert tl.cuda.max_memory_allocated() - before < x.numel() * 4  # (masked_scatter_: its count scratch)
+    want = np.arange(64 * 96, dtype=np.float32).reshape(64, 96)
+    want[np.arange(64 * 96).reshape(64, 96) % 3 == 0] = 0.5 if op == "masked_fill_" else -1.0
+    np.testing.assert_array_equal(x.cpu().numpy(), want)
