@@ -553,7 +553,13 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad:
         dt = D.as_dtype(dtype, "arange")
     if dt is D.bool:
         raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
-    n = builtins.int(math.ceil((end - start) / step))
+    if not dt.is_floating_point and all(isinstance(v, numbers.Integral) for v in (start, end, step)):
+        # exactly, as PyTorch's integer kernel: a float quotient loses the last element of ranges longer
+        # than 2**53 (arange(0, 2**62 + 5, 2**60) has 5)
+        start, end, step = builtins.int(start), builtins.int(end), builtins.int(step)
+        n = -((start - end) // step)
+    else:
+        n = builtins.int(math.ceil((end - start) / step))
     if not dt.is_floating_point and any(isinstance(v, builtins.float | np.floating) for v in (start, end, step)):
         # an integer dtype counts the elements from the float arguments, then steps from the truncated
         # start by the truncated step, as PyTorch 2.15: arange(-2.5, 3, 1.5, dtype=int64) is [-2, -1, 0, 1],

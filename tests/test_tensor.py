@@ -404,6 +404,12 @@ def test_ranges():
     assert tl.arange(5.5, 0.5, -1.5, dtype=tl.int64).tolist() == [5, 4, 3, 2]
     assert tl.arange(0, 1, 0.3, dtype=tl.int64).tolist() == [0, 0, 0, 0]
     assert tl.arange(0, 1, 0.3).tolist() == pytest.approx([0, 0.3, 0.6, 0.9])  # a float dtype keeps them
+    # integer ranges longer than 2**53 are counted exactly (a float quotient dropped the last element);
+    # a float dtype counts through doubles, as PyTorch
+    assert tl.arange(0, 2**62 + 5, 2**60).tolist() == [0, 2**60, 2**61, 3 * 2**60, 2**62]
+    assert tl.arange(1, 2**62 + 2, 2**61).tolist() == [1, 2**61 + 1, 2**62 + 1]
+    assert tl.arange(2**62 + 5, 0, -(2**60)).shape == (5,) and tl.arange(0, 2**55 + 1, 2**52).shape == (9,)
+    assert tl.arange(0, 2**62 + 5, 2**60, dtype=tl.float64).shape == (4,)
     np.testing.assert_allclose(tl.linspace(-1, 1, 5).numpy(), [-1, -0.5, 0, 0.5, 1])
     np.testing.assert_allclose(tl.linspace(0, 1, 7, dtype=tl.float64).numpy(), np.linspace(0, 1, 7), rtol=1e-15)
     assert tl.linspace(0, 1, 1).tolist() == [0.0] and tl.linspace(0, 1, 0).shape == (0,)
