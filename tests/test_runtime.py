@@ -178,6 +178,27 @@ def test_interpreter_protocol_on_device_arrays():
 
 
 @needs_cuda
+def test_launched_memory_is_freed_without_gc():
+    # (in the interpreter: it keeps a launch's storages in recursive closures, a reference cycle;
+    # handed the allocations themselves, every launched output stayed allocated until gc ran)
+    import gc
+
+    x = tl.ones(64, 96, device="cuda")
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        base = tl.cuda.memory_allocated()
+        for _ in range(3):
+            y = (x + 1).exp()
+            del y
+        assert tl.cuda.memory_allocated() == base
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@needs_cuda
 def test_interpreted_kernels_warn_no_more_than_the_gpu():
     # the interpreter computes with numpy, which warns where a GPU quietly gives inf/nan: x / 0,
     # log(0), an overflowing cast (launch.launch silences numpy's floating-point warnings there)

@@ -46,12 +46,7 @@ class Block:
 
 
 class Allocation:
-    """A live block handed to a user (a tensor's storage). Returned to the cache when collected.
-
-    Also answers the storage protocol Triton's interpreter calls on ``untyped_storage()``:
-    ``data_ptr()``, ``cpu()`` and ``copy_()``. Interpreted device memory already lives on the
-    host, so ``cpu()`` is the allocation itself and ``copy_`` between the same object is nothing.
-    """
+    """A live block handed to a user (a tensor's storage). Returned to the cache when collected."""
 
     __slots__ = ("block", "nbytes", "device", "ptr", "_allocator", "__weakref__")
 
@@ -69,18 +64,6 @@ class Allocation:
         handle = getattr(stream, "handle", stream)
         if handle != self.block.stream:
             self.block.streams_used.add(handle)
-
-    # Triton interpreter storage protocol -------------------------------------------------
-    def data_ptr(self) -> int:
-        return self.ptr
-
-    def cpu(self):
-        return self
-
-    def copy_(self, other):
-        if other is not self and other.data_ptr() != self.data_ptr():
-            raise RuntimeError("interpreted device storage is host memory; a copy between storages is unexpected")
-        return self
 
     def __del__(self):
         alloc = self._allocator

@@ -99,7 +99,8 @@ class DeviceArray:
 
     # -- Triton interpreter protocol ------------------------------------------------------
     def untyped_storage(self):
-        return self.storage
+        storage = self.storage
+        return None if storage is None else InterpretedStorage(storage.ptr)
 
     def storage_offset(self) -> int:
         return self.offset
@@ -121,6 +122,32 @@ class DeviceArray:
 
     def copy_(self, other) -> DeviceArray:
         return self  # interpreted device memory is the host memory the interpreter works on
+
+
+class InterpretedStorage:
+    """What ``untyped_storage()`` gives Triton's interpreter: an allocation's address and the storage
+    calls the interpreter makes (``data_ptr()``, ``cpu()``, ``copy_``). Interpreted device memory
+    already lives on the host, so ``cpu()`` is the storage itself and ``copy_`` between the same
+    memory is nothing.
+
+    Not the Allocation itself: the interpreter keeps the storages of a launch in recursive closures
+    (a reference cycle), which would keep every launched allocation live until gc ran."""
+
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr: int):
+        self.ptr = ptr
+
+    def data_ptr(self) -> int:
+        return self.ptr
+
+    def cpu(self) -> InterpretedStorage:
+        return self
+
+    def copy_(self, other) -> InterpretedStorage:
+        if other.data_ptr() != self.ptr:
+            raise RuntimeError("interpreted device storage is host memory; a copy between storages is unexpected")
+        return self
 
 
 def contiguous_layout(shape, strides) -> bool:
