@@ -74,7 +74,7 @@ def fill(out, value) -> None:
         return
     floating = out.dtype.kind == "f" or out.dtype.name == "bfloat16"
     kernel = _fill_float_kernel if floating else _fill_int_kernel
-    value = float64_bits(value) if floating else int_value(value, out.dtype)
+    value = stored_float_bits(value, out.dtype) if floating else int_value(value, out.dtype)
     config = {"BLOCK": 8192 if INTERPRET else 1024, "num_warps": 4}
     int64 = needs_int64(out)
     for p in strided_layout(out.shape, out.strides, memory_order=True):
@@ -92,6 +92,23 @@ def int_value(value, dtype: np.dtype) -> int:
 def float64_bits(value: float) -> int:
     """The IEEE-754 bits of ``value`` as a signed int64 (decoded in-kernel with a bitcast)."""
     return int(np.array(float(value), dtype=np.float64).view(np.int64))
+
+
+def stored_float_bits(value, dtype: np.dtype) -> int:
+    """:func:`float64_bits` of a number a kernel converts to the floating ``dtype`` (or computes with
+    in it). An integer float32 cannot hold exactly is rounded to float32 here, once, as PyTorch
+    converts an int64 number: through a double it would round twice (2**62 + 2**38 + 1 would become
+    2**62 instead of 2**62 + 2**39). float16/bfloat16 take that float32, as PyTorch's conversions do."""
+    if dtype.itemsize <= 4 and isinstance(value, int | np.integer) and not -(1 << 24) <= value <= 1 << 24:
+        value = float32_of_int(value)
+    return float64_bits(value)
+
+
+def float32_of_int(value) -> float:
+    """An integer rounded to float32 once (int64 values; beyond, through a double)."""
+    if -(1 << 63) <= value < 1 << 63:
+        return float(np.array(int(value), dtype=np.int64).astype(np.float32))
+    return float(np.float32(float(value)))
 
 
 # ----------------------------------------------------------------------------------------------

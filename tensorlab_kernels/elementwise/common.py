@@ -34,6 +34,7 @@ import numpy as np
 from .._triton import tl, triton
 from ..convert import cast_to, host_steps
 from ..direct_launch import array_key, int_class
+from ..fill import float32_of_int
 from ..launch import INT32_MAX, INTERPRET, cdiv, launch, launch_keyed, needs_int64, next_power_of_2
 from ..runtime import DeviceArray
 from ..strided import offsets, strided_layout
@@ -165,6 +166,8 @@ def scalar_bits(value, ct: str) -> int:
     if isinstance(value, np.generic):
         value = value.item()
     if ct == "float32" or ct == "float64":
+        if ct == "float32" and value.__class__ is int and not -(1 << 24) <= value <= 1 << 24:
+            value = float32_of_int(value)  # rounded once, as PyTorch (fill.stored_float_bits)
         return _F64_TO_I64.unpack(_F64.pack(float(value)))[0]  # the IEEE bits (as fill.float64_bits)
     return int(value)
 

@@ -47,7 +47,7 @@ import numpy as np
 from .. import runtime as rt
 from .._triton import tl, triton
 from ..copy import strided_copy
-from ..fill import float64_bits, int_value
+from ..fill import float64_bits, int_value, stored_float_bits
 from ..launch import INTERPRET, cdiv, collapse_dims, launch
 from ..strided import offsets, strided_layout
 from .gather import flat_index, per_dim
@@ -327,7 +327,7 @@ def value_args(value, out):
     if hasattr(value, "data_ptr"):
         return 2, 0, value
     if out.dtype.kind == "f" or out.dtype.name == "bfloat16":
-        return 0, float64_bits(value), out
+        return 0, stored_float_bits(value, out.dtype), out
     return 1, int_value(value, out.dtype), out
 
 

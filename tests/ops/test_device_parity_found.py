@@ -63,3 +63,17 @@ def test_softmax_of_a_long_strided_float32_row_on_the_twin():
     p = np.exp(a64 - m - np.log(np.exp(a64 - m).sum(-1, keepdims=True)))
     ref = g - p * g.astype(np.float64).sum(-1, keepdims=True)
     np.testing.assert_allclose(x.grad.numpy(), ref, rtol=1e-5, atol=1e-4)
+
+
+def test_large_python_ints_round_to_float32_once(device):
+    # cuda turned the number into a double, then the kernel rounded that to float32: two roundings
+    # (2**62 + 2**38 + 1 became 2**62); PyTorch and the cpu twins round the int64 to float32 once
+    v = 2**62 + 2**38 + 1
+    once = 2.0**62 + 2.0**39
+    z = tl.zeros(2, device=device)
+    assert tl.full((1,), v, dtype=tl.float32, device=device).item() == once
+    assert (z + v).tolist() == [once, once] and (z.clone().fill_(v)).tolist() == [once, once]
+    assert z.masked_fill(tl.tensor([True, False], device=device), v).tolist() == [once, 0.0]
+    assert not (tl.full((1,), 2.0**62, device=device) == v).item()
+    assert (tl.full((1,), once, device=device) == v).item()
+    assert tl.full((1,), v, dtype=tl.float64, device=device).item() == float(v)  # float64: one rounding already
