@@ -319,7 +319,10 @@ def np_operand(x, ct: str):
     if is_floating_ct(ct):
         with np.errstate(over="ignore"):  # (a number beyond the type's range is inf, as the kernel's cast)
             return np.asarray(x).astype(dt)
-    return np.asarray(int(x), dtype=np.int64).astype(dt)
+    v = int(x)
+    if v >= 1 << 63:  # (2**63 <= v < 2**64, read as a uint64: its int64 bits, as the kernel's argument and PyTorch)
+        v -= 1 << 64
+    return np.asarray(v, dtype=np.int64).astype(dt)
 
 
 def np_round_operand(x, xc, rnd):

@@ -77,3 +77,12 @@ def test_large_python_ints_round_to_float32_once(device):
     assert not (tl.full((1,), 2.0**62, device=device) == v).item()
     assert (tl.full((1,), once, device=device) == v).item()
     assert tl.full((1,), v, dtype=tl.float64, device=device).item() == float(v)  # float64: one rounding already
+
+
+def test_python_ints_between_2_63_and_2_64_wrap_on_both_devices(device):
+    # PyTorch reads them as uint64 (their int64 bits); cuda's kernel argument did, the cpu twin raised
+    # numpy's OverflowError
+    t = tl.tensor([5, -3], device=device)
+    assert (t + 2**63).tolist() == [-(2**63) + 5, 2**63 - 3]
+    assert (t * (2**64 - 1)).tolist() == [-5, 3] and (t == 2**63).tolist() == [False, False]
+    assert (tl.tensor([5, -3], dtype=tl.int32, device=device) + 2**63).tolist() == [5, -3]
