@@ -122,6 +122,9 @@ def parse(x: Tensor, index: tuple) -> Parsed:
                 raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors (got "
                                  f"{it.dtype.name})")
             if it.device != x.device:
+                if x.device.type == "cpu":  # (cpu indices for a cuda tensor are copied over, as PyTorch)
+                    raise IndexError(f"indices should be either on cpu or on the same device as the indexed tensor "
+                                     f"(cpu), got indices on {it.device}")
                 it = it.to(x.device)
             if it.ndim == 0 and it.dtype is not D.bool:
                 it = int(it.item())  # a 0-d integer tensor is an int (PyTorch's select)

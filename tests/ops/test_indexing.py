@@ -1196,3 +1196,24 @@ def test_masked_writes_in_place_need_no_temporary(op):
     want = np.arange(64 * 96, dtype=np.float32).reshape(64, 96)
     want[np.arange(64 * 96).reshape(64, 96) % 3 == 0] = 0.5 if op == "masked_fill_" else -1.0
     np.testing.assert_array_equal(x.cpu().numpy(), want)
+
+
+@CUDA
+def test_cuda_indices_for_a_cpu_tensor_are_refused():
+    # PyTorch refuses them; they were copied to the cpu without a word (cpu indices for a cuda tensor
+    # are still copied over, as PyTorch's advanced indexing does)
+    z = tl.zeros(3)
+    x, s = tl.tensor([0, 1], device="cuda"), tl.ones(2, device="cuda")
+    m = tl.tensor([True, False, True], device="cuda")
+    for name, call in [("scatter_add", lambda: z.scatter_add(0, x, s)), ("index_add", lambda: z.index_add(0, x, s)),
+                       ("gather", lambda: z.gather(0, x)), ("index_select", lambda: z.index_select(0, x)),
+                       ("masked_fill", lambda: z.masked_fill(m, 1.0)), ("take", lambda: z.take(x))]:
+        with pytest.raises(RuntimeError, match=rf"{name}\(\): Expected all tensors to be on the same device"):
+            call()
+    for index in (x, m):
+        with pytest.raises(IndexError, match="indices should be either on cpu or on the same device"):
+            z[index]
+        with pytest.raises(IndexError, match="indices should be either on cpu or on the same device"):
+            z[index] = 1.0
+    assert z.tolist() == [0.0, 0.0, 0.0]
+    assert s.index_select(0, tl.tensor([1])).device.type == "cuda" and s[tl.tensor([0])].tolist() == [1.0]
