@@ -38,7 +38,7 @@ INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 __all__ = [
     "Allocation", "CachingAllocator", "DeviceArray", "Event", "OutOfMemoryError", "PinnedBuffer", "Stream",
     "allocator_for", "copy_device_to_device", "copy_device_to_host", "copy_host_to_device", "current_device",
-    "current_stream", "current_stream_handle", "default_stream", "empty", "get_backend", "is_available",
+    "current_stream", "current_stream_handle", "default_stream", "empty", "empty_kept", "get_backend", "is_available",
     "is_initialized", "is_interpreted", "memset", "set_device", "set_stream", "size_class", "stream",
     "synchronize", "unavailable_reason"
 ]
@@ -139,6 +139,27 @@ def allocate(nbytes: int, device: int | None = None) -> Allocation:
     if allocator is None:
         allocator = allocator_for(device)
     return allocator.allocate(nbytes, current_stream_handle(device))
+
+
+_kept_allocators: dict[int, CachingAllocator] = {}
+
+
+def empty_kept(shape, dtype, device: int) -> DeviceArray:
+    """:func:`empty` from a pool of its own, for small buffers a launcher keeps across calls (the
+    multi-tensor launch tables). Taken from the tensors' pool, each kept buffer would hold a block
+    that a tensor of the next training step would have been handed again, so that step's tensors
+    got other addresses, and the tables keyed by those addresses were rebuilt every step. Not in
+    ``memory_allocated`` (as PyTorch's launch metadata, which travels in kernel arguments)."""
+    allocator = _kept_allocators.get(device)
+    if allocator is None:
+        allocator_for(device)  # (checks the device)
+        with _lock:
+            allocator = _kept_allocators.setdefault(device, CachingAllocator(require_backend(), device))
+    shape = tuple(int(s) for s in shape)
+    dtype = np.dtype(dtype)
+    nbytes = math.prod(shape) * dtype.itemsize
+    return DeviceArray(allocator.allocate(nbytes, current_stream_handle(device)), 0, shape, contiguous_strides(shape),
+                       dtype)
 
 
 def empty(shape, dtype, device: int | None = None) -> DeviceArray:

@@ -212,6 +212,35 @@ def test_chunk_table_is_kept_for_the_same_tensors_and_built_for_others():
     assert multi_tensor.device_table([[a, b], None, [c, a]], numels, a.dtype, 8, a.device)[0] is first
 
 
+@needs_cuda
+@pytest.mark.parametrize("make", [lambda p: tl.optim.SGD(p, lr=0.1, momentum=0.9), lambda p: tl.optim.Adam(p)],
+                         ids=["sgd-momentum", "adam"])
+def test_a_training_loop_settles_on_its_chunk_tables(make, monkeypatch):
+    """A loop that frees its gradients every step (zero_grad's default) gets the same blocks back
+    each step, so its tables are found again. The tables used to come from the tensors' pool, where
+    each new one held a block the next step's gradient would have had: a table was built (and the
+    memory grew) every step."""
+    import gc
+
+    tl.manual_seed(0)
+    model = tl.nn.Sequential(tl.nn.Linear(16, 32), tl.nn.ReLU(), tl.nn.Linear(32, 10)).to("cuda")
+    x, t = tl.randn(8, 16, device="cuda"), tl.randint(0, 10, (8,), device="cuda")
+    opt = make(model.parameters())
+    tables = []
+    build = multi_tensor.build_table
+    monkeypatch.setattr(multi_tensor, "build_table", lambda *args: tables.append(1) or build(*args))
+    gc.collect()
+    built, memory = [], []
+    for _ in range(14):
+        before = len(tables)
+        opt.zero_grad()
+        tl.nn.functional.cross_entropy(model(x), t).backward()
+        opt.step()
+        built.append(len(tables) - before)
+        memory.append(tl.cuda.memory_allocated())
+    assert built[-6:] == [0] * 6 and len(set(memory[-6:])) == 1
+
+
 @pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=needs_cuda)])
 def test_param_groups_with_different_options(device):
     init, grads = _data(3, seed=4)
