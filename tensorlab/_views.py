@@ -103,12 +103,16 @@ def _region_backward(op_name: str):
         from ._copy_ops import as_strided_scatter
         from ._factories import zeros
         from ._registry import get_op
+        from .autograd.grad_mode import is_grad_enabled
 
         meta = ctx.inputs[0]
         op = get_op(op_name)
         shape, strides, offset = op.view(meta.shape, contiguous_strides(meta.shape), 0, **ctx.params)
         base = zeros(meta.shape, dtype=g.dtype, device=g.device)
-        return (as_strided_scatter(base, g, shape, strides, offset),)
+        if not is_grad_enabled():  # (the usual backward): written in place, no second full-size buffer
+            base.as_strided(shape, strides, offset).copy_(g)
+            return (base,)
+        return (as_strided_scatter(base, g, shape, strides, offset),)  # recorded for double backward
 
     return backward
 
