@@ -787,6 +787,10 @@ def test_post_accumulate_grad_hook():
     (w * tl.tensor([2.0, 4.0], dtype=tl.float64)).sum().backward()
     assert w.tolist() == [0.0, -1.0] and w.grad is None
 
+    v = _leaf([0.0, 0.0])  # PyTorch's docs' example returns the leaf itself (add_): accepted
+    v.register_post_accumulate_grad_hook(lambda p: p.add_(p.grad, alpha=-0.5))
+    v.backward(tl.tensor([1.0, 2.0], dtype=tl.float64))
+    assert v.tolist() == [-0.5, -1.0]
     y = _leaf([1.0])
     y.register_post_accumulate_grad_hook(lambda p: p * 2)
     with pytest.raises(RuntimeError, match="should return None"):

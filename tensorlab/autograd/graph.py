@@ -951,11 +951,10 @@ def _accumulate_into_leaf(acc: AccumulateGrad, g, create_graph: bool, foreign: b
     if hooks:
         for hook in list(hooks.values()):
             result = hook(leaf)
-            if result is not None:  # (PyTorch's types: a non-tensor fails its Variable check first)
-                from .._tensor import Tensor
-
-                if not isinstance(result, Tensor):
-                    raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+            if result is not None and result is not leaf:
+                # PyTorch 2.15 lets the hook return the leaf itself (``lambda p: p.add_(...)``, its own
+                # docs' example); anything else is checked as a tensor hook's result, then refused
+                _check_hook_result(hook, leaf, result)
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
