@@ -295,9 +295,23 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     return tensor(data, dtype=dt, device=dev)
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None) -> Tensor:
+    """``obj`` as a tensor, sharing its memory where it can (``copy=True``: a copy). ``requires_grad``
+    as PyTorch 2.15's: unspecified, a tensor's own (with PyTorch's warning when that is True);
+    False, a tensor that does not require grad (a non-leaf detached; a leaf returned as itself with
+    requires_grad turned off, as PyTorch does)."""
     t = tensor(obj, dtype=dtype, device=device) if copy else as_tensor(obj, dtype=dtype, device=device)
-    return t.requires_grad_(requires_grad) if requires_grad else t
+    if requires_grad is None:
+        if isinstance(obj, Tensor) and obj.requires_grad:
+            warnings.warn("asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. "
+                          "Pass requires_grad=False explicitly to get the old behavior and silence this warning.",
+                          UserWarning, stacklevel=2)
+        return t
+    if requires_grad:
+        return t.requires_grad_(True)
+    if t.requires_grad:
+        return t.requires_grad_(False) if t.is_leaf else t.detach()
+    return t
 
 
 # ----------------------------------------------------------------------------------------------

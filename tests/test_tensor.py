@@ -650,3 +650,25 @@ def test_size_built_by_a_user_holds_ints():
         with pytest.raises(TypeError, match="takes an iterable of 'int'"):
             tl.Size(bad)
     assert tl.ones(2, 3).shape[1:] == tl.Size([3]) and isinstance(tl.ones(2, 3).shape[1:], tl.Size)
+
+
+def test_asarray_shares_memory_and_sets_requires_grad_as_pytorch():
+    import warnings
+
+    base = np.arange(3.0)
+    shared = tl.asarray(base)
+    base[0] = 9.0
+    assert shared.tolist() == [9.0, 1.0, 2.0] and tl.asarray(base, copy=True).tolist() == [9.0, 1.0, 2.0]
+    x = tl.ones(2)
+    assert tl.asarray(x) is x and tl.asarray(x, dtype=tl.float64).dtype is tl.float64
+    a = tl.tensor([1.0, 2.0], requires_grad=True)
+    b = a + 2
+    with pytest.warns(UserWarning, match="unspecified requires_grad now defaults to obj.requires_grad"):
+        assert tl.asarray(b) is b  # unspecified: the tensor's own (PyTorch 2.15, with its warning)
+    c = tl.asarray(b, requires_grad=False)  # a non-leaf: detached, same memory
+    assert not c.requires_grad and c.grad_fn is None and c.data_ptr() == b.data_ptr() and b.requires_grad
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tl.asarray(a, requires_grad=False) is a and not a.requires_grad  # a leaf: turned off, as PyTorch
+        assert tl.asarray(x, requires_grad=True) is x and x.requires_grad
+        assert tl.asarray([1.0, 2.0], requires_grad=True).requires_grad
