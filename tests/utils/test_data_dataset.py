@@ -147,3 +147,31 @@ def test_random_split_errors():
         random_split(Range(0, 10), [4, 5])
     with pytest.raises(ValueError, match=r"fraction at index 0 is not between 0 and 1 \(got 1.5\)"):
         random_split(Range(0, 10), [1.5, -0.5])
+
+
+def test_generic_classes_take_a_type_parameter():
+    # PyTorch's are typing.Generic (its Sampler docs subclass Sampler[int])
+    from tensorlab.utils.data import ConcatDataset, DataLoader, Dataset, IterableDataset, Sampler, Subset
+
+    class Squares(Dataset[int]):
+        def __getitem__(self, i):
+            return i * i
+
+        def __len__(self):
+            return 4
+
+    class Backwards(Sampler[int]):
+        def __init__(self, n):
+            self.n = n
+
+        def __iter__(self):
+            return iter(range(self.n - 1, -1, -1))
+
+        def __len__(self):
+            return self.n
+
+    loader: DataLoader[int] = DataLoader(Subset[int](Squares(), [1, 2, 3]), sampler=Backwards(3), batch_size=None)
+    assert [int(x) for x in loader] == [9, 4, 1]
+    assert IterableDataset[int] is not None and ConcatDataset[int] is not None
+    with pytest.raises(TypeError):
+        TensorDataset[int]  # noqa: B018 (not generic, as PyTorch's)

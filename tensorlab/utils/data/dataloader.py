@@ -50,6 +50,7 @@ import threading
 import time
 import warnings
 import weakref
+from typing import Generic
 
 from . import _shm
 from ._worker import (
@@ -64,7 +65,7 @@ from ._worker import (
     worker_loop,
 )
 from .collate import default_collate, default_convert
-from .dataset import IterableDataset
+from .dataset import IterableDataset, T_co
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, draw_seed
 
 __all__ = ["DataLoader"]
@@ -98,7 +99,7 @@ def _cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-class DataLoader:
+class DataLoader(Generic[T_co]):
     """Combines a dataset and a sampler and iterates over batches, optionally in worker processes.
 
     Arguments and their checks follow PyTorch's ``DataLoader``; ``prefetch_factor`` defaults to

@@ -13,12 +13,15 @@ import math
 import numbers
 import warnings
 from collections.abc import Iterable, Sequence
+from typing import Generic, TypeVar
 
 __all__ = ["ChainDataset", "ConcatDataset", "Dataset", "IterableDataset", "StackDataset", "Subset", "TensorDataset",
            "random_split"]
 
+T_co = TypeVar("T_co", covariant=True)
 
-class Dataset:
+
+class Dataset(Generic[T_co]):
     """A map-style dataset: subclasses implement ``__getitem__`` (and usually ``__len__``).
 
     A subclass may also implement ``__getitems__(indices) -> list of samples`` to fetch a whole
@@ -32,7 +35,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset, Iterable):
+class IterableDataset(Dataset[T_co], Iterable[T_co]):
     """An iterable-style dataset: subclasses implement ``__iter__``.
 
     With ``num_workers > 0`` every worker iterates its own copy of the dataset, so (as in
@@ -75,7 +78,7 @@ def _first_dim(t) -> int:
     return int(shape[0])
 
 
-class StackDataset(Dataset):
+class StackDataset(Dataset[T_co]):
     """Samples are tuples (``StackDataset(a, b)``) or dicts (``StackDataset(x=a, y=b)``) of the
     samples of datasets of equal length."""
 
@@ -101,7 +104,7 @@ class StackDataset(Dataset):
         return self._length
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(Dataset[T_co]):
     """The concatenation of map-style datasets (``a + b``)."""
 
     @staticmethod
@@ -168,7 +171,7 @@ class ChainDataset(IterableDataset):
         return total
 
 
-class Subset(Dataset):
+class Subset(Dataset[T_co]):
     """The samples of ``dataset`` at ``indices``, in that order."""
 
     def __init__(self, dataset: Dataset, indices: Sequence[int]):

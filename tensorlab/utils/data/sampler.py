@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -17,7 +18,10 @@ __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "Sub
            "WeightedRandomSampler"]
 
 
-class Sampler:
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Sampler(Generic[T_co]):
     """Base class: subclasses implement ``__iter__`` (indices or lists of indices) and usually ``__len__``."""
 
     def __init__(self, data_source=None) -> None:
