@@ -92,15 +92,39 @@ def to_dense(self: Tensor, dtype=None, *, masked_grad=None) -> Tensor:
 
 
 @tensor_method
-def dim_order(self: Tensor) -> tuple:
-    """The dims from outermost to innermost in memory (largest stride first; ties keep dim order)."""
+def dim_order(self: Tensor, *, ambiguity_check=False) -> tuple:
+    """The dims from outermost to innermost in memory (largest stride first; ties keep dim order).
+
+    ``ambiguity_check`` as PyTorch's: True raises when more than one order fits (equal strides or
+    size-1 dims); a list of memory formats raises in that case unless exactly one of them fits."""
+    from ._layout import memory_format
+
+    if not isinstance(ambiguity_check, bool):
+        if not isinstance(ambiguity_check, list):
+            raise TypeError("The ambiguity_check argument must be a bool or a list of memory formats.")
+        for fmt in ambiguity_check:
+            if not isinstance(fmt, memory_format):
+                raise TypeError("The ambiguity_check argument must be a bool or a list of memory formats.")
+    if ambiguity_check is not False:
+        strides = self.stride()
+        several = any(a == b for a, b in zip(strides, strides[1:])) or 1 in self.shape
+        formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+        if several and sum(self.is_contiguous(memory_format=f) for f in formats) != 1:
+            raise RuntimeError("The tensor does not have unique dim order, or cannot map to exact one of the given "
+                               "memory formats.")
     return tuple(sorted(range(self.ndim), key=lambda d: -self.stride(d)))
 
 
 def typename(obj) -> str:
-    """PyTorch's ``torch.typename``: a tensor's type name (``tensorlab.FloatTensor``), else the class's."""
+    """PyTorch's ``torch.typename``: a tensor's type name (``tensorlab.FloatTensor``); a class's or a
+    function's own qualified name (``tensorlab.nn.parameter.Parameter``); else its class's."""
     if isinstance(obj, Tensor):
         return obj.type()
-    module = getattr(type(obj), "__module__", "")
-    name = type(obj).__qualname__
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        name = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        name = obj.__name__
+    else:
+        module, name = type(obj).__module__ or "", type(obj).__qualname__
     return name if module in ("", "builtins") else f"{module}.{name}"

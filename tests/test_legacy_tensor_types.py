@@ -97,6 +97,18 @@ def test_dim_order_to_dense_typename():
     x = tl.ones(2)
     assert x.to_dense() is x and x.to_dense(tl.float64).dtype is tl.float64
     assert tl.typename(x) == "tensorlab.FloatTensor" and tl.typename(1) == "int"
+    # a class or a function by its own qualified name, as PyTorch (was its type's: 'type', 'function')
+    assert tl.typename(tl.nn.Parameter) == "tensorlab.nn.parameter.Parameter" and tl.typename([1]) == "list"
+    assert tl.typename(tl.nn.Linear(2, 2)) == "tensorlab.nn.modules.linear.Linear"
+    assert tl.typename(test_resize_keeps_the_storage_prefix).endswith("test_resize_keeps_the_storage_prefix")
+    # ambiguity_check (PyTorch's docs' example): a size-1 dim allows more than one order
+    y = tl.empty(1, 2, 3, 4)
+    with pytest.raises(RuntimeError, match="does not have unique dim order"):
+        y.dim_order(ambiguity_check=True)
+    assert y.dim_order(ambiguity_check=[tl.contiguous_format, tl.channels_last]) == (0, 1, 2, 3)
+    assert tl.empty(2, 3, 4).dim_order(ambiguity_check=True) == (0, 1, 2)
+    with pytest.raises(TypeError, match="bool or a list of memory formats"):
+        y.dim_order(ambiguity_check=[1])
 
 
 def test_resize_keeps_the_storage_prefix(device):
