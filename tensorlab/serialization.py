@@ -364,11 +364,14 @@ def _decode(node, header, data, map_location, where):
     return node
 
 
-def load(f, map_location=None, *, weights_only: bool = True):
+def load(f, map_location=None, pickle_module=None, *, weights_only: bool = True, mmap=None, **pickle_load_args):
     """Read an object written by :func:`save` (or a plain safetensors file: a dict of tensors).
 
     ``map_location``: None (each tensor to the device it was saved from), a device or string, a
     dict mapping saved device strings to new ones, or ``fn(tensor, saved_device_str)``.
+    ``pickle_module``, ``weights_only``, ``mmap`` and PyTorch's pickle arguments (``encoding=``...)
+    are taken as PyTorch's calls pass them and change nothing: the file holds no pickle, so loading
+    it runs no code whatever they say.
     """
     blob, where = _read_all(f)
     header, meta, data = _parse(blob, where)

@@ -53,6 +53,10 @@ def test_roundtrip_nested_structures(tmp_path):
     t = tl.linspace(0, 1, 5, dtype=tl.float64)
     tl.save(t, tmp_path / "t.st")
     _assert_same(t, tl.load(tmp_path / "t.st"))
+    # PyTorch's load arguments (its docs pass encoding="ascii"): taken, changing nothing (no pickle)
+    import pickle
+
+    _assert_same(obj, tl.load(path, None, pickle, weights_only=False, mmap=True, encoding="ascii"))
 
 
 def test_requires_grad_and_devices_restored(tmp_path):
