@@ -169,6 +169,7 @@ from .nn.functional import (  # (PyTorch has them at the top level too)
 )
 from .ops import *  # noqa: F403  (the op families: elementwise, reductions, matmul, indexing, shape, sorting)
 from .serialization import load, save
+from .utils.dlpack import to_dlpack
 
 __version__ = "0.1.0"
 

@@ -518,6 +518,12 @@ def test_dlpack_numpy_roundtrip():
     assert t.__dlpack_device__() == (1, 0)
     with pytest.raises(RuntimeError, match="require gradient"):
         tl.ones(2, requires_grad=True).__dlpack__()
+    # PyTorch's legacy module (its from_dlpack docs use it): a capsule for one from_dlpack
+    from tensorlab.utils.dlpack import from_dlpack, to_dlpack
+
+    u = from_dlpack(to_dlpack(t))
+    u[1, 1] = -1.0
+    assert t[1, 1].item() == -1.0 and tl.to_dlpack is to_dlpack
 
 
 def test_dlpack_capsule_roundtrip(device):
