@@ -58,7 +58,6 @@ _DEFAULT_DTYPES = {"cuda": D.float16, "cpu": D.bfloat16}
 _SUPPORTED = {"cuda": (D.float16, D.bfloat16), "cpu": (D.float16, D.bfloat16)}
 
 
-
 class _State(threading.local):
     """One thread's autocast state, as PyTorch's (thread-local): a region opened in one thread does
     not cast another thread's ops, and each thread starts with autocast off."""
