@@ -1207,7 +1207,8 @@ def test_cuda_indices_for_a_cpu_tensor_are_refused():
     m = tl.tensor([True, False, True], device="cuda")
     for name, call in [("scatter_add", lambda: z.scatter_add(0, x, s)), ("index_add", lambda: z.index_add(0, x, s)),
                        ("gather", lambda: z.gather(0, x)), ("index_select", lambda: z.index_select(0, x)),
-                       ("masked_fill", lambda: z.masked_fill(m, 1.0)), ("take", lambda: z.take(x))]:
+                       ("masked_fill", lambda: z.masked_fill(m, 1.0)), ("take", lambda: z.take(x)),
+                       ("put_", lambda: z.put_(x, tl.ones(2)))]:
         with pytest.raises(RuntimeError, match=rf"{name}\(\): Expected all tensors to be on the same device"):
             call()
     for index in (x, m):
