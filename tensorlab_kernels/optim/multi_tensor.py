@@ -302,7 +302,7 @@ def device_table(lists, numels: list, dtype, chunk: int, device: int):
         return hit[0], hit[2]
     host = build_table(lists, chunk)
     aligned = bool((host[:, :-1] % 16 == 0).all())
-    arr = rt.empty_kept(host.shape, np.int64, device)  # (not from the tensors' pool: see empty_kept)
+    arr = rt.empty(host.shape, np.int64, device, kept=True)  # (not from the tensors' pool: see rt.empty)
     # Async on the current stream: ordered after the kernels that may still read an evicted table
     # whose block the allocator hands out again. ``host`` stays alive in the cache entry.
     rt.copy_host_to_device(arr.storage, arr.offset * 8, host, non_blocking=True)

@@ -38,7 +38,7 @@ INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 __all__ = [
     "Allocation", "CachingAllocator", "DeviceArray", "Event", "OutOfMemoryError", "PinnedBuffer", "Stream",
     "allocator_for", "copy_device_to_device", "copy_device_to_host", "copy_host_to_device", "current_device",
-    "current_stream", "current_stream_handle", "default_stream", "empty", "empty_kept", "get_backend", "is_available",
+    "current_stream", "current_stream_handle", "default_stream", "empty", "get_backend", "is_available",
     "is_initialized", "is_interpreted", "memset", "set_device", "set_stream", "size_class", "stream",
     "synchronize", "unavailable_reason"
 ]
@@ -144,30 +144,31 @@ def allocate(nbytes: int, device: int | None = None) -> Allocation:
 _kept_allocators: dict[int, CachingAllocator] = {}
 
 
-def empty_kept(shape, dtype, device: int) -> DeviceArray:
-    """:func:`empty` from a pool of its own, for small buffers a launcher keeps across calls (the
-    multi-tensor launch tables). Taken from the tensors' pool, each kept buffer would hold a block
-    that a tensor of the next training step would have been handed again, so that step's tensors
-    got other addresses, and the tables keyed by those addresses were rebuilt every step. Not in
-    ``memory_allocated`` (as PyTorch's launch metadata, which travels in kernel arguments)."""
+def _kept_allocation(nbytes: int, device: int) -> Allocation:
     allocator = _kept_allocators.get(device)
     if allocator is None:
         allocator_for(device)  # (checks the device)
         with _lock:
             allocator = _kept_allocators.setdefault(device, CachingAllocator(require_backend(), device))
+    return allocator.allocate(nbytes, current_stream_handle(device))
+
+
+def empty(shape, dtype, device: int | None = None, *, kept: bool = False) -> DeviceArray:
+    """A new contiguous DeviceArray (for launchers that need outputs or scratch).
+
+    ``kept``: from a pool of its own, for small buffers a launcher keeps across calls (the
+    multi-tensor launch tables). Taken from the tensors' pool, each kept buffer would hold a block
+    that a tensor of the next training step would have been handed again, so that step's tensors
+    got other addresses, and the tables keyed by those addresses were rebuilt every step. Not in
+    ``memory_allocated`` (as PyTorch's launch metadata, which travels in kernel arguments)."""
     shape = tuple(int(s) for s in shape)
     dtype = np.dtype(dtype)
     nbytes = math.prod(shape) * dtype.itemsize
-    return DeviceArray(allocator.allocate(nbytes, current_stream_handle(device)), 0, shape, contiguous_strides(shape),
-                       dtype)
-
-
-def empty(shape, dtype, device: int | None = None) -> DeviceArray:
-    """A new contiguous DeviceArray (for launchers that need outputs or scratch)."""
-    shape = tuple(int(s) for s in shape)
-    dtype = np.dtype(dtype)
-    strides = contiguous_strides(shape)
-    return DeviceArray(allocate(math.prod(shape) * dtype.itemsize, device), 0, shape, strides, dtype)
+    if kept:
+        storage = _kept_allocation(nbytes, current_device() if device is None else device)
+    else:
+        storage = allocate(nbytes, device)
+    return DeviceArray(storage, 0, shape, contiguous_strides(shape), dtype)
 
 
 def copy_host_to_device(dst: Allocation, dst_offset: int, src: np.ndarray, non_blocking: bool = False) -> None:
