@@ -401,7 +401,9 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
             _check_cast(op, dtype, o.dtype)
             _check_no_internal_overlap(op.name, o)
             if o._shape != tuple(shape):
-                if any(o is a for a in inputs):  # resizing it would change what the op reads (as PyTorch)
+                # resizing it would change what the op reads (as PyTorch); cat's list is looked into
+                if any(o is a or (a.__class__ is list or a.__class__ is tuple) and any(o is b for b in a)
+                       for a in inputs):
                     raise RuntimeError(f"{op.name}(): output with shape {list(o._shape)} doesn't match the "
                                        f"broadcast shape {list(shape)}")
                 if o.numel() != 0:

@@ -263,6 +263,15 @@ def test_out_that_is_an_input_and_needs_a_resize_raises(device):
     assert b.tolist() == [[11.0, 21.0], [12.0, 22.0]]
 
 
+def test_out_that_is_in_an_input_list_and_needs_a_resize_raises(device):
+    # cat/stack's out= among its own inputs: resizing it first lost its data, then the twin raised
+    x, y = t([1.0, 2.0, 3.0], device), t([4.0, 5.0, 6.0], device)
+    for call in (lambda: tl.cat((x, y), out=x), lambda: tl.cat([x, y], out=y), lambda: tl.stack((x, y), out=x)):
+        with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+            call()
+        assert x.tolist() == [1.0, 2.0, 3.0] and y.tolist() == [4.0, 5.0, 6.0]
+
+
 def test_out_argument(device):
     a, b = t([1.0, 2.0], device), t([3.0, 4.0], device)
     o = tl.empty(2, dtype=tl.float64, device=device)
