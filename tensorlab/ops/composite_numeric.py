@@ -341,8 +341,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     """Covariance of the variables in the rows of ``input`` (observations in columns; a 1-d
     input is one variable), with frequency and/or analytic observation weights (numpy's rules)."""
     if input.ndim > 2:
-        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with {input.ndim} "
-                         "dimensions")
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
     if input.dtype is D.bool:
         raise RuntimeError("cov(): bool dtype is not supported for input")
     dtype = input.dtype if input.dtype.is_floating_point else D.get_default_dtype()
@@ -352,19 +352,28 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     x = x.reshape(1, -1) if x.ndim < 2 else x
     n = x.shape[1]
     w = None
+    # PyTorch's checks, in its order (each one a RuntimeError; the sign checks read the weights on
+    # the host, as PyTorch's do): negative weights or a zero sum would give inf/NaN, not an error
     for name, weights in (("fweights", fweights), ("aweights", aweights)):
         if weights is None:
             continue
         if weights.ndim > 1:
-            raise ValueError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
-                             f"{weights.ndim} dimensions")
-        if weights.numel() != n:
-            raise ValueError(f"cov(): expected {name} to have the same numel as there are observations in the input "
-                             f"but got {weights.numel()} != {n}")
+            raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                               f"{weights.ndim} dimensions")
         if name == "fweights" and weights.dtype.is_floating_point:
-            raise ValueError(f"cov(): expected fweights to have integral dtype but got fweights with "
-                             f"{D.torch_name(weights.dtype)} dtype")
+            raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with "
+                               f"{D.torch_name(weights.dtype)} dtype")
+        if name == "aweights" and not weights.dtype.is_floating_point:
+            raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with "
+                               f"{D.torch_name(weights.dtype)} dtype")
+        if weights.numel() != n:
+            raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the "
+                               f"input but got {weights.numel()} != {n}")
+        if n and not bool((weights.min() >= 0).item()):  # (NaN fails it too, as in PyTorch)
+            raise RuntimeError(f"cov(): {name} cannot be negative")
         w = weights.to(x.dtype) if w is None else w * weights.to(x.dtype)
+    if w is not None and bool((w.sum() == 0).item()):
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
     if w is None:
         w_sum = float(n)
         avg = x.mean(1)

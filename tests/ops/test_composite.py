@@ -379,6 +379,33 @@ def test_cov_corrcoef(device):
         tl.cov(_t([True, False], device))
 
 
+def test_cov_refuses_weights_it_cannot_normalise(device):
+    # negative or zero-sum weights returned inf/NaN; the other checks raised ValueError (torch 2.15's
+    # messages and order: dimensions, dtype, numel, sign, sum)
+    x = _t([[1.0, 2.0, 4.0], [0.0, 1.0, 3.0]], device)
+    cases = [
+        (dict(fweights=_t([1, -1, 1], device)), "fweights cannot be negative"),
+        (dict(aweights=_t([1.0, -0.5, 1.0], device)), "aweights cannot be negative"),
+        (dict(aweights=_t([1.0, float("nan"), 1.0], device)), "aweights cannot be negative"),
+        (dict(fweights=_t([0, 0, 0], device)), "weights sum to zero, can't be normalized"),
+        (dict(aweights=_t([0.0, 0.0, 0.0], device)), "weights sum to zero"),
+        (dict(aweights=_t([1, 1], device)), "expected aweights to have floating point dtype but got aweights"),
+        (dict(fweights=_t([1.0, 1.0], device)), "expected fweights to have integral dtype"),
+        (dict(fweights=_t([1, 1], device)), "same numel as there are observations in the input but got 2 != 3"),
+        (dict(fweights=_t([[1, 1, 1]], device)), "expected fweights to have one or fewer dimensions"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(RuntimeError, match=message):
+            tl.cov(x, **kwargs)
+    with pytest.raises(RuntimeError, match="two or fewer dimensions but got an input with 3"):
+        tl.cov(tl.zeros(1, 1, 1, device=device))
+    with pytest.raises(RuntimeError, match="weights sum to zero"):
+        tl.cov(tl.zeros(2, 0, device=device), fweights=tl.zeros(0, dtype=tl.int64, device=device))
+    # zero weights that do not sum to zero are fine
+    np.testing.assert_allclose(to_numpy(tl.cov(x, fweights=_t([1, 0, 1], device), correction=0)),
+                               [[2.25, 2.25], [2.25, 2.25]], rtol=1e-6)
+
+
 # -- composite_shape.py -----------------------------------------------------------------------------
 
 
