@@ -374,6 +374,23 @@ def _check_no_partial_overlap(op_name: str, dst: Tensor, src, src_geometry) -> N
         )
 
 
+def check_outs_apart(op_name: str, outs) -> None:
+    """The out= tensors of an op with several results (values and indices) must not share memory:
+    one result would overwrite the other (PyTorch's aminmax refuses it; its max/sort/topk leave
+    whichever kernel wrote last). Views too hard to compare (not dense) pass, as in PyTorch."""
+    for i, a in enumerate(outs):
+        for b in outs[i + 1:]:
+            if not (isinstance(a, Tensor) and isinstance(b, Tensor)) or a._storage.data is not b._storage.data:
+                continue
+            if a.numel() == 0 or b.numel() == 0:
+                continue
+            ra = _dense_byte_range(a._shape, a._stride, a._offset, a.dtype.itemsize)
+            rb = _dense_byte_range(b._shape, b._stride, b._offset, b.dtype.itemsize)
+            same = a is b or (a._shape, a._stride, a._offset) == (b._shape, b._stride, b._offset)
+            if same or (ra is not None and rb is not None and ra[0] < rb[1] and rb[0] < ra[1]):
+                raise ValueError(f"{op_name}(): the out= tensors must not overlap.")
+
+
 def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
     """Returns (outputs, write_back). ``write_back`` is (destinations, temporaries) when the
     implementation must write to temporaries first (the destination overlaps an input)."""
@@ -393,6 +410,8 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
         outs = out if isinstance(out, tuple | list) else (out,)
         if len(outs) != len(specs):
             raise TypeError(f"{op.name}(): out= expects {len(specs)} tensors, got {len(outs)}")
+        if len(outs) > 1:
+            check_outs_apart(op.name, outs)
         for o, (shape, dtype, *strides) in zip(outs, specs):
             if not isinstance(o, Tensor):
                 raise TypeError(f"{op.name}(): out= must be a Tensor, got {type(o).__name__}")

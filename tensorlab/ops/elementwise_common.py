@@ -20,6 +20,7 @@ from tensorlab_kernels.elementwise.common import opmath
 
 from .. import _dtype as D
 from .._broadcast import broadcast_geometry, broadcast_shapes
+from .._dispatch import check_outs_apart
 from .._factories import as_tensor, check_int_converts, check_scalar_fits
 from .._layout import elementwise_strides
 from .._storage import contiguous_strides
@@ -286,6 +287,8 @@ def check_outs(op: str, out, dtypes: tuple, device, *inputs) -> tuple:
                                "instead")
         if o.device != device:
             raise RuntimeError(f"{op}(): out= is on {o.device}, but the inputs are on {device}")
+    if len(outs) > 1:
+        check_outs_apart(op, outs)
     from ..autograd.grad_mode import is_grad_enabled
 
     if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in (*inputs, *outs)):

@@ -173,3 +173,25 @@ def test_multinomial_out_is_resized_and_int64(device):
     for dtype, name in ((tl.int32, "Int"), (tl.float32, "Float")):
         with pytest.raises(RuntimeError, match=f"multinomial expects Long tensor out, got: {name}"):
             tl.multinomial(probs, 1, out=tl.empty(0, dtype=dtype, device=device))
+
+
+def test_outs_of_a_pair_must_not_overlap(device):
+    # aminmax(out=(a, a)) gave the max as the min; max/sort/topk kept whichever result was written
+    # last (PyTorch's aminmax raises this ValueError; the others leave garbage)
+    x = tl.tensor([[3.0, 1.0], [2.0, 0.0]], device=device)
+    a = tl.empty(4, device=device)
+    i = tl.zeros(4, dtype=tl.int64, device=device)
+    calls = [
+        ("aminmax", lambda: tl.aminmax(x, dim=0, out=(a[:2], a[:2]))),
+        ("aminmax", lambda: tl.aminmax(x, dim=0, out=(a[:2], a[1:3]))),
+        ("max", lambda: tl.max(x.long(), 0, out=(i[:2], i[:2]))),
+        ("sort", lambda: tl.sort(x.long(), 0, out=(i.view(2, 2), i.view(2, 2)))),
+        ("topk", lambda: tl.topk(x.long(), 1, out=(i[:2].view(2, 1), i[:2].view(2, 1)))),
+    ]
+    for name, call in calls:
+        with pytest.raises(ValueError, match=rf"{name}\(\): the out= tensors must not overlap"):
+            call()
+    # apart in one storage (side by side, or interleaved) is fine
+    assert tl.aminmax(x, dim=0, out=(a[:2], a[2:])).min.tolist() == [2.0, 0.0]
+    tl.aminmax(x, dim=0, out=(a[::2], a[1::2]))
+    assert a.tolist() == [2.0, 3.0, 0.0, 1.0]
