@@ -193,6 +193,13 @@ import math as _math  # noqa: E402
 e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
 newaxis = None
 
+# the functions that are a method's own body check that their first argument is a Tensor
+from ._tensor import checked_function as _checked_function  # noqa: E402
+
+for _name in ("adjoint", "contiguous", "detach", "flatten", "ravel", "reshape", "sum_to_size", "t", "zero_"):
+    globals()[_name] = _checked_function(globals()[_name], _name)
+del _name
+
 # PyTorch's NumPy keyword names (axis=, keepdims=) on the public functions and methods
 from . import _numpy_names  # noqa: E402
 

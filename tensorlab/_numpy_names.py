@@ -20,12 +20,19 @@ import functools
 import inspect
 import types
 
+from ._tensor import Tensor, need_tensor
+
 ALIASES = (("dim", "axis"), ("keepdim", "keepdims"))  # (PyTorch's name, the NumPy name)
 
 
-def accept_numpy_names(fn, name: str | None = None):
+def accept_numpy_names(fn, name: str | None = None, check_input: bool = False):
     """``fn``, or a wrapper of it that renames ``axis``/``keepdims`` keywords to the parameters
-    ``dim``/``keepdim`` it has (``name``: the name errors use; default ``fn.__name__``)."""
+    ``dim``/``keepdim`` it has (``name``: the name errors use; default ``fn.__name__``).
+
+    ``check_input``: the wrapper also refuses a first argument ``input`` that is not a Tensor
+    (``tl.sum(2)``: PyTorch's TypeError, where the function would fail on ``int.ndim``). Only for
+    the namespace's functions: a method's ``self`` is a Tensor, and the check rides on a wrapper
+    that is there anyway."""
     if getattr(fn, "__numpy_names__", False) or not isinstance(fn, types.FunctionType):
         return fn
     try:
@@ -36,12 +43,26 @@ def accept_numpy_names(fn, name: str | None = None):
     if not table:
         return fn
     shown = name or fn.__name__
+    first = next(iter(params.values()), None)
+    if check_input and first is not None and first.name == "input" and first.kind is first.POSITIONAL_OR_KEYWORD:
 
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        if "axis" in kwargs or "keepdims" in kwargs:
-            kwargs = _renamed(shown, kwargs, table)
-        return fn(*args, **kwargs)
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if args:
+                x = args[0]
+                if x.__class__ is not Tensor and not isinstance(x, Tensor):
+                    need_tensor(shown, x)
+            if "axis" in kwargs or "keepdims" in kwargs:
+                kwargs = _renamed(shown, kwargs, table)
+            return fn(*args, **kwargs)
+
+    else:
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if "axis" in kwargs or "keepdims" in kwargs:
+                kwargs = _renamed(shown, kwargs, table)
+            return fn(*args, **kwargs)
 
     call.__numpy_names__ = True
     return call
@@ -62,7 +83,7 @@ def install(namespace: dict, names) -> None:
     for name in names:
         fn = namespace.get(name)
         if isinstance(fn, types.FunctionType):
-            namespace[name] = accept_numpy_names(fn, name)
+            namespace[name] = accept_numpy_names(fn, name, check_input=True)
 
 
 def install_methods(cls) -> None:

@@ -20,7 +20,7 @@ from ._device import CPU, as_device, device
 from ._dispatch import dispatch, empty_tensor
 from ._layout import format_strides, preserve_format
 from ._registry import Plan, defop
-from ._tensor import Tensor, tensor_method
+from ._tensor import Tensor, need_tensor, tensor_method
 from ._views import shape_args
 
 DEFAULT_SEED = 67280421310721  # PyTorch's default seed
@@ -395,6 +395,7 @@ def _check_randperm_fits(n: int, dtype: D.dtype) -> None:
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     """0/1 samples with probabilities ``input`` (or the scalar ``p``), in ``input``'s dtype
     (``out=``: of any dtype, resized to ``input``'s shape, as PyTorch's)."""
+    need_tensor("bernoulli", input)
     if out is not None:
         from .ops.elementwise_common import check_outs
 

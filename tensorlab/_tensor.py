@@ -9,6 +9,7 @@ attached here as methods with :func:`tensor_method`, so an op is written once an
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import numbers
 import operator
@@ -652,6 +653,27 @@ def _parse_to(t: Tensor, args, kwargs):
 
 def contiguous_like(shape) -> tuple:
     return contiguous_strides(shape)
+
+
+def need_tensor(op: str, x, name: str = "input", position: int = 1) -> None:
+    """PyTorch's TypeError for an argument that must be a Tensor (``sum(2)``), before the op's
+    body reads an attribute of it."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}")
+
+
+def checked_function(fn, name: str):
+    """The ``tensorlab.<name>`` function of a method whose body takes ``self`` for a Tensor
+    (``tl.reshape(2, ...)`` would fail on ``int.numel``): a wrapper that first refuses anything
+    else, so the method itself pays nothing."""
+
+    @functools.wraps(fn)
+    def call(input, *args, **kwargs):
+        if input.__class__ is not Tensor and not isinstance(input, Tensor):
+            need_tensor(name, input)
+        return fn(input, *args, **kwargs)
+
+    return call
 
 
 def tensor_method(fn=None, *, name: str | None = None):

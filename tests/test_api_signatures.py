@@ -241,3 +241,37 @@ def test_from_dlpack_device_and_copy_modules_remove_duplicate_dataloader_keyword
     assert [b.tolist() for b in loader] == [[0, 1], [2, 3]]
     with pytest.raises(ValueError, match="pin_memory_device"):
         tl.utils.data.DataLoader([1], pin_memory_device="xpu")
+
+
+def _functions_that_are_also_methods():
+    import inspect
+
+    return [name for name in sorted(dir(tl)) if not name.startswith("_") and hasattr(tl.Tensor, name)
+            and callable(getattr(tl, name)) and not inspect.isclass(getattr(tl, name))]
+
+
+def test_a_function_given_a_number_for_its_tensor_raises_type_error():
+    # 76 functions failed on the number's missing attribute (AttributeError: 'int' object has no
+    # attribute 'ndim'); PyTorch raises TypeError naming the function and the argument
+    names = _functions_that_are_also_methods()
+    assert len(names) > 300
+    wrong = {}
+    for name in names:
+        for arg in (2, [1.0, 2.0]):
+            try:
+                getattr(tl, name)(arg)
+            except (TypeError, RuntimeError, NotImplementedError):  # (clamp(2): "min or max must be given")
+                continue
+            except Exception as e:  # noqa: BLE001 (the test's point: which exception)
+                wrong[f"{name}({arg!r})"] = f"{type(e).__name__}: {e}"
+                break
+            wrong[f"{name}({arg!r})"] = "no error"
+            break
+    assert not wrong, wrong
+    for name, call in (("sum", lambda: tl.sum(2)), ("sin_", lambda: tl.sin_(2)), ("cov", lambda: tl.cov([1.0, 2.0])),
+                       ("reshape", lambda: tl.reshape(2, (1,))), ("max", lambda: tl.max(2, 3))):
+        with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'input' \(position 1\) must be Tensor, not "):
+            call()
+    with pytest.raises(TypeError, match=r"where\(\): argument 'condition' \(position 1\) must be Tensor, not bool"):
+        tl.where(True, tl.ones(1), 0.0)
+    assert tl.reshape(input=tl.arange(4), shape=(2, 2)).shape == (2, 2)  # the keyword still reaches the method

@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._factories import tensor as _tensor
-from .._tensor import Tensor, norm_dim, tensor_method
+from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
 from . import elementwise_binary as B
 from . import elementwise_common as E
 from . import elementwise_unary as U
@@ -42,11 +42,6 @@ __all__ = ["isclose", "allclose", "nansum", "nanmean", "aminmax", "diff", "kron"
            "get_device", "scalar_tensor", "isreal"]
 
 AminmaxResult = namedtuple("aminmax", ["min", "max"])
-
-
-def need_tensor(op: str, x, name: str, position: int) -> None:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -604,6 +599,7 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) ->
 @tensor_method
 def isreal(input: Tensor) -> Tensor:
     """True for every element of a real tensor (tensorlab has no complex dtypes), NaN included."""
+    need_tensor("isreal", input)
     from .._factories import ones
 
     return ones(input._shape, dtype=D.bool, device=input.device)
@@ -617,6 +613,7 @@ def is_tensor(obj) -> bool:
 @tensor_method
 def is_nonzero(input: Tensor) -> bool:
     """The truth of a one-element tensor (RuntimeError for other sizes, as ``bool()``)."""
+    need_tensor("is_nonzero", input)
     if input.numel() == 0:
         raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
     if input.numel() > 1:

@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, norm_dim, tensor_method
+from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
 from ..amp.autocast_mode import autocast_float32
 from ..autograd.grad_mode import no_grad
 from . import elementwise_binary as B
@@ -27,7 +27,6 @@ from . import elementwise_common as E
 from . import reductions as R
 from . import shape_ops as S
 from . import sorting as SO
-from .composite import need_tensor
 
 __all__ = ["isin", "histc", "cdist", "dist", "addr", "heaviside", "sinc", "trapezoid", "trapz",
            "cumulative_trapezoid", "cov", "corrcoef", "sinc_"]  # (addr_, heaviside_: methods only, as PyTorch's)
@@ -340,6 +339,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         aweights: Tensor | None = None) -> Tensor:
     """Covariance of the variables in the rows of ``input`` (observations in columns; a 1-d
     input is one variable), with frequency and/or analytic observation weights (numpy's rules)."""
+    need_tensor("cov", input)
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                            f"{input.ndim} dimensions")
@@ -403,6 +403,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
 def corrcoef(input: Tensor) -> Tensor:
     """Pearson correlation coefficients of the variables in the rows of ``input``, clipped to
     [-1, 1] (NaN where a variable is constant)."""
+    need_tensor("corrcoef", input)
     c = cov(input)
     if c.ndim == 0:
         return c / c

@@ -13,7 +13,7 @@ so it runs on both devices and differentiates through its parts. Checked against
 from __future__ import annotations
 
 from .. import _dtype as D
-from .._tensor import Tensor, norm_dim, tensor_method
+from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
 from .._views import tensor_split
 from . import shape_ops as S
 
@@ -64,6 +64,7 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
 @tensor_method
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """The square matrix with ``input`` (flattened) on diagonal ``offset``."""
+    need_tensor("diagflat", input)
     return S.diag(input.reshape(-1), offset)
 
 

@@ -24,7 +24,7 @@ from .. import _dtype as D
 from .._dispatch import dispatch
 from .._registry import Plan, defop
 from .._storage import contiguous_strides
-from .._tensor import Tensor, tensor_method
+from .._tensor import Tensor, need_tensor, tensor_method
 from ..autograd.graph import TensorMeta
 from . import elementwise_common as E
 
@@ -914,6 +914,7 @@ WHERE = defop("where", twin=kt.ternary_twin, kernel=kt.ternary, meta=_where_meta
 
 def where(condition, input=None, other=None, *, out=None):
     """``input`` where ``condition`` is True, else ``other`` (either may be a number)."""
+    need_tensor("where", condition, "condition")
     if input is None and other is None:
         import tensorlab
 

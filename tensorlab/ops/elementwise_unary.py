@@ -27,7 +27,7 @@ from tensorlab_kernels.elementwise import unary as ku
 from .. import _dtype as D
 from .._dispatch import dispatch
 from .._registry import Plan, defop
-from .._tensor import Tensor, tensor_method
+from .._tensor import Tensor, need_tensor, tensor_method
 from . import elementwise_common as E
 from .elementwise_binary import THRESHOLD_BACKWARD, where
 from .zero_curvature import gradient_depending_on
@@ -186,6 +186,8 @@ def _run(name: str, input, out=None, **params):
 def _run_(name: str, self, **params):
     """In place. When the backward needs the old input, compute out of place from a clone and copy
     the result in (PyTorch saves a clone of ``self`` for such ops)."""
+    if self.__class__ is not Tensor and not isinstance(self, Tensor):  # (tl.sin_(2): PyTorch's TypeError)
+        need_tensor(name + "_", self)
     op, needs_input = _REGISTRY[name]
     if needs_input and self._requires_grad and _grad_on():
         return E.inplace_composite(name, lambda src: dispatch(op, src, **params), self)
@@ -892,6 +894,7 @@ for _alias, _fn in (("negative", neg), ("negative_", neg_), ("absolute", abs), (
 @tensor_method
 def positive(input):
     """``input`` itself (PyTorch's ``positive``; ``+t``)."""
+    need_tensor("positive", input)
     if input.dtype is D.bool:
         raise RuntimeError("positive(): The `+` operator, on a bool tensor is not supported.")
     return input
@@ -954,6 +957,7 @@ def relu_(input):
 @tensor_method
 def relu6(input, inplace: bool = False):
     """``min(max(input, 0), 6)``."""
+    need_tensor("relu6", input)
     return _activation("hardtanh", input, inplace, min_val=0, max_val=6) if not input.dtype.is_floating_point \
         else _activation("hardtanh", input, inplace, min_val=0.0, max_val=6.0)
 

@@ -37,7 +37,7 @@ from .._dispatch import dispatch
 from .._factories import check_scalar_fits
 from .._layout import preserve_strides
 from .._registry import Plan, defop
-from .._tensor import Tensor, norm_dim, tensor_method
+from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
 from .elementwise_common import exact_out, not_implemented_for, write_out
 
 
@@ -1101,6 +1101,7 @@ def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """Counts (or summed weights) of each value of a 1-d non-negative integer tensor; deterministic
     (``index_add`` into zeros). Weights: float32 stays float32, any other dtype gives float64 (PyTorch's rule)."""
+    need_tensor("bincount", input)
     from .._factories import ones, zeros
     from ..autograd.grad_mode import no_grad
 

@@ -34,7 +34,7 @@ from .._broadcast import broadcast_shapes
 from .._dispatch import dispatch
 from .._layout import preserve_strides
 from .._registry import Geometry, Plan, defop
-from .._tensor import Tensor, norm_dim, tensor_method
+from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
 from .._views import shape_args
 from . import elementwise_common as E
 
@@ -384,6 +384,7 @@ def flip(input: Tensor, *args, dims=None) -> Tensor:
 @tensor_method
 def fliplr(input: Tensor) -> Tensor:
     """Flip left/right: reverse dim 1 (needs >= 2 dims)."""
+    need_tensor("fliplr", input)
     if input.ndim < 2:
         raise RuntimeError("fliplr: Input must be >= 2-d.")
     return flip(input, (1,))
@@ -392,6 +393,7 @@ def fliplr(input: Tensor) -> Tensor:
 @tensor_method
 def flipud(input: Tensor) -> Tensor:
     """Flip up/down: reverse dim 0 (needs >= 1 dim)."""
+    need_tensor("flipud", input)
     if input.ndim < 1:
         raise RuntimeError("flipud: Input must be >= 1-d.")
     return flip(input, (0,))
@@ -702,6 +704,7 @@ DIAG_EMBED = defop(
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """A tensor whose diagonal ``offset`` over dims ``(dim1, dim2)`` holds ``input``'s last dim
     (two new dims of size ``n + |offset|``), zeros elsewhere."""
+    need_tensor("diag_embed", input)
     n = input.ndim + 1
     d1 = norm_dim(_int(dim1, "diag_embed", "dim1"), n, "diag_embed")
     d2 = norm_dim(_int(dim2, "diag_embed", "dim2"), n, "diag_embed")
@@ -714,6 +717,7 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """1-D input: the square matrix with ``input`` on diagonal ``diagonal``; 2-D input: a copy of
     that diagonal."""
+    need_tensor("diag", input)
     diagonal = _int(diagonal, "diag", "diagonal")
     out = E.exact_out("diag", out, input, input)
     if input.ndim == 1:
@@ -728,6 +732,7 @@ def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
 @tensor_method
 def trace(input: Tensor) -> Tensor:
     """Sum of the main diagonal of a matrix (integers sum to int64, as ``sum``)."""
+    need_tensor("trace", input)
     if input.dtype is D.bool:  # PyTorch has no bool trace (though sum of bools counts them)
         raise E.not_implemented_for("trace", input.dtype)
     if input.ndim != 2:
