@@ -436,6 +436,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
         t = _new(size, dtype, device, "normal", out=out, check=_floating("normal"))
         return _done(normal_(t, float(mean), float(std), generator=generator), requires_grad)
+    if size is not None:  # (PyTorch has no such overload: the shape is mean's and std's, broadcast)
+        which = "mean" if mean_t else "std"
+        raise TypeError(f"normal(): size is only taken with float mean and std, got a Tensor {which} and size {size}")
     if out is not None:  # tensor mean/std: no autograd through out=, checked before drawing
         from .ops.elementwise_common import check_outs
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import operator
 
+from . import _dtype as D
 from ._dispatch import dispatch
 from ._registry import defop
 from ._storage import contiguous_strides
@@ -580,6 +581,9 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = norm_dim(dim, n, "narrow")
     size = input._shape[d]
+    if isinstance(start, Tensor) and (start.ndim != 0 or start.dtype.is_floating_point or start.dtype is D.bool):
+        raise RuntimeError(f"narrow(): start must be an 0-dim integral Tensor, got shape {list(start.shape)} "
+                           f"and dtype {start.dtype.name}.")
     start = operator.index(start)
     if length < 0:  # checked before start, as PyTorch does
         raise RuntimeError(f"narrow(): length must be non-negative, got {length}")

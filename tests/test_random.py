@@ -109,6 +109,9 @@ def test_random_errors():
         tl.rand(2, dtype=tl.int32)
     with pytest.raises(RuntimeError, match="normal expects std >= 0.0, but found std -1"):
         tl.normal(tl.ones(2), -1.0)  # a tensor mean with a number std is checked too
+    for call in (lambda: tl.normal(tl.zeros(2), 1.0, (3,)), lambda: tl.normal(0.0, tl.ones(2), (3,))):
+        with pytest.raises(TypeError, match="size is only taken with float mean and std"):  # (size was ignored)
+            call()
     # [low, high) must fit the dtype, as PyTorch checks (these wrapped silently)
     for args, message in [((300, (2,), tl.uint8), "to - 1 is out of bounds for unsigned char"),
                           ((-1, 3, (2,), tl.uint8), "from is out of bounds for unsigned char"),

@@ -693,6 +693,10 @@ def test_view_op_errors_as_pytorch():
     assert tl.zeros(()).flatten(-1, 0).shape == (1,)
     with pytest.raises(RuntimeError, match="length must be non-negative"):
         tl.zeros(0).narrow(0, 1, -1)  # checked before start, as PyTorch
+    for start in (tl.tensor([1]), tl.tensor(True), tl.tensor(1.0)):  # (these were taken as 1)
+        with pytest.raises(RuntimeError, match="start must be an 0-dim integral Tensor"):
+            tl.arange(3.0).narrow(0, start, 1)
+    assert tl.arange(3.0).narrow(0, tl.tensor(-1, dtype=tl.int8), 1).tolist() == [2.0]
     for fn in (lambda: x.view(), lambda: x.permute(), lambda: x.expand()):
         with pytest.raises(TypeError):
             fn()
