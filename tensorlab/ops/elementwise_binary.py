@@ -621,6 +621,7 @@ tensor_method(subtract_, name="subtract_")
 @tensor_method
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input`` (PyTorch's ``rsub``; what ``2 - t`` computes)."""
+    need_tensor("rsub", input)  # (rsub(2, t) would compute t - 2)
     if alpha.__class__ is not int:
         alpha = E.number_param("rsub", alpha, "alpha")
     if alpha != 1 and isinstance(input, Tensor):  # (sub checks it too, under its own name)

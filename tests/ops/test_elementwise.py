@@ -1260,6 +1260,8 @@ def test_rsub_with_alpha_computes_in_the_result_dtype(device):
         with pytest.raises(RuntimeError, match=r"rsub\(\): For integral input tensors, argument alpha must not be a "
                                                "floating point number"):
             call()
+    with pytest.raises(TypeError, match=r"rsub\(\): argument 'input' \(position 1\) must be Tensor, not int"):
+        tl.rsub(2, t([1.0], device))  # (it computed t - 2)
     x = t([1.0, 2.0], device).requires_grad_()
     y = tl.rsub(x, 1.0, alpha=3)
     y.sum().backward()
