@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import tensorlab as tl
+import tensorlab.nn as nn
 import tensorlab.nn.functional as F
 from tensorlab_kernels.nn import layer_norm as kln
 from tests.helpers import assert_close, to_numpy
@@ -366,6 +367,13 @@ def test_batch_norm_errors():
     with pytest.raises(RuntimeError, match="weight should contain 3 elements not 4"):
         F.batch_norm(tl.zeros(4, 3), rm, tl.ones(3), tl.ones(4), training=True)
     assert to_numpy(rm).tolist() == [0.0, 0.0, 0.0]  # nothing was modified
+    x = tl.tensor([[1.0, 2.0], [1.0, 2.5]])
+    for eps in (-1.0, 0.0):  # (training returned NaN for the constant channel, or everywhere)
+        with pytest.raises(ValueError, match=f"batch_norm eps must be positive during training, but got {eps}"):
+            nn.BatchNorm1d(2, eps=eps)(x)
+    with pytest.raises(ValueError, match="batch_norm eps must be non-negative, but got -1.0"):
+        F.batch_norm(x, tl.zeros(2), tl.ones(2), eps=-1.0)
+    assert F.batch_norm(x, tl.zeros(2), tl.ones(2), eps=0.0).tolist() == x.tolist()  # eval: zero is allowed
 
 
 # ----------------------------------------------------------------------------------------------

@@ -366,6 +366,13 @@ def test_bce(reduction):
     close(nn.BCELoss(weight=T(wr), reduction=reduction)(T(P), T(B01)), reduce_np(el * wr, reduction))
 
 
+def test_bce_zero_dim_weight(device):
+    # a 0-d target with a weight: expand(*()) raised TypeError
+    x, y, w = (tl.tensor(v, dtype=tl.float64, device=device) for v in (0.3, 1.0, 0.5))
+    assert F.binary_cross_entropy(x, y, weight=w).item() == pytest.approx(-0.5 * math.log(0.3), rel=1e-12)
+    assert nn.BCELoss(weight=w, reduction="sum")(x, y).item() == pytest.approx(-0.5 * math.log(0.3), rel=1e-12)
+
+
 def test_bce_target_dtype_must_match_the_input(device):
     """binary_cross_entropy takes a target of the input's dtype only, as PyTorch ("Found dtype Long
     but expected Float"); an integer, bool or other floating target was promoted (bool: a confusing

@@ -585,7 +585,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         if tuple(shape) != tuple(target.shape):
             raise RuntimeError(f"binary_cross_entropy: weight of shape {list(weight.shape)} does not broadcast to "
                                f"the target's shape {list(target.shape)}")
-        weight = weight.expand(*shape).to(input.dtype)  # (the loss keeps the input's dtype, as PyTorch's)
+        weight = weight.expand(shape).to(input.dtype)  # (the loss keeps the input's dtype, as PyTorch's)
     _check_bce_ranges(input, target)
     loss = _BinaryCrossEntropy.apply(input, target, weight)
     return _reduce(loss, reduction)

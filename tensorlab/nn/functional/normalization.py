@@ -268,6 +268,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise TypeError(f"batch_norm(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected at least 2D input (got {input.ndim}D input)")
+    if training and not eps > 0:  # (a zero-variance channel would be NaN; PyTorch's checks)
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if not eps >= 0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     c = input._shape[1]
     count = input.numel() // c if c else 0
     if training and count == 1:
