@@ -28,6 +28,8 @@ def _norm_dim(dim, ndim: int, op: str) -> int:
     """Wrap a possibly negative dim; IndexError naming the op when out of range (PyTorch's)."""
     if dim.__class__ is int and -ndim <= dim < ndim:  # the usual case (views and reductions ask per call)
         return dim % ndim
+    if dim.__class__ is bool:  # (an int to operator.index, but PyTorch refuses it)
+        raise TypeError(f"{op}(): argument 'dim' must be int, not bool")
     try:
         dim = operator.index(dim)
     except TypeError:

@@ -75,6 +75,8 @@ def _same_device(tensors: list, op: str) -> None:
 
 
 def _int(value, op: str, what: str) -> int:
+    if value.__class__ is bool:  # (an int to operator.index, but PyTorch refuses it)
+        raise TypeError(f"{op}(): argument '{what}' must be int, not bool")
     try:
         return operator.index(value)
     except TypeError:

@@ -643,6 +643,14 @@ def test_dims_wrap_and_out_of_range_dims_name_the_op():
     with pytest.raises(TypeError, match="dim must be an int"):
         x.transpose(0.5, 0)
     assert tl.zeros(()).unsqueeze(-1).shape == (1,)
+    # a bool is not a dim (True was taken as 1), as PyTorch's argument parser refuses it
+    for name, call in (("sum", lambda: x.sum(True)), ("unsqueeze", lambda: x.unsqueeze(True)),
+                       ("softmax", lambda: tl.nn.functional.softmax(x, dim=True)),
+                       ("cat", lambda: tl.cat([x, x], True)), ("softmax", lambda: tl.nn.Softmax(dim=True)(x)),
+                       ("narrow", lambda: x.narrow(False, 0, 1))):
+        with pytest.raises(TypeError, match=rf"{name}\(\): argument 'dim' must be int, not bool"):
+            call()
+    assert x.var(True).shape == ()  # (there the bool is var's unbiased, as PyTorch)
 
 
 # ----------------------------------------------------------------------------------------------
