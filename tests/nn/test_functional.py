@@ -680,6 +680,16 @@ def test_linear_and_bilinear_match_numpy(device):
                  atol=1e-10)
 
 
+def test_bilinear_keeps_an_integer_dtype():
+    # the contraction's sum widened int8/int32 to int64 (torch 2.15 on cpu: int8 wraps to -124)
+    a = tl.tensor([[1, 2]], dtype=tl.int8)
+    y = F.bilinear(a, a, tl.full((1, 2, 2), 100, dtype=tl.int8))
+    assert y.dtype is tl.int8 and y.tolist() == [[-124]]
+    a = a.int()
+    y = F.bilinear(a, a, tl.full((1, 2, 2), 100, dtype=tl.int32), tl.tensor([1], dtype=tl.int32))
+    assert y.dtype is tl.int32 and y.tolist() == [[901]]
+
+
 def test_bilinear_gradcheck_and_errors():
     args = [_t(RNG.standard_normal(s), requires_grad=True) for s in ((3, 2), (3, 4), (2, 2, 4), (2,))]
     assert tl.autograd.gradcheck(F.bilinear, args)

@@ -428,7 +428,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     x2 = input2.reshape(-1, i2)
     # (B, I1) @ (I1, O*I2): one GEMM, then the I2 contraction per output feature
     t = x1.matmul(weight.permute(1, 0, 2).reshape(i1, o * i2)).reshape(-1, o, i2)
-    y = (t * x2.unsqueeze(1)).sum(dim=-1)
+    prod = t * x2.unsqueeze(1)
+    y = prod.sum(dim=-1, dtype=prod.dtype)  # (an integer sum would widen to int64; PyTorch keeps the dtype)
     if bias is not None:
         y = y + bias
     return y.reshape(*lead, o)
