@@ -310,6 +310,22 @@ def test_group_norm_half_input_float32_affine_keeps_input_dtype(device, dtype):
     assert_close(bt.grad, np.full(4, 6.0), rtol=1e-3, atol=1e-3)
 
 
+@pytest.mark.parametrize("dtype", [tl.float16, tl.bfloat16])
+def test_group_norm_half_rounds_once(device, dtype):
+    """float16/bfloat16 with an affine: normalised and scaled in float32, then rounded once, as
+    PyTorch (the normalised values were rounded, then each affine step: 2-3 times the error)."""
+    x, w, b = RNG.standard_normal((2, 4, 8)) * 3, RNG.standard_normal(4) * 10, RNG.standard_normal(4) * 10
+    xt, wt, bt = (_t(a, device, dtype=tl.float32).to(dtype) for a in (x, w, b))
+    y = to_numpy(F.group_norm(xt, 2, wt, bt).float()).astype(np.float64)
+    xr, wr, br = (to_numpy(a.double()) for a in (xt, wt, bt))
+    g = xr.reshape(2, 2, -1)
+    ref = ((g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + 1e-5)).reshape(x.shape)
+    ref = ref * wr[None, :, None] + br[None, :, None]
+    # one rounding: within half a unit in the last place of each value (float32 noise aside)
+    half_ulp = np.abs(ref) * tl.finfo(dtype).eps / 2
+    assert (np.abs(y - ref) <= half_ulp * 1.01 + 1e-6).all()
+
+
 def test_group_norm_errors():
     with pytest.raises(RuntimeError, match=r"divisible by num_groups, but got input of shape \[2, 5, 3\] and "
                                            r"num_groups=2"):

@@ -245,6 +245,10 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
         raise NotImplementedError(f"group_norm(): not implemented for '{input.dtype}'")
     # the group size spelled out: reshape(n, num_groups, -1) cannot infer it when n is 0
     grouped = input.reshape(n, num_groups, c // num_groups * math.prod(input._shape[2:]))
+    if weight is not None or bias is not None:
+        # the per-channel affine in float32 on the float32 normalised values, rounded once at the end,
+        # as PyTorch's kernel (float16/bfloat16 rounded the normalised values, then each affine step)
+        grouped = grouped.to(_acc_dtype(input))
     y = dispatch(LAYER_NORM, grouped, None, None, norm_ndim=1, eps=float(eps))[0].reshape(input._shape)
     if weight is not None:
         y = y * weight.reshape(_channel_shape(input))
