@@ -651,12 +651,20 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     if len(set(da)) != len(da) or len(set(db)) != len(db):
         raise RuntimeError(f"tensordot: repeated dims in {da} or {db}")
     for x, y in zip(da, db):
-        if a.shape[x] != b.shape[y]:
+        if a.shape[x] != b.shape[y] and a.shape[x] != 1 and b.shape[y] != 1:
             raise RuntimeError(f"tensordot: contracted dimensions need to match, but first has size {a.shape[x]} in "
                                f"dim {x} and second has size {b.shape[y]} in dim {y}")
     _check_same_dtype("tensordot", a, b)
     if out is not None:
         E.check_outs("tensordot", out, (a.dtype,), a.device, a, b)
+    # a contracted dim of size 1 against a longer one broadcasts, as in PyTorch: the other side is
+    # summed over it first (sum_i x * y_i = x * sum_i y_i)
+    for x, y in zip(da, db):
+        if a.shape[x] != b.shape[y]:
+            if b.shape[y] == 1:
+                a = a.sum(x, keepdim=True, dtype=a.dtype)
+            else:
+                b = b.sum(y, keepdim=True, dtype=b.dtype)
     fa = [d for d in range(a.ndim) if d not in da]
     fb = [d for d in range(b.ndim) if d not in db]
     k = math.prod(a.shape[d] for d in da)

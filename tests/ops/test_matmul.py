@@ -680,6 +680,19 @@ def test_out_aliasing_an_input(device):
 # ----------------------------------------------------------------------------------------------
 
 
+def test_tensordot_broadcasts_a_contracted_dim_of_size_1(device):
+    # PyTorch sums the other side over it (this raised "contracted dimensions need to match")
+    a, b = _t(np.arange(3.0).reshape(1, 3), device), _t(np.arange(6.0).reshape(2, 3), device)
+    expected = np.tensordot(np.arange(3.0).reshape(1, 3).repeat(2, 0), np.arange(6.0).reshape(2, 3), axes=([0], [0]))
+    assert_close(tl.tensordot(a, b, dims=([0], [0])), expected, rtol=0, atol=0)
+    assert_close(tl.tensordot(b, a, dims=([0], [0])), expected.T, rtol=0, atol=0)
+    if device == "cpu":  # (integer mm: cpu only, as PyTorch)
+        r = tl.tensordot(tl.arange(6).reshape(2, 3), tl.arange(3).reshape(1, 3), dims=([0], [0]))
+        assert r.dtype is tl.int64 and r.tolist() == [[0, 3, 6], [0, 5, 10], [0, 7, 14]]
+    ones = tl.ones(1, 1, 1, device=device), tl.ones(2, 1, 2, device=device)
+    assert tl.tensordot(*ones, dims=([0, 1], [2, 0])).tolist() == [[4.0]]
+
+
 def test_tensordot(device):
     a, b = _rand((3, 4, 5), seed=1), _rand((4, 5, 2), seed=2)
     r = tl.tensordot(_t(a, device), _t(b, device), dims=2)
