@@ -114,6 +114,19 @@ def _safe_sqrt(squared: Tensor) -> Tensor:
     return B.where(zero, 0.0, B.where(zero, 1.0, squared).sqrt())  # NaN stays NaN
 
 
+def max_distance(size: Tensor) -> Tensor:
+    """The largest of the coordinate distances ``size`` (last dim): cdist's and pdist's p = inf.
+    PyTorch's backward gives every coordinate at the maximum the whole gradient, where amax's
+    splits it between ties: the max's value, plus a term that is 0 but differentiates to 1 at
+    each such coordinate."""
+    with no_grad():
+        top = size.amax(-1)
+        at_top = size == top.unsqueeze(-1)
+    if not size.requires_grad:
+        return top
+    return top + ((size - size.detach()) * at_top).sum(-1)
+
+
 @autocast_float32
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """p-norm distances between each row of ``x1`` (``..., P, M``) and of ``x2`` (``..., R, M``):
@@ -145,7 +158,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
         n1, n2 = (x1 * x1).sum(-1, keepdim=True), (x2 * x2).sum(-1, keepdim=True)
         a = S.cat([x1 * -2, n1, ones_like(n1)], -1)
         b = S.cat([x2, ones_like(n2), n2], -1)
-        return (a @ b.transpose(-1, -2)).clamp_min(1e-30).sqrt()  # gradient 0 where the distance is 0
+        return _safe_sqrt((a @ b.transpose(-1, -2)).clamp_min(0))  # (0 and gradient 0 for equal rows)
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., P, R, M)
     if p == 0:  # the count of differing coordinates; NaN propagates, as PyTorch's min(ceil(|d|), 1)
         return diff.abs().ceil().clamp_max(1).sum(-1)
@@ -153,7 +166,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
         return diff.sum(-1)
     if p == math.inf:  # PyTorch's running max from 0 skips NaN coordinates
         size = diff.abs()
-        return B.where(size.isnan(), 0.0, size).amax(-1)
+        return max_distance(B.where(size.isnan(), 0.0, size))
     if p == 2:
         return _safe_sqrt((diff * diff).sum(-1))
     if p == 1:

@@ -27,6 +27,13 @@ def test_pdist_gradient_and_edge_shapes():
     F.pdist(dup).sum().backward()  # a zero distance contributes a zero gradient, as PyTorch's
     assert np.isfinite(dup.grad.numpy()).all()
     assert F.pdist(tl.ones(1, 4)).shape == (0,) and F.pdist(tl.ones(0, 2)).shape == (0,)
+    # no coordinates: zeros for every p, as PyTorch (p = inf raised norm's "no identity" error)
+    assert F.pdist(tl.zeros(3, 0), float("inf")).tolist() == [0.0] * 3 == F.pdist(tl.zeros(3, 0)).tolist()
+    # p = inf: each coordinate at a tied maximum gets the whole gradient, as PyTorch (norm split it)
+    z = tl.tensor([[0.0, 0.0], [1.0, 1.0]], requires_grad=True)
+    F.pdist(z, float("inf")).sum().backward()
+    assert z.grad.tolist() == [[-1.0, -1.0], [1.0, 1.0]]
+    assert np.isnan(F.pdist(tl.tensor([[float("nan"), 0.0], [1.0, 1.0]]), float("inf")).item())  # (as PyTorch)
 
 
 def test_pdist_errors():

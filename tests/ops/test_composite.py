@@ -291,6 +291,13 @@ def test_cdist_values_gradients_and_errors(device):
     x.grad = None
     tl.cdist(x, y, compute_mode="use_mm_for_euclid_dist").sum().backward()
     np.testing.assert_allclose(to_numpy(x.grad), [[-0.6, -0.8], [0.152406, -0.124944]], rtol=1e-4)
+    # equal rows on the matmul path are exactly 0 apart (it gave 1e-15, from a clamp at 1e-30)
+    r = _t([[1.0, 2.0], [3.0, 4.0]], device)
+    assert to_numpy(tl.cdist(r, r, compute_mode="use_mm_for_euclid_dist")).diagonal().tolist() == [0.0, 0.0]
+    # p = inf: each coordinate at a tied maximum gets the whole gradient, as PyTorch (amax split it)
+    x = _t([[0.0, 0.0]], device).requires_grad_()
+    tl.cdist(x, _t([[1.0, 1.0], [1.0, 3.0]], device), p=float("inf")).sum().backward()
+    assert to_numpy(x.grad).tolist() == [[-1.0, -2.0]]
     with pytest.raises(RuntimeError, match="cdist only supports floating-point dtypes, X1 got: Long"):
         tl.cdist(tl.ones(3, 4, dtype=tl.int64, device=device), tl.ones(5, 4, dtype=tl.int64, device=device))
     with pytest.raises(RuntimeError, match="cdist only supports at least 2D tensors, X1 got: 1D"):

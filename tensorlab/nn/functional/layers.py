@@ -492,7 +492,14 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         raise RuntimeError(f"pdist only supports non-negative p values, got {p}")
     n = input.shape[0]
     i, j = triu_indices(n, n, 1, device=input.device)
-    return (input[i] - input[j]).norm(p, 1)
+    diff = input[i] - input[j]
+    if input.shape[1] == 0:  # no coordinates: every distance is 0, as PyTorch (norm has no identity for inf)
+        return diff.sum(1)
+    if p == math.inf:  # (each coordinate at a tied maximum gets the whole gradient)
+        from ...ops.composite_numeric import max_distance
+
+        return max_distance(diff.abs())
+    return diff.norm(p, 1)
 
 
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
