@@ -627,6 +627,17 @@ def test_inplace_celu_backward(device):
         assert_close(leaf.grad, np.where(x > 0, 1.0, np.exp(x / alpha)), rtol=1e-12, atol=1e-12)
 
 
+def test_celu_second_derivative_at_zero(device):
+    # torch 2.15: 0 at +-0 for any alpha, as elu's (alpha != 1 gave 1 / alpha: zero took the exponential branch)
+    for alpha in (0.5, -1.0, 2.0):
+        x = _t([0.0, -0.0, -1.0, 1.0], device, requires_grad=True)
+        y = F.celu(x, alpha=alpha)
+        assert [math.copysign(1, v) for v in y.tolist()] == [1.0, -1.0, -1.0, 1.0]
+        (g,) = tl.autograd.grad(y.sum(), x, create_graph=True)
+        (g2,) = tl.autograd.grad(g.sum(), x)
+        assert_close(g2, [0.0, 0.0, math.exp(-1 / alpha) / alpha, 0.0], rtol=1e-12, atol=0)
+
+
 def test_celu_with_a_negative_alpha_follows_the_sign_of_x(device):
     """torch 2.13: celu(x, alpha) = max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) for any alpha,
     so with alpha < 0 the exponential branch is x <= 0 (alpha * elu(x / alpha) would take it for

@@ -112,7 +112,9 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     from ...ops.elementwise_unary import expm1
 
     x = input if input.dtype is D.float32 or input.dtype is D.float64 else input.float()
-    neg = x <= 0  # (a nan takes the positive branch: its gradient is 1, as PyTorch's)
+    # (a nan takes the positive branch: its gradient is 1, as PyTorch's; so does a zero, where both
+    # branches give the same signed zero, so that its second derivative is 0 as PyTorch's, not 1 / alpha)
+    neg = x < 0
     result = where(neg, expm1(where(neg, x, 0.0) * (1.0 / alpha)) * alpha, x)
     result = result if result.dtype is input.dtype else result.to(input.dtype)
     return _write_back("celu", input, result) if inplace else result
