@@ -513,45 +513,45 @@ class Tensor:
 
         return to_dtype_device(self, dev, dtype, non_blocking=non_blocking, copy=copy, memory_format=memory_format)
 
-    def cuda(self, device=None, non_blocking: bool = False) -> Tensor:
+    def cuda(self, device=None, non_blocking: bool = False, *, memory_format=preserve_format) -> Tensor:
         dev = as_device("cuda" if device is None else device if not isinstance(device, int) else f"cuda:{device}")
-        return self.to(dev, non_blocking=non_blocking)
+        return self.to(dev, non_blocking=non_blocking, memory_format=memory_format)
 
-    def cpu(self) -> Tensor:
-        return self.to(CPU)
+    def cpu(self, *, memory_format=preserve_format) -> Tensor:
+        return self.to(CPU, memory_format=memory_format)
 
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
 
-    def float(self) -> Tensor:
-        return self.to(D.float32)
+    def float(self, *, memory_format=preserve_format) -> Tensor:
+        return self.to(D.float32, memory_format=memory_format)
 
-    def half(self) -> Tensor:
-        return self.to(D.float16)
+    def half(self, *, memory_format=preserve_format) -> Tensor:
+        return self.to(D.float16, memory_format=memory_format)
 
-    def bfloat16(self) -> Tensor:
-        return self.to(D.bfloat16)
+    def bfloat16(self, *, memory_format=preserve_format) -> Tensor:
+        return self.to(D.bfloat16, memory_format=memory_format)
 
-    def double(self) -> Tensor:
-        return self.to(D.float64)
+    def double(self, *, memory_format=preserve_format) -> Tensor:
+        return self.to(D.float64, memory_format=memory_format)
 
-    def long(self) -> Tensor:
-        return self.to(D.int64)
+    def long(self, *, memory_format=preserve_format) -> Tensor:
+        return self.to(D.int64, memory_format=memory_format)
 
-    def int(self) -> Tensor:
-        return self.to(D.int32)
+    def int(self, *, memory_format=preserve_format) -> Tensor:
+        return self.to(D.int32, memory_format=memory_format)
 
-    def short(self) -> Tensor:
-        return self.to(D.int16)
+    def short(self, *, memory_format=preserve_format) -> Tensor:
+        return self.to(D.int16, memory_format=memory_format)
 
-    def char(self) -> Tensor:
-        return self.to(D.int8)
+    def char(self, *, memory_format=preserve_format) -> Tensor:
+        return self.to(D.int8, memory_format=memory_format)
 
-    def byte(self) -> Tensor:
-        return self.to(D.uint8)
+    def byte(self, *, memory_format=preserve_format) -> Tensor:
+        return self.to(D.uint8, memory_format=memory_format)
 
-    def bool(self) -> Tensor:
-        return self.to(D.bool)
+    def bool(self, *, memory_format=preserve_format) -> Tensor:
+        return self.to(D.bool, memory_format=memory_format)
 
     def type(self, dtype=None, non_blocking: builtins.bool = False):
         """No argument: the type name, as PyTorch's (``'tensorlab.FloatTensor'``,

@@ -201,6 +201,16 @@ def test_memory_format_arguments(device):
     assert t.to(memory_format=tl.contiguous_format) is t  # (suggests contiguous_format: PyTorch aliases too)
     assert repr(tl.channels_last) == "tensorlab.channels_last"
     assert isinstance(tl.preserve_format, tl.memory_format)
+    # the dtype shorthands take it too (keyword only, as PyTorch; they raised TypeError)
+    p = x.permute(0, 2, 3, 1)
+    assert p.float(memory_format=tl.preserve_format).stride() == p.double().stride() == (60, 5, 1, 20)
+    assert p.half(memory_format=tl.contiguous_format).stride() == (60, 15, 3, 1)
+    assert x.bool(memory_format=tl.channels_last).stride() == (60, 1, 15, 3)
+    for name in ("float", "half", "bfloat16", "double", "long", "int", "short", "char", "byte", "bool", "cpu"):
+        same = name == "float" or (name == "cpu" and device == "cpu")  # (no conversion: itself, as PyTorch)
+        assert getattr(t, name)(memory_format=tl.contiguous_format).stride() == ((1, 4) if same else (3, 1))
+        with pytest.raises(TypeError):
+            getattr(t, name)(tl.contiguous_format)
 
 
 def test_memory_format_errors():
