@@ -1022,6 +1022,11 @@ def test_pad_errors():
         F.pad(tl.zeros(3), (1, 1), mode="reflect")
     with pytest.raises(RuntimeError, match="wrapping around more than once"):
         F.pad(tl.zeros(1, 2, 3), (4, 4), mode="circular")
+    # a value the dtype cannot hold raises, as PyTorch (uint8 -1 wrapped to 255)
+    for dtype, value in ((tl.uint8, -1), (tl.uint8, 256), (tl.float16, 1e6), (tl.int32, float("nan"))):
+        with pytest.raises(RuntimeError, match="cannot be converted to type"):
+            F.pad(tl.ones(2, dtype=dtype), (1, 1), value=value)
+    assert F.pad(tl.ones(2, dtype=tl.int8), (1, 0), value=1.5).tolist() == [1, 1, 1]  # (truncated, as PyTorch)
 
 
 def test_functional_namespace_has_the_issue_list():

@@ -537,6 +537,12 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
                            f"padding length {len(pad)} and input of dimension {input.ndim}")
     if mode not in _PAD_MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode == "constant" and value is not None:  # (a value the dtype cannot hold raises, as PyTorch's)
+        from ..._factories import check_scalar_fits
+
+        if input.dtype is D.uint8 and isinstance(value, numbers.Real) and value < 0:  # (full would wrap it)
+            raise RuntimeError(f"pad: value {value} cannot be converted to type uint8_t without overflow")
+        check_scalar_fits("pad", value, input.dtype)
     if mode != "constant":
         if value is not None and value != 0:
             raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
