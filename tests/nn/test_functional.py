@@ -613,6 +613,19 @@ def test_prelu_weight_gradient_and_errors():
     # a 1-D input has one channel (PyTorch's channel dim is dim 1): 3 weights do not fit 3 elements
     with pytest.raises(RuntimeError, match="parameter numbers = 3 and channel size = 1"):
         F.prelu(_t([1.0, -1.0, 2.0]), tl.ones(3, dtype=tl.float64))
+    # weights of another dtype are refused, as PyTorch (a float64 PReLU computed in float32)
+    with pytest.raises(RuntimeError, match="prelu: Type promoting not supported. Got Float and Double"):
+        tl.nn.PReLU().double()(tl.ones(2, 3))
+    with pytest.raises(RuntimeError, match="Got Double and Float"):
+        F.prelu(x, tl.ones(1))
+
+
+def test_cosine_similarity_dtypes():
+    # two integer tensors are refused, as PyTorch; float with int promotes (it raised in norm)
+    with pytest.raises(RuntimeError, match="expected common dtype to be floating point, yet common dtype is Long"):
+        F.cosine_similarity(tl.tensor([[1, 2]]), tl.tensor([[1, 3]]))
+    r = F.cosine_similarity(tl.tensor([[1.0, 2.0]]), tl.tensor([[1, 3]]))
+    assert r.dtype is tl.float32 and r.tolist() == pytest.approx([7 / math.sqrt(50)], rel=1e-6)
 
 
 def test_inplace_celu_backward(device):

@@ -321,7 +321,8 @@ def test_cross_entropy_kernel_long_rows_loop(monkeypatch):
     w = RNG.random(37) + 0.1
     for weighted in (False, True):
         for smoothing in (0.0, 0.3):
-            kw = dict(weight=T(w, "cuda") if weighted else None, label_smoothing=smoothing, reduction="none")
+            kw = dict(weight=T(w, "cuda", dtype=tl.float32) if weighted else None, label_smoothing=smoothing,
+                      reduction="none")
             xt = T(x, "cuda", grad=True, dtype=tl.float32)
             out = F.cross_entropy(xt, T(t, "cuda"), **kw)
             close(out, ce_reference(x, t, w if weighted else None, -100, "none", smoothing), rtol=1e-5, atol=1e-5)
@@ -364,6 +365,24 @@ def test_bce(reduction):
     close(F.binary_cross_entropy(T(P), T(B01), reduction=reduction), reduce_np(el, reduction))
     wr = RNG.random(6) + 0.1  # broadcasts over the rows
     close(nn.BCELoss(weight=T(wr), reduction=reduction)(T(P), T(B01)), reduce_np(el * wr, reduction))
+
+
+def test_class_weight_dtype_must_be_the_input_dtype():
+    # PyTorch's class-index kernels take one dtype (a float64 weight was used with float32 logits)
+    target = tl.tensor([0, 1])
+    for call, message in (
+        (lambda: nn.NLLLoss(weight=tl.ones(3, dtype=tl.float16))(tl.zeros(2, 3), target), "Float but found Half"),
+        (lambda: nn.CrossEntropyLoss(weight=tl.ones(3, dtype=tl.float64))(tl.zeros(2, 3), target),
+         "Float but found Double"),
+        (lambda: F.cross_entropy(tl.zeros(2, 3, dtype=tl.float64), target, weight=tl.ones(3)),
+         "Double but found Float"),
+    ):
+        with pytest.raises(RuntimeError, match=f"expected scalar type {message}"):
+            call()
+    # class probabilities: composed of ops, so the weight promotes, as PyTorch
+    probs = tl.softmax(tl.ones(2, 3), 1)
+    r = F.cross_entropy(tl.zeros(2, 3), probs, weight=tl.ones(3, dtype=tl.float64))
+    assert r.dtype is tl.float64 and r.item() == pytest.approx(math.log(3), rel=1e-6)
 
 
 def test_bce_zero_dim_weight(device):

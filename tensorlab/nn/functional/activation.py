@@ -132,6 +132,9 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     _need_tensor("prelu", input)
     if not isinstance(weight, Tensor):
         raise TypeError(f"prelu(): argument 'weight' (position 2) must be Tensor, not {type(weight).__name__}")
+    if weight.dtype is not input.dtype:  # (PyTorch's; a module left in float64 computed in the input's dtype)
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {D.torch_name(input.dtype)} and "
+                           f"{D.torch_name(weight.dtype)}")
     n = weight.numel()
     if weight.ndim > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")

@@ -453,8 +453,11 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     from ... import broadcast_tensors
 
     a, b = broadcast_tensors(x1, x2)
-    if not a.dtype.is_floating_point:
-        a, b = a.to(D.get_default_dtype()), b.to(D.get_default_dtype())
+    common = D.promote_types(a.dtype, b.dtype)  # (PyTorch's rule: integers are refused, mixed ones promote)
+    if not common.is_floating_point:
+        raise RuntimeError(f"cosine_similarity: expected common dtype to be floating point, yet common dtype is "
+                           f"{D.torch_name(common)}")
+    a, b = a.to(common), b.to(common)
     na = _clamp_min_no_grad(a.norm(2, dim, keepdim=True), eps)
     nb = _clamp_min_no_grad(b.norm(2, dim, keepdim=True), eps)
     return ((a / na) * (b / nb)).sum(dim=dim)

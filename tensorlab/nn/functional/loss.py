@@ -348,6 +348,9 @@ def _check_weight(op: str, weight, n_classes: int, input: Tensor, differentiable
     if weight.device != input.device:
         raise RuntimeError(f"{op}: Expected all tensors to be on the same device, but found at least two devices, "
                            f"{input.device} and {weight.device}!")
+    if not differentiable and weight.dtype is not input.dtype:  # (PyTorch's class-index kernels: one dtype)
+        raise RuntimeError(f"{op}: expected scalar type {D.torch_name(input.dtype)} but found "
+                           f"{D.torch_name(weight.dtype)} (the weight's dtype must be the input's)")
 
 
 def _check_target_range(op: str, target: Tensor, n_classes: int, ignore_index: int, status: Tensor | None = None):
