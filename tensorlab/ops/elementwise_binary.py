@@ -544,10 +544,18 @@ _NUMBER_FIRST = {"add": "input", "sub": "input", "mul": "input", "div": "input",
                  "bitwise_right_shift": "self"}
 
 
+# the ops whose function PyTorch also takes with two numbers (add(2, 3.5) is tensor(5.5), as 0-d tensors)
+_TWO_NUMBERS = frozenset({"add", "sub", "mul", "div", "true_divide", "floor_divide"})
+
+
 def _binary(op, name: str, input, other, out=None, reverse: bool = False, **params):
     if not isinstance(input, Tensor):
         if isinstance(other, Tensor) and not reverse and name in _NUMBER_FIRST:
             return _number_first(op, name, input, other, out, **params)
+        if name in _TWO_NUMBERS and isinstance(input, int | float) and isinstance(other, int | float):
+            from .._factories import tensor
+
+            return _binary(op, name, tensor(input), other, out=out, reverse=reverse, **params)
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if not isinstance(other, Tensor):
         other = E.as_operand(name, other)

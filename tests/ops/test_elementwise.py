@@ -1801,3 +1801,17 @@ def test_fmax_fmin_signed_zero_ties_give_the_first_operand(op, device):
     b = tl.tensor([-0.0, 0.0, 0.0, -0.0, -0.0], device=device)
     out = getattr(tl, op)(a, b).cpu().numpy()
     assert np.signbit(out).tolist() == [False, True, False, True, True]
+
+
+def test_two_numbers_make_a_0d_tensor():
+    # PyTorch's add/sub/mul/div/true_divide/floor_divide take two numbers (values and dtypes from torch 2.15;
+    # they raised TypeError); the other binary functions still need a tensor
+    cases = [(tl.add(2, 3.5), 5.5, tl.float32), (tl.add(2, 3, alpha=2), 8, tl.int64), (tl.sub(2, 3), -1, tl.int64),
+             (tl.mul(True, False), False, tl.bool), (tl.div(7, 2), 3.5, tl.float32),
+             (tl.true_divide(2, 4), 0.5, tl.float32), (tl.floor_divide(-7.0, 2), -4.0, tl.float32),
+             (tl.floor_divide(7, 2), 3, tl.int64), (tl.div(7, 2, rounding_mode="floor"), 3, tl.int64)]
+    for r, value, dtype in cases:
+        assert r.shape == () and r.dtype is dtype and r.item() == value
+    for call in (lambda: tl.maximum(2, 3), lambda: tl.atan2(1.0, 2.0)):
+        with pytest.raises(TypeError, match="must be Tensor, not"):
+            call()
