@@ -234,6 +234,10 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
     n, c = input._shape[0], input._shape[1]
+    if c == 0:  # (PyTorch 2.15's checks, whatever the batch size)
+        raise RuntimeError("group_norm: Expected number of channels to be greater than 0, got 0")
+    if 0 in input._shape[2:]:
+        raise RuntimeError(f"group_norm: Expected HxW to be greater than 0, got 0 (input shape {list(input._shape)})")
     if num_groups <= 0 or c % num_groups != 0:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input._shape)} and num_groups={num_groups}")
