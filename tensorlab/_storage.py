@@ -73,9 +73,15 @@ def numpy_view(storage: Storage, shape, strides, offset: int, np_dtype) -> np.nd
     buf = storage.data
     if buf.dtype != np_dtype:
         raise RuntimeError(f"storage holds {buf.dtype}, view asks for {np_dtype}")
-    if math.prod(shape) == 0:
-        return np.empty(shape, np_dtype)
-    return np.ndarray(shape, np_dtype, buffer=buf, offset=offset * isz, strides=tuple(s * isz for s in strides))
+    try:
+        if math.prod(shape) == 0:
+            return np.empty(shape, np_dtype)
+        return np.ndarray(shape, np_dtype, buffer=buf, offset=offset * isz, strides=tuple(s * isz for s in strides))
+    except ValueError:
+        if len(shape) > 64:  # numpy's limit (and PyTorch's, for most of its kernels)
+            raise RuntimeError(f"only tensors with up to 64 dims are supported by the cpu device (its numpy twins); "
+                               f"this one has {len(shape)}") from None
+        raise
 
 
 def device_array(storage: Storage, shape, strides, offset: int, np_dtype) -> rt.DeviceArray:

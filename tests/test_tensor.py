@@ -678,3 +678,11 @@ def test_asarray_shares_memory_and_sets_requires_grad_as_pytorch():
         assert tl.asarray(a, requires_grad=False) is a and not a.requires_grad  # a leaf: turned off, as PyTorch
         assert tl.asarray(x, requires_grad=True) is x and x.requires_grad
         assert tl.asarray([1.0, 2.0], requires_grad=True).requires_grad
+
+
+def test_more_than_64_dims_on_cpu_is_a_clear_error():
+    # numpy's own ValueError came out of the twins ("maximum supported dimension for an ndarray")
+    for call in (lambda: tl.zeros((1,) * 65), lambda: tl.zeros(1).view((1,) * 65).sum()):
+        with pytest.raises(RuntimeError, match="only tensors with up to 64 dims are supported by the cpu device"):
+            call()
+    assert tl.zeros((1,) * 64).sum().item() == 0.0
