@@ -896,7 +896,17 @@ def conj(input: Tensor) -> Tensor:
     return input
 
 
-conj_physical = tensor_method(conj, name="conj_physical")
+def conj_physical(input: Tensor, *, out=None) -> Tensor:
+    """``input`` itself for a real tensor (as PyTorch); ``out=``: a copy into ``out``."""
+    _need_tensor_arg("conj_physical", input)
+    if out is None:
+        return input
+    from .ops.elementwise_common import exact_out, write_out
+
+    return write_out(input, exact_out("conj_physical", out, input, input))
+
+
+tensor_method(conj, name="conj_physical")  # (the method takes no out=)
 resolve_conj = tensor_method(conj, name="resolve_conj")
 resolve_neg = tensor_method(conj, name="resolve_neg")
 

@@ -30,6 +30,11 @@ def test_real_tensor_forms(device):
     y = tl.tensor([1.0, 2.0], device=device, requires_grad=True)
     (y.real * 3).conj().sum().backward()
     assert to_numpy(y.grad).tolist() == [3.0, 3.0]
+    # conj_physical takes out= (a copy, of exactly the input's dtype), as PyTorch; it raised TypeError
+    o = tl.empty(0, device=device)
+    assert tl.conj_physical(x, out=o) is o and to_numpy(o).tolist() == [5.0, 6.0]
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype float32, but got float64"):
+        tl.conj_physical(x, out=tl.empty(2, dtype=tl.float64, device=device))
 
 
 @pytest.mark.skipif(not tl.cuda.is_available(), reason="no cuda device (real or interpreted)")

@@ -456,6 +456,8 @@ def ldexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """``input * 2**other`` in the promoted floating dtype."""
     need_tensor("ldexp", input, "input", 1)
     need_tensor("ldexp", other, "other", 2)
+    if other.dtype is D.bool:  # (PyTorch has no bool 2 ** other kernel)
+        raise E.not_implemented_for("ldexp", other.dtype)
     dtype = D.result_type(input, other)
     dtype = dtype if dtype.is_floating_point else D.get_default_dtype()
     compute = D.float64 if dtype is D.float64 else D.float32

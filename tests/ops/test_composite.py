@@ -469,6 +469,8 @@ def test_ldexp_renorm_index_reduce_and_small_helpers(device):
     assert tl.ldexp(_t([1.0], device, tl.float16), _t([2], device)).dtype is tl.float16
     with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
         _t([1, 3], device).ldexp_(_t([2, 1], device))
+    with pytest.raises(NotImplementedError, match="\"ldexp\" not implemented for 'Bool'"):  # (it gave 2 ** True)
+        tl.ldexp(_t([1.0, 2.0], device), _t([True, False], device))
     r = tl.renorm(_t([[1.0, 1.0, 1.0], [2.0, 2.0, 2.0], [3.0, 3.0, 3.0]], device), 1, 0, 5)
     np.testing.assert_allclose(to_numpy(r), [[1.0] * 3, [5 / 6 * 2] * 3, [5 / 9 * 3] * 3], rtol=1e-6)  # torch 2.13
     with pytest.raises(RuntimeError, match="renorm\\(\\): non-positive-norm not supported"):
