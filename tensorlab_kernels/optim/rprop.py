@@ -4,7 +4,7 @@ PyTorch's algorithm (``torch.optim.Rprop``, ``_single_tensor_rprop``), per eleme
 
     g = -grad if maximize else grad
     s = sign(g * prev)                              (the product in the parameter's dtype)
-    f = etaplus (s > 0) | etaminus (s < 0) | 1 (s == 0) | NaN (NaN)
+    f = etaplus (s > 0) | etaminus (s < 0) | 1 (s == 0, a NaN product included: sign(NaN) is 0)
     step_size = clamp(step_size * f, step_size_min, step_size_max)
     g = 0 where f == etaminus                        (the sign flipped: no move, and no flip next step)
     p = p - sign(g) * step_size
@@ -65,9 +65,9 @@ def _rprop_kernel(
             prev_ptr = operand(row, 2, DTYPE, ALIGNED)
             ss_ptr = operand(row, 3, DTYPE, ALIGNED)
             prod = rnd(g * load(prev_ptr, offs, n, COMPUTE, MASKED), DTYPE).to(COMPUTE)
-            # PyTorch's three masked assignments in its order: > 0, < 0, then == 0 (NaN stays NaN)
-            f = tl.where(prod > 0, etaplus, tl.where(prod < 0, etaminus, prod))
-            f = tl.where(f == 0, 1.0, f)
+            # PyTorch's factors of sign(prod): > 0, < 0, else 1 (a zero, or a NaN product: torch.sign(NaN)
+            # is 0, so a NaN or infinite gradient leaves the step size, and the parameter, as they were)
+            f = tl.where(prod > 0, etaplus, tl.where(prod < 0, etaminus, 1.0))
             ss = rnd(load(ss_ptr, offs, n, COMPUTE, MASKED) * f, DTYPE).to(COMPUTE)
             ss = tl.where(ss < lo, lo, ss)  # clamp_min then clamp_max; NaN passes through
             ss = tl.where(ss > hi, hi, ss)
@@ -103,8 +103,7 @@ def rprop_twin(params, grads, prevs, step_sizes, *, etaminus: float, etaplus: fl
         lo, hi = as_stored_twin(step_size_min, ct, dt), as_stored_twin(step_size_max, ct, dt)
         with np.errstate(invalid="ignore", over="ignore", under="ignore"):
             prod = (g * prevs[i].astype(ct, copy=False)).astype(dt, copy=False).astype(ct, copy=False)
-            f = np.where(prod > 0, ep, np.where(prod < 0, em, prod))
-            f = np.where(f == 0, ct.type(1.0), f)
+            f = np.where(prod > 0, ep, np.where(prod < 0, em, ct.type(1.0)))  # (NaN: 1, as the kernel)
             ss = (step_sizes[i].astype(ct, copy=False) * f).astype(dt, copy=False).astype(ct, copy=False)
             ss = np.where(ss < lo, lo, ss)
             ss = np.where(ss > hi, hi, ss)

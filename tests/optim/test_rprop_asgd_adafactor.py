@@ -204,6 +204,22 @@ def test_rprop_step_sizes_grow_shrink_and_clamp(device):
 
 
 @pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=needs_cuda)])
+def test_rprop_nan_and_inf_gradients_leave_the_step_size(device):
+    # torch 2.15: sign(NaN) is 0, so a NaN product (a NaN gradient, or inf * 0 on the first step) is
+    # factor 1 and the parameter stays put; the NaN product was the factor (step size and parameter NaN)
+    p = tl.nn.Parameter(tl.tensor([1.0, 1.0, 1.0, 1.0], device=device))
+    opt = tl.optim.Rprop([p], lr=0.1)
+    expected = [([1.0, 0.9, 0.9, 0.9], [0.1, 0.1, 0.1, 0.1]), ([0.9, 0.78, 0.78, 0.9], [0.1, 0.12, 0.12, 0.1]),
+                ([0.78, 0.78, 0.636, 0.8], [0.12, 0.06, 0.144, 0.1])]
+    grads = ([math.nan, math.inf, 1.0, 1.0], [1.0, 1.0, 1.0, math.nan], [1.0, -1.0, 1.0, 1.0])
+    for g, (values, sizes) in zip(grads, expected):
+        p.grad = tl.tensor(g, device=device)
+        opt.step()
+        np.testing.assert_allclose(_host(p), values, rtol=1e-6)
+        np.testing.assert_allclose(_host(opt.state[p]["step_size"]), sizes, rtol=1e-6)
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=needs_cuda)])
 def test_rprop_half_uses_the_dtype_of_the_parameter(device):
     """PyTorch works in the parameter's dtype: fp16 etaplus is 1.2001953125, and an fp16 product
     g * prev that underflows to 0 is "no sign" (factor 1), unlike float32."""
