@@ -16,7 +16,7 @@ from . import _dtype as D
 from ._dispatch import dispatch
 from ._registry import defop
 from ._storage import contiguous_strides
-from ._tensor import Tensor, norm_dim, tensor_method
+from ._tensor import Tensor, need_tensor, norm_dim, tensor_method
 
 
 def shape_args(args, op: str, size=None) -> tuple:
@@ -865,19 +865,14 @@ def as_strided_(self: Tensor, size, stride, storage_offset=None) -> Tensor:
 # ----------------------------------------------------------------------------------------------
 
 
-def _need_tensor_arg(op: str, x) -> None:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
-
-
 def real(input: Tensor) -> Tensor:
     """``input`` itself (a real tensor is its own real part, as PyTorch returns it)."""
-    _need_tensor_arg("real", input)
+    need_tensor("real", input)
     return input
 
 
 def imag(input: Tensor) -> Tensor:
-    _need_tensor_arg("imag", input)
+    need_tensor("imag", input)
     raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
 
 
@@ -892,13 +887,13 @@ Tensor.imag = property(imag, doc="Raises, as PyTorch does for a tensor of a non-
 @tensor_method
 def conj(input: Tensor) -> Tensor:
     """``input`` itself: the conjugate of a real tensor (PyTorch returns the same tensor)."""
-    _need_tensor_arg("conj", input)
+    need_tensor("conj", input)
     return input
 
 
 def conj_physical(input: Tensor, *, out=None) -> Tensor:
     """``input`` itself for a real tensor (as PyTorch); ``out=``: a copy into ``out``."""
-    _need_tensor_arg("conj_physical", input)
+    need_tensor("conj_physical", input)
     if out is None:
         return input
     from .ops.elementwise_common import exact_out, write_out
@@ -913,13 +908,13 @@ resolve_neg = tensor_method(conj, name="resolve_neg")
 
 @tensor_method
 def conj_physical_(self: Tensor) -> Tensor:
-    _need_tensor_arg("conj_physical_", self)
+    need_tensor("conj_physical_", self)
     return self
 
 
 @tensor_method
 def is_conj(input: Tensor) -> bool:
-    _need_tensor_arg("is_conj", input)
+    need_tensor("is_conj", input)
     return False
 
 

@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D
-from ..._tensor import Tensor
+from ..._tensor import Tensor, need_tensor
 from ...amp.autocast_mode import autocast_lower_precision
 from ...ops import elementwise_common as E
 from ...ops.elementwise_unary import (
@@ -46,11 +46,6 @@ from ...ops.reductions import softmax as _softmax
 from ...ops.zero_curvature import piecewise_linear_input
 
 
-def _need_tensor(op: str, x) -> None:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
-
-
 def _write_back(op: str, input: Tensor, result: Tensor) -> Tensor:
     """``inplace=True`` for a composed activation: copy the result into ``input`` (as PyTorch's
     in-place kernels do, autograd then sees a copy_ into the input)."""
@@ -68,35 +63,35 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def sigmoid(input: Tensor) -> Tensor:
-    _need_tensor("sigmoid", input)
+    need_tensor("sigmoid", input)
     return input.sigmoid()
 
 
 def tanh(input: Tensor) -> Tensor:
-    _need_tensor("tanh", input)
+    need_tensor("tanh", input)
     return input.tanh()
 
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim`` (``dtype``: convert the input first)."""
-    _need_tensor("softmax", input)
+    need_tensor("softmax", input)
     return _softmax(input, _implicit_dim(input, dim, "softmax", _stacklevel), dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
-    _need_tensor("log_softmax", input)
+    need_tensor("log_softmax", input)
     return _log_softmax(input, _implicit_dim(input, dim, "log_softmax", _stacklevel), dtype)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``softmax(-x)`` along ``dim``."""
-    _need_tensor("softmin", input)
+    need_tensor("softmin", input)
     return _softmax(-input, _implicit_dim(input, dim, "softmin", _stacklevel), dtype)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` = ``alpha * elu(x / alpha)``."""
-    _need_tensor("celu", input)
+    need_tensor("celu", input)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: celu(): alpha must not be 0")
     if not input.dtype.is_floating_point:  # (PyTorch's celu runs its elu kernel)
@@ -129,7 +124,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has 1 element or one per channel (dim 1)."""
     from ... import where
 
-    _need_tensor("prelu", input)
+    need_tensor("prelu", input)
     if not isinstance(weight, Tensor):
         raise TypeError(f"prelu(): argument 'weight' (position 2) must be Tensor, not {type(weight).__name__}")
     if weight.dtype is not input.dtype:  # (PyTorch's; a module left in float64 computed in the input's dtype)
@@ -158,20 +153,20 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 def logsigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x)) = -softplus(-x)`` (stable)."""
-    _need_tensor("logsigmoid", input)
+    need_tensor("logsigmoid", input)
     _float_only("logsigmoid", input)
     return -softplus(-input)
 
 
 def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)``."""
-    _need_tensor("softsign", input)
+    need_tensor("softsign", input)
     return input / (input.abs() + 1)
 
 
 def tanhshrink(input: Tensor) -> Tensor:
     """``x - tanh(x)``."""
-    _need_tensor("tanhshrink", input)
+    need_tensor("tanhshrink", input)
     return input - input.tanh()
 
 
@@ -201,7 +196,7 @@ def _threshold(input: Tensor, threshold: float, value: float, inplace: bool) -> 
     for float16/bfloat16."""
     from ... import where
 
-    _need_tensor("threshold", input)
+    need_tensor("threshold", input)
     threshold, value = _number("threshold", "threshold", threshold), _number("threshold", "value", value)
     dtype = input.dtype
     if dtype is D.bool:
@@ -241,7 +236,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > lambd``, else 0."""
     from ... import where
 
-    _need_tensor("hardshrink", input)
+    need_tensor("hardshrink", input)
     _float_only("hardshrink", input)
     # PyTorch's rule, 0 where -lambd <= x <= lambd: a NaN x (its gradient there is 0 or 1 depending on
     # PyTorch's vectorised or scalar path; 1 here) or a NaN lambd keeps x
@@ -253,7 +248,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
     from ... import where
 
-    _need_tensor("softshrink", input)
+    need_tensor("softshrink", input)
     _float_only("softshrink", input)
     top = float(D.float_info(input.dtype).max)
     if not 0 <= lambd <= top:  # (a NaN fails too)
@@ -271,7 +266,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     ``leaky_relu`` with the slope ``(lower + upper) / 2`` otherwise, as PyTorch."""
     from ... import where
 
-    _need_tensor("rrelu", input)
+    need_tensor("rrelu", input)
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
@@ -290,7 +285,7 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """``a * sigmoid(b)`` with ``a, b`` the two halves of ``input`` along ``dim``."""
-    _need_tensor("glu", input)
+    need_tensor("glu", input)
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     if not isinstance(dim, numbers.Integral):
