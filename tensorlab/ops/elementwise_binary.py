@@ -632,7 +632,7 @@ def rsub(input, other, *, alpha=1):
     need_tensor("rsub", input)  # (rsub(2, t) would compute t - 2)
     if alpha.__class__ is not int:
         alpha = E.number_param("rsub", alpha, "alpha")
-    if alpha != 1 and isinstance(input, Tensor):  # (sub checks it too, under its own name)
+    if alpha != 1:  # (sub checks it too, under its own name)
         _check_alpha("rsub", _common_dtype("rsub", input, E.as_operand("rsub", other)), alpha)
     if isinstance(other, Tensor):
         return _binary(SUB, "rsub", other, input, alpha=alpha)
