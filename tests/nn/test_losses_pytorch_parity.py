@@ -398,3 +398,56 @@ def test_ignore_index_must_be_an_int(device):
     close(F.cross_entropy(x, p, ignore_index=-1), 0.40760594606399536)
     with pytest.raises(RuntimeError, match="ignore_index is not supported for floating point target"):
         F.cross_entropy(x, p, ignore_index=0)
+
+
+# ----------------------------------------------------------------------------------------------
+# bool operands, the deprecated 'elementwise_mean', NaN terms of the margin losses (torch 2.15)
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fn", [F.mse_loss, F.smooth_l1_loss, F.huber_loss])
+def test_bool_operand_is_read_as_0_1(fn, device):
+    # torch promotes a bool operand of these (native) losses: |0.5-1|, |2-0|, |-1-1|
+    expected = [0.25, 4.0, 4.0] if fn is F.mse_loss else [0.125, 1.5, 1.5]
+    for dt in (tl.float32, tl.float16):
+        x, b = T([0.5, 2.0, -1.0], device, dt, grad=True), T([True, False, True], device)
+        loss = fn(x, b, reduction="none")
+        assert loss.dtype is dt
+        close(loss, expected)
+        loss.sum().backward()
+        assert x.grad is not None and x.grad.dtype is dt
+    if fn is F.huber_loss:  # the result is the input's dtype: a bool input cannot hold it
+        with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Bool"):
+            fn(T([True, False], device), T([0.5, 1.0], device))
+        with pytest.raises(RuntimeError, match="result type Long can't be cast to the desired output type Bool"):
+            fn(T([True, False], device), T([1, 0], device))
+    else:
+        close(fn(T([True, False, True], device), T([0.5, 2.0, -1.0], device), reduction="none"), expected)
+
+
+def test_elementwise_mean_is_taken_where_torch_takes_it(device):
+    x, y = T([[0.3, 0.6], [0.1, 0.5]], device), T([[0.2, 0.5], [0.4, 0.9]], device)
+    with pytest.warns(UserWarning, match="reduction='elementwise_mean' is deprecated"):
+        got = F.kl_div(x, y, reduction="elementwise_mean")
+    close(got, F.kl_div(x, y, reduction="sum") / 4)  # 'mean' (without its own warning about 'batchmean')
+    # poisson_nll_loss checks the string itself in PyTorch
+    with pytest.raises(ValueError, match="elementwise_mean is not a valid value for reduction"):
+        F.poisson_nll_loss(x, y, reduction="elementwise_mean")
+    with pytest.raises(ValueError, match="foo is not a valid value for reduction"):
+        F.kl_div(x, y, reduction="foo")
+
+
+def test_margin_losses_skip_nan_terms(device):
+    # PyTorch's kernels add a term when margin - x_y + x_i > 0: a NaN term is skipped
+    x = T([[1.0, NAN, 0.0], [NAN, 0.5, 0.2], [0.3, 0.1, 0.9]], device, grad=True)
+    loss = F.multi_margin_loss(x, T([0, 0, 2], device), reduction="none")
+    close(loss, [0.0, 0.0, 0.2])
+    loss.sum().backward()
+    close(x.grad, [[0, 0, 0], [0, 0, 0], [1 / 3, 1 / 3, -2 / 3]])
+    x2 = x.detach().requires_grad_()
+    loss = F.multi_margin_loss(x2, T([0, 0, 2], device), p=2, reduction="none")
+    close(loss, [0.0, 0.0, 0.06666667759418488])
+    loss = F.multilabel_margin_loss(x2, T([[0, -1, 1], [1, 0, -1], [2, -1, 0]], device), reduction="none")
+    close(loss, [0.0, 0.23333333432674408, 0.2])
+    loss.sum().backward()
+    close(x2.grad, [[0, 0, 0], [0, -1 / 3, 1 / 3], [1 / 3, 1 / 3, -2 / 3]])

@@ -102,6 +102,12 @@ def _need_float_result(kernel: str, input: Tensor, target: Tensor) -> None:
         raise NotImplementedError(f'"{kernel}_{input.device.type}" not implemented for \'{D.torch_name(dt)}\'')
 
 
+def _bool_as(dt: D.dtype, *tensors: Tensor) -> tuple:
+    """mse/smooth_l1/huber compute in a floating dtype through PyTorch's type promotion, so a
+    bool operand is read as 0/1 there (the composition's ``a - b`` would refuse it)."""
+    return tuple(t.to(dt) if t.dtype is D.bool else t for t in tensors)
+
+
 def _warn_size(input: Tensor, target: Tensor) -> None:
     if tuple(target.shape) != tuple(input.shape):
         warnings.warn(
@@ -148,7 +154,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     _need_float_result("mse", input, target)
     _warn_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
-    a, b = _broadcast("mse_loss", input, target)
+    a, b = _broadcast("mse_loss", *_bool_as(D.promote_types(input.dtype, target.dtype), input, target))
     return _weighted("mse_loss", (a - b).square(), input, weight, reduction, mean_by_weight=True)
 
 
@@ -176,7 +182,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     _need_float_result("smooth_l1", input, target)
     if beta < 0:
         raise RuntimeError(f"smooth_l1_loss does not support negative values for beta (got beta={beta}).")
-    a, b = _broadcast("smooth_l1_loss", input, target)
+    a, b = _broadcast("smooth_l1_loss", *_bool_as(D.promote_types(input.dtype, target.dtype), input, target))
     return _reduce(_smooth_l1_terms(a - b, beta, 0.5 / beta, 0.5 * beta, 1.0), reduction)
 
 
@@ -203,15 +209,16 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``; with ``weight``, 'mean'
     is the plain mean of ``w * l`` (PyTorch's rule for huber, unlike mse/l1)."""
     _need_tensor("huber_loss", input=input, target=target)
+    promoted = D.promote_types(input.dtype, target.dtype)
+    if not D.can_cast(promoted, input.dtype):  # the result is the input's dtype
+        raise RuntimeError(f"huber_loss: result type {D.torch_name(promoted)} can't "
+                           f"be cast to the desired output type {D.torch_name(input.dtype)}")
     _need_float_result("huber", input, target)
     _warn_size(input, target)
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError(f"huber_loss does not support non-positive values for delta (got delta={delta}).")
-    if not input.dtype.is_floating_point:  # the result is the input's dtype (a floating target cannot be cast back)
-        raise RuntimeError(f"huber_loss: result type {D.torch_name(D.promote_types(input.dtype, target.dtype))} can't "
-                           f"be cast to the desired output type {D.torch_name(input.dtype)}")
-    if input.dtype.is_floating_point and target.dtype.is_floating_point and target.dtype is not input.dtype:
+    if target.dtype is not input.dtype:
         target = target.to(input.dtype)  # PyTorch's huber_loss computes in the input's dtype (mse_loss promotes)
     a, b = _broadcast("huber_loss", input, target)
     loss = _smooth_l1_terms(a - b, delta, 0.5, 0.5 * delta, delta)
@@ -720,9 +727,9 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
                 "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                 stacklevel=2,
             )
-        if reduction not in (*_REDUCTIONS, "batchmean"):
-            raise ValueError(f"{reduction} is not a valid value for reduction")
-        applied = "sum" if reduction == "batchmean" else reduction
+        # 'batchmean' is kl_div's own; the rest go through the shared check, which also takes
+        # the deprecated 'elementwise_mean' as 'mean' (PyTorch's _Reduction.get_enum does)
+        applied = "sum" if reduction == "batchmean" else _reduction(None, None, reduction)
     for t in (input, target):
         if not t.dtype.is_floating_point:
             raise RuntimeError("kl_div: Integral inputs not supported.")
@@ -742,7 +749,11 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     from ...ops.elementwise_binary import where
 
     _need_tensor("poisson_nll_loss", input=input, target=target)
-    reduction = _reduction(size_average, reduce, reduction)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if reduction not in _REDUCTIONS:
+        # PyTorch checks the string itself here, so the deprecated 'elementwise_mean' is refused
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     a, b = _broadcast("poisson_nll_loss", input, target)
     if log_input:
         loss = a.exp() - b * a
@@ -972,8 +983,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     """Multi-class hinge loss per sample: ``sum_{i != y} w_y max(0, margin - x_y + x_i)^p / C``
     (p = 1 or 2), for input (C) or (N, C) and class indices (int64) ``target`` () or (N).
 
-    Composed from gather/where/relu (the gradient is 0 where ``margin - x_y + x_i == 0``, as
-    PyTorch's kernel's strict ``> 0``); not differentiable with respect to ``weight``. PyTorch's
+    Composed from gather/where (the gradient is 0 where ``margin - x_y + x_i == 0``, and a NaN
+    term is skipped, as PyTorch's kernel's strict ``> 0``); not differentiable with respect to ``weight``. PyTorch's
     cpu kernel also refuses float16/bfloat16 (its cuda kernel takes them); here they work on both."""
     from ..._factories import arange
     from ...ops.elementwise_binary import where
@@ -1004,7 +1015,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     x = input.reshape(nframe, dim)
     t1 = t.unsqueeze(1)
     z = (margin - x.gather(1, t1)) + x  # PyTorch's order: margin - x_y + x_i
-    h = z.relu()
+    h = where(z > 0, z, 0.0)  # PyTorch's kernel adds a term when z > 0: a NaN one is skipped
     if p == 2:
         h = h * h
     if weight is not None:
@@ -1022,7 +1033,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     """Multi-label hinge loss: ``sum_{j, i not a target} max(0, 1 - (x[y_j] - x[i])) / C`` per sample,
     where the targets ``y`` (int64, the input's shape) are the class indices before the first -1.
 
-    Composed from gather/scatter_add/where/relu over an (N, C, C) block (PyTorch's kernel loops over
+    Composed from gather/scatter_add/where over an (N, C, C) block (PyTorch's kernel loops over
     the same C * C pairs); a class listed twice counts twice, as in PyTorch."""
     from ..._factories import zeros
     from ...ops.elementwise_binary import where
@@ -1046,7 +1057,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     is_target = zeros((nframe, dim), dtype=D.int64, device=input.device).scatter_add(1, t_safe, valid.to(D.int64)) > 0
     z = (1 - x.gather(1, t_safe)).unsqueeze(2) + x.unsqueeze(1)  # (N, j, i): 1 - x[y_j] + x[i]
     pairs = valid.unsqueeze(2) & (~is_target).unsqueeze(1)
-    loss = where(pairs, z.relu(), 0.0).sum((1, 2)) / dim
+    loss = where(pairs & (z > 0), z, 0.0).sum((1, 2)) / dim  # a NaN term is skipped, as PyTorch's z > 0 test
     if reduction == "none":
         return loss if target.ndim == 2 else loss.reshape(())
     return _reduce(loss, reduction)
