@@ -4,10 +4,21 @@ from __future__ import annotations
 
 from tensorlab_kernels.optim import adam as K
 
+from .._tensor import Tensor
 from ._functional import FusedOptimizer, fused_update
 from .optimizer import check_betas, check_lr, lr_value, nonnegative
 
 __all__ = ["Adam"]
+
+
+def _check_betas_kind(betas) -> None:
+    """PyTorch's Adam/AdamW constructor (not a later group) also wants both betas of one kind:
+    floats, or 1-element tensors; an int beta is refused too, as PyTorch's."""
+    if not (all(isinstance(b, float) for b in betas[:2]) or all(isinstance(b, Tensor) for b in betas[:2])):
+        raise ValueError("betas must be either both floats or both Tensors")
+    for i, b in enumerate(betas[:2]):
+        if isinstance(b, Tensor) and b.numel() != 1:
+            raise ValueError(f"Tensor betas[{i}] must be 1-element")
 
 
 class Adam(FusedOptimizer):
@@ -33,6 +44,7 @@ class Adam(FusedOptimizer):
                                   "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
                                   "capturable": capturable, "differentiable": differentiable, "fused": fused,
                                   "decoupled_weight_decay": decoupled_weight_decay})
+        _check_betas_kind(betas)  # after the checks above, in PyTorch's order
 
     def _update_group(self, group, params, grads):
         amsgrad = group["amsgrad"]

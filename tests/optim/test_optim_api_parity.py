@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import tensorlab as tl
@@ -59,3 +60,23 @@ def test_lbfgs_maximize(line_search_fn):
         o.step(closure)
     assert p.tolist() == pytest.approx([2.99989013671875, -0.999835205078125], rel=1e-12)
     assert o.state_dict()["param_groups"][0]["maximize"] is True
+
+
+@pytest.mark.parametrize("cls", [tl.optim.Adam, tl.optim.AdamW])
+def test_adam_betas_both_floats_or_both_tensors(cls):
+    p = [tl.zeros(2, requires_grad=True)]
+    for betas in [(0.9, tl.tensor(0.99)), (tl.tensor(0.9), 0.99), (0, 0.9)]:
+        with pytest.raises(ValueError, match="betas must be either both floats or both Tensors"):
+            cls(p, betas=betas)
+    with pytest.raises(ValueError, match="Invalid beta parameter at index 1: 1"):  # the range is checked first
+        cls(p, betas=(0.9, 1))
+    opt = cls(p, betas=(tl.tensor(0.9), tl.tensor(0.99)))
+    p[0].grad = tl.ones(2)
+    opt.step()
+    ref = cls([tl.zeros(2, requires_grad=True)], betas=(0.9, 0.99))
+    ref.param_groups[0]["params"][0].grad = tl.ones(2)
+    ref.step()
+    np.testing.assert_allclose(p[0].detach().numpy(), ref.param_groups[0]["params"][0].detach().numpy())
+    # other optimizers, and later groups, take any mix (as PyTorch's)
+    tl.optim.NAdam(p, betas=(0, tl.tensor(0.9)))
+    opt.add_param_group({"params": [tl.zeros(1, requires_grad=True)], "betas": (0, 0.9)})
