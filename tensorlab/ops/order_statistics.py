@@ -190,6 +190,8 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *, o
     if dim is None:
         if out is not None:
             raise TypeError("nanmedian(): out= is only supported together with dim")
+        if keepdim:  # nanmedian(input) has no keepdim in PyTorch: refused rather than ignored
+            raise TypeError("nanmedian(): keepdim=True needs dim")
         return dispatch(NANMEDIAN_ALL, input)
     out = E.exact_pair_out("nanmedian", out, input)
     rows, values, order, d = _sorted_rows("nanmedian", input, dim)

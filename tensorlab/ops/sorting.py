@@ -248,6 +248,8 @@ def median(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
     if dim is None:
         if out is not None:
             raise TypeError("median(): out= is only supported together with dim")
+        if keepdim:  # median(input) has no keepdim in PyTorch: refused rather than ignored
+            raise TypeError("median(): keepdim=True needs dim")
         return dispatch(MEDIAN_ALL, input)
     dim = _int(dim, "dim", "median")
     E.exact_pair_out("median", out, input)

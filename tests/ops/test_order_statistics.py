@@ -195,3 +195,14 @@ def test_mode_nanmedian_out(device, op):
     if op == "nanmedian":
         with pytest.raises(TypeError, match=r"nanmedian\(\): out= is only supported together with dim"):
             fn(x, out=(v, i))
+
+
+@pytest.mark.parametrize("op", ["median", "nanmedian"])
+def test_median_nanmedian_keepdim_needs_dim(device, op):
+    # median(input) has no keepdim in PyTorch (a TypeError there); keepdim=True was ignored here
+    x = _t([[1.0, 3.0], [2.0, 4.0]], device)
+    for fn in (getattr(tl, op), lambda t, **kw: getattr(t, op)(**kw)):
+        with pytest.raises(TypeError, match=rf"{op}\(\): keepdim=True needs dim"):
+            fn(x, keepdim=True)
+        assert fn(x, keepdim=False).item() == 2.0
+    assert getattr(tl, op)(x, 1, keepdim=True).values.shape == (2, 1)
