@@ -57,3 +57,58 @@ def test_empty_batches_in_embedding_bag_and_batch_norm():
     out = F.batch_norm(tl.zeros(0, 3, 2), None, None, w, b, training=True)
     assert out.shape == (0, 3, 2)
     assert [g.tolist() for g in tl.autograd.grad(out.sum(), [w, b])] == [[0, 0, 0], [0, 0, 0]]
+
+
+def test_instance_norm_takes_eps_0_and_a_constant_channel_normalises_to_0(device):
+    # PyTorch's instance_norm takes any eps (batch_norm refuses eps <= 0 when training); with eps 0
+    # its inverse std of a zero variance is 0, not inf
+    x = tl.tensor([[[1.0, 2.0, 4.0], [3.0, 3.0, 3.0]]], device=device, requires_grad=True)
+    y = F.instance_norm(x, eps=0.0)
+    expected = np.array([[[-1.0690449, -0.26726124, 1.3363061], [0.0, 0.0, 0.0]]])
+    np.testing.assert_allclose(y.detach().cpu().numpy(), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(tl.nn.InstanceNorm1d(2, eps=0)(x).detach().cpu().numpy(), expected, rtol=1e-5,
+                               atol=1e-6)
+    with pytest.raises(ValueError, match="batch_norm eps must be positive during training, but got 0"):
+        F.batch_norm(x, None, None, training=True, eps=0.0)
+
+
+def test_group_norm_refuses_one_value_per_group(device):
+    # PyTorch's F.group_norm checks N * C / G * spatial > 1, in training and in eval
+    for mod in (tl.nn.GroupNorm(10, 10), tl.nn.GroupNorm(10, 10).eval()):
+        with pytest.raises(ValueError, match=r"Expected more than 1 value per channel when training, got input "
+                                             r"size \[1, 10, 1\]"):
+            mod.to(device)(tl.rand(1, 10, 1, device=device))
+    with pytest.raises(ValueError, match="Expected more than 1 value per channel"):
+        F.group_norm(tl.rand(1, 4, device=device), 4)
+    assert F.group_norm(tl.rand(1, 10, 1, device=device), 5).shape == (1, 10, 1)  # two values per group
+    assert F.group_norm(tl.rand(2, 4, device=device), 4).shape == (2, 4)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_reflect_replicate_pad_refuse_an_empty_non_batch_dim(mode, device):
+    for shape, pad in [((3, 0, 10), (1, 1)), ((0, 10), (1, 1)), ((3, 0, 4, 4), (1, 1, 1, 1)),
+                       ((0, 4, 4), (1, 1, 1, 1)), ((2, 0, 2, 2, 2), (1,) * 6), ((3, 0, 10), (0, 0))]:
+        k = len(pad) // 2
+        with pytest.raises(RuntimeError, match=f"Expected {k + 1}D or {k + 2}D \\(batch mode\\) tensor with possibly "
+                                               "0 batch size and other non-zero dimensions"):
+            F.pad(tl.zeros(shape, device=device), pad, mode=mode)
+    assert F.pad(tl.zeros((0, 3, 10), device=device), (1, 2), mode=mode).shape == (0, 3, 13)  # an empty batch
+    assert F.pad(tl.zeros((3, 0, 10), device=device), (1, 1), mode="circular").shape == (3, 0, 12)
+    with pytest.raises(RuntimeError, match="Padding value causes wrapping around more than once"):
+        F.pad(tl.zeros((3, 4, 0), device=device), (1, 1), mode="circular")
+
+
+def test_cross_entropy_with_probabilities_reduces_as_torch(device):
+    # 'mean' of an empty input (no rows, or rows of no classes) is NaN; 'sum' is -(sum of products)
+    for shape in [(5, 0), (0, 5), (2, 0, 3)]:
+        x, t = tl.rand(*shape, device=device, requires_grad=True), tl.rand(*shape, device=device)
+        assert np.isnan(F.cross_entropy(x, t).item())
+        s = F.cross_entropy(x, t, reduction="sum").item()
+        assert s == 0.0 and np.signbit(s)
+    x = tl.tensor([[1.0, 2.0, 3.0], [0.5, 0.1, -1.0]], device=device, requires_grad=True)
+    t = tl.tensor([[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]], device=device)
+    loss = F.cross_entropy(x, t, label_smoothing=0.2)
+    loss.backward()
+    np.testing.assert_allclose(loss.item(), 0.9663366675376892, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [[-0.06831805408, -0.03096909076, 0.09928716719],
+                                                      [-0.16926512122, 0.14367687702, 0.02558825165]], rtol=1e-5)

@@ -556,6 +556,11 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
                 "for non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
                 "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
                 "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+        batched = input.ndim == k + 2
+        if mode != "circular" and 0 in input._shape[1 if batched else 0:]:
+            # (PyTorch's reflection/replication kernels: only the batch dim may be empty)
+            raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and "
+                               f"other non-zero dimensions for input, but got: {list(input._shape)}")
     x = input
     for j in range(k):
         d = input.ndim - 1 - j
@@ -577,8 +582,6 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
                 parts.append(full(tuple(shape), 0.0 if value is None else value, dtype=x.dtype, device=x.device))
             x = cat([parts[0], x, parts[1]], dim=d)
             continue
-        if size == 0:
-            raise RuntimeError(f"pad: {mode} padding of an empty dimension {d} of input {list(input._shape)}")
         if mode == "reflect" and (left >= size or right >= size):
             raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
                                f"but got: padding ({left}, {right}) at dimension {d} of input {list(input._shape)}")

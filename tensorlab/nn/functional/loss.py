@@ -478,7 +478,14 @@ def _cross_entropy_probabilities(input, target, weight, ignore_index, reduction,
     prod = logp * target
     if weight is not None:
         prod = prod * _at_class_dim(weight, input, cd)
-    return _reduce(-prod.sum(cd), reduction)
+    if reduction == "none":
+        return -prod.sum(cd)
+    total = -prod.sum()  # PyTorch's reductions: of the whole product ('mean' by the row count)
+    if reduction == "sum":
+        return total
+    if input.numel() == 0:  # (no rows, or rows of no classes: NaN, as PyTorch's fill_)
+        return total * math.nan
+    return total / (input.numel() // n_classes)
 
 
 @autocast_float32

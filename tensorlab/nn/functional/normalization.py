@@ -234,6 +234,9 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
     n, c = input._shape[0], input._shape[1]
+    if isinstance(num_groups, int) and num_groups > 0 and n * c // num_groups * math.prod(input._shape[2:]) == 1:
+        # PyTorch's F.group_norm checks this (training or not): each group would be one value
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {list(input._shape)}")
     if c == 0:  # (PyTorch 2.15's checks, whatever the batch size)
         raise RuntimeError("group_norm: Expected number of channels to be greater than 0, got 0")
     if 0 in input._shape[2:]:
@@ -276,14 +279,22 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise TypeError(f"batch_norm(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected at least 2D input (got {input.ndim}D input)")
-    if training and not eps > 0:  # (a zero-variance channel would be NaN; PyTorch's checks)
+    c = input._shape[1]
+    if training and c and input.numel() // c == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {list(input._shape)}")
+    if training and not eps > 0:  # (PyTorch's checks, in its order)
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if not eps >= 0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None,
+                bias: Tensor | None, training: bool, momentum: float, eps: float) -> Tensor:
+    """:func:`batch_norm` after its checks of ``eps`` (``instance_norm`` comes here: PyTorch's
+    instance_norm takes any eps; with eps 0 a constant channel normalises to 0, not NaN)."""
     c = input._shape[1]
     count = input.numel() // c if c else 0
-    if training and count == 1:
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size {list(input._shape)}")
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
         if t is not None and t.numel() != c:
@@ -313,7 +324,12 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                 running_var.copy_(running_var * (1.0 - momentum) + unbiased.to(running_var.dtype) * momentum)
     else:
         mean, var = running_mean.to(acc), running_var.to(acc)
-    scale = (var + eps).rsqrt()
+    if training and eps == 0:  # PyTorch's InvStd: 0 for a zero variance with no eps (else inf, then NaN)
+        from ...ops.elementwise_binary import where
+
+        scale = where(var == 0, 0.0, var.rsqrt())
+    else:
+        scale = (var + eps).rsqrt()
     if weight is not None:
         scale = scale * weight.to(acc)
     shift = -mean * scale
@@ -350,8 +366,8 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
 
     # one sample of b * c channels: batch_norm's statistics over the spatial dims are per instance
     running_mean_, running_var_ = repeat(running_mean), repeat(running_var)
-    out = batch_norm(input.reshape(1, b * c, *input._shape[2:]), running_mean_, running_var_, repeat(weight),
-                     repeat(bias), use_input_stats, momentum, eps)
+    out = _batch_norm(input.reshape(1, b * c, *input._shape[2:]), running_mean_, running_var_, repeat(weight),
+                      repeat(bias), use_input_stats, momentum, eps)
     if use_input_stats and input.numel() > 0:
         # Only when they moved. PyTorch copies the statistics back whenever they are given: when it only
         # read them, the average of b copies (which can move them by an ulp), and for an empty batch
