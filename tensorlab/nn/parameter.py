@@ -40,12 +40,17 @@ class Parameter(Tensor):
 class Buffer(Tensor):
     """Marker type: ``Module.__setattr__`` registers a ``Buffer`` as a buffer (PyTorch 2.5+)."""
 
-    def __new__(cls, data: Tensor, persistent: bool = True):
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True):
+        if data is None:  # (PyTorch's: an empty buffer)
+            from .._factories import empty
+
+            data = empty(0)
         b = Tensor._make.__func__(cls, data._storage, data._shape, data._stride, data._offset, data.dtype)
+        b._requires_grad = data.requires_grad  # (data detached, its requires_grad kept, as PyTorch's)
         b.persistent = persistent
         return b
 
-    def __init__(self, data=None, persistent: bool = True):
+    def __init__(self, data=None, *, persistent: bool = True):
         pass
 
 

@@ -3,6 +3,8 @@ differences (expected values are torch's)."""
 
 from __future__ import annotations
 
+import pytest
+
 import tensorlab as tl
 from tensorlab import nn
 
@@ -58,3 +60,44 @@ def test_module_type_names_batch_norm_empty_batch_and_gradient_identity():
     assert lin.weight.grad is g and g.dtype == tl.float64
     lin.zero_grad(set_to_none=False)
     assert lin.weight.grad is g and g.tolist() == [[0, 0], [0, 0]]
+
+
+def test_buffer_of_none_is_empty_and_keeps_requires_grad():
+    b = nn.Buffer(None)
+    assert isinstance(b, nn.Buffer) and b.shape == (0,) and b.persistent
+    src = tl.ones(2, requires_grad=True)
+    b = nn.Buffer(src, persistent=False)
+    assert b.requires_grad and b.is_leaf and not b.persistent
+    with pytest.raises(TypeError):
+        nn.Buffer(tl.ones(2), False)  # persistent is keyword-only, as PyTorch's
+
+
+def test_assigned_buffer_on_a_subclass_with_an_old_register_buffer():
+    class Old(nn.Linear):
+        def __init__(self, persistent=True):
+            super().__init__(2, 2)
+            self.bar = nn.Buffer(tl.ones(2), persistent=persistent)
+
+        def register_buffer(self, name, value):
+            super().register_buffer(name, value, True)
+
+    m = Old()
+    assert "bar" in m.state_dict()
+    with pytest.raises(RuntimeError, match="non-persistent buffer on a Module subclass that implements"):
+        Old(persistent=False)
+
+
+def test_parameter_list_extend_refuses_a_tensor():
+    pl = nn.ParameterList([nn.Parameter(tl.ones(2, 2))])
+    with pytest.raises(TypeError, match="ParameterList.extend should be called with an iterable, but got Parameter"):
+        pl.extend(nn.Parameter(tl.ones(3, 2)))
+    with pytest.raises(TypeError, match="but got Tensor"):
+        pl += tl.ones(3, 2)
+    assert len(pl) == 1
+    pl += [tl.ones(1)]
+    assert len(pl) == 2 and isinstance(pl[1], nn.Parameter)
+
+
+def test_bilinear_refuses_no_in1_features():
+    with pytest.raises(ValueError, match=r"in1_features must be > 0, but got \(in1_features=0\)"):
+        nn.Bilinear(0, 2, 2)

@@ -301,6 +301,8 @@ class ParameterList(Module):
         return self
 
     def extend(self, values) -> ParameterList:
+        if not isinstance(values, Iterable) or isinstance(values, Tensor):  # (a tensor is not unpacked into rows)
+            raise TypeError(f"ParameterList.extend should be called with an iterable, but got {type(values).__name__}")
         for v in values:
             self.append(v)
         return self

@@ -100,6 +100,8 @@ class Bilinear(Module):
     def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device=None,
                  dtype=None):
         super().__init__()
+        if in1_features <= 0:  # (the initialisation bound divides by it)
+            raise ValueError(f"in1_features must be > 0, but got (in1_features={in1_features})")
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features

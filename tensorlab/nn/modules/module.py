@@ -147,7 +147,7 @@ class Module:
             self._modules[name] = value
         elif isinstance(value, Buffer):
             self._remove_from(name, self.__dict__, self._parameters, self._modules)
-            self.register_buffer(name, value, getattr(value, "persistent", True))
+            self._register_assigned_buffer(name, value, getattr(value, "persistent", True))
         elif params is not None and name in self._buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (Tensor or None "
@@ -155,6 +155,22 @@ class Module:
             self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)
+
+    def _register_assigned_buffer(self, name: str, value, persistent: bool) -> None:
+        """``register_buffer`` for an assigned Buffer. A subclass may override ``register_buffer``
+        without ``persistent`` (an older signature): PyTorch then registers it persistent, and
+        refuses a non-persistent one."""
+        register = self.register_buffer
+        if getattr(register, "__func__", None) is not Module.register_buffer:
+            import inspect
+
+            if "persistent" not in inspect.signature(register).parameters:
+                if not persistent:
+                    raise RuntimeError("Registering a non-persistent buffer on a Module subclass that implements "
+                                       "register_buffer() without the persistent argument is not allowed.")
+                register(name, value)
+                return
+        register(name, value, persistent)
 
     @staticmethod
     def _remove_from(name, *dicts) -> None:
