@@ -277,6 +277,8 @@ def _pad_to(g: Tensor, meta) -> Tensor:
     from .._storage import contiguous_strides
 
     base = _zeros(meta.shape, g)
+    if g.numel() == 0:  # (an empty index, whose rank may differ from src's: no block to place)
+        return base
     return as_strided_scatter(base, g, g._shape, contiguous_strides(meta.shape), 0)
 
 
@@ -620,6 +622,8 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
 
 
 def _gather_shape_check(op: str, x: Tensor, dim: int, index: Tensor, src: Tensor | None = None) -> None:
+    if index.numel() == 0:  # (PyTorch checks nothing for an empty index: scatter does nothing, gather is empty)
+        return
     xn, inn = max(x.ndim, 1), max(index.ndim, 1)
     if xn != inn:
         raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as "

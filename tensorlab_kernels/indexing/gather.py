@@ -141,6 +141,8 @@ def gather_strided(out, src, idx, loop_shape, src_strides, idx_strides, dim_size
 
 def gather(out, src, index, dim: int) -> None:
     """``out[i][j][k] = src[index[i][j][k]][j][k]`` (for ``dim == 0``); indices in range."""
+    if out.numel == 0:  # (an empty index of any rank: PyTorch checks nothing then)
+        return
     if src.ndim == 0:
         gather_strided(out, src, index, index.shape, (0,) * index.ndim, index.strides, 1, 0, False)
         return
@@ -235,6 +237,8 @@ def index(out, src, indices, dims) -> None:
 
 
 def gather_twin(out, src, index, dim: int) -> None:
+    if out.size == 0:  # (an empty index of any rank: PyTorch checks nothing then)
+        return
     if src.ndim == 0:
         out[...] = src
         return

@@ -1218,3 +1218,24 @@ def test_cuda_indices_for_a_cpu_tensor_are_refused():
             z[index] = 1.0
     assert z.tolist() == [0.0, 0.0, 0.0]
     assert s.index_select(0, tl.tensor([1])).device.type == "cuda" and s[tl.tensor([0])].tolist() == [1.0]
+
+
+def test_empty_index_of_another_rank_gathers_nothing_and_scatters_nothing(device):
+    # PyTorch checks no shapes for an empty index (its test_scatter_gather_ops "empty index" cases)
+    e1 = tl.tensor([], dtype=tl.int64, device=device)
+    e2 = tl.zeros((0, 5), dtype=tl.int64, device=device)
+    x = tl.ones((2, 2), device=device, requires_grad=True)
+    for index in (e1, e2):
+        got = tl.gather(x, 0, index)
+        assert got.shape == index.shape and got.dtype is tl.float32
+        got.sum().backward()
+        assert to_numpy(x.grad).tolist() == [[0.0, 0.0], [0.0, 0.0]]
+        x.grad = None
+    ones = tl.ones((2, 2), device=device)
+    for y in (ones.clone().scatter_(0, e1, ones), ones.clone().scatter_add_(0, e2, ones),
+              ones.clone().scatter_reduce_(0, e1, ones, "amax"), ones.clone().scatter_(0, e1, 2.0, reduce="add")):
+        assert to_numpy(y).tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    src = tl.ones((2, 2), device=device, requires_grad=True)
+    (x * 1).scatter_add(0, e1, src).sum().backward()
+    assert to_numpy(src.grad).tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    assert to_numpy(x.grad).tolist() == [[1.0, 1.0], [1.0, 1.0]]
