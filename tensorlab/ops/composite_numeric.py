@@ -46,9 +46,9 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
         raise TypeError("isin(): one of elements and test_elements must be a Tensor")
     like = elements if isinstance(elements, Tensor) else test_elements
     out = E.exact_out("isin", out, like, dtype=D.bool)  # (not differentiable: inputs with grad are fine)
-    for t in (elements, test_elements):
-        if isinstance(t, Tensor) and t.dtype is D.bool:
-            raise RuntimeError("isin(): Unsupported input type encountered for isin(): Bool")
+    for t in (elements, test_elements):  # (PyTorch has no bool kernel: a bool number is refused too)
+        if (t.dtype is D.bool) if isinstance(t, Tensor) else isinstance(t, bool):
+            raise NotImplementedError("isin(): Unsupported input type encountered for isin(): Bool")
     dtype = D.result_type(elements, test_elements)
     el = elements.to(dtype) if isinstance(elements, Tensor) else tensor(elements, dtype=dtype, device=like.device)
     te = (test_elements.to(dtype) if isinstance(test_elements, Tensor)

@@ -56,6 +56,8 @@ def _save_indices(ctx, inputs, outputs, params):
 
 def _int(value, what: str, op: str) -> int:
     try:
+        if isinstance(value, bool):  # (operator.index takes one: sort(True) would sort along dim 1)
+            raise TypeError
         return operator.index(value)
     except TypeError:
         raise TypeError(f"{op}(): argument '{what}' must be int, not {type(value).__name__}") from None
@@ -173,6 +175,8 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
 @tensor_method
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None) -> Tensor:
     dim = _int(dim, "dim", "argsort")
+    if stable is None:  # (sort takes None; PyTorch's argsort wants a bool)
+        raise TypeError("argsort(): argument 'stable' must be bool, not NoneType")
     if out is not None:  # an int64 out=, as PyTorch's (which takes it with stable= given)
         out = exact_out("argsort", out, input, input, dtype=D.int64)
     return dispatch(ARGSORT, input, dim=dim, descending=descending, out=out)

@@ -597,3 +597,15 @@ def test_unique_dim_of_empty_tensors_as_pytorch(device):
         tl.unique(x, dim=0)
     with pytest.raises(RuntimeError, match="more than one"):
         tl.unique_consecutive(tl.zeros(0, 0, 2, device=device), dim=0)
+
+
+def test_bool_is_not_a_dim_and_argsort_stable_must_be_a_bool(device):
+    # sort(True) would have sorted ascending along dim 1 (a user meaning descending); PyTorch refuses
+    x = tl.arange(6.0, device=device).reshape(2, 3)
+    for call in (lambda: x.sort(True), lambda: x.argsort(True), lambda: x.topk(1, True),
+                 lambda: x.kthvalue(1, True), lambda: tl.sort(x, dim=True), lambda: x.topk(1, dim=False)):
+        with pytest.raises(TypeError, match="argument 'dim' must be int, not bool"):
+            call()
+    with pytest.raises(TypeError, match="argument 'stable' must be bool, not NoneType"):
+        x.argsort(stable=None)
+    assert to_numpy(x.sort(stable=None).values).tolist() == to_numpy(x).tolist()  # sort takes None
