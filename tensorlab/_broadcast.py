@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 
 from ._registry import Geometry
 
@@ -22,7 +23,14 @@ def public_broadcast_shapes(*shapes):
     and the result a ``Size``, as PyTorch's."""
     from ._tensor import Size
 
-    shapes = tuple((s,) if isinstance(s, int) else tuple(s) for s in shapes)
+    def one(s) -> tuple:
+        if isinstance(s, (tuple, list)):
+            return tuple(s)
+        if hasattr(s, "__index__"):  # an int (a NumPy integer too) stands for a 1-d shape
+            return (operator.index(s),)
+        raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
+
+    shapes = tuple(one(s) for s in shapes)
     if any(d < 0 for s in shapes for d in s):
         raise ValueError(f"broadcast_shapes: Attempting to broadcast a dimension with negative length! {shapes}")
     return Size(broadcast_shapes(*shapes))

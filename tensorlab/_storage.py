@@ -47,6 +47,8 @@ class Storage:
 def new_storage(numel: int, np_dtype: np.dtype, dev: device) -> Storage:
     """Uninitialised storage for ``numel`` elements."""
     nbytes = numel * np_dtype.itemsize
+    if nbytes >= 1 << 63:  # (PyTorch's int64 size check; numpy would raise its own ValueError)
+        raise RuntimeError(f"Storage size calculation overflowed: {numel} elements of {np_dtype.itemsize} bytes")
     if dev.type == "cpu":
         return Storage(CPU, np.empty(numel, np_dtype), nbytes)
     return Storage(dev, rt.allocate(nbytes, dev.index), nbytes)

@@ -440,7 +440,16 @@ def reshape(input: Tensor, *args, shape=None) -> Tensor:
     from ._copy_ops import clone
     from ._layout import contiguous_format
 
-    return dispatch(VIEW, clone(input, memory_format=contiguous_format), size=size)
+    return of_a_temporary(dispatch(VIEW, clone(input, memory_format=contiguous_format), size=size))
+
+
+def of_a_temporary(v: Tensor) -> Tensor:
+    """``v``, a view of a temporary the op made itself (a copy no one else holds), as a tensor of its
+    own: not a view (``_base`` None, so ``detach_`` works), as PyTorch's ``_unsafe_view``. Its
+    grad_fn still leads back through the temporary to the op's input."""
+    v._base = None
+    v._view_version = None
+    return v
 
 
 @tensor_method

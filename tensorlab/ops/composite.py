@@ -25,7 +25,9 @@ import numpy as np
 
 from .. import _dtype as D
 from .._factories import tensor as _tensor
+from .._layout import contiguous_format
 from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
+from .._views import of_a_temporary
 from . import elementwise_binary as B
 from . import elementwise_common as E
 from . import elementwise_unary as U
@@ -273,13 +275,13 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     if d0 == d1:
         raise RuntimeError(f"rot90(): expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
     k %= 4
-    if k == 1:
-        return S.flip(input, [d1]).transpose(d0, d1)
+    if k == 1:  # (a transpose of the flipped copy, which no one else holds: not a view, as PyTorch's transpose_)
+        return of_a_temporary(S.flip(input, [d1]).transpose(d0, d1))
     if k == 2:
         return S.flip(input, [d0, d1])
     if k == 3:
-        return S.flip(input, [d0]).transpose(d0, d1)
-    return input.clone()
+        return of_a_temporary(S.flip(input, [d0]).transpose(d0, d1))
+    return input.clone(memory_format=contiguous_format)
 
 
 @tensor_method

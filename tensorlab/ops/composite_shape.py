@@ -101,22 +101,34 @@ def _split(op: str, input: Tensor, indices_or_sections, dim: int, min_dims: int)
     return tensor_split(input, indices_or_sections, dim)
 
 
+def _sections_or_indices(op: str, args: tuple, sections, indices):
+    """PyTorch's forms: ``(sections)`` or ``(indices)`` positionally, the indices also as separate
+    ints (``x.hsplit(1, 3)``), or one of the keywords ``sections=`` / ``indices=``."""
+    keywords = [v for v in (sections, indices) if v is not None]
+    if len(keywords) > 1 or (keywords and args) or not (keywords or args):
+        raise TypeError(f"{op}() takes one of: sections (int), indices (a list of ints, or ints)")
+    if keywords:
+        return keywords[0]
+    return args[0] if len(args) == 1 else list(args)
+
+
 @tensor_method
-def hsplit(input: Tensor, indices_or_sections) -> tuple:
+def hsplit(input: Tensor, *indices_or_sections, sections=None, indices=None) -> tuple:
     """Split along dim 1 (dim 0 for a 1-d tensor) into equal sections or at indices."""
-    return _split("hsplit", input, indices_or_sections, 1 if input.ndim > 1 else 0, 1)
+    arg = _sections_or_indices("hsplit", indices_or_sections, sections, indices)
+    return _split("hsplit", input, arg, 1 if input.ndim > 1 else 0, 1)
 
 
 @tensor_method
-def vsplit(input: Tensor, indices_or_sections) -> tuple:
+def vsplit(input: Tensor, *indices_or_sections, sections=None, indices=None) -> tuple:
     """Split along dim 0 (at least 2-d) into equal sections or at indices."""
-    return _split("vsplit", input, indices_or_sections, 0, 2)
+    return _split("vsplit", input, _sections_or_indices("vsplit", indices_or_sections, sections, indices), 0, 2)
 
 
 @tensor_method
-def dsplit(input: Tensor, indices_or_sections) -> tuple:
+def dsplit(input: Tensor, *indices_or_sections, sections=None, indices=None) -> tuple:
     """Split along dim 2 (at least 3-d) into equal sections or at indices."""
-    return _split("dsplit", input, indices_or_sections, 2, 3)
+    return _split("dsplit", input, _sections_or_indices("dsplit", indices_or_sections, sections, indices), 2, 3)
 
 
 def unravel_index(indices: Tensor, shape) -> tuple:

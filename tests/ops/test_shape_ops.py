@@ -790,3 +790,45 @@ def test_split_with_sizes_and_keyword_forms_of_shape_arguments():
         x.view((4, 6), size=(4, 6))
     with pytest.raises(TypeError, match="takes one of"):
         tl.tensor_split(x, 2, sections=2)
+
+
+def test_reshape_and_rot90_copies_are_not_views(device):
+    # PyTorch's reshape copy is an _unsafe_view of its clone, rot90 a transpose_ of its flip: no _base,
+    # so detach_ works; gradients still reach the input
+    x = tl.arange(12.0, device=device).view(3, 4).requires_grad_()
+    for make in (lambda: x.t().reshape(-1), lambda: x.t().flatten(), lambda: x.t().reshape_as(tl.zeros(12)),
+                 lambda: x.rot90(1), lambda: x.rot90(3)):
+        y = make()
+        assert y._base is None
+        (y * y).sum().backward()
+        assert_close(x.grad, 2 * x.detach())
+        x.grad = None
+        y = make()
+        y.detach_()
+        assert not y.requires_grad
+    assert x.reshape(-1)._base is x._base  # (still a view where the strides allow one: of x's base)
+    assert tl.arange(4, device=device).view(2, 2).t().rot90(0).stride() == (2, 1)  # a contiguous clone
+
+
+def test_hsplit_vsplit_dsplit_take_separate_indices_and_keywords(device):
+    x = tl.ones((4, 6, 2), device=device)
+    shapes = lambda parts: [tuple(p.shape) for p in parts]  # noqa: E731
+    assert shapes(x.hsplit(1, 3)) == [(4, 1, 2), (4, 2, 2), (4, 3, 2)]
+    assert shapes(x.vsplit(1, 3)) == [(1, 6, 2), (2, 6, 2), (1, 6, 2)]
+    assert shapes(x.hsplit(indices=[1, 3])) == shapes(x.hsplit([1, 3]))
+    assert shapes(tl.hsplit(x, sections=2)) == [(4, 3, 2), (4, 3, 2)]
+    assert shapes(tl.dsplit(x, indices=[1])) == [(4, 6, 1), (4, 6, 1)]
+    for bad in (lambda: x.hsplit(), lambda: x.hsplit(2, sections=2), lambda: x.hsplit(sections=2, indices=[1])):
+        with pytest.raises(TypeError):
+            bad()
+
+
+def test_broadcast_shapes_of_a_float_and_an_overflowing_size():
+    with pytest.raises(RuntimeError, match="Input shapes should be of type ints, a tuple of ints, or a list of ints"):
+        tl.broadcast_shapes(1.1)
+    assert tl.broadcast_shapes(np.int64(3), (2, 1)) == (2, 3)
+    for size in ([2, 4, 2**29, 2**29], [2**62]):
+        with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
+            tl.empty((), dtype=tl.float64).resize_(size)
+        with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
+            tl.empty(size)
