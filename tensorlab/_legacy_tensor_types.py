@@ -66,8 +66,13 @@ CUDA_TYPES = {n: _make(n, "cuda") for n in NAMES}
 
 
 @tensor_method
-def new(self: Tensor, *args, device=None) -> Tensor:
-    """Legacy ``x.new(...)``: a tensor of x's dtype and device from sizes, data or nothing."""
+def new(self: Tensor, *args, size=None, device=None) -> Tensor:
+    """Legacy ``x.new(...)``: a tensor of x's dtype and device from sizes, data or nothing;
+    ``size=`` (a sequence of ints) is the sizes' keyword form."""
+    if size is not None:
+        if args or isinstance(size, int) or not all(isinstance(n, int) for n in size):
+            raise TypeError(f"new(): size= takes a sequence of ints and no other argument (got {size!r})")
+        args = (Size(size),)
     return _legacy_new("new", self.dtype, self.device, args, device)
 
 

@@ -152,3 +152,13 @@ def test_tensor_class_as_legacy_constructor_of_the_default_dtype():
 
     with pytest.raises(TypeError, match="subclass"):
         Sub([1.0])
+
+
+def test_new_takes_size_as_a_keyword():
+    e = tl.tensor([], dtype=tl.float64)
+    t = e.new(size=(3, 4))
+    assert t.shape == (3, 4) and t.dtype is tl.float64
+    assert e.new(size=[2]).shape == (2,)
+    for bad in (lambda: e.new(size=3), lambda: e.new((3, 4), size=(2,))):
+        with pytest.raises(TypeError):
+            bad()

@@ -59,9 +59,9 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     need_tensor("isclose", other, "other", 2)
     if input.dtype is not other.dtype:
         raise RuntimeError(f"isclose(): {D.torch_name(input.dtype)} did not match {D.torch_name(other.dtype)}")
-    if rtol < 0:
+    if not rtol >= 0:  # (NaN too)
         raise RuntimeError(f"isclose(): rtol must be greater than or equal to zero, but got {rtol}")
-    if atol < 0:
+    if not atol >= 0:
         raise RuntimeError(f"isclose(): atol must be greater than or equal to zero, but got {atol}")
     close = input == other  # equal values, equal infinities
     if equal_nan and input.dtype.is_floating_point:

@@ -610,10 +610,12 @@ ger = tensor_method(outer, name="ger")
 
 
 def _dim_list(x, ndim: int, which: str) -> list:
+    kind = type(x).__name__
     if isinstance(x, Tensor):
         x = x.tolist()
-    if isinstance(x, int):
-        x = [x]
+    if not isinstance(x, tuple | list):  # (a pair of ints is refused, as PyTorch's: NumPy would take it)
+        name, position = ("dims_self", 3) if which == "dims[0]" else ("dims_other", 4)
+        raise TypeError(f"tensordot(): argument '{name}' (position {position}) must be tuple of ints, not {kind}")
     out = []
     for d in x:
         d = operator.index(d)

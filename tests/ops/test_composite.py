@@ -738,3 +738,11 @@ def test_cov_of_one_variable_is_0d_and_diff_of_order_0_is_the_input(device):
     y = tl.tensor([1.0, 2.0, 4.0], device=device)
     assert tl.diff(y, n=0, prepend=tl.tensor([0.0], device=device)).tolist() == [1.0, 2.0, 4.0]
     assert tl.diff(y, append=tl.tensor([7.0], device=device)).tolist() == [1.0, 2.0, 3.0]
+
+
+def test_isclose_refuses_a_nan_tolerance(device):
+    x = _t([1.0], device)
+    for kw in ({"rtol": float("nan")}, {"atol": float("nan")}):
+        with pytest.raises(RuntimeError, match=f"{next(iter(kw))} must be greater than or equal to zero, but got nan"):
+            tl.isclose(x, x + 1, **kw)
+    assert to_numpy(tl.isclose(x, x + 1, rtol=float("inf"))).tolist() == [True]

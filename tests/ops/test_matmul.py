@@ -974,3 +974,13 @@ def test_cross_default_dim_chain_matmul_and_vecdot_out():
         tl.chain_matmul()
     with pytest.raises(RuntimeError):
         tl.linalg.vecdot(tl.ones(3, dtype=tl.float64), tl.ones(3, dtype=tl.float64), out=tl.empty((), dtype=tl.int64))
+
+
+def test_tensordot_refuses_a_pair_of_ints(device):
+    # PyTorch wants two lists of dims: (3, 1) is a TypeError there (NumPy would contract 3 with 1)
+    a, b = tl.ones((2, 3, 4, 5), device=device), tl.ones((4, 5, 6, 7), device=device)
+    for dims, arg in (((3, 1), "dims_self"), (((3,), 1), "dims_other"), (tl.tensor([3, 0]), "dims_self")):
+        with pytest.raises(TypeError, match=f"argument '{arg}' .* must be tuple of ints"):
+            tl.tensordot(a, b, dims=dims)
+    assert tl.tensordot(a, b, dims=([3], [1])).shape == (2, 3, 4, 4, 6, 7)
+    assert tl.tensordot(a, b, dims=tl.tensor([[2, 3], [0, 1]])).shape == (2, 3, 6, 7)
