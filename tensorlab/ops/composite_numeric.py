@@ -27,6 +27,7 @@ from . import elementwise_common as E
 from . import reductions as R
 from . import shape_ops as S
 from . import sorting as SO
+from .deprecated_overloads import scalars_first
 
 __all__ = ["isin", "histc", "cdist", "dist", "addr", "heaviside", "sinc", "trapezoid", "trapz",
            "cumulative_trapezoid", "cov", "corrcoef", "sinc_"]  # (addr_, heaviside_: methods only, as PyTorch's)
@@ -188,6 +189,7 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
 
 
 @tensor_method
+@scalars_first("beta_alpha")
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)`` (``input`` broadcast to the outer product;
     ``beta = 0`` ignores it, NaN included; for bools ``and``/``or`` instead of ``*``/``+``)."""
@@ -195,6 +197,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None
 
 
 @tensor_method
+@scalars_first("beta_alpha")
 def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """In-place :func:`addr`: ``self`` must already have the outer product's shape (PyTorch's check)."""
     need_tensor("addr_", self, "input", 1)

@@ -27,6 +27,7 @@ from .._storage import contiguous_strides
 from .._tensor import Tensor, need_tensor, tensor_method
 from ..autograd.graph import TensorMeta
 from . import elementwise_common as E
+from .deprecated_overloads import scalars_first
 
 # ----------------------------------------------------------------------------------------------
 # dtype rules
@@ -592,6 +593,7 @@ def _binary_(op, name: str, self: Tensor, other, needs_self: str | None = "other
 
 
 @tensor_method
+@scalars_first("alpha")
 def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` (either may broadcast; either may be a number)."""
     if alpha.__class__ is not int:
@@ -600,6 +602,7 @@ def add(input, other, *, alpha=1, out=None):
 
 
 @tensor_method
+@scalars_first("alpha")
 def add_(self, other, *, alpha=1):
     if alpha.__class__ is not int:
         alpha = E.number_param("add_", alpha, "alpha")
@@ -607,6 +610,7 @@ def add_(self, other, *, alpha=1):
 
 
 @tensor_method
+@scalars_first("alpha")
 def sub(input, other, *, alpha=1, out=None):
     """``input - alpha * other`` (either may be a number)."""
     if alpha.__class__ is not int:
@@ -615,6 +619,7 @@ def sub(input, other, *, alpha=1, out=None):
 
 
 @tensor_method
+@scalars_first("alpha")
 def sub_(self, other, *, alpha=1):
     if alpha.__class__ is not int:
         alpha = E.number_param("sub_", alpha, "alpha")
@@ -1234,21 +1239,25 @@ def _addc(op, name, input, tensor1, tensor2, value, out=None, inplace=False):
 
 
 @tensor_method
+@scalars_first("value")
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     return _addc(ADDCMUL, "addcmul", input, tensor1, tensor2, value, out)
 
 
 @tensor_method
+@scalars_first("value")
 def addcmul_(self, tensor1, tensor2, *, value=1):
     return _addc(ADDCMUL, "addcmul", self, tensor1, tensor2, value, inplace=True)
 
 
 @tensor_method
+@scalars_first("value")
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return _addc(ADDCDIV, "addcdiv", input, tensor1, tensor2, value, out)
 
 
 @tensor_method
+@scalars_first("value")
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     return _addc(ADDCDIV, "addcdiv", self, tensor1, tensor2, value, inplace=True)
 

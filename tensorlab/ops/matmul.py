@@ -34,6 +34,7 @@ from .._dispatch import dispatch
 from .._registry import Geometry, Plan, defop
 from .._tensor import Tensor, tensor_method
 from . import elementwise_common as E
+from .deprecated_overloads import scalars_first
 
 __all__ = [
     "addbmm", "addmm", "addmv", "addmv_", "baddbmm", "bmm", "dot", "einsum", "ger", "get_float32_matmul_precision",
@@ -525,37 +526,44 @@ def _add_family(op, name: str, input, m1, m2, beta, alpha, out, inplace=False):
 
 
 @tensor_method
+@scalars_first("beta_alpha")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``; with ``beta=0`` input is not read (NaN there is ignored)."""
     return _add_family(ADDMM, "addmm", input, mat1, mat2, beta, alpha, out)
 
 
 @tensor_method
+@scalars_first("beta_alpha")
 def addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     return _add_family(ADDMM, "addmm", self, mat1, mat2, beta, alpha, None, inplace=True)
 
 
 @tensor_method
+@scalars_first("beta_alpha")
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     return _add_family(ADDMV, "addmv", input, mat, vec, beta, alpha, out)
 
 
 @tensor_method
+@scalars_first("beta_alpha")
 def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
     return _add_family(ADDMV, "addmv", input, mat, vec, beta, alpha, None, inplace=True)
 
 
 @tensor_method
+@scalars_first("beta_alpha")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     return _add_family(BADDBMM, "baddbmm", input, batch1, batch2, beta, alpha, out)
 
 
 @tensor_method
+@scalars_first("beta_alpha")
 def baddbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     return _add_family(BADDBMM, "baddbmm", self, batch1, batch2, beta, alpha, None, inplace=True)
 
 
 @tensor_method
+@scalars_first("beta_alpha")
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``: one addmm over the (B * K) reduction."""
     for x, n in ((input, "input"), (batch1, "batch1"), (batch2, "batch2")):
@@ -573,6 +581,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, ou
 
 
 @tensor_method
+@scalars_first("beta_alpha")
 def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     result = addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
     if tuple(result.shape) != tuple(self.shape):
