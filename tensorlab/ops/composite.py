@@ -455,15 +455,17 @@ def numel(input: Tensor) -> int:
 
 @tensor_method
 def ldexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
-    """``input * 2**other`` in the promoted floating dtype."""
+    """``input * 2**other`` in the promoted floating dtype. As PyTorch's (``mul(input, pow(2, other))``),
+    ``2**other`` of a float16/bfloat16 exponent is rounded to that dtype before the product."""
     need_tensor("ldexp", input, "input", 1)
     need_tensor("ldexp", other, "other", 2)
-    if other.dtype is D.bool:  # (PyTorch has no bool 2 ** other kernel)
+    if other.dtype is D.bool and input.dtype.is_floating_point:  # (PyTorch's kernel for that pair)
         raise E.not_implemented_for("ldexp", other.dtype)
     dtype = D.result_type(input, other)
     dtype = dtype if dtype.is_floating_point else D.get_default_dtype()
     compute = D.float64 if dtype is D.float64 else D.float32
-    return E.composite_out("ldexp", (input.to(compute) * B.pow(2.0, other.to(compute))).to(dtype), out)
+    power = B.pow(2.0, other) if other.dtype in (D.float16, D.bfloat16) else B.pow(2.0, other.to(compute))
+    return E.composite_out("ldexp", (input.to(compute) * power.to(compute)).to(dtype), out)
 
 
 @tensor_method

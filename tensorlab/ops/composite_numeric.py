@@ -309,14 +309,20 @@ def _integration_args(op: str, y: Tensor, x, dx, dim: int) -> int:
         raise RuntimeError(f"{op}(): cannot pass both x and dx")
     if x is not None and not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument 'x' (position 2) must be Tensor, not {type(x).__name__}")
-    return norm_dim(dim, y.ndim, op)
+    if y.ndim == 0:  # (there is no dim to integrate along)
+        raise IndexError(f"{op}: Dimension specified as {dim} but tensor has no dimensions")
+    d = norm_dim(dim, y.ndim, op)
+    if x is not None and x.ndim == 1 and x.shape[0] != y.shape[d]:
+        # (a 1-d x lies along dim: another length would broadcast into a wrong result)
+        raise RuntimeError(f"{op}: There must be one `x` value for each sample point")
+    return d
 
 
 def trapezoid(y: Tensor, x: Tensor | None = None, *, dx=None, dim: int = -1) -> Tensor:
     """The trapezoidal rule along ``dim``, at sample points ``x`` or with spacing ``dx`` (default
     1). PyTorch's formulas, so integer samples add up in their own dtype first."""
     need_tensor("trapezoid", y, "y", 1)
-    if y.ndim and y.shape[norm_dim(dim, y.ndim, "trapezoid")] == 0:  # PyTorch: zeros of y's dtype (bool too)
+    if y.ndim and y.shape[norm_dim(dim, y.ndim, "trapezoid")] == 0:  # zeros of y's dtype (bool too), x unchecked
         return R.sum(y, dim).to(y.dtype)
     d = _integration_args("trapezoid", y, x, dx, dim)
     n = y.shape[d]

@@ -473,6 +473,16 @@ def test_ldexp_renorm_index_reduce_and_small_helpers(device):
         _t([1, 3], device).ldexp_(_t([2, 1], device))
     with pytest.raises(NotImplementedError, match="\"ldexp\" not implemented for 'Bool'"):  # (it gave 2 ** True)
         tl.ldexp(_t([1.0, 2.0], device), _t([True, False], device))
+    # ... but an integer or bool input takes a bool exponent (torch 2.15: float32 [6, -5] and [2, 0])
+    assert to_numpy(tl.ldexp(_t([3, -5], device), _t([True, False], device))).tolist() == [6.0, -5.0]
+    assert to_numpy(tl.ldexp(_t([True, False], device), _t([True, True], device))).tolist() == [2.0, 0.0]
+    # 2 ** other of a float16/bfloat16 exponent is rounded to its dtype first (torch's pow, then mul)
+    e16 = _t([2.07, 1.3], device, tl.float16)
+    np.testing.assert_allclose(to_numpy(tl.ldexp(_t([3.0, -5.0], device), e16)), [12.59765625, -12.314453125])
+    got = tl.ldexp(_t([3.0, -5.0], device, tl.float16), e16)
+    assert got.dtype is tl.float16 and to_numpy(got.float()).tolist() == [12.59375, -12.3125]
+    got = tl.ldexp(_t([3.0, 5.0], device, tl.bfloat16), _t([2.07, 1.3], device, tl.bfloat16))
+    assert to_numpy(got.float()).tolist() == [12.5625, 12.25]
     r = tl.renorm(_t([[1.0, 1.0, 1.0], [2.0, 2.0, 2.0], [3.0, 3.0, 3.0]], device), 1, 0, 5)
     np.testing.assert_allclose(to_numpy(r), [[1.0] * 3, [5 / 6 * 2] * 3, [5 / 9 * 3] * 3], rtol=1e-6)  # torch 2.13
     with pytest.raises(RuntimeError, match="renorm\\(\\): non-positive-norm not supported"):
@@ -746,3 +756,19 @@ def test_isclose_refuses_a_nan_tolerance(device):
         with pytest.raises(RuntimeError, match=f"{next(iter(kw))} must be greater than or equal to zero, but got nan"):
             tl.isclose(x, x + 1, **kw)
     assert to_numpy(tl.isclose(x, x + 1, rtol=float("inf"))).tolist() == [True]
+
+
+def test_trapezoid_checks_the_length_of_a_1d_x(device):
+    # a 1-d x of another length than y along dim broadcast into a wrong result (torch raises)
+    y = _t([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], device)
+    for call in (lambda: tl.trapezoid(y, x=_t([0.0, 1.0, 3.0], device), dim=0),
+                 lambda: tl.trapezoid(y[0], x=_t([0.0, 1.0], device)),
+                 lambda: tl.trapezoid(y[0], x=_t([2.0], device)),
+                 lambda: tl.cumulative_trapezoid(y[0], x=_t([0.0, 1.0], device))):
+        with pytest.raises(RuntimeError, match="There must be one `x` value for each sample point"):
+            call()
+    assert to_numpy(tl.trapezoid(y, x=_t([0.0, 1.0], device), dim=0)).tolist() == [2.5, 3.5, 4.5]
+    assert to_numpy(tl.trapezoid(y[:1], x=_t([[0.0, 1.0]], device))).tolist() == [4.0]  # a 2-d x broadcasts
+    for call in (lambda: tl.trapezoid(_t(2.0, device)), lambda: tl.cumulative_trapezoid(_t(2.0, device))):
+        with pytest.raises(IndexError, match="but tensor has no dimensions"):
+            call()
