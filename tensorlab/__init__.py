@@ -148,6 +148,9 @@ from ._views import (
     transpose,
     unbind,
     unflatten,
+    unsafe_chunk,
+    unsafe_split,
+    unsafe_split_with_sizes,
     unsqueeze,
 )
 from .amp import autocast, get_autocast_dtype, is_autocast_available, is_autocast_enabled

@@ -106,7 +106,7 @@ def check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True, name:
     finite and in range, and a finite value must not overflow a floating type (``floats=False``
     skips that last check, as PyTorch's ``__setitem__`` does). bool takes anything. ``name``: the
     argument's name in the OverflowError of an int beyond 64 bits."""
-    if not isinstance(value, numbers.Number):
+    if not isinstance(value, numbers.Number | np.bool_):  # (NumPy's bool is no numbers.Number)
         raise TypeError(f"{op}: value must be a number, got {type(value).__name__}")
     if isinstance(value, int) and not isinstance(value, builtins.bool):
         check_int_converts(op, name, value)

@@ -153,6 +153,8 @@ class Tensor:
             return 0
         return self._storage.data_ptr() + self._offset * self.dtype.itemsize
 
+    const_data_ptr = data_ptr  # (PyTorch's read-only-intent spelling; the same address)
+
     def is_contiguous(self, memory_format=None) -> bool:
         if memory_format is None:
             return contiguous_layout(self._shape, self._stride)
@@ -173,6 +175,8 @@ class Tensor:
         return strided
 
     is_sparse = is_sparse_csr = is_quantized = is_meta = is_nested = is_mkldnn = property(lambda self: False)
+    # (devices tensorlab has no backend for)
+    is_mps = is_xpu = is_ipu = is_xla = is_vulkan = is_mtia = is_maia = property(lambda self: False)
 
     def is_inference(self) -> bool:
         return False

@@ -682,6 +682,14 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(input, step, d)
 
 
+# PyTorch's unsafe_* forms skip its autograd check on in-place writes into several views of one
+# op's output; that check is not made here, so they are the same functions.
+unsafe_split, unsafe_split_with_sizes, unsafe_chunk = split, split_with_sizes, chunk
+tensor_method(_split_method, name="unsafe_split")
+tensor_method(split_with_sizes, name="unsafe_split_with_sizes")
+tensor_method(chunk, name="unsafe_chunk")
+
+
 @tensor_method
 def tensor_split(input: Tensor, indices_or_sections=None, dim: int = 0, *, sections=None, indices=None,
                  tensor_indices_or_sections=None) -> tuple:

@@ -686,3 +686,33 @@ def test_more_than_64_dims_on_cpu_is_a_clear_error():
         with pytest.raises(RuntimeError, match="only tensors with up to 64 dims are supported by the cpu device"):
             call()
     assert tl.zeros((1,) * 64).sum().item() == 0.0
+
+
+def test_methods_torch_has_hardshrink_prelu_unsafe_splits_and_device_flags():
+    x = tl.tensor([1.0, 0.5, 0.3, -0.6])
+    assert x.hardshrink(0.4).tolist() == pytest.approx([1.0, 0.5, 0.0, -0.6])
+    assert tl.tensor([1.0, -2.0]).prelu(tl.tensor([0.25])).tolist() == [1.0, -0.5]
+    y = tl.arange(10.0)
+    assert [t.shape[0] for t in y.unsafe_split(4)] == [4, 4, 2]
+    assert [t.shape[0] for t in tl.unsafe_chunk(y, 3)] == [4, 4, 2]
+    assert [t.shape[0] for t in y.unsafe_split_with_sizes([3, 7])] == [3, 7]
+    assert not (y.is_mps or y.is_xpu or y.is_xla or y.is_ipu or y.is_vulkan or y.is_mtia or y.is_maia)
+    assert y.const_data_ptr() == y.data_ptr()
+
+
+def test_numpy_bool_fill_values():
+    # np.bool_ is no numbers.Number: fills refused it (TypeError); PyTorch writes it as 0/1
+    t = tl.tensor([1, 2])
+    assert t.new_full((1,), np.bool_(True)).tolist() == [1]
+    assert t.clone().fill_(np.bool_(True)).tolist() == [1, 1]
+    assert t.masked_fill(t > 1, np.bool_(True)).tolist() == [1, 1]
+    assert t.index_fill(0, tl.tensor([0]), np.bool_(True)).tolist() == [1, 2]
+    assert t.scatter(0, tl.tensor([1]), np.bool_(True)).tolist() == [1, 1]
+    assert tl.full_like(tl.ones(2), np.bool_(False)).tolist() == [0.0, 0.0]
+
+
+def test_glu_of_integers_and_positive_of_bool_raise_not_implemented():
+    with pytest.raises(NotImplementedError, match="\"glu\" not implemented for 'Long'"):
+        tl.nn.functional.glu(tl.tensor([0, 1, 2, 3]))
+    with pytest.raises(NotImplementedError, match="The `\\+` operator, on a bool tensor is not supported"):
+        +tl.tensor([True])

@@ -896,7 +896,7 @@ def positive(input):
     """``input`` itself (PyTorch's ``positive``; ``+t``)."""
     need_tensor("positive", input)
     if input.dtype is D.bool:
-        raise RuntimeError("positive(): The `+` operator, on a bool tensor is not supported.")
+        raise NotImplementedError("positive(): The `+` operator, on a bool tensor is not supported.")
     return input
 
 

@@ -741,6 +741,8 @@ def _scatter(op: str, input, dim, index, src, value, reduce, inplace: bool, out=
             if value.ndim:
                 raise RuntimeError(f"{op}(): value must be a number or a 0-dim tensor")
             value = value.item()
+        if isinstance(value, np.bool_):  # (a NumPy bool: its Python bool)
+            value = bool(value)
         if not isinstance(value, numbers.Number):
             raise TypeError(f"{op}(): value must be a number, got {type(value).__name__}")
         if isinstance(index, Tensor) and index.numel():  # PyTorch converts the value only to write it
@@ -915,6 +917,8 @@ def _fill_value(op: str, value, input: Tensor):
             # whose dtype always fits (the usual case: the same dtype) is not read back
             check_scalar_fits(op, value.item(), input.dtype)
         return value
+    if isinstance(value, np.bool_):  # (a NumPy bool: its Python bool)
+        value = bool(value)
     if not isinstance(value, numbers.Number) or isinstance(value, complex):
         raise TypeError(f"{op}(): value must be a number or a 0-dim Tensor, got {type(value).__name__}")
     check_scalar_fits(op, value, input.dtype)

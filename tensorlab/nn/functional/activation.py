@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D
-from ..._tensor import Tensor, need_tensor
+from ..._tensor import Tensor, need_tensor, tensor_method
 from ...amp.autocast_mode import autocast_lower_precision
 from ...ops import elementwise_common as E
 from ...ops.elementwise_unary import (
@@ -120,6 +120,7 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 
 @autocast_lower_precision
+@tensor_method
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has 1 element or one per channel (dim 1)."""
     from ... import where
@@ -232,6 +233,7 @@ def _float_only(op: str, input: Tensor) -> None:
         raise E.not_implemented_for(op, input.dtype)
 
 
+@tensor_method
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > lambd``, else 0."""
     from ... import where
@@ -297,6 +299,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     size = input._shape[d]
     if size % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
+    _float_only("glu", input)  # (PyTorch's glu kernels are floating only: an integer input raised nothing here)
     a, b = input.narrow(d, 0, size // 2), input.narrow(d, size // 2, size // 2)
     return a * b.sigmoid()
 
