@@ -37,7 +37,8 @@ def treat_as_tuple(seq) -> bool:
     list holding tensors, sequences, slices, None or ``...`` is the tuple of its items."""
     if len(seq) >= 32:
         return False
-    return any(isinstance(o, Tensor | list | tuple | slice | np.ndarray) or o is None or o is Ellipsis for o in seq)
+    return any(isinstance(o, Tensor | list | tuple | range | slice | np.ndarray) or o is None or o is Ellipsis
+               for o in seq)
 
 
 INDEX_ERROR = "only integers, slices (`:`), ellipsis (`...`), None and long or byte tensors are valid indices"

@@ -138,7 +138,12 @@ def unravel_index(indices: Tensor, shape) -> tuple:
         raise TypeError(f"unravel_index(): expected 'indices' to be a Tensor, but got {type(indices).__name__}")
     if indices.dtype.is_floating_point or indices.dtype is D.bool:
         raise TypeError(f"unravel_index(): expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if isinstance(shape, Tensor) or not isinstance(shape, int | tuple | list):  # (PyTorch's checks)
+        raise TypeError(f"unravel_index(): expected 'shape' to be int or sequence of ints, but got {type(shape)}")
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    for s in shape:  # (a float would give float coordinates)
+        if not isinstance(s, int):
+            raise TypeError(f"unravel_index(): expected 'shape' sequence to only contain ints, but got {type(s)}")
     if any(s < 0 for s in shape):
         raise ValueError(f"unravel_index(): 'shape' cannot have negative values, but got {shape}")
     if not shape:

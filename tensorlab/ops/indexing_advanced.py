@@ -53,7 +53,7 @@ def _sequence_to_tensor(seq, x: Tensor) -> Tensor:
     from .._factories import tensor
 
     arr = np.asarray(seq) if isinstance(seq, np.ndarray) else None
-    if arr is not None and arr.dtype.kind not in "biu":
+    if arr is not None and arr.dtype.kind not in "biuf":
         raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors (got {arr.dtype})")
     if arr is None and len(seq) == 0:
         return tensor([], dtype=D.int64, device=x.device)
@@ -64,7 +64,9 @@ def _sequence_to_tensor(seq, x: Tensor) -> Tensor:
         if isinstance(error, TypeError):  # a str or bytes in the sequence
             raise error from None
         raise IndexError(f"{_INDEX_ERROR} (could not convert the sequence {seq!r}: {exc})") from None
-    if t.numel() == 0 and t.dtype.is_floating_point:
+    if t.dtype.is_floating_point:
+        # PyTorch makes an index tensor of a list or array of numbers as int64 (only bool and uint8
+        # data keep their type): floats are truncated, [1.7] is row 1 (a float tensor is refused)
         t = t.to(D.int64)
     return t
 

@@ -1239,3 +1239,32 @@ def test_empty_index_of_another_rank_gathers_nothing_and_scatters_nothing(device
     (x * 1).scatter_add(0, e1, src).sum().backward()
     assert to_numpy(src.grad).tolist() == [[0.0, 0.0], [0.0, 0.0]]
     assert to_numpy(x.grad).tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_list_index_of_ranges_is_a_tuple_and_float_sequences_truncate(device):
+    # PyTorch's (NumPy's legacy) rule reads a short list holding a sequence, a range included, as a tuple;
+    # x[[range(2), range(2)]] took whole rows here. A list or array of floats is an int64 index there.
+    a = tl.arange(12.0, device=device).view(3, 4)
+    assert a[[range(3)]].shape == (3, 4)
+    assert to_numpy(a[[range(2), range(2)]]).tolist() == [0.0, 5.0]
+    with pytest.raises(IndexError):
+        tl.arange(10.0, device=device)[[range(i, i + 2) for i in range(3)]]
+    assert to_numpy(a[[1.7]]).tolist() == [[4.0, 5.0, 6.0, 7.0]]
+    assert to_numpy(a[np.array([1.9, 2.1])]).tolist() == [[4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]]
+    assert to_numpy(a[:, [1.5]]).tolist() == [[1.0], [5.0], [9.0]]
+    assert to_numpy(a[[True, 1.5]]).tolist() == [[4.0, 5.0, 6.0, 7.0]] * 2
+    b = a.clone()
+    b[[1.7]] = -1
+    assert to_numpy(b[1]).tolist() == [-1.0] * 4
+    with pytest.raises(IndexError, match="must be long, int, byte or bool"):
+        a[tl.tensor([1.0], device=device)]  # a float tensor stays refused
+
+
+def test_unravel_index_wants_int_shapes(device):
+    i = tl.tensor([1], device=device)
+    with pytest.raises(TypeError, match="expected 'shape' sequence to only contain ints"):
+        tl.unravel_index(i, (1, 2, 2.0))
+    with pytest.raises(TypeError, match="expected 'shape' to be int or sequence of ints"):
+        tl.unravel_index(i, tl.tensor([1, 2, 3]))
+    coords = tl.unravel_index(tl.tensor([5], device=device), tl.Size([3, 4]))
+    assert [to_numpy(c).tolist() for c in coords] == [[1], [1]]
