@@ -98,8 +98,9 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
         if dtype is not None and dtype is not o.dtype:
             raise RuntimeError(f"nansum: provided dtype must match dtype of result. Got {D.torch_name(o.dtype)} and "
                                f"{D.torch_name(dtype)}.")
-        if input.dtype.is_floating_point and not o.dtype.is_floating_point:
-            raise E.not_implemented_for("nansum", o.dtype)  # (PyTorch sums floats in out's dtype: no kernel)
+        if input.dtype.is_floating_point and not o.dtype.is_floating_point and dtype is None:
+            # (PyTorch sums floats in out's dtype: no kernel; with dtype= the input is cast first)
+            raise E.not_implemented_for("nansum", o.dtype)
         if dim is None:
             dim = ()  # (sum's out= needs a dim: () is every dim)
     x = B.where(input.isnan(), 0, input) if input.dtype.is_floating_point else input

@@ -770,13 +770,21 @@ def _var_args(input: Tensor, dim, unbiased, keepdim, correction, name: str):
 def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None) -> Tensor:
     """Variance over ``dim`` with divisor ``N - correction`` (default 1; ``unbiased=False`` means 0)."""
     dims, keepdim, c = _var_args(input, dim, unbiased, keepdim, correction, "var")
-    return dispatch(VAR, input, dim=dims, keepdim=keepdim, correction=c, std=False, out=out)
+    return dispatch(VAR, _in_wider_out(input, out), dim=dims, keepdim=keepdim, correction=c, std=False, out=out)
+
+
+def _in_wider_out(input: Tensor, out) -> Tensor:
+    """var/std of a float16/bfloat16 input into a float32/float64 ``out=``: computed in out's
+    dtype, as PyTorch's (the half result cast up lost digits out= has room for)."""
+    if isinstance(out, Tensor) and input.dtype in (D.float16, D.bfloat16) and out.dtype in (D.float32, D.float64):
+        return input.to(out.dtype)
+    return input
 
 
 @tensor_method
 def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None) -> Tensor:
     dims, keepdim, c = _var_args(input, dim, unbiased, keepdim, correction, "std")
-    return dispatch(STD, input, dim=dims, keepdim=keepdim, correction=c, std=True, out=out)
+    return dispatch(STD, _in_wider_out(input, out), dim=dims, keepdim=keepdim, correction=c, std=True, out=out)
 
 
 @tensor_method

@@ -1490,3 +1490,14 @@ def test_mean_over_an_empty_dim_has_a_finite_double_backward(device):
     (gx,) = tl.autograd.grad(x.mean(1), x, g, create_graph=True)
     assert gx.shape == (2, 0)
     assert tl.autograd.grad(gx.sum(), g)[0].tolist() == [0.0, 0.0]
+
+
+def test_var_std_of_half_into_a_wider_out_compute_in_its_dtype(device):
+    # torch 2.15 computes in out's dtype: [2.7311208, 0.8420746], not the float16 result cast up
+    x = tl.tensor([[1.1, 2.3, 3.7, 4.9], [0.3, 0.7, 1.9, 2.2]], device=device).half()
+    got = tl.var(x, 1, out=tl.empty(2, dtype=tl.float32, device=device))
+    np.testing.assert_allclose(to_numpy(got), [2.7311208, 0.8420746], rtol=1e-6)
+    got = tl.std(x, 1, out=tl.empty(2, dtype=tl.float64, device=device))
+    np.testing.assert_allclose(to_numpy(got), [1.6526103, 0.9176463], rtol=1e-6)
+    got = tl.var(x, 1, out=tl.empty(2, dtype=tl.float16, device=device))
+    assert to_numpy(got.float()).tolist() == [2.73046875, 0.84228515625]
