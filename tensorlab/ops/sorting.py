@@ -21,7 +21,6 @@ searchsorted, bucketize and unique are not differentiable.
 from __future__ import annotations
 
 import builtins
-import operator
 from collections import namedtuple
 
 import numpy as np
@@ -38,6 +37,7 @@ from .._tensor import Tensor, norm_dim, tensor_method
 from ..autograd.grad_mode import is_grad_enabled
 from . import elementwise_common as E
 from .elementwise_common import exact_out
+from .shape_ops import _int  # (a bool is refused: sort(True) would sort along dim 1)
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "searchsorted", "bucketize", "unique",
            "unique_consecutive"]
@@ -52,15 +52,6 @@ MedianResult = namedtuple("median", ["values", "indices"])
 
 def _save_indices(ctx, inputs, outputs, params):
     ctx.save_for_backward(outputs[1])
-
-
-def _int(value, what: str, op: str) -> int:
-    try:
-        if isinstance(value, bool):  # (operator.index takes one: sort(True) would sort along dim 1)
-            raise TypeError
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{op}(): argument '{what}' must be int, not {type(value).__name__}") from None
 
 
 def _dim_size(x: Tensor, d: int) -> int:
@@ -167,14 +158,14 @@ MEDIAN = defop("median", twin=ks.median_twin, kernel=ks.median, meta=_median_met
 @tensor_method
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None):
     """``(values, indices)`` of ``input`` sorted along ``dim``. Always stable (see the module doc)."""
-    dim = _int(dim, "dim", "sort")
+    dim = _int(dim, "sort", "dim")
     E.exact_pair_out("sort", out, input)
     return SortResult(*dispatch(SORT, input, dim=dim, descending=descending, out=out))
 
 
 @tensor_method
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None) -> Tensor:
-    dim = _int(dim, "dim", "argsort")
+    dim = _int(dim, "argsort", "dim")
     if stable is None:  # (sort takes None; PyTorch's argsort wants a bool)
         raise TypeError("argsort(): argument 'stable' must be bool, not NoneType")
     if out is not None:  # an int64 out=, as PyTorch's (which takes it with stable= given)
@@ -197,7 +188,7 @@ def msort(input: Tensor, *, out=None) -> Tensor:
 @tensor_method
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out=None):
     """The ``k`` largest (``largest=False``: smallest) elements along ``dim``, always sorted."""
-    k, dim = _int(k, "k", "topk"), _int(dim, "dim", "topk")
+    k, dim = _int(k, "topk", "k"), _int(dim, "topk", "dim")
     E.exact_pair_out("topk", out, input)
     return TopkResult(*dispatch(TOPK, input, k=k, dim=dim, largest=largest, out=out))
 
@@ -205,7 +196,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 @tensor_method
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     """The ``k``-th smallest element (1-based) along ``dim`` and its index."""
-    k, dim = _int(k, "k", "kthvalue"), _int(dim, "dim", "kthvalue")
+    k, dim = _int(k, "kthvalue", "k"), _int(dim, "kthvalue", "dim")
     E.exact_pair_out("kthvalue", out, input)
     return KthvalueResult(*dispatch(KTHVALUE, input, k=k, dim=dim, keepdim=keepdim, out=out))
 
@@ -255,7 +246,7 @@ def median(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
         if keepdim:  # median(input) has no keepdim in PyTorch: refused rather than ignored
             raise TypeError("median(): keepdim=True needs dim")
         return dispatch(MEDIAN_ALL, input)
-    dim = _int(dim, "dim", "median")
+    dim = _int(dim, "median", "dim")
     E.exact_pair_out("median", out, input)
     return MedianResult(*dispatch(MEDIAN, input, dim=dim, keepdim=keepdim, out=out))
 
@@ -423,7 +414,7 @@ def _unique_impl(op, name: str, input: Tensor, return_inverse, return_counts, di
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(input).__name__}")
     if dim is not None:
-        values, inverse, counts = _unique_dim(name, input.detach(), _int(dim, "dim", name),
+        values, inverse, counts = _unique_dim(name, input.detach(), _int(dim, name, "dim"),
                                               consecutive=op is UNIQUE_CONSECUTIVE)
     else:
         values, inverse, counts = dispatch(op, input.detach().reshape(-1))
