@@ -140,9 +140,8 @@ def gather_strided(out, src, idx, loop_shape, src_strides, idx_strides, dim_size
 
 
 def gather(out, src, index, dim: int) -> None:
-    """``out[i][j][k] = src[index[i][j][k]][j][k]`` (for ``dim == 0``); indices in range."""
-    if out.numel == 0:  # (an empty index of any rank: PyTorch checks nothing then)
-        return
+    """``out[i][j][k] = src[index[i][j][k]][j][k]`` (for ``dim == 0``); indices in range (an empty
+    index, of any rank, launches nothing: gather_strided returns on an empty loop)."""
     if src.ndim == 0:
         gather_strided(out, src, index, index.shape, (0,) * index.ndim, index.strides, 1, 0, False)
         return
