@@ -94,12 +94,14 @@ def _no_grad_arg(op: str, name: str, t) -> None:
                            "This input cannot have requires_grad True.")
 
 
-def _need_float_result(kernel: str, input: Tensor, target: Tensor) -> None:
-    """mse/smooth_l1/huber have no integer kernels in PyTorch: two integer operands raise its
-    NotImplementedError (``"mse_cpu" not implemented for 'Long'``) instead of an integer loss."""
-    dt = D.promote_types(input.dtype, target.dtype)
+def _need_float_result(kernel: str, input: Tensor, target: Tensor, dt: D.dtype | None = None) -> D.dtype:
+    """The promoted dtype ``dt`` of mse/smooth_l1/huber, which have no integer kernels in PyTorch:
+    two integer operands raise its NotImplementedError (``"mse_cpu" not implemented for 'Long'``)
+    instead of an integer loss."""
+    dt = D.promote_types(input.dtype, target.dtype) if dt is None else dt
     if not dt.is_floating_point:
         raise NotImplementedError(f'"{kernel}_{input.device.type}" not implemented for \'{D.torch_name(dt)}\'')
+    return dt
 
 
 def _bool_as(dt: D.dtype, *tensors: Tensor) -> tuple:
@@ -151,10 +153,10 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
              weight: Tensor | None = None) -> Tensor:
     """``(input - target)^2``; with ``weight``, 'mean' is ``sum(w * l) / sum(w)`` (PyTorch's)."""
     _need_tensor("mse_loss", input=input, target=target)
-    _need_float_result("mse", input, target)
+    dt = _need_float_result("mse", input, target)
     _warn_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
-    a, b = _broadcast("mse_loss", *_bool_as(D.promote_types(input.dtype, target.dtype), input, target))
+    a, b = _broadcast("mse_loss", *_bool_as(dt, input, target))
     return _weighted("mse_loss", (a - b).square(), input, weight, reduction, mean_by_weight=True)
 
 
@@ -179,10 +181,10 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     if beta == 0:  # PyTorch's shortcut to l1_loss, before any dtype check: integer operands give an integer loss
         a, b = _broadcast("smooth_l1_loss", input, target)
         return _reduce((a - b).abs(), reduction)
-    _need_float_result("smooth_l1", input, target)
+    dt = _need_float_result("smooth_l1", input, target)
     if beta < 0:
         raise RuntimeError(f"smooth_l1_loss does not support negative values for beta (got beta={beta}).")
-    a, b = _broadcast("smooth_l1_loss", *_bool_as(D.promote_types(input.dtype, target.dtype), input, target))
+    a, b = _broadcast("smooth_l1_loss", *_bool_as(dt, input, target))
     return _reduce(_smooth_l1_terms(a - b, beta, 0.5 / beta, 0.5 * beta, 1.0), reduction)
 
 
@@ -213,7 +215,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if not D.can_cast(promoted, input.dtype):  # the result is the input's dtype
         raise RuntimeError(f"huber_loss: result type {D.torch_name(promoted)} can't "
                            f"be cast to the desired output type {D.torch_name(input.dtype)}")
-    _need_float_result("huber", input, target)
+    _need_float_result("huber", input, target, promoted)
     _warn_size(input, target)
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
