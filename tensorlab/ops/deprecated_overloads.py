@@ -42,6 +42,7 @@ def scalars_first(form: str):
                 return fn(*args, **kwargs)
             return fn(*_rewrite(fn.__name__, args, kwargs), **kwargs)
 
+        op.without_deprecated_overloads = fn  # (for callers that never pass them: the operators)
         return op
 
     def _rewrite(name: str, args: tuple, kwargs: dict) -> tuple:

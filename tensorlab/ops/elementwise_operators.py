@@ -32,7 +32,7 @@ def _forward(fn, op_def=None):
     operand, a tensor, a float or an int that fits 64 bits (``as_operand``'s check), goes to the
     dispatcher directly: an operator is the host cost of every eager expression."""
 
-    fn = getattr(fn, "__wrapped__", fn)  # (past deprecated_overloads' wrapper: an operator has two operands)
+    fn = getattr(fn, "without_deprecated_overloads", fn)  # (an operator has two operands: no scalars-first form)
 
     def op(self, other):
         if op_def is not None:
