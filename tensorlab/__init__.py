@@ -40,7 +40,9 @@ from ._broadcast import public_broadcast_shapes as broadcast_shapes
 from ._copy_ops import as_strided_scatter, clone, contiguous
 from ._determinism import (
     are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
     is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
     use_deterministic_algorithms,
 )
 from ._device import device, get_default_device, set_default_device
@@ -80,6 +82,7 @@ from ._factories import (
     eye,
     fill_,
     from_numpy,
+    frombuffer,
     full,
     full_like,
     linspace,
@@ -90,6 +93,9 @@ from ._factories import (
     zero_,
     zeros,
     zeros_like,
+)
+from ._factories import (
+    deprecated_range as range,  # (shadows the builtin in this module's namespace, as torch.range does)
 )
 from ._layout import channels_last, channels_last_3d, contiguous_format, layout, memory_format, preserve_format, strided
 from ._random import (
@@ -114,6 +120,7 @@ from ._repr import set_printoptions
 from ._sampling import multinomial
 from ._tensor import Size, Tensor
 from ._threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads
+from ._top_level_functional import *  # noqa: F403  (ATen's signatures: dropout(input, p, train), kl_div, ...)
 from ._views import (
     adjoint,
     as_strided,
@@ -153,11 +160,15 @@ from ._views import (
     unsafe_split_with_sizes,
     unsqueeze,
 )
+from ._warn_always import is_warn_always_enabled, set_warn_always
 from .amp import autocast, get_autocast_dtype, is_autocast_available, is_autocast_enabled
 from .amp.autocast_mode import get_autocast_gpu_dtype
 from .autograd import enable_grad, inference_mode, is_anomaly_enabled, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
-from .linalg import chain_matmul  # (PyTorch's deprecated top-level alias of linalg.multi_dot)
+from .linalg import (
+    chain_matmul,  # (PyTorch's deprecated top-level alias of linalg.multi_dot)
+    matrix_power,
+)
 from .nn.functional import (  # (PyTorch has them at the top level too)
     celu,
     celu_,
@@ -201,6 +212,8 @@ from ._tensor import checked_function as _checked_function  # noqa: E402
 
 for _name in ("adjoint", "contiguous", "detach", "flatten", "ravel", "reshape", "sum_to_size", "t", "zero_"):
     globals()[_name] = _checked_function(globals()[_name], _name)
+for _name in ("is_inference", "is_same_size"):  # (methods only until here)
+    globals()[_name] = _checked_function(getattr(Tensor, _name), _name)
 del _name
 
 # PyTorch's NumPy keyword names (axis=, keepdims=) on the public functions and methods

@@ -151,6 +151,32 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     return Tensor._make(storage, tuple(ndarray.shape), strides, offset, dtype)
 
 
+def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad: bool = False) -> Tensor:
+    """A 1-d cpu tensor over the bytes of ``buffer`` (any object with the buffer protocol; shared, not
+    copied): ``count`` elements of ``dtype`` (-1: as many as fit) from byte ``offset``."""
+    try:
+        nbytes = memoryview(buffer).nbytes
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    dt = D.as_dtype(dtype, "frombuffer")
+    size = dt.itemsize
+    if nbytes == 0 or count == 0:
+        raise ValueError(f"both buffer length ({nbytes}) and count ({count}) must not be 0")
+    if not 0 <= offset < nbytes:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+                         f"({nbytes} bytes) minus 1")
+    if count < 0:
+        if (nbytes - offset) % size:
+            raise ValueError(f"buffer length ({nbytes - offset} bytes) after offset ({offset} bytes) must be a "
+                             f"multiple of element size ({size})")
+        count = (nbytes - offset) // size
+    elif offset + count * size > nbytes:
+        raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset ({offset} bytes) must not "
+                         f"be greater than actual buffer length ({nbytes} bytes)")
+    t = from_numpy(np.frombuffer(buffer, dtype=dt.np, count=count, offset=offset))
+    return t.requires_grad_() if requires_grad else t
+
+
 def _infer_dtype_of_scalar(x) -> D.dtype:
     if isinstance(x, builtins.bool | np.bool_):
         return D.bool
@@ -593,6 +619,36 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad:
                       f"rounding error. The out tensor will be resized to a tensor of shape ({n},).")
     with np.errstate(invalid="ignore", over="ignore"):
         return _host_into(out, values.astype(dt.np), requires_grad)
+
+
+def deprecated_range(start, end, step=1, *, dtype=None, device=None, requires_grad: bool = False,
+                     out=None) -> Tensor:
+    """PyTorch's deprecated ``torch.range`` (``tensorlab.range``): from ``start`` to ``end``
+    *inclusive* every ``step``, in the default dtype whatever the arguments' types."""
+    warnings.warn("tensorlab.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use tensorlab.arange, which produces values "
+                  "in [start, end).", UserWarning, stacklevel=2)
+    start, end, step = _scalar_value(start), _scalar_value(end), _scalar_value(step)
+    for name, v in (("start", start), ("end", end), ("step", step)):
+        if not isinstance(v, numbers.Real):
+            raise TypeError(f"range(): {name} must be a number, got {type(v).__name__}")
+        if not math.isfinite(v):
+            raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    dt = factory_out("range", out, dtype, device) if out is not None else (
+        D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "range"))
+    n = builtins.int(math.floor((end - start) / step)) + 1
+    exact_ints = not dt.is_floating_point and all(isinstance(v, numbers.Integral) for v in (start, end, step))
+    values = start + np.arange(n, dtype=np.int64 if exact_ints else np.float64) * step
+    if out is None:
+        return _from_host(values, dt, device, requires_grad)
+    if out.numel() != n and out.numel():
+        warnings.warn(f"An output with one or more elements was resized since it had shape {list(out._shape)}, "
+                      f"which does not match the required output shape [{n}].", UserWarning, stacklevel=2)
+    return _host_into(out, values.astype(dt.np), requires_grad)
 
 
 def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:

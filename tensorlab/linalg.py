@@ -1,9 +1,10 @@
 """``tensorlab.linalg``: the part of ``torch.linalg`` that is built from ops tensorlab has.
 
 Norms (``vector_norm``, ``matrix_norm`` for 'fro' and the 1/inf orders, ``norm``), products
-(``vecdot``, ``multi_dot``, ``matmul``, ``cross``) and ``diagonal``, with torch 2.13's argument
-rules, dtypes and error messages. Nothing here declares an op: each function composes registered
-ops (reductions, elementwise, matmul, views), so it runs on both devices and is differentiable.
+(``vecdot``, ``multi_dot``, ``matmul``, ``cross``, ``matrix_power`` for n >= 0) and ``diagonal``,
+with torch 2.13's argument rules, dtypes and error messages. Nothing here declares an op: each
+function composes registered ops (reductions, elementwise, matmul, views), so it runs on both
+devices and is differentiable.
 
 Factorizations and solvers (``det``, ``inv``, ``solve``, ``svd``, ``qr``, ``eigh``, ``cholesky``,
 ...) need kernels tensorlab does not have and are not here; the matrix norms that need singular
@@ -16,14 +17,15 @@ import math
 import warnings
 
 from . import _dtype as D
-from ._tensor import Tensor, norm_dim
+from ._layout import contiguous_format
+from ._tensor import Tensor, norm_dim, tensor_method
 from ._views import diagonal as _diagonal
 from .ops import composite as _composite
 from .ops import elementwise_common as E
 from .ops import reductions as R
 from .ops.matmul import matmul, mm
 
-__all__ = ["vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matmul", "cross", "diagonal"]
+__all__ = ["vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matmul", "cross", "diagonal", "matrix_power"]
 
 
 def _need_float(op: str, x: Tensor) -> None:
@@ -227,3 +229,37 @@ def multi_dot(tensors, *, out=None) -> Tensor:
         result = result.squeeze(1)
     return E.composite_out("multi_dot", result, out)
 
+
+
+@tensor_method
+def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
+    """``A`` multiplied by itself ``n`` times (batches of square matrices), by repeated squaring in
+    PyTorch's order; ``n = 0`` gives identities. A negative ``n`` needs a matrix inverse, which
+    tensorlab does not have."""
+    op = "linalg.matrix_power"
+    _composite.need_tensor("matrix_power", A, "input", 1)
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
+    if A.ndim < 2:
+        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+    rows, cols = A._shape[-2], A._shape[-1]
+    if rows != cols:
+        raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {rows} by {cols} matrices")
+    if n < 0:
+        raise NotImplementedError(f"{op}: a negative power ({n}) needs a matrix inverse (linalg.inv), which "
+                                  "tensorlab does not have")
+    out = E.exact_out(op, out, A, A)
+    if n == 0:  # (a copy overwritten with identities, as PyTorch: A's gradient is then zeros)
+        from ._factories import eye
+
+        result = A.clone(memory_format=contiguous_format).copy_(eye(rows, dtype=A.dtype, device=A.device).expand_as(A))
+    elif n == 1:
+        result = A.clone(memory_format=contiguous_format)
+    else:
+        result = square = None
+        while n > 0:  # the bits of n from the lowest: square A each step, multiply in the set bits
+            bit, n = n % 2, n // 2
+            square = A if square is None else matmul(square, square)
+            if bit:
+                result = square if result is None else matmul(result, square)
+    return result if out is None else E.write_out(result, out)

@@ -723,8 +723,6 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
     PyTorch's rule with the deprecated ``size_average``/``reduce``: they pick the reduction, and a
     ``reduction='batchmean'`` passed alongside still divides that result by ``input.size(0)``.
     The target's gradient is ``xlogy``'s (PyTorch's): NaN where the target is 0 (``0 / 0``)."""
-    from ...ops.elementwise_binary import xlogy
-
     _need_tensor("kl_div", input=input, target=target)
     if size_average is not None or reduce is not None:
         applied = _legacy_reduction(size_average, reduce)
@@ -739,15 +737,23 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
         # 'batchmean' is kl_div's own; the rest go through the shared check, which also takes
         # the deprecated 'elementwise_mean' as 'mean' (PyTorch's _Reduction.get_enum does)
         applied = "sum" if reduction == "batchmean" else _reduction(None, None, reduction)
+    loss = kl_div_reduced(input, target, applied, log_target)
+    if reduction == "batchmean" and input.ndim != 0:
+        loss = loss / input.shape[0]
+    return loss
+
+
+def kl_div_reduced(input: Tensor, target: Tensor, reduction: str, log_target: bool) -> Tensor:
+    """kl_div's pointwise loss reduced by 'none', 'mean' or 'sum' (ATen's ``kl_div``, which
+    ``tensorlab.kl_div`` calls without ``nn.functional``'s warning about 'mean')."""
+    from ...ops.elementwise_binary import xlogy
+
     for t in (input, target):
         if not t.dtype.is_floating_point:
             raise RuntimeError("kl_div: Integral inputs not supported.")
     a, b = _broadcast("kl_div", input, target)
     loss = b.exp() * (b - a) if log_target else xlogy(b, b) - b * a
-    loss = _reduce(loss, applied)
-    if reduction == "batchmean" and input.ndim != 0:
-        loss = loss / input.shape[0]
-    return loss
+    return _reduce(loss, reduction)
 
 
 @autocast_float32
