@@ -665,8 +665,9 @@ def scatter_reduce_twin(out, self_, index, src, dim: int, reduce: str, include_s
     res = np.array(self_, order="C")
     if index.size and res.size:
         pos = _positions(res.shape)
-        if res.ndim == 0 or index.ndim == 0:  # 0-d counts as 1-d (PyTorch)
-            dest, vals = pos.reshape(-1)[index.reshape(-1).astype(np.int64)], src.reshape(-1)[:1]
+        if res.ndim == 0 or index.ndim == 0:  # 0-d counts as 1-d (PyTorch): one source per index element
+            idx = index.reshape(-1).astype(np.int64)
+            dest, vals = pos.reshape(-1)[idx], src.reshape(-1)[:idx.size]
         else:
             region = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))
             dest = np.take_along_axis(pos[region], index.astype(np.int64), axis=dim)

@@ -1268,3 +1268,18 @@ def test_unravel_index_wants_int_shapes(device):
         tl.unravel_index(i, tl.tensor([1, 2, 3]))
     coords = tl.unravel_index(tl.tensor([5], device=device), tl.Size([3, 4]))
     assert [to_numpy(c).tolist() for c in coords] == [[1], [1]]
+
+
+def test_scatter_into_a_0d_tensor_takes_one_source_per_index(device):
+    # values from torch 2.15: a 0-d self counts as 1-d, and each index element brings its own source
+    # (the cpu twin took the first source for all of them: 0.6 where PyTorch has 0.8)
+    i = tl.zeros(2, dtype=tl.int64, device=device)
+    src = tl.tensor([0.3, 0.5], device=device)
+    zero = tl.zeros((), device=device)
+    assert tl.scatter_add(zero, 0, i, src).item() == pytest.approx(0.8)
+    assert tl.scatter(zero, 0, i, src).item() == pytest.approx(0.5)
+    assert zero.scatter_reduce(0, i, src, "amax").item() == pytest.approx(0.5)
+    assert zero.scatter_reduce(0, i, src, "mean", include_self=False).item() == pytest.approx(0.4)
+    x = tl.tensor(1.5, device=device, requires_grad=True)
+    tl.gather(x, 0, i).backward(src)
+    assert x.grad.item() == pytest.approx(0.8)
