@@ -263,7 +263,8 @@ class LBFGS(Optimizer):
 
             # the step length
             if state["n_iter"] == 1:
-                t = min(1.0, 1.0 / float(flat_grad.abs().sum().item())) * lr
+                grad_l1 = float(flat_grad.abs().sum().item())
+                t = min(1.0, 1.0 / grad_l1 if grad_l1 else math.inf) * lr  # (a zero gradient: PyTorch's 1/0 = inf)
             else:
                 t = lr
             gtd = _dot(flat_grad, d)

@@ -794,6 +794,8 @@ class OneCycleLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def _anneal_func(self, start, end, pct):
+        if not hasattr(self, "_anneal_func_type"):  # a legacy state dict: it carried the function itself
+            return self.anneal_func(start, end, pct)
         if self._anneal_func_type == "cos":
             return self._annealing_cos(start, end, pct)
         return self._annealing_linear(start, end, pct)

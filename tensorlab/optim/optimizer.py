@@ -399,12 +399,19 @@ class Optimizer:
             return type(value)(self._cast_state(param, v) for v in value)
         return value
 
+    # what PyTorch's __setstate__ gives an option an older state dict lacks: these fixed values, not
+    # the constructor's (an Adam(amsgrad=True) loading a dict without 'amsgrad' runs without it)
+    _SETSTATE_DEFAULTS = {"maximize": False, "foreach": None, "differentiable": False, "capturable": False,
+                          "fused": None, "amsgrad": False, "nesterov": False, "centered": False,
+                          "decoupled_weight_decay": False}
+
     def _setstate_groups(self) -> None:
-        """Fill options an older state dict may lack (subclasses add theirs, as PyTorch's __setstate__)."""
+        """Fill options an older state dict may lack (subclasses add theirs, as PyTorch's __setstate__):
+        PyTorch's fixed value where it has one, else the constructor's."""
         for group in self.param_groups:
             for name, default in self.defaults.items():
                 if default is not required:
-                    group.setdefault(name, default)
+                    group.setdefault(name, self._SETSTATE_DEFAULTS.get(name, default))
 
     def __getstate__(self) -> dict:
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}

@@ -23,6 +23,7 @@ class RMSprop(FusedOptimizer):
     """
 
     _name = "RMSprop"
+    _SETSTATE_DEFAULTS = {**FusedOptimizer._SETSTATE_DEFAULTS, "momentum": 0}  # (PyTorch's RMSprop.__setstate__)
     _checks = {"lr": check_lr, "eps": nonnegative("epsilon value"), "momentum": nonnegative("momentum value"),
                "weight_decay": nonnegative("weight_decay value"), "alpha": nonnegative("alpha value")}
 

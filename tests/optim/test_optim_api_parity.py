@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -80,3 +82,47 @@ def test_adam_betas_both_floats_or_both_tensors(cls):
     # other optimizers, and later groups, take any mix (as PyTorch's)
     tl.optim.NAdam(p, betas=(0, tl.tensor(0.9)))
     opt.add_param_group({"params": [tl.zeros(1, requires_grad=True)], "betas": (0, 0.9)})
+
+
+@pytest.mark.parametrize("cls, kwargs, key, value", [
+    ("Adam", {"amsgrad": True}, "amsgrad", False),
+    ("SGD", {"momentum": 0.9, "nesterov": True}, "nesterov", False),
+    ("SGD", {"maximize": True}, "maximize", False),
+    ("RMSprop", {"centered": True, "momentum": 0.5}, "centered", False),
+    ("RMSprop", {"momentum": 0.5}, "momentum", 0),
+    ("NAdam", {"decoupled_weight_decay": True}, "decoupled_weight_decay", False),
+    ("AdamW", {}, "decoupled_weight_decay", True),
+])
+def test_an_option_missing_from_a_loaded_state_dict_gets_pytorchs_default(cls, kwargs, key, value):
+    # torch 2.15's __setstate__ fills these with fixed values, not the constructor's: an older
+    # checkpoint without 'maximize' steps downhill even in a maximize=True optimizer
+    p = tl.tensor([1.0, -2.0], requires_grad=True)
+    opt = getattr(tl.optim, cls)([p], lr=0.1, **kwargs)
+    sd = opt.state_dict()
+    del sd["param_groups"][0][key]
+    opt.load_state_dict(sd)
+    assert opt.param_groups[0][key] == value
+
+
+def test_lbfgs_first_step_with_a_zero_gradient():
+    # torch 2.15 divides by the zero gradient norm (inf, so the step length is lr) and returns the loss
+    p = tl.ones(3, requires_grad=True)
+    opt = tl.optim.LBFGS([p], lr=0.01, tolerance_grad=-math.inf)
+    assert opt.step(lambda: tl.tensor([10.0])).tolist() == [10.0]
+
+
+def test_one_cycle_lr_loads_a_legacy_state_dict_with_its_anneal_function():
+    # PyTorch < 2.2 saved the bound anneal function ('anneal_func') instead of '_anneal_func_type'
+    def schedule():
+        opt = tl.optim.SGD([tl.zeros(2, requires_grad=True)], lr=0.1)
+        return opt, tl.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=10, anneal_strategy="linear")
+
+    (opt, sched), (legacy_opt, legacy) = schedule(), schedule()
+    sd = legacy.state_dict()
+    del sd["_anneal_func_type"]
+    sd["anneal_func"] = legacy._annealing_linear
+    del legacy._anneal_func_type
+    legacy.load_state_dict(sd)
+    for _ in range(4):
+        opt.step(), sched.step(), legacy_opt.step(), legacy.step()
+        assert legacy_opt.param_groups[0]["lr"] == opt.param_groups[0]["lr"]
