@@ -222,6 +222,10 @@ class Tensor:
                 f"only Tensors of floating point dtype can require gradients (got {self.dtype})"
             )
         self._requires_grad = value
+        if value and self._view_version is not None and not self._base._requires_grad:
+            # a view of a base without history becomes a leaf of its own: a write into the storage
+            # (before or after) must not turn it into an as_strided of the base (PyTorch's leaf view)
+            self._view_version = None
 
     @property
     def grad(self):
@@ -392,7 +396,11 @@ class Tensor:
                 )
             return self._host_array()  # (force: a copy, detached as PyTorch's, even when it requires grad)
         if self._requires_grad and not force:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+            from .autograd.grad_mode import is_grad_enabled
+
+            if is_grad_enabled():  # (under no_grad the array cannot reach a graph: PyTorch allows it)
+                raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                                   "instead.")
         return self._np_view()
 
     def __array__(self, dtype=None, copy=None):

@@ -841,3 +841,147 @@ def test_data_setter_swaps_the_values_and_refuses_integers_for_a_tensor_requirin
     with pytest.raises(RuntimeError, match="must be floating point"):
         m.type(tl.int32)
     assert m.weight.dtype is tl.float32
+
+
+# ----------------------------------------------------------------------------------------------
+# differences from torch 2.15 found by translating PyTorch's test_autograd.py (expected values are torch's)
+# ----------------------------------------------------------------------------------------------
+
+
+def test_custom_function_marking_a_view_dirty_rebases_its_base():
+    class AddInPlace(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.mark_dirty(x)
+            return x.add_(y)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, g * 10
+
+    a, b = tl.ones(4, requires_grad=True), tl.ones(2, requires_grad=True)
+    x = a.clone()
+    AddInPlace.apply(x[1:3], b)
+    x.sum().backward()
+    assert b.grad.tolist() == [10.0, 10.0] and a.grad.tolist() == [1.0] * 4  # (the backward ran)
+
+    class Double(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x.mul_(2)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    w = tl.ones(2, 3, requires_grad=True)
+    base = w.clone()
+    Double.apply(base[0])
+    base.sum().backward()
+    assert w.grad.tolist() == [[2.0, 2.0, 2.0], [1.0, 1.0, 1.0]]
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        Double.apply(tl.ones(3, requires_grad=True)[:2])
+
+
+def test_custom_function_returning_its_input_under_no_grad_gives_an_alias():
+    class Identity(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = tl.ones(3, requires_grad=True)
+    with tl.no_grad():
+        y = Identity.apply(x)
+    assert y is not x and not y.requires_grad and not (y * 2).requires_grad
+
+
+def test_custom_backward_gradient_of_a_broadcast_shape_is_summed_down():
+    class Spread(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.expand(3, 2).clone()
+
+    a = tl.ones(2, requires_grad=True)
+    Spread.apply(a).sum().backward()
+    assert a.grad.tolist() == [3.0, 3.0]
+
+
+def test_a_view_of_a_base_without_history_made_to_require_grad_is_a_leaf():
+    v = tl.zeros(4)[:2]
+    v.add_(1)
+    v.requires_grad_()
+    (v * 2).sum().backward()
+    assert v.is_leaf and v.grad.tolist() == [2.0, 2.0]
+    base = tl.zeros(4)
+    w = base[:2]
+    w.requires_grad_()
+    base.add_(1)  # (written after it became a leaf)
+    (w * 3).sum().backward()
+    assert w.is_leaf and w.grad.tolist() == [3.0, 3.0]
+
+
+def test_autograd_grad_runs_only_the_graph_between_outputs_and_inputs():
+    x = tl.ones(3, requires_grad=True)
+    w = x.clone()
+    h = w * w
+    w.add_(1)  # (what lies below h is stale, but grad(., h) never goes there)
+    assert tl.autograd.grad((h * 2).sum(), h)[0].tolist() == [2.0, 2.0, 2.0]
+    calls = []
+    a, b = tl.ones(2, requires_grad=True), tl.ones(2, requires_grad=True)
+    b3 = b * 3
+    b3.register_hook(lambda g: calls.append(g))
+    loss = (a * 2 + b3).sum()
+    assert tl.autograd.grad(loss, a, retain_graph=True)[0].tolist() == [2.0, 2.0] and calls == []
+    loss.backward()  # the part grad() did not run still has its saved tensors
+    assert b.grad.tolist() == [3.0, 3.0] and len(calls) == 1
+
+
+def test_node_hooks_must_return_as_many_gradients_as_they_got():
+    def backward_with(result):
+        a = tl.tensor([1.0, 2.0], requires_grad=True)
+        y = (a * 3).sigmoid()
+        y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: result(grad_inputs))
+        y.sum().backward()
+
+    with pytest.raises(RuntimeError, match="returned an incorrect number of values \\(got 0, but expected 1\\)"):
+        backward_with(lambda gi: ())
+    with pytest.raises(RuntimeError, match="got 2, but expected 1"):
+        backward_with(lambda gi: gi + gi)
+    with pytest.raises(TypeError, match="must return a tuple of gradients or None"):
+        backward_with(lambda gi: list(gi))
+
+
+def test_grad_mode_decorators_on_generators_finish_with_them():
+    @tl.no_grad()
+    def numbers():
+        yield tl.is_grad_enabled()
+        return 5
+
+    assert list(numbers()) == [False]
+
+    @tl.enable_grad()
+    def echo():
+        received = yield 1
+        yield received
+
+    it = echo()
+    assert next(it) == 1 and it.send(7) == 7
+    with pytest.raises(StopIteration):
+        next(it)
+
+
+def test_numpy_of_a_tensor_that_requires_grad_under_no_grad():
+    x = tl.ones(2, requires_grad=True)
+    with tl.no_grad():
+        assert x.numpy().tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires grad"):
+        x.numpy()

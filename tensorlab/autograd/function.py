@@ -112,7 +112,13 @@ class Function:
         tensor_inputs = [a for a in args if isinstance(a, Tensor)]
         needs_grad = is_grad_enabled() and any(t._requires_grad for t in tensor_inputs)
         if not needs_grad:
-            return result
+            # an input returned as-is comes back as an alias without history, as PyTorch's (under
+            # no_grad, returning the input itself would hand back a tensor that requires grad)
+            input_ids = {id(t) for t in tensor_inputs}
+            fixed = tuple(Tensor._make(o._storage, o._shape, o._stride, o._offset, o.dtype)
+                          if isinstance(o, Tensor) and id(o) in input_ids and id(o) not in ctx.dirty else o
+                          for o in outputs)
+            return fixed if isinstance(result, tuple) else fixed[0]
 
         # An input returned as-is gets an alias, so giving it a grad_fn leaves the input alone;
         # an input modified in place (mark_dirty) keeps its identity and is rebased instead.
@@ -129,6 +135,10 @@ class Function:
             if isinstance(o, Tensor) and id(o) in ctx.dirty and o._requires_grad and o.grad_fn is None:
                 raise RuntimeError(f"{cls.__name__}: a leaf Variable that requires grad is being used in an "
                                    "in-place operation.")
+            if (isinstance(o, Tensor) and id(o) in ctx.dirty and o._base is not None and o._base._requires_grad
+                    and o._base.grad_fn is None):
+                raise RuntimeError(f"{cls.__name__}: a view of a leaf Variable that requires grad is being used in "
+                                   "an in-place operation.")
         tensor_outputs = [o for o in fixed if isinstance(o, Tensor)]
         if len(tensor_outputs) != len(fixed):  # backward takes one gradient per output, tensor or not
             ctx._output_positions = (len(fixed), [i for i, o in enumerate(fixed) if isinstance(o, Tensor)])
@@ -137,6 +147,9 @@ class Function:
         ctx._to_save = None
         ctx.save_for_backward(*to_save)
         graph.attach_outputs(node, tensor_outputs)
+        for o in tensor_outputs:  # a view written in place (mark_dirty): its base's history is rebased,
+            if id(o) in ctx.dirty and o._base is not None:  # as for a built-in in-place op (CopySlices)
+                graph.rebase_view(o)
         if len(fixed) == 1 and not isinstance(result, tuple):
             return fixed[0]
         return tuple(fixed)

@@ -48,21 +48,24 @@ class _DecoratorContextManager:
             @functools.wraps(fn)
             def gen_wrapper(*args, **kwargs):
                 gen = fn(*args, **kwargs)
-                with self.clone():
-                    response = gen.send(None)
-                while True:
-                    try:
-                        request = yield response
-                    except GeneratorExit:
-                        with self.clone():
-                            gen.close()
-                        raise
-                    except BaseException as exc:
-                        with self.clone():
-                            response = gen.throw(exc)
-                    else:
-                        with self.clone():
-                            response = gen.send(request)
+                try:
+                    with self.clone():
+                        response = gen.send(None)
+                    while True:
+                        try:
+                            request = yield response
+                        except GeneratorExit:
+                            with self.clone():
+                                gen.close()
+                            raise
+                        except BaseException as exc:
+                            with self.clone():
+                                response = gen.throw(exc)
+                        else:
+                            with self.clone():
+                                response = gen.send(request)
+                except StopIteration as done:  # the generator finished: so does this one, with its value
+                    return done.value
 
             return gen_wrapper
 

@@ -396,10 +396,13 @@ class Node:
         return tuple(self._validate(i, g) for i, g in enumerate(flat))
 
     def _validate(self, index: int, g):
-        """PyTorch's validate_outputs: a gradient has its input's shape; its dtype is converted."""
+        """PyTorch's validate_outputs: a gradient has its input's shape (one the input's shape broadcasts
+        to is summed down to it); its dtype is converted."""
         if g is None or index >= len(self.inputs_meta_flat):
             return g
         meta = self.inputs_meta_flat[index]
+        if tuple(g._shape) != tuple(meta.shape) and _broadcasts_to(tuple(meta.shape), tuple(g._shape)):
+            g = g.sum_to_size(tuple(meta.shape))
         if tuple(g._shape) != tuple(meta.shape):
             raise RuntimeError(
                 f"Function {self.name()} returned an invalid gradient at index {index} - got {list(g._shape)} but "
@@ -413,6 +416,12 @@ class Node:
                 f"{meta.device} but got {g.device}"
             )
         return g
+
+
+def _broadcasts_to(shape: tuple, target: tuple) -> bool:
+    if len(shape) > len(target):
+        return False
+    return all(a in (1, b) for a, b in zip(reversed(shape), reversed(target), strict=False))
 
 
 def _flatten_inputs(inputs):
@@ -825,10 +834,16 @@ def _run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inp
         buf[nr] = _add(buf[nr], g)
 
     order = _topological_order(start)
+    # autograd.grad(outputs, inputs) runs only the nodes on a path to an input, as PyTorch's engine:
+    # the rest of the graph keeps its saved tensors and its hooks do not fire (backward(inputs=...)
+    # runs everything, as PyTorch's)
+    useful = None if accumulate or targets is None else _nodes_leading_to({key[0] for key in targets}, order)
     # (backward ops run in their forward ops' dtypes, not autocast's, as PyTorch's)
     suspend_autocast = _autocast_suspended() if _dispatch.AUTOCAST else _NO_CONTEXT
     with grad_mode.set_grad_enabled(bool(create_graph)), suspend_autocast:
         for node in order:
+            if useful is not None and id(node) not in useful:
+                continue
             buf = buffers.pop(id(node), None)
             if buf is None:
                 continue
@@ -858,6 +873,8 @@ def _run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inp
                         captured[key] = g
                         if accumulate and g is not None:
                             _set_non_leaf_grad(targets[key], g, create_graph)
+                if useful is not None and not any(id(n) in useful for n, _ in node.next_functions if n is not None):
+                    continue  # an input's own node, with no other input below it: nothing more to compute
             if node._retained:
                 for i, ref in node._retained.items():
                     t = ref()
@@ -867,13 +884,13 @@ def _run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inp
                 for hook in list(node._pre_hooks.values()):
                     new = hook(grads)
                     if new is not None:
-                        grads = tuple(new)
+                        grads = _checked_hook_result(hook, new, len(grads))
             in_grads = node.apply(grads)
             if node._hooks:
                 for hook in list(node._hooks.values()):
                     new = hook(in_grads, grads)
                     if new is not None:
-                        in_grads = tuple(new)
+                        in_grads = _checked_hook_result(hook, new, len(in_grads))
             _check_anomaly(node, in_grads)
             if not retain_graph:
                 node.ctx.release()
@@ -887,6 +904,29 @@ def _run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inp
     if targets is None:
         return []
     return [captured.get(key) for key in target_keys]
+
+
+def _checked_hook_result(hook, result, expected: int) -> tuple:
+    """A node hook's replacement gradients: a tuple of as many values as it was given (PyTorch's
+    check; fewer would silently drop gradients, more be ignored)."""
+    if not isinstance(result, tuple):
+        raise TypeError(f"hook '{getattr(hook, '__name__', hook)}' returned {type(result).__name__}: a node hook "
+                        "must return a tuple of gradients or None")
+    if len(result) != expected:
+        raise RuntimeError(f"hook '{getattr(hook, '__name__', hook)}' has returned an incorrect number of values "
+                           f"(got {len(result)}, but expected {expected})")
+    return result
+
+
+def _nodes_leading_to(target_ids: set, order: list) -> set:
+    """The ids of the nodes in ``order`` (topological: a node before those it feeds) from which a
+    node of ``target_ids`` can be reached (those nodes included)."""
+    useful = set()
+    for node in reversed(order):
+        if id(node) in target_ids or any(n is not None and id(n) in useful
+                                         for n, _ in getattr(node, "next_functions", ())):
+            useful.add(id(node))
+    return useful
 
 
 def _prepare_grads(node: Node, buf: list) -> tuple:
