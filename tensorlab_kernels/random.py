@@ -49,18 +49,21 @@ def counters_needed(kind: str, n: int) -> int:
 # ----------------------------------------------------------------------------------------------
 
 
-@triton.jit(do_not_specialize=["seed", "offset"])
-def _uniform_kernel(out_ptr, n, seed, offset, low, high, MANT: tl.constexpr, F64: tl.constexpr,
-                    BLOCK: tl.constexpr):
+@triton.jit(do_not_specialize=["seed", "offset", "low_bits", "high_bits"])
+def _uniform_kernel(out_ptr, n, seed, offset, low, high, low_bits, high_bits, MANT: tl.constexpr,
+                    F64: tl.constexpr, BLOCK: tl.constexpr):
     c = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
     r0, r1, r2, r3 = tl.randint4x(seed, c + offset)
     if F64:
         scale = 1.0 / 9007199254740992.0  # 2**-53
         u0 = ((r0 >> 5).to(tl.float64) * 67108864.0 + (r1 >> 6).to(tl.float64)) * scale
         u1 = ((r2 >> 5).to(tl.float64) * 67108864.0 + (r3 >> 6).to(tl.float64)) * scale
+        # (the bounds as float64 bit patterns: a Python float argument reaches a kernel as float32)
+        lo = low_bits.to(tl.int64).to(tl.float64, bitcast=True)
+        span = high_bits.to(tl.int64).to(tl.float64, bitcast=True) - lo
         base = c * 2
-        tl.store(out_ptr + base, low + u0 * (high - low), mask=base < n)
-        tl.store(out_ptr + base + 1, low + u1 * (high - low), mask=base + 1 < n)
+        tl.store(out_ptr + base, lo + u0 * span, mask=base < n)
+        tl.store(out_ptr + base + 1, lo + u1 * span, mask=base + 1 < n)
     else:
         scale = 1.0 / (1 << MANT)
         base = c * 4
@@ -75,8 +78,9 @@ def _uniform_kernel(out_ptr, n, seed, offset, low, high, MANT: tl.constexpr, F64
         tl.store(out_ptr + base + 3, (low + u * (high - low)).to(ty), mask=base + 3 < n)
 
 
-@triton.jit(do_not_specialize=["seed", "offset"])
-def _normal_kernel(out_ptr, n, seed, offset, mean, std, F64: tl.constexpr, BLOCK: tl.constexpr):
+@triton.jit(do_not_specialize=["seed", "offset", "mean_bits", "std_bits"])
+def _normal_kernel(out_ptr, n, seed, offset, mean, std, mean_bits, std_bits, F64: tl.constexpr,
+                   BLOCK: tl.constexpr):
     c = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
     r0, r1, r2, r3 = tl.randint4x(seed, c + offset)
     two_pi = 6.283185307179586
@@ -85,8 +89,10 @@ def _normal_kernel(out_ptr, n, seed, offset, mean, std, F64: tl.constexpr, BLOCK
         u1 = ((r0 >> 5).to(tl.float64) * 67108864.0 + (r1 >> 6).to(tl.float64) + 1.0) * scale  # (0, 1]
         u2 = ((r2 >> 5).to(tl.float64) * 67108864.0 + (r3 >> 6).to(tl.float64)) * scale
         rad = tl.sqrt(-2.0 * tl.log(u1))
-        z0 = rad * tl.cos(two_pi * u2)
-        z1 = rad * tl.sin(two_pi * u2)
+        # (2 pi to float64 precision, from its bits: a float literal in a kernel is float32)
+        two_pi64 = tl.full([1], 4618760256179416344, tl.int64).to(tl.float64, bitcast=True)
+        z0 = rad * tl.cos(two_pi64 * u2)
+        z1 = rad * tl.sin(two_pi64 * u2)
     else:
         scale = 1.0 / 16777216.0
         u1 = ((r0 >> 8).to(tl.float32) + 1.0) * scale  # (0, 1]: log is finite
@@ -96,8 +102,14 @@ def _normal_kernel(out_ptr, n, seed, offset, mean, std, F64: tl.constexpr, BLOCK
         z1 = rad * tl.sin(two_pi * u2)
     ty = out_ptr.dtype.element_ty
     base = c * 2
-    tl.store(out_ptr + base, (mean + std * z0).to(ty), mask=base < n)
-    tl.store(out_ptr + base + 1, (mean + std * z1).to(ty), mask=base + 1 < n)
+    if F64:  # (mean and std as float64 bit patterns, as the uniform kernel's bounds)
+        m = mean_bits.to(tl.int64).to(tl.float64, bitcast=True)
+        sd = std_bits.to(tl.int64).to(tl.float64, bitcast=True)
+        tl.store(out_ptr + base, m + sd * z0, mask=base < n)
+        tl.store(out_ptr + base + 1, m + sd * z1, mask=base + 1 < n)
+    else:
+        tl.store(out_ptr + base, (mean + std * z0).to(ty), mask=base < n)
+        tl.store(out_ptr + base + 1, (mean + std * z1).to(ty), mask=base + 1 < n)
 
 
 @triton.jit(do_not_specialize=["seed", "offset", "low", "span"])
@@ -108,9 +120,14 @@ def _randint_kernel(out_ptr, n, seed, offset, low, span, BLOCK: tl.constexpr):
     a = ((r0.to(tl.uint64) << 32) | r1.to(tl.uint64)) % span64
     b = ((r2.to(tl.uint64) << 32) | r3.to(tl.uint64)) % span64
     ty = out_ptr.dtype.element_ty
+    va = low + a.to(tl.int64)
+    vb = low + b.to(tl.int64)
+    if (ty == tl.float16) or (ty == tl.bfloat16):  # int64 to a half type by way of float32 (the
+        va = va.to(tl.float32)  # interpreter bit-casts a direct int64 -> bfloat16 conversion)
+        vb = vb.to(tl.float32)
     base = c * 2
-    tl.store(out_ptr + base, (low + a.to(tl.int64)).to(ty), mask=base < n)
-    tl.store(out_ptr + base + 1, (low + b.to(tl.int64)).to(ty), mask=base + 1 < n)
+    tl.store(out_ptr + base, va.to(ty), mask=base < n)
+    tl.store(out_ptr + base + 1, vb.to(ty), mask=base + 1 < n)
 
 
 @triton.jit(do_not_specialize=["seed", "offset"])
@@ -150,7 +167,7 @@ def uniform(out, seed: int, offset: int, low: float = 0.0, high: float = 1.0) ->
     n = out.numel
     f64 = out.dtype == np.float64
     grid, meta = _grid(counters_needed("uniform64" if f64 else "uniform", n))
-    launch(_uniform_kernel, grid, out, n, seed, offset, float(low), float(high),
+    launch(_uniform_kernel, grid, out, n, seed, offset, float(low), float(high), _f64_bits(low), _f64_bits(high),
            MANT=mantissa_bits(out.dtype), F64=f64, **meta)
 
 
@@ -158,7 +175,8 @@ def normal(out, seed: int, offset: int, mean: float = 0.0, std: float = 1.0) -> 
     _check_seed(seed, offset)
     n = out.numel
     grid, meta = _grid(counters_needed("normal", n))
-    launch(_normal_kernel, grid, out, n, seed, offset, float(mean), float(std), F64=out.dtype == np.float64, **meta)
+    launch(_normal_kernel, grid, out, n, seed, offset, float(mean), float(std), _f64_bits(mean), _f64_bits(std),
+           F64=out.dtype == np.float64, **meta)
 
 
 def randint(out, seed: int, offset: int, low: int, high: int) -> None:
@@ -218,14 +236,20 @@ def uniform_twin(out: np.ndarray, seed: int, offset: int, low: float = 0.0, high
         u0 = ((r[0] >> 5).astype(np.float64) * 67108864.0 + (r[1] >> 6).astype(np.float64)) * scale
         u1 = ((r[2] >> 5).astype(np.float64) * 67108864.0 + (r[3] >> 6).astype(np.float64)) * scale
         u = np.stack([u0, u1], axis=1).reshape(-1)[:n]
-        lo, span = _f32_scalars(low, high)  # the kernel receives Python floats as fp32
-        out.reshape(-1)[...] = np.float64(lo) + u * np.float64(span)
+        lo = np.float64(low)
+        with np.errstate(over="ignore", invalid="ignore"):
+            out.reshape(-1)[...] = lo + u * (np.float64(high) - lo)
         return
     mant = mantissa_bits(out.dtype)
     r = np.stack(_lanes(seed, offset, "uniform", n), axis=1).reshape(-1)[:n]
     u = (r >> np.uint32(32 - mant)).astype(np.float32) * np.float32(2.0**-mant)
     lo, span = _f32_scalars(low, high)
     out.reshape(-1)[...] = (lo + u * span).astype(out.dtype)
+
+
+def _f64_bits(x: float) -> int:
+    """``x`` as the signed int64 of its float64 bits: how a float64 scalar reaches a kernel exactly."""
+    return int(np.array(float(x), dtype=np.float64).view(np.int64))
 
 
 def _f32_scalars(low: float, high: float) -> tuple[np.float32, np.float32]:
@@ -250,7 +274,10 @@ def normal_twin(out: np.ndarray, seed: int, offset: int, mean: float = 0.0, std:
     rad = np.sqrt(ft(-2.0) * np.log(u1))
     theta = ft(2 * math.pi) * u2
     z = np.stack([rad * np.cos(theta), rad * np.sin(theta)], axis=1).reshape(-1)[:n]
-    out.reshape(-1)[...] = (ft(np.float32(mean)) + ft(np.float32(std)) * z).astype(out.dtype)
+    if out.dtype == np.float64:
+        out.reshape(-1)[...] = np.float64(mean) + np.float64(std) * z
+    else:
+        out.reshape(-1)[...] = (ft(np.float32(mean)) + ft(np.float32(std)) * z).astype(out.dtype)
 
 
 def randint_twin(out: np.ndarray, seed: int, offset: int, low: int, high: int) -> None:

@@ -206,3 +206,35 @@ def test_bad_rng_arguments_raise_type_errors():
     a = tl.rand(3)
     tl.set_rng_state(state)
     assert tl.rand(3).tolist() == a.tolist()
+
+
+def test_float64_uniform_and_normal_keep_their_float64_parameters(device):
+    # a Python float reaches a Triton kernel as float32 (and the twin mirrored that): uniform_(1, 1 + 1e-9)
+    # gave all 1.0 and uniform_(-1e300, 0) NaN, where torch 2.15 draws 1000 distinct values
+    tl.manual_seed(0)
+    x = tl.empty(1000, dtype=tl.float64, device=device).uniform_(1.0, 1.0 + 1e-9).cpu().numpy()
+    assert len(np.unique(x)) == 1000 and x.min() >= 1.0 and x.max() < 1.0 + 1e-9
+    y = tl.empty(100, dtype=tl.float64, device=device).uniform_(-1e300, 0).cpu().numpy()
+    assert np.isfinite(y).all() and (y <= 0).all() and y.min() < -1e298
+    z = tl.empty(1000, dtype=tl.float64, device=device).normal_(1.0 + 1e-10, 1e-12).cpu().numpy()
+    assert abs(z.mean() - (1.0 + 1e-10)) < 1e-12 and 0.5e-12 < z.std() < 2e-12
+
+
+def test_float64_draws_agree_between_devices():
+    if not tl.cuda.is_available():
+        pytest.skip("needs the cuda device (a GPU or Triton's interpreter)")
+    draws = {}
+    for dev in ("cpu", "cuda"):
+        tl.manual_seed(3)
+        u = tl.empty(9, dtype=tl.float64, device=dev).uniform_(-2.5, 3.1).cpu().numpy()
+        tl.manual_seed(3)
+        n = tl.empty(9, dtype=tl.float64, device=dev).normal_(0.3, 2.0).cpu().numpy()
+        draws[dev] = (u, n)
+    np.testing.assert_allclose(draws["cpu"][0], draws["cuda"][0], rtol=1e-15)
+    np.testing.assert_allclose(draws["cpu"][1], draws["cuda"][1], rtol=1e-13)  # (2 pi was float32 in the kernel)
+
+
+@pytest.mark.parametrize("dtype", [tl.float16, tl.bfloat16])
+def test_randint_into_half_types_gives_integers(dtype, device):
+    x = tl.randint(0, 100, (64,), dtype=dtype, device=device).float().cpu().numpy()
+    assert (x == np.round(x)).all() and x.min() >= 0 and x.max() <= 99 and len(np.unique(x)) > 20
