@@ -125,14 +125,43 @@ def test_weighted_without_replacement():
     (([1.0], 0), {}, ValueError, "num_samples should be a positive integer value, but got num_samples=0"),
     (([1.0], 2), {"replacement": "yes"}, ValueError, "replacement should be a boolean value"),
     (([[1.0, 2.0]], 2), {}, ValueError, r"weights should be a 1d sequence but given weights have shape \(1, 2\)"),
-    (([1.0, -1.0], 2), {}, RuntimeError, "finite and non-negative"),
-    (([1.0, float("nan")], 2), {}, RuntimeError, "finite and non-negative"),
-    (([0.0, 0.0], 2), {}, RuntimeError, "sum of probabilities <= 0"),
-    (([1.0, 0.0, 1.0], 3), {"replacement": False}, RuntimeError, "cannot draw num_samples=3 without replacement"),
 ])
 def test_weighted_errors(args, kwargs, exc, match):
     with pytest.raises(exc, match=match):
         WeightedRandomSampler(*args, **kwargs)
+
+
+# Bad weight values construct fine and raise when iterated, with torch.multinomial's messages
+# (observed with torch 2.15).
+@pytest.mark.parametrize("weights, n, replacement, match", [
+    ([1.0, -1.0], 2, True, r"invalid multinomial distribution \(encountering probability entry < 0\)"),
+    ([1.0, float("nan")], 2, True, r"invalid multinomial distribution \(encountering probability entry < 0\)"),
+    ([1.0, float("inf")], 2, True, r"\(encountering probability entry = infinity or NaN\)"),
+    ([float("nan")], 1, True, "probability tensor contains either `inf`, `nan` or element < 0"),
+    ([0.0, 0.0], 2, True, r"invalid multinomial distribution \(sum of probabilities <= 0\)"),
+    ([], 2, True, r"invalid multinomial distribution \(sum of probabilities <= 0\)"),
+    ([-1.0, 2.0], 1, False, "probability tensor contains either `inf`, `nan` or element < 0"),
+    ([0.0, 0.0], 1, False, r"invalid multinomial distribution \(sum of probabilities <= 0\)"),
+    ([0.0, 0.0], 3, False, r"cannot sample n_sample > prob_dist.size\(-1\) samples without replacement"),
+    ([], 1, False, r"cannot sample n_sample > prob_dist.size\(-1\) samples without replacement"),
+])
+def test_weighted_bad_weights_raise_when_iterated(weights, n, replacement, match):
+    sampler = WeightedRandomSampler(weights, n, replacement=replacement, generator=gen(0))
+    with pytest.raises(RuntimeError, match=match):
+        list(sampler)
+
+
+def test_weighted_without_replacement_fewer_nonzero_than_samples():
+    # torch returns the non-zero categories first, then zero-weight ones (e.g. [2, 0, 1]).
+    out = list(WeightedRandomSampler([0.0, 0.0, 1.0], 3, replacement=False, generator=gen(0)))
+    assert out[0] == 2 and sorted(out) == [0, 1, 2]
+
+
+def test_weighted_weights_is_float64_tensor():
+    for w in ([1, 2, 3], np.array([1, 2, 3], np.float32), tl.tensor([1, 2, 3])):
+        s = WeightedRandomSampler(w, 2)
+        assert isinstance(s.weights, tl.Tensor) and s.weights.dtype == tl.float64
+        assert s.weights.tolist() == [1.0, 2.0, 3.0]
 
 
 def test_batch_sampler():

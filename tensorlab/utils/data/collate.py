@@ -12,8 +12,12 @@ numpy scalar                                ``Tensor`` of its dtype, shape ``(ba
 mapping / namedtuple / sequence             the same structure, collated field by field
 ==========================================  ==============================================
 
-(a tuple comes back as a list, like PyTorch). Samples of different shapes raise ``RuntimeError``
-naming both shapes and where they occur; lists of different lengths raise naming the lengths.
+(a tuple comes back as a list, like PyTorch). Samples of different dtypes promote with PyTorch's
+rules (``tensorlab.promote_types``), numpy ones included: an int64 array with a float32 one gives
+float32, not numpy's float64. As in PyTorch the dispatch looks only at ``batch[0]``, so a batch may
+be any sequence: a numpy array of numbers becomes a tensor, one of strings comes back unchanged, and
+an empty batch raises ``IndexError``. Samples of different shapes raise ``RuntimeError`` naming both
+shapes and where they occur; lists of different lengths raise naming the lengths.
 
 Stacking cpu tensors and numpy arrays is one ``np.stack(..., out=buffer)`` into a freshly
 allocated buffer that is then wrapped (``tensorlab.from_numpy``), so a batch is written exactly
@@ -114,18 +118,65 @@ def collate_tensor_fn(batch, *, collate_fn_map=None):
     return out
 
 
+def _np_dtype_of(arr: np.ndarray):
+    """The tensorlab dtype of a numpy array (TypeError for one tensorlab has no dtype for)."""
+    from ... import _dtype as D
+
+    return D.from_numpy_dtype(arr.dtype, "default_collate")
+
+
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
+    # PyTorch converts every array to a tensor and stacks those, so mixed dtypes promote with
+    # torch's rules (int64 with float32 -> float32), not numpy's (-> float64).
+    from ... import _dtype as D
+
     elem = batch[0]
     if _NP_STR_OBJ.search(elem.dtype.str) is not None:
         raise TypeError(_ERR.format(elem.dtype))
     from ..._tensor import Tensor
 
     arrays = [b._host_array() if isinstance(b, Tensor) else np.asarray(b) for b in batch]
-    dtype = np.result_type(*arrays) if any(a.dtype != elem.dtype for a in arrays) else elem.dtype
+    dtype = elem.dtype
+    if any(a.dtype != dtype for a in arrays):
+        tl_dtype = _np_dtype_of(arrays[0])
+        for a in arrays[1:]:
+            tl_dtype = D.promote_types(tl_dtype, _np_dtype_of(a))
+        dtype = tl_dtype.np
     return _wrap(_stack_host(arrays, dtype))
 
 
+def _scalar_tl_dtype(x):
+    """The dtype ``torch.as_tensor`` infers for one element of a list (None: not a plain scalar)."""
+    from ... import _dtype as D
+
+    if isinstance(x, np.generic):
+        return D.from_numpy_dtype(x.dtype, "default_collate")
+    if isinstance(x, bool):
+        return D.bool
+    if isinstance(x, int):
+        return D.int64
+    if isinstance(x, float):
+        return D.get_default_dtype()
+    return None
+
+
 def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
+    # torch.as_tensor(batch): a numpy array batch is converted as it is (sharing memory); a list
+    # of scalars gets the torch promotion of their dtypes (a Python float counts as the default
+    # dtype), so [np.int64, np.float16] -> float16 and [np.int32, np.float32] -> float32.
+    from ... import _dtype as D
+
+    if isinstance(batch, np.ndarray):
+        if _NP_STR_OBJ.search(batch.dtype.str) is not None:
+            raise TypeError(_ERR.format(batch.dtype))
+        return _as_tensor(batch)
+    dtypes = [_scalar_tl_dtype(x) for x in batch]
+    if all(d is not None for d in dtypes):
+        dtype = dtypes[0]
+        for d in dtypes[1:]:
+            if d is not dtype:
+                dtype = D.promote_types(dtype, d)
+        return _wrap(np.array(batch, dtype=dtype.np))
     arr = np.array(batch)
     if _NP_STR_OBJ.search(arr.dtype.str) is not None:
         raise TypeError(_ERR.format(arr.dtype))
@@ -173,13 +224,10 @@ def _build_default_map() -> None:
 
 
 def collate(batch, *, collate_fn_map: dict | None = None):
-    """Collate ``batch`` (a list of samples) by the structure of its first element; the types in
-    ``collate_fn_map`` are handled by their functions (exact type first, then ``isinstance``)."""
-    if not isinstance(batch, list | tuple) or len(batch) == 0:
-        if isinstance(batch, list | tuple):
-            raise ValueError("default_collate: cannot collate an empty batch")
-        raise TypeError(f"default_collate: expected a list of samples, got {type(batch).__name__}")
-    elem = batch[0]
+    """Collate ``batch`` (a list of samples, or any sequence: a numpy array, a tuple, a string) by
+    the type of its first element, as PyTorch does; the types in ``collate_fn_map`` are handled by
+    their functions (exact type first, then ``isinstance``)."""
+    elem = batch[0]  # as PyTorch: any indexable batch; an empty one raises IndexError
     elem_type = type(elem)
     if collate_fn_map is not None:
         if elem_type in collate_fn_map:

@@ -189,6 +189,7 @@ class DataLoader(Generic[T_co]):
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
         self._iterator = None
+        self._IterableDataset_len_called = None  # len(dataset) once len(loader) was asked (the warning below)
         self._check_context()
         self._check_worker_count()
         self.__initialized = True
@@ -249,7 +250,7 @@ class DataLoader(Generic[T_co]):
 
     def __len__(self) -> int:
         if self._dataset_kind == _DatasetKind.Iterable:
-            length = len(self.dataset)  # TypeError when the dataset has no __len__
+            length = self._IterableDataset_len_called = len(self.dataset)  # TypeError without __len__
             if self.batch_size is not None:
                 length = length // self.batch_size if self.drop_last else math.ceil(length / self.batch_size)
             return length
@@ -313,6 +314,7 @@ class _BaseDataLoaderIter:
         self._sampler_iter = iter(self._index_sampler)
         self._base_seed = draw_seed(loader.generator)
         self._num_yielded = 0
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
 
     def __iter__(self):
         return self
@@ -320,6 +322,7 @@ class _BaseDataLoaderIter:
     def _reset(self, loader, first_iter: bool = False) -> None:
         self._sampler_iter = iter(self._index_sampler)
         self._num_yielded = 0
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
 
     def _next_index(self):
         return next(self._sampler_iter)
@@ -330,6 +333,16 @@ class _BaseDataLoaderIter:
     def __next__(self):
         data = self._next_data()
         self._num_yielded += 1
+        if (self._dataset_kind == _DatasetKind.Iterable and self._IterableDataset_len_called is not None
+                and self._num_yielded > self._IterableDataset_len_called):
+            # PyTorch's warning (it compares the batches yielded with the number of samples).
+            msg = (f"Length of IterableDataset {self._dataset} was reported to be {self._IterableDataset_len_called}"
+                   f"(when accessing len(dataloader)), but {self._num_yielded} samples have been fetched. ")
+            if self._num_workers > 0:
+                msg += ("For multiprocessing data-loading, this could be caused by not properly configuring the "
+                        "IterableDataset replica at each worker. Please see "
+                        "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples.")
+            warnings.warn(msg, stacklevel=2)
         return data
 
     def __len__(self) -> int:

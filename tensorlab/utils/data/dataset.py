@@ -59,8 +59,8 @@ class TensorDataset(Dataset):
             raise ValueError("TensorDataset: expected at least one tensor")
         n = _first_dim(tensors[0])
         sizes = [_first_dim(t) for t in tensors]
-        if any(s != n for s in sizes):
-            raise ValueError(f"TensorDataset: Size mismatch between tensors: first dimensions are {sizes}")
+        if any(s != n for s in sizes):  # AssertionError, as PyTorch's
+            raise AssertionError(f"Size mismatch between tensors: first dimensions are {sizes}")
         self.tensors = tensors
 
     def __getitem__(self, index):
@@ -72,8 +72,8 @@ class TensorDataset(Dataset):
 
 def _first_dim(t) -> int:
     shape = getattr(t, "shape", None)
-    if shape is None or len(shape) == 0:
-        raise ValueError(f"TensorDataset: expected tensors with at least one dimension, got {type(t).__name__} "
+    if shape is None or len(shape) == 0:  # PyTorch: IndexError from tensor.size(0)
+        raise IndexError(f"TensorDataset: expected tensors with at least one dimension, got {type(t).__name__} "
                          f"of shape {None if shape is None else tuple(shape)}")
     return int(shape[0])
 
@@ -91,7 +91,7 @@ class StackDataset(Dataset[T_co]):
             raise ValueError("StackDataset: at least one dataset is required")
         lengths = [len(d) for d in datasets]
         if any(n != lengths[0] for n in lengths):
-            raise ValueError(f"StackDataset: size mismatch between datasets: lengths {lengths}")
+            raise ValueError(f"Size mismatch between datasets: lengths {lengths}")
         self._length = lengths[0]
         self.datasets = tuple(args) if args else dict(kwargs)
 
@@ -99,6 +99,26 @@ class StackDataset(Dataset[T_co]):
         if isinstance(self.datasets, dict):
             return {k: d[index] for k, d in self.datasets.items()}
         return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices: list) -> list:
+        """A batch of samples (tuples or dicts); a dataset that has ``__getitems__`` fetches its
+        column of the batch at once, and must return one item per index."""
+        keyed = isinstance(self.datasets, dict)
+        columns = []
+        for dataset in self.datasets.values() if keyed else self.datasets:
+            getitems = getattr(dataset, "__getitems__", None)
+            if callable(getitems):
+                items = getitems(indices)
+                if len(items) != len(indices):
+                    raise ValueError(f"Nested dataset's output size mismatch. Expected {len(indices)}, "
+                                     f"got {len(items)}")
+            else:
+                items = [dataset[i] for i in indices]
+            columns.append(items)
+        if keyed:
+            keys = list(self.datasets)
+            return [dict(zip(keys, sample, strict=True)) for sample in zip(*columns, strict=True)]
+        return list(zip(*columns, strict=True))
 
     def __len__(self) -> int:
         return self._length
@@ -117,11 +137,12 @@ class ConcatDataset(Dataset[T_co]):
 
     def __init__(self, datasets: Iterable[Dataset]):
         self.datasets = list(datasets)
+        # AssertionError for both, as PyTorch's
         if not self.datasets:
-            raise ValueError("ConcatDataset: datasets should not be an empty iterable")
+            raise AssertionError("datasets should not be an empty iterable")
         for d in self.datasets:
             if isinstance(d, IterableDataset):
-                raise TypeError("ConcatDataset does not support IterableDataset (use ChainDataset)")
+                raise AssertionError("ConcatDataset does not support IterableDataset (use ChainDataset)")
         self.cumulative_sizes = self.cumsum(self.datasets)
 
     def __len__(self) -> int:

@@ -137,49 +137,65 @@ class WeightedRandomSampler(Sampler):
     same distribution as drawing one index at a time and removing it. Either way the uniforms
     come from a tensorlab generator (the default one when ``generator`` is None), so seeds
     reproduce.
+
+    As in PyTorch, ``weights`` is kept as a float64 tensor and its values are checked when the
+    sampler is iterated, with ``torch.multinomial``'s ``RuntimeError`` messages (negative, inf or nan
+    weights, a zero sum, more draws without replacement than weights); without replacement, once
+    the non-zero weights are used up, zero-weight indices follow.
     """
 
     def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True, generator=None) -> None:
+        from ... import _dtype, _factories
+
         if not _is_positive_int(num_samples):
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
         if not isinstance(replacement, bool):
             raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
-        w = np.asarray(weights.numpy() if hasattr(weights, "numpy") else weights, dtype=np.float64)
-        if w.ndim != 1:
-            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
-        if w.size == 0:
-            raise RuntimeError("WeightedRandomSampler: weights must not be empty")
-        if not np.all(np.isfinite(w)) or np.any(w < 0):
-            raise RuntimeError("WeightedRandomSampler: weights must be finite and non-negative, got "
-                               f"{w[~(np.isfinite(w) & (w >= 0))][:5].tolist()} among them")
-        if w.sum() <= 0:
-            raise RuntimeError("WeightedRandomSampler: invalid multinomial distribution (sum of probabilities <= 0)")
-        if not replacement and num_samples > int(np.count_nonzero(w)):
-            raise RuntimeError(
-                f"WeightedRandomSampler: cannot draw num_samples={num_samples} without replacement from "
-                f"{int(np.count_nonzero(w))} categories with non-zero weight"
-            )
-        self.weights = w
+        # A float64 tensor, as PyTorch's ``torch.as_tensor(weights, dtype=torch.double)``. Like
+        # PyTorch, the values are checked when the sampler is iterated (torch.multinomial's checks).
+        weights_tensor = _factories.as_tensor(weights, dtype=_dtype.float64)
+        if weights_tensor.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights_tensor.shape)}")
+        self.weights = weights_tensor
         self.num_samples = int(num_samples)
         self.replacement = replacement
         self.generator = generator
-        self._cdf = np.cumsum(w)
-        self._last_positive = int(np.flatnonzero(w)[-1])
+
+    def _checked_weights(self) -> np.ndarray:
+        """The weights as numpy, with the errors (types and messages) of ``torch.multinomial``."""
+        w = np.asarray(self.weights.detach().cpu().numpy(), dtype=np.float64)
+        bad = ~(np.isfinite(w) & (w >= 0))
+        if not self.replacement and self.num_samples > w.size:
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        if bad.any():
+            if not self.replacement or self.num_samples == 1:
+                raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+            if np.isinf(w[np.flatnonzero(bad)[0]]):
+                raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or "
+                                   "NaN)")
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+        if not w.sum() > 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        return w
 
     def __iter__(self) -> Iterator[int]:
         from ... import _dtype, _random
 
-        u = _random.rand(self.num_samples if self.replacement else self.weights.size, generator=self.generator,
+        w = self._checked_weights()
+        u = _random.rand(self.num_samples if self.replacement else w.size, generator=self.generator,
                          dtype=_dtype.float64).numpy()
         if self.replacement:
             # A zero-weight category has an empty interval: searchsorted(side="right") skips it.
             # u * total can round up to total itself, hence the clamp to the last positive weight.
-            idx = np.searchsorted(self._cdf, u * self._cdf[-1], side="right")
-            idx = np.minimum(idx, self._last_positive)
+            cdf = np.cumsum(w)
+            idx = np.searchsorted(cdf, u * cdf[-1], side="right")
+            idx = np.minimum(idx, int(np.flatnonzero(w)[-1]))
         else:
-            # Zero weights give keys inf (or nan for u == 0), which sort after every finite key.
+            # Zero weights give keys inf (or nan for u == 0), which sort after every finite key:
+            # as PyTorch's, once the categories of non-zero weight are used up, zero-weight ones follow.
             with np.errstate(divide="ignore", invalid="ignore"):
-                keys = -np.log1p(-u) / self.weights  # -log(1 - u): u in [0, 1) keeps it finite
+                keys = -np.log1p(-u) / w  # -log(1 - u): u in [0, 1) keeps it finite
             idx = np.argsort(keys, kind="stable")[: self.num_samples]
         yield from idx.tolist()
 
