@@ -80,7 +80,13 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None)
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
                   generator=None) -> Tensor:
-    """Fill with N(mean, std^2) values truncated to [a, b] (inverse-cdf sampling, as PyTorch)."""
+    """Fill with N(mean, std^2) values truncated to [a, b], by rejection as PyTorch 2.15: when the
+    interval holds more than 30% of the mass, normal draws outside it are drawn again; otherwise
+    uniform draws on [a, b] are kept with probability pdf / pdf(mode). (The inverse-cdf method
+    before it hit the bounds exactly in float16/bfloat16, where erfinv(-1) is -inf.)"""
+    from .. import where
+    from .._factories import empty_like
+
     _check_tensor("trunc_normal_", tensor)
 
     def norm_cdf(x):
@@ -90,12 +96,32 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
                       "be incorrect.", stacklevel=2)
     with no_grad():
-        lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            # the bounds as the tensor's dtype holds them, so the test agrees with the values kept
+            lo, hi = (tensor.new_tensor(v, device="cpu").item() for v in (a, b))
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                outside = (result < lo) | (result > hi)
+                if not outside.any():
+                    break
+                result = where(outside, empty_like(result).normal_(mean, std, generator=generator), result)
+            if result is not tensor:
+                tensor.copy_(result)
+            return tensor
+        log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+
+        def rejected(x):  # log(u) > log(pdf(x) / pdf(mode)), u uniform on [0, 1)
+            log_pdf = (x - mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+            return empty_like(x).uniform_(generator=generator).log_() > log_pdf
+
+        result = tensor.uniform_(a, b, generator=generator)
+        pending = rejected(result)
+        while pending.any():
+            candidates = empty_like(tensor).uniform_(a, b, generator=generator)
+            result = where(pending, candidates, result)
+            pending = pending & rejected(candidates)
+        if result is not tensor:
+            tensor.copy_(result)
         return tensor
 
 

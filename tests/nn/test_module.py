@@ -348,3 +348,29 @@ def test_parameter_dict_has_dict_api():
     assert len(d) == 0 and list(d.parameters()) == []
     with pytest.raises(KeyError):
         d.popitem()
+
+
+def test_insert_of_a_non_module_leaves_the_container_whole():
+    s = tl.nn.Sequential(tl.nn.ReLU(), tl.nn.Tanh(), tl.nn.ReLU())
+    with pytest.raises(AssertionError, match="module should be of type"):  # (PyTorch's type)
+        s.insert(1, [tl.nn.Linear(6, 7)])
+    assert len(s) == 3 and isinstance(s[1], tl.nn.Tanh)
+    m = tl.nn.ModuleList([tl.nn.ReLU(), tl.nn.Tanh()])
+    with pytest.raises(TypeError, match="int is not a Module subclass"):
+        m.insert(1, 5)
+    assert len(m) == 2 and isinstance(m[1], tl.nn.Tanh)
+
+
+def test_call_super_init_runs_the_next_init_in_the_mro():
+    class Mixin:
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.mixin_init = True
+
+    class After(tl.nn.Module, Mixin):
+        call_super_init = True
+
+    class Plain(tl.nn.Module, Mixin):
+        pass
+
+    assert After().mixin_init is True and not hasattr(Plain(), "mixin_init")

@@ -520,3 +520,17 @@ def test_legacy_spectral_norm_gradcheck_and_errors():
     old = {"weight_orig": tl.ones(3, 4), "weight": tl.ones(3, 4), "weight_u": tl.ones(3), "bias": tl.zeros(3)}
     with pytest.raises(NotImplementedError, match="pseudo-inverse"):
         nn.utils.spectral_norm(nn.Linear(4, 3)).load_state_dict(old)
+
+
+def test_a_parametrization_of_a_parametrization_original():
+    class Skew(tl.nn.Module):
+        def forward(self, x):
+            a = x.triu(1)
+            return a - a.T
+
+    m = tl.nn.Linear(4, 4)
+    P = tl.nn.utils.parametrize
+    P.register_parametrization(m, "weight", Skew())
+    P.register_parametrization(m.parametrizations.weight, "original", Skew())
+    w = m.weight  # (the inner one's child 'parametrizations' is not a step of the outer chain)
+    assert w.shape == (4, 4) and float((w + w.T).abs().max()) < 1e-6

@@ -68,6 +68,8 @@ class Sequential(Module):
         return self
 
     def insert(self, index: int, module: Module) -> Sequential:
+        if not isinstance(module, Module):  # (checked before anything moves, with PyTorch's error type)
+            raise AssertionError(f"module should be of type: {Module}")
         n = len(self)
         if not -n <= index <= n:
             raise IndexError(f"Index out of range: {index}")
@@ -188,6 +190,8 @@ class ModuleList(Module):
         return self
 
     def insert(self, index: int, module: Module) -> None:
+        if module is not None and not isinstance(module, Module):  # (before the modules are renumbered)
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
         items = list(self._modules.values())
         items.insert(index, module)
         self._modules.clear()

@@ -56,7 +56,7 @@ class Module:
     call_super_init = False
 
     def __init__(self, *args, **kwargs):
-        if args or kwargs:
+        if not self.call_super_init and (args or kwargs):
             raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments")
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_parameters", OrderedDict())
@@ -64,6 +64,8 @@ class Module:
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", OrderedDict())
         _init_hook_dicts(self)
+        if self.call_super_init:  # (PyTorch's switch for cooperative multiple inheritance: mixins after Module)
+            super().__init__(*args, **kwargs)
 
     forward: Callable
 

@@ -85,7 +85,7 @@ class ParametrizationList(ModuleList):
         # without right_inverse (or whose right_inverse raises NotImplementedError) is the identity
         with no_grad():
             new = original
-            for module in reversed(list(self)):
+            for module in reversed(self._chain()):
                 if hasattr(module, "right_inverse"):
                     try:
                         new = module.right_inverse(new)
@@ -141,7 +141,7 @@ class ParametrizationList(ModuleList):
         parametrizations' ``right_inverse`` in reverse registration order, written into the
         existing original tensors (their identity is kept)."""
         with no_grad():
-            for module in reversed(list(self)):
+            for module in reversed(self._chain()):
                 if not hasattr(module, "right_inverse"):
                     raise RuntimeError(f"parametrization {type(module).__name__} does not implement right_inverse.")
                 value = module.right_inverse(value)
@@ -170,8 +170,17 @@ class ParametrizationList(ModuleList):
                 for i, tensor in enumerate(value):
                     _maybe_set(getattr(self, f"original{i}"), tensor)
 
+    def _chain(self) -> list:
+        """The parametrizations, in registration order: the children named 0, 1, ... (a nested
+        parametrization of an original adds a child ``parametrizations`` that is not one)."""
+        chain, i = [], 0
+        while str(i) in self._modules:
+            chain.append(self._modules[str(i)])
+            i += 1
+        return chain
+
     def forward(self) -> Tensor:
-        modules = list(self)
+        modules = self._chain()
         if self.is_tensor:
             x = modules[0](self.original)
         else:
