@@ -5,14 +5,38 @@ File layout (readable by the ``safetensors`` library):
     8 bytes      little-endian u64 N: the header length
     N bytes      JSON header: {"__metadata__": {...strings...}, "<name>": {"dtype": "F32", "shape": [...],
                  "data_offsets": [begin, end]}, ...}, padded with spaces to a multiple of 8
-    the rest     every tensor's bytes (C order), back to back, in header order
+    the rest     every entry's bytes (C order), back to back, in header order
 
-The object saved (a tensor or Parameter, a state dict, an optimizer state dict, nested
-dicts/lists/tuples of tensors, numbers, strings, bools, None, dtypes and Sizes) is described in
-``__metadata__["tensorlab.structure"]`` as JSON in which each tensor is a reference
-``{"__tensor__": name, "device": ..., "requires_grad": ...}`` (``"parameter": true`` for a
-Parameter). ``__metadata__["tensorlab.crc32"]`` holds a CRC-32 of the data section, so a flipped bit
-anywhere in the file is reported rather than loaded.
+Format ``tensorlab-2`` (``__metadata__["format"]``; written since storage sharing was kept): each
+header entry is one *storage* — the whole memory block behind one or more of the saved tensors,
+written once however many tensors view it, as PyTorch writes each storage once. An entry is named
+after a tensor over it (the path of the first one saved, or of one that is exactly the whole
+storage, whose shape the entry then has; else the entry is 1-D), so a plain state dict still
+reads as ``{name: tensor}`` with the ``safetensors`` library. Tensors that view a storage (tied
+weights, a tensor and its slices) come back as views of one new storage, with the saved storage
+offsets, shapes and strides: a write through one is seen by the others, on cpu and on cuda.
+
+The object saved is described in ``__metadata__["tensorlab.structure"]`` as JSON. A tensor is
+``{"__storage__": entry, "offset": ..., "shape": [...], "stride": [...], "device": ...,
+"requires_grad": ...}`` plus ``"class": "Parameter"`` / ``"Buffer"`` (it loads back as one) and
+``"attrs"`` (the Python attributes set on it, ``t.foo = ...``, as PyTorch keeps its ``__dict__``).
+Also saved: numbers (complex too), strings, bools, None, bytes, bytearrays, dtypes, devices and
+Sizes, and dicts (any saveable hashable keys, tuples included; OrderedDict, Counter and a
+defaultdict whose default factory is a builtin type keep their type — one with any other factory,
+code, is refused; a dict's instance attributes, such as a state dict's ``_metadata`` of module
+versions, are kept, and another dict subclass carrying some loads back as an OrderedDict), lists,
+tuples, sets and frozensets of them. Anything else, an attribute's value included, is a TypeError.
+As pickle's memo does, an object saved more than once (the same tensor, list, dict, set or
+bytearray) is written once (``"__id__": n``, later ``{"__ref__": n}``) and loads back as one
+object, cycles included. ``__metadata__["tensorlab.crc32"]`` holds a CRC-32 of the structure, the
+entries and the data section, so a flipped bit anywhere in the file is reported rather than loaded.
+
+As in PyTorch, a view saves its whole storage (``t[:2]`` of a large tensor writes all of it);
+save ``t[:2].clone()`` to write two elements.
+
+Files of format ``tensorlab-1`` (one entry per tensor, each holding that tensor's values in C
+order, referenced as ``{"__tensor__": entry, ...}``; no sharing, memo or attributes) still load;
+a format this module does not know (a newer one) is refused with a CheckpointError.
 
 Writes are atomic: the bytes go to a temporary file in the same directory, are fsync'ed, and
 replace the target with ``os.replace`` — an interrupted save leaves the old file intact.
@@ -20,6 +44,7 @@ replace the target with ``os.replace`` — an interrupted save leaves the old fi
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import math
@@ -28,22 +53,29 @@ import stat
 import struct
 import tempfile
 import zlib
-from collections import OrderedDict
+from collections import Counter, OrderedDict, defaultdict
 from pathlib import Path
 
 import numpy as np
 
 from . import _dtype as D
+from ._device import device as _Device
 from ._layout import non_overlapping_and_dense
 from ._tensor import Size, Tensor
 
-FORMAT = "tensorlab-1"
+FORMAT = "tensorlab-2"
+READABLE_FORMATS = ("tensorlab-1", "tensorlab-2")
 MAX_HEADER_BYTES = 100 * 1024 * 1024
 _DTYPE_CODES = {
     D.bool: "BOOL", D.uint8: "U8", D.int8: "I8", D.int16: "I16", D.int32: "I32", D.int64: "I64",
     D.float16: "F16", D.bfloat16: "BF16", D.float32: "F32", D.float64: "F64",
 }
 _CODE_DTYPES = {v: k for k, v in _DTYPE_CODES.items()}
+# defaultdicts keep their type when their default factory is one of these (a factory is code: others are refused)
+_FACTORIES = {f.__name__: f for f in (int, float, complex, str, bytes, bool, list, dict, set, frozenset, tuple,
+                                      OrderedDict, Counter)}
+# objects pickle's memo would send once: saved once and loaded back as one object
+_MEMOIZED = (Tensor, list, dict, set, bytearray)
 
 
 class CheckpointError(RuntimeError):
@@ -55,77 +87,232 @@ class CheckpointError(RuntimeError):
 # ----------------------------------------------------------------------------------------------
 
 
-def _encode(obj, tensors: list, names: dict, path: str):
-    """JSON-able structure for ``obj``; tensors are appended to ``tensors`` with unique names."""
-    if isinstance(obj, Tensor):
-        name = path or "tensor"
-        if name in names:
-            i = 1
-            while f"{name}.{i}" in names:
-                i += 1
-            name = f"{name}.{i}"
-        names[name] = True
-        tensors.append((name, obj))
-        ref = {"__tensor__": name, "device": str(obj.device), "requires_grad": obj.requires_grad}
-        if obj.dim() > 1 and not obj.is_contiguous() and non_overlapping_and_dense(obj._shape, obj._stride):
-            ref["stride"] = list(obj._stride)  # (a transposed/permuted tensor loads back laid out as it was)
-        if _is_parameter(obj):  # loads back as a Parameter (assignable to a module's weight)
-            ref["parameter"] = True
-        return ref
-    if obj is None or isinstance(obj, bool | str):
-        return obj
-    if isinstance(obj, np.bool_):
-        return bool(obj)
-    if isinstance(obj, Size):
-        return {"__size__": list(obj)}
-    if isinstance(obj, int | np.integer):
-        return int(obj)
-    if isinstance(obj, float | np.floating):
-        v = float(obj)
-        return v if math.isfinite(v) else {"__float__": repr(v)}
-    if isinstance(obj, D.dtype):
-        return {"__dtype__": obj.name}
-    if isinstance(obj, dict):
-        items = []
-        for k, v in obj.items():
-            if not isinstance(k, str | int | float | bool) and k is not None:
-                raise TypeError(f"save: dict keys must be str, int, float, bool or None, got {type(k).__name__}")
-            items.append([k, _encode(v, tensors, names, f"{path}.{k}" if path else str(k))])
-        return {"__dict__": items, "ordered": isinstance(obj, OrderedDict)}
-    if isinstance(obj, list | tuple):
-        enc = [_encode(v, tensors, names, f"{path}.{i}" if path else str(i)) for i, v in enumerate(obj)]
-        return {"__tuple__": enc} if isinstance(obj, tuple) else enc
-    raise TypeError(
-        f"save: cannot save an object of type {type(obj).__name__}; tensorlab checkpoints hold tensors, numbers, "
-        "strings, bools, None and dicts/lists/tuples of them (no pickle)"
-    )
-
-
 def _is_parameter(t: Tensor) -> bool:
     from .nn.parameter import Parameter
 
     return isinstance(t, Parameter)
 
 
-def _tensor_bytes(t: Tensor) -> bytes:
-    arr = np.ascontiguousarray(t.detach()._host_array())
-    return arr.tobytes()
+def _tensor_class_name(t: Tensor) -> str | None:
+    from .nn.parameter import Buffer, Parameter
+
+    if isinstance(t, Parameter):
+        return "Parameter"
+    if isinstance(t, Buffer):
+        return "Buffer"
+    return None
 
 
-def save(obj, f, *, metadata: dict | None = None) -> None:
-    """Write ``obj`` to ``f`` (a path, or a binary file object) in the safetensors layout."""
-    tensors: list = []
-    # "__metadata__" is the header's own entry: a tensor at that path is stored under another name
-    structure = _encode(obj, tensors, {"__metadata__": True}, "")
+def _tensor_attributes(t: Tensor) -> dict:
+    from ._tensor_copying import _attributes
+
+    return _attributes(t)
+
+
+def _instance_attributes(obj) -> dict:
+    try:
+        return dict(vars(obj))
+    except TypeError:  # (a C type without a __dict__: dict, defaultdict)
+        return {}
+
+
+class _Storage:
+    """One storage to write: the tensors over it decide the entry's name and shape."""
+
+    __slots__ = ("storage", "dtype", "numel", "nodes", "paths", "covering")
+
+    def __init__(self, storage, dtype):
+        self.storage = storage
+        self.dtype = dtype
+        self.numel = storage.nbytes // dtype.itemsize
+        self.nodes: list = []  # the structure nodes that name this storage's entry
+        self.paths: list = []
+        self.covering = None  # (path, shape) of a tensor that is exactly the whole storage
+
+    def data(self) -> bytes:
+        s = self.storage
+        if s.device.type == "cpu":
+            return np.ascontiguousarray(s.data).view(np.uint8).tobytes()
+        from tensorlab_kernels import runtime as rt
+
+        host = np.empty(s.nbytes, np.uint8)
+        if s.nbytes:
+            rt.copy_device_to_host(host, s.data, 0)
+        return host.tobytes()
+
+
+class _Saver:
+    def __init__(self):
+        self.counts: dict = {}  # id -> how often the object is reached (memoized types only)
+        self.ids: dict = {}  # id -> its "__id__"
+        self.storages: dict = {}  # (id of the memory, dtype) -> _Storage, in the order first met
+
+    # objects reached more than once get an "__id__" (found by a first pass, so the first occurrence carries it)
+    def count(self, obj) -> None:
+        stack = [obj]
+        while stack:
+            o = stack.pop()
+            if isinstance(o, _MEMOIZED):
+                n = self.counts.get(id(o), 0)
+                self.counts[id(o)] = n + 1
+                if n:
+                    continue
+            if isinstance(o, Tensor):
+                stack.extend(_tensor_attributes(o).values())
+            elif isinstance(o, dict):
+                for k, v in o.items():
+                    stack.append(k)
+                    stack.append(v)
+                stack.extend(_instance_attributes(o).values())
+            elif isinstance(o, list | tuple | set | frozenset):
+                stack.extend(o)
+
+    def memo(self, obj, node_of):
+        """``{"__ref__": n}`` for an object already written, else ``node_of(extra)`` with its "__id__" in extra."""
+        key = id(obj)
+        if key in self.ids:
+            return {"__ref__": self.ids[key]}
+        extra = {}
+        if self.counts.get(key, 0) > 1:
+            self.ids[key] = extra["__id__"] = len(self.ids)
+        return node_of(extra)
+
+    def encode(self, obj, path: str):
+        if isinstance(obj, Tensor):
+            return self.memo(obj, lambda extra: self.tensor(obj, path, extra))
+        if obj is None or isinstance(obj, bool | str):
+            return obj
+        if isinstance(obj, np.bool_):
+            return bool(obj)
+        if isinstance(obj, Size):
+            return {"__size__": list(obj)}
+        if isinstance(obj, int | np.integer):
+            return int(obj)
+        if isinstance(obj, float | np.floating):
+            return _float(obj)
+        if isinstance(obj, complex | np.complexfloating):
+            return {"__complex__": [_float(obj.real), _float(obj.imag)]}
+        if isinstance(obj, D.dtype):
+            return {"__dtype__": obj.name}
+        if isinstance(obj, _Device):
+            return {"__device__": str(obj)}
+        if isinstance(obj, bytes):
+            return {"__bytes__": base64.b64encode(obj).decode("ascii")}
+        if isinstance(obj, bytearray):
+            return self.memo(obj, lambda extra: {"__bytearray__": base64.b64encode(obj).decode("ascii"), **extra})
+        if isinstance(obj, dict):
+            return self.memo(obj, lambda extra: self.dict(obj, path, extra))
+        if isinstance(obj, list):
+            return self.memo(obj, lambda extra: self.sequence(obj, path, extra, "__list__"))
+        if isinstance(obj, tuple):
+            return {"__tuple__": [self.encode(v, f"{path}.{i}" if path else str(i)) for i, v in enumerate(obj)]}
+        if isinstance(obj, set):
+            return self.memo(obj, lambda extra: self.sequence(obj, path, extra, "__set__"))
+        if isinstance(obj, frozenset):
+            return {"__frozenset__": [self.encode(v, f"{path}.{i}" if path else str(i)) for i, v in enumerate(obj)]}
+        raise TypeError(
+            f"save: cannot save an object of type {type(obj).__name__}; tensorlab checkpoints hold tensors, numbers, "
+            "strings, bytes, bools, None, dtypes, devices and dicts/lists/tuples/sets of them (no pickle)"
+        )
+
+    def sequence(self, obj, path, extra, tag):
+        items = [self.encode(v, f"{path}.{i}" if path else str(i)) for i, v in enumerate(obj)]
+        if tag == "__list__" and not extra:
+            return items  # (a plain JSON list: a list saved once)
+        return {tag: items, **extra}
+
+    def dict(self, obj, path, extra):
+        node: dict = {"__dict__": None, **extra}
+        if isinstance(obj, defaultdict):
+            factory = obj.default_factory
+            if factory is not None and _FACTORIES.get(getattr(factory, "__name__", None)) is not factory:
+                raise TypeError(
+                    f"save: cannot save a defaultdict whose default_factory is {factory!r}: it is code, and tensorlab "
+                    f"checkpoints hold no code (no pickle); save dict(d), or a defaultdict of one of "
+                    f"{', '.join(_FACTORIES)}"
+                )
+            node["type"] = "defaultdict"
+            node["factory"] = None if factory is None else factory.__name__
+        elif isinstance(obj, Counter):
+            node["type"] = "Counter"
+        node["ordered"] = isinstance(obj, OrderedDict)
+        items = []
+        for k, v in obj.items():
+            items.append([self.encode(k, path), self.encode(v, f"{path}.{k}" if path else str(k))])
+        node["__dict__"] = items
+        attrs = _instance_attributes(obj)
+        if attrs:  # (a state dict's _metadata: the module versions its _load_from_state_dict reads)
+            node["attrs"] = self.attributes(attrs, path)
+        return node
+
+    def attributes(self, attrs: dict, path: str) -> list:
+        return [[k, self.encode(v, f"{path}.{k}" if path else str(k))] for k, v in attrs.items()]
+
+    def tensor(self, t: Tensor, path: str, extra: dict) -> dict:
+        storage = t._storage
+        key = (id(storage.data), t.dtype)  # (Tensor.data's alias storage shares the memory, so the data object)
+        rec = self.storages.get(key)
+        if rec is None:
+            rec = self.storages[key] = _Storage(storage, t.dtype)
+        name = path or "tensor"
+        rec.paths.append(name)
+        if (rec.covering is None and t._offset == 0 and t.numel() == rec.numel and t.numel() > 0
+                and t.is_contiguous()):
+            rec.covering = (name, list(t._shape))
+        node = {"__storage__": None, "offset": t._offset, "shape": list(t._shape), "stride": list(t._stride),
+                "device": str(t.device), "requires_grad": t.requires_grad}
+        rec.nodes.append(node)
+        cls = _tensor_class_name(t)
+        if cls:
+            node["class"] = cls
+        node.update(extra)
+        attrs = _tensor_attributes(t)
+        if attrs:
+            node["attrs"] = self.attributes(attrs, path)
+        return node
+
+    def entries(self):
+        """(name, dtype code, shape, bytes) of each storage; the structure nodes get their entry's name."""
+        names = {"__metadata__": True}  # (the header's own entry: a tensor at that path is stored under another name)
+        out = []
+        for rec in self.storages.values():
+            name, shape = rec.covering or (rec.paths[0], [rec.numel])
+            if name in names:
+                i = 1
+                while f"{name}.{i}" in names:
+                    i += 1
+                name = f"{name}.{i}"
+            names[name] = True
+            for node in rec.nodes:
+                node["__storage__"] = name
+            out.append((name, _DTYPE_CODES[rec.dtype], shape, rec.data()))
+        return out
+
+
+def _float(v):
+    v = float(v)
+    return v if math.isfinite(v) else {"__float__": repr(v)}
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False, *, metadata: dict | None = None) -> None:
+    """Write ``obj`` to ``f`` (a path, or a binary file object) in the safetensors layout.
+
+    ``pickle_module``, ``pickle_protocol``, ``_use_new_zipfile_serialization`` and
+    ``_disable_byteorder_record`` are PyTorch's and are taken as its calls pass them (positionally
+    too), changing nothing: the file holds no pickle and has one layout. ``metadata``: strings
+    added to the header's ``__metadata__``.
+    """
+    saver = _Saver()
+    saver.count(obj)
+    structure = saver.encode(obj, "")
     header: dict = {}
     chunks = []
     offset = 0
     crc = 0
-    for name, t in tensors:
-        data = _tensor_bytes(t)
+    for name, code, shape, data in saver.entries():
         crc = zlib.crc32(data, crc)
-        header[name] = {"dtype": _DTYPE_CODES[t.dtype], "shape": list(t.shape),
-                        "data_offsets": [offset, offset + len(data)]}
+        header[name] = {"dtype": code, "shape": shape, "data_offsets": [offset, offset + len(data)]}
         chunks.append(data)
         offset += len(data)
     meta = {str(k): str(v) for k, v in (metadata or {}).items()}
@@ -294,21 +481,8 @@ def _target_device(saved: str, map_location):
     return str(Device(map_location)) if not isinstance(map_location, Device) else str(map_location)
 
 
-def _materialise(name: str, header: dict, data: memoryview, saved_device: str, requires_grad: bool,
-                 map_location, where: str, strides=None) -> Tensor:
-    from ._factories import from_numpy
-
-    entry = header.get(name)
-    if entry is None:
-        _fail(where, f"the structure refers to tensor '{name}', which the header does not list")
-    dtype = _CODE_DTYPES[entry["dtype"]]
-    b, e = entry["data_offsets"]
-    arr = np.frombuffer(data[b:e], dtype=dtype.np).reshape(entry["shape"]).copy()
-    t = from_numpy(arr)
-    target = _target_device(saved_device, map_location)
-    if callable(target):
-        t = target(t, saved_device)
-    elif target != "cpu":
+def _to_device(t: Tensor, target: str) -> Tensor:
+    if target != "cpu":
         from . import cuda
 
         if target.startswith("cuda") and not cuda.is_available():
@@ -318,6 +492,30 @@ def _materialise(name: str, header: dict, data: memoryview, saved_device: str, r
                 "tensors to the CPU."
             )
         t = t.to(target)
+    return t
+
+
+def _mapped(t: Tensor, saved_device: str, map_location) -> Tensor:
+    """``t`` (on the cpu, as read) where ``map_location`` sends a tensor saved from ``saved_device``."""
+    target = _target_device(saved_device, map_location)
+    if callable(target):
+        moved = target(t, saved_device)
+        return _to_device(t, saved_device) if moved is None else moved  # (None: the default, as PyTorch's)
+    return _to_device(t, target)
+
+
+def _materialise(name: str, header: dict, data: memoryview, saved_device: str, requires_grad: bool,
+                 map_location, where: str, strides=None) -> Tensor:
+    """A tensor of a ``tensorlab-1`` file (or of a plain safetensors file): its own entry, in C order."""
+    from ._factories import from_numpy
+
+    entry = header.get(name)
+    if entry is None:
+        _fail(where, f"the structure refers to tensor '{name}', which the header does not list")
+    dtype = _CODE_DTYPES[entry["dtype"]]
+    b, e = entry["data_offsets"]
+    arr = np.frombuffer(data[b:e], dtype=dtype.np).reshape(entry["shape"]).copy()
+    t = _mapped(from_numpy(arr), saved_device, map_location)
     if strides is not None:
         t = _laid_out(t, tuple(strides), where)
     if requires_grad and t.dtype.is_floating_point:
@@ -336,39 +534,162 @@ def _laid_out(t: Tensor, strides: tuple, where: str) -> Tensor:
         return empty_strided(t._shape, strides, dtype=t.dtype, device=t.device).copy_(t)
 
 
-def _decode(node, header, data, map_location, where):
-    if isinstance(node, list):
-        return [_decode(v, header, data, map_location, where) for v in node]
-    if isinstance(node, dict):
-        if "__tensor__" in node:
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+class _Loader:
+    def __init__(self, header: dict, data: memoryview, map_location, where: str):
+        self.header, self.data, self.map_location, self.where = header, data, map_location, where
+        self.memo: dict = {}  # "__id__" -> the object
+        self.storages: dict = {}  # entry name -> (the cpu flat tensor read, the mapped flat tensor or None)
+
+    def fail(self, what: str):
+        _fail(self.where, what)
+
+    def register(self, node: dict, obj):
+        if "__id__" in node:
+            self.memo[node["__id__"]] = obj
+        return obj
+
+    def decode(self, node):
+        if isinstance(node, list):
+            return [self.decode(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        if "__ref__" in node:
+            try:
+                return self.memo[node["__ref__"]]
+            except (KeyError, TypeError):
+                self.fail(f"reference {node['__ref__']!r} to an object not (yet) loaded")
+        if "__storage__" in node:
+            return self.tensor(node)
+        if "__tensor__" in node:  # (format tensorlab-1)
             requires_grad = bool(node.get("requires_grad", False))
-            t = _materialise(node["__tensor__"], header, data, node.get("device", "cpu"), requires_grad,
-                             map_location, where, node.get("stride"))
+            t = _materialise(node["__tensor__"], self.header, self.data, node.get("device", "cpu"), requires_grad,
+                             self.map_location, self.where, node.get("stride"))
             if node.get("parameter"):
                 from .nn.parameter import Parameter
 
                 t = Parameter(t.detach(), requires_grad=requires_grad)
             return t
+        if "__dict__" in node:
+            return self.dict(node)
+        if "__list__" in node:
+            out = self.register(node, [])
+            out.extend(self.decode(v) for v in node["__list__"])
+            return out
+        if "__set__" in node:
+            out = self.register(node, set())
+            out.update(self.hashable(v) for v in node["__set__"])
+            return out
+        if "__frozenset__" in node:
+            return frozenset(self.hashable(v) for v in node["__frozenset__"])
+        if "__tuple__" in node:
+            return tuple(self.decode(v) for v in node["__tuple__"])
         if "__size__" in node:
             return Size(node["__size__"])
-        if "__tuple__" in node:
-            return tuple(_decode(v, header, data, map_location, where) for v in node["__tuple__"])
         if "__float__" in node:
             return float(node["__float__"])
+        if "__complex__" in node:
+            re, im = (self.decode(v) for v in node["__complex__"])
+            return complex(re, im)
         if "__dtype__" in node:
             return D._dtype_by_name(node["__dtype__"])
-        if "__dict__" in node:
-            cls = OrderedDict if node.get("ordered") else dict
-            return cls((k, _decode(v, header, data, map_location, where)) for k, v in node["__dict__"])
-        _fail(where, f"unknown structure node {sorted(node)}")
-    return node
+        if "__device__" in node:
+            return _Device(node["__device__"])
+        if "__bytes__" in node:
+            return base64.b64decode(node["__bytes__"])
+        if "__bytearray__" in node:
+            return self.register(node, bytearray(base64.b64decode(node["__bytearray__"])))
+        self.fail(f"unknown structure node {sorted(node)}")
+
+    def hashable(self, node):
+        v = self.decode(node)
+        try:
+            hash(v)
+        except TypeError:
+            self.fail(f"a dict key or set element is an unhashable {type(v).__name__}")
+        return v
+
+    def dict(self, node: dict):
+        kind = node.get("type")
+        if kind == "defaultdict":
+            factory = node.get("factory")
+            if factory is not None and factory not in _FACTORIES:
+                self.fail(f"unknown defaultdict factory {factory!r}")
+            out = defaultdict(None if factory is None else _FACTORIES[factory])
+        elif kind == "Counter":
+            out = Counter()
+        elif node.get("ordered") or node.get("attrs"):  # (a dict subclass with attributes: an OrderedDict keeps them)
+            out = OrderedDict()
+        else:
+            out = {}
+        self.register(node, out)
+        for k, v in node["__dict__"]:
+            out[self.hashable(k)] = self.decode(v)
+        for k, v in node.get("attrs") or ():
+            setattr(out, k, self.decode(v))
+        return out
+
+    def storage(self, name: str, saved_device: str):
+        """The entry ``name`` read once: (the storage's flat tensor where it is mapped, or None when
+        ``map_location`` made something of it that is not a flat tensor; the flat cpu tensor read)."""
+        got = self.storages.get(name)
+        if got is None:
+            from ._factories import from_numpy
+
+            entry = self.header.get(name)
+            if entry is None:
+                self.fail(f"the structure refers to storage '{name}', which the header does not list")
+            dtype = _CODE_DTYPES[entry["dtype"]]
+            b, e = entry["data_offsets"]
+            flat = from_numpy(np.frombuffer(self.data[b:e], dtype=dtype.np).copy())
+            moved = _mapped(flat, saved_device, self.map_location)
+            if not (isinstance(moved, Tensor) and moved._shape == flat._shape
+                    and (moved._stride == (1,) or flat.numel() <= 1)):
+                moved = None  # (map_location made it something else: it is called on each tensor instead)
+            got = self.storages[name] = (moved, flat)
+        return got
+
+    def tensor(self, node: dict) -> Tensor:
+        from .nn.parameter import Buffer, Parameter
+
+        saved_device = node.get("device", "cpu")
+        base, flat = self.storage(node["__storage__"], saved_device)
+        shape, stride, offset = node.get("shape"), node.get("stride"), node.get("offset")
+        if (not isinstance(shape, list) or not isinstance(stride, list) or len(shape) != len(stride)
+                or not all(_is_int(s) and s >= 0 for s in shape + stride) or not _is_int(offset) or offset < 0
+                or (math.prod(shape) and offset + sum((n - 1) * s for n, s in zip(shape, stride)) >= flat.numel())):
+            self.fail(f"tensor of shape {shape}, strides {stride} and offset {offset} does not fit in storage "
+                      f"'{node['__storage__']}' of {flat.numel()} elements")
+        cls = {"Parameter": Parameter, "Buffer": Buffer, None: Tensor}.get(node.get("class"))
+        if cls is None:
+            self.fail(f"unknown tensor class {node.get('class')!r}")
+        if base is not None:
+            t = cls._make(base._storage, tuple(shape), tuple(stride), base._offset + offset, base.dtype)
+        else:  # map_location turned the storage into something else: called on this tensor (its values) alone
+            view = Tensor._make(flat._storage, tuple(shape), tuple(stride), offset, flat.dtype)
+            moved = _mapped(view, saved_device, self.map_location)
+            if not isinstance(moved, Tensor):
+                return self.register(node, moved)
+            moved = moved.detach()
+            t = cls._make(moved._storage, moved._shape, moved._stride, moved._offset, moved.dtype)
+        t._requires_grad = bool(node.get("requires_grad", False)) and t.dtype.is_floating_point
+        self.register(node, t)
+        for k, v in node.get("attrs") or ():
+            t.__dict__[k] = self.decode(v)
+        return t
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only: bool = True, mmap=None, **pickle_load_args):
     """Read an object written by :func:`save` (or a plain safetensors file: a dict of tensors).
 
     ``map_location``: None (each tensor to the device it was saved from), a device or string, a
-    dict mapping saved device strings to new ones, or ``fn(tensor, saved_device_str)``.
+    dict mapping saved device strings to new ones, or ``fn(tensor, saved_device_str)``, called
+    (as PyTorch calls it on each storage) with a 1-D cpu tensor of each storage's elements: the
+    tensors over it are made over what it returns (a 1-D tensor of the same length; anything else,
+    and it is called on each tensor, which then shares nothing), or over the saved device for None.
     ``pickle_module``, ``weights_only``, ``mmap`` and PyTorch's pickle arguments (``encoding=``...)
     are taken as PyTorch's calls pass them and change nothing: the file holds no pickle, so loading
     it runs no code whatever they say.
@@ -379,11 +700,14 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool = True,
     if structure is None:  # a safetensors file from elsewhere: a flat dict of tensors
         return OrderedDict((name, _materialise(name, header, data, "cpu", False, map_location, where))
                            for name in header)
+    if meta.get("format") not in READABLE_FORMATS:
+        _fail(where, f"format {meta.get('format')!r} is not one this tensorlab reads ({', '.join(READABLE_FORMATS)}); "
+                     "it was written by a newer tensorlab")
     try:
         tree = json.loads(structure)
     except json.JSONDecodeError as exc:
         _fail(where, f"the structure metadata is not valid JSON ({exc})")
-    return _decode(tree, header, data, map_location, where)
+    return _Loader(header, data, map_location, where).decode(tree)
 
 
 def save_to_bytes(obj) -> bytes:

@@ -96,7 +96,7 @@ def test_header_layout(tmp_path):
 
     header = json.loads(raw[8:8 + n])
     assert header["a"] == {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}
-    assert header["__metadata__"]["format"] == "tensorlab-1"
+    assert header["__metadata__"]["format"] == "tensorlab-2"
     assert len(raw) == 8 + n + 8
 
 
@@ -279,4 +279,6 @@ def test_dense_layouts_load_back_as_saved(device):
     assert loaded["t"].stride() == (1, 3) and not loaded["t"].is_contiguous() and tl.equal(loaded["t"], x)
     assert isinstance(loaded["p"], tl.nn.Parameter) and loaded["p"].stride() == (1, 3) and loaded["p"].requires_grad
     assert loaded["nhwc"].is_contiguous(memory_format=tl.channels_last) and tl.equal(loaded["nhwc"], nhwc)
-    assert loaded["every_other"].stride() == (1,)  # not dense: saved (and loaded) contiguous
+    # not dense: its whole storage is saved and it loads back as the same view of it (PyTorch's)
+    assert loaded["every_other"].stride() == (2,) and loaded["every_other"].untyped_storage().nbytes() == 40
+    assert loaded["every_other"].tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
