@@ -227,12 +227,16 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
 _EXACT_INT_BITS = {D.float16: 11, D.bfloat16: 8, D.float32: 24, D.float64: 53}
 
 
+_NOT_GIVEN = object()
+
+
 @tensor_method
-def random_(self: Tensor, from_: int | None = None, to: int | None = None, *, generator=None) -> Tensor:
-    """Integers uniform in [from_, to) (``to`` defaults to the dtype's largest value + 1). One
-    argument is ``to`` (``x.random_(10)`` draws from [0, 10)), as PyTorch's random_(to) overload."""
-    if to is None and from_ is not None:
-        from_, to = 0, from_
+def random_(self: Tensor, from_: int | None = None, to=_NOT_GIVEN, *, generator=None) -> Tensor:
+    """Integers uniform in [from_, to) (``to=None``: up to the dtype's largest value, included). One
+    argument is ``to`` (``x.random_(10)`` draws from [0, 10)), as PyTorch's random_(to) overload;
+    ``x.random_(-128, None)`` is its random_(from, to=None) one."""
+    if to is _NOT_GIVEN:
+        from_, to = (0, from_) if from_ is not None else (0, None)
     elif from_ is None:
         from_ = 0
     if to is None:

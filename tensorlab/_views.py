@@ -670,6 +670,7 @@ def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
 
 @tensor_method
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    chunks = operator.index(chunks)  # (a NumPy integer as a Python int: np.uint8 arithmetic would wrap)
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if input.ndim == 0:

@@ -238,3 +238,14 @@ def test_float64_draws_agree_between_devices():
 def test_randint_into_half_types_gives_integers(dtype, device):
     x = tl.randint(0, 100, (64,), dtype=dtype, device=device).float().cpu().numpy()
     assert (x == np.round(x)).all() and x.min() >= 0 and x.max() <= 99 and len(np.unique(x)) > 20
+
+
+def test_random_from_with_to_none_draws_up_to_the_dtypes_maximum(device):
+    # torch 2.15's test_random_full_range: random_(from, None) is [from, max], random_(to) is [0, to)
+    tl.manual_seed(0)
+    x = tl.empty(5000, dtype=tl.int8, device=device).random_(-128, None).cpu().numpy()
+    assert x.min() == -128 and x.max() == 127
+    y = tl.empty(2000, dtype=tl.int16, device=device).random_(10).cpu().numpy()
+    assert y.min() == 0 and y.max() == 9
+    z = tl.empty(2000, dtype=tl.int32, device=device).random_(5, 9).cpu().numpy()
+    assert z.min() == 5 and z.max() == 8

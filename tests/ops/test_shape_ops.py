@@ -832,3 +832,9 @@ def test_broadcast_shapes_of_a_float_and_an_overflowing_size():
             tl.empty((), dtype=tl.float64).resize_(size)
         with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
             tl.empty(size)
+
+
+def test_chunk_count_given_as_a_numpy_integer():
+    # np.uint8 arithmetic wrapped (-6 out of bounds for uint8); torch 2.15 reads it as an int
+    assert [c.shape[0] for c in tl.arange(6.0).chunk(np.uint8(3))] == [2, 2, 2]
+    assert [c.shape[0] for c in tl.chunk(tl.arange(5.0), np.int64(2))] == [3, 2]
