@@ -326,7 +326,11 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None) -> T
     as PyTorch 2.15's: unspecified, a tensor's own (with PyTorch's warning when that is True);
     False, a tensor that does not require grad (a non-leaf detached; a leaf returned as itself with
     requires_grad turned off, as PyTorch does)."""
-    t = tensor(obj, dtype=dtype, device=device) if copy else as_tensor(obj, dtype=dtype, device=device)
+    if copy and isinstance(obj, Tensor):  # a differentiable copy (PyTorch's clone: the history is kept)
+        t = obj.to(dtype=obj.dtype if dtype is None else dtype, device=obj.device if device is None else device)
+        t = t.clone() if t is obj else t
+    else:
+        t = tensor(obj, dtype=dtype, device=device) if copy else as_tensor(obj, dtype=dtype, device=device)
     if requires_grad is None:
         if isinstance(obj, Tensor) and obj.requires_grad:
             warnings.warn("asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. "

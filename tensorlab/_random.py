@@ -458,11 +458,14 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     shape = broadcast_shapes(mean.shape if mean_t else (), std.shape if std_t else ())
     dt = ref.dtype if ref.dtype.is_floating_point else D.get_default_dtype()
     z = normal_(empty_tensor(shape, dt, ref.device), generator=generator)
+    result = z * std + mean
+    if result.dtype is not dt:  # (PyTorch's: the samples take mean's dtype, or std's without a tensor mean)
+        result = result.to(dt)
     if out is not None:
         from .ops.elementwise_common import composite_out
 
-        return composite_out("normal", z * std + mean, out)
-    return z * std + mean
+        return composite_out("normal", result, out)
+    return result
 
 
 def _laid_out_like(t: Tensor, input: Tensor, op: str, memory_format, requires_grad: bool) -> Tensor:

@@ -249,3 +249,11 @@ def test_random_from_with_to_none_draws_up_to_the_dtypes_maximum(device):
     assert y.min() == 0 and y.max() == 9
     z = tl.empty(2000, dtype=tl.int32, device=device).random_(5, 9).cpu().numpy()
     assert z.min() == 5 and z.max() == 8
+
+
+def test_normal_of_tensors_takes_means_dtype(device):
+    # torch 2.15: the samples take mean's dtype (std's without a tensor mean), not the promotion
+    zeros = tl.zeros(3, dtype=tl.float32, device=device)
+    assert tl.normal(zeros, tl.ones(3, dtype=tl.float64, device=device)).dtype is tl.float32
+    assert tl.normal(zeros.double(), tl.ones(3, device=device)).dtype is tl.float64
+    assert tl.normal(0.0, tl.ones(3, dtype=tl.float16, device=device)).dtype is tl.float16

@@ -716,3 +716,17 @@ def test_glu_of_integers_and_positive_of_bool_raise_not_implemented():
         tl.nn.functional.glu(tl.tensor([0, 1, 2, 3]))
     with pytest.raises(NotImplementedError, match="The `\\+` operator, on a bool tensor is not supported"):
         +tl.tensor([True])
+
+
+def test_asarray_copy_of_a_tensor_keeps_its_history():
+    # torch 2.15: asarray(t, copy=True) is t.clone() (CloneBackward), not a detached copy
+    o = tl.ones(3, requires_grad=True)
+    a = tl.asarray(o * 2, copy=True, requires_grad=False)
+    assert not a.requires_grad
+    with pytest.warns(UserWarning, match="defaults to obj.requires_grad"):
+        b = tl.asarray(o, copy=True)
+    assert b.requires_grad and not b.is_leaf and b.data_ptr() != o.data_ptr()
+    b.sum().backward()
+    assert o.grad.tolist() == [1.0, 1.0, 1.0]
+    c = tl.asarray(o, copy=True, dtype=tl.float64, requires_grad=True)
+    assert c.dtype is tl.float64 and not c.is_leaf
