@@ -56,7 +56,19 @@ _MATRIX_ORDERS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 def matrix_norm(input: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """The ``ord``-norm of the matrices in the dims ``dim``: 'fro' (Frobenius), 1 / -1 (max / min
     column sum of ``|A|``), inf / -inf (max / min row sum). 'nuc', 2 and -2 need singular values:
-    NotImplementedError."""
+    NotImplementedError. ``out=`` must have the result's dtype exactly (``dtype`` or the input's)."""
+    return _matrix_norm("linalg.matrix_norm", input, ord, dim, keepdim, dtype, out)
+
+
+def _out_dtype_check(op: str, expected, out) -> None:
+    """PyTorch's linalg norms take an ``out=`` of the result's dtype only (no cast into it)."""
+    if isinstance(out, Tensor) and out.dtype is not expected:
+        raise RuntimeError(f"{op} expected out tensor dtype {D.torch_name(expected)} but got: "
+                           f"{D.torch_name(out.dtype)}")
+
+
+def _matrix_norm(out_op: str, input: Tensor, ord, dim, keepdim: bool, dtype, out) -> Tensor:
+    """:func:`matrix_norm`, its out= dtype error naming ``out_op`` (``linalg.norm`` through :func:`norm`)."""
     op, A = "linalg.matrix_norm", input  # (PyTorch's keyword is ``input``; its docs call it A)
     _composite.need_tensor(op, A, "A", 1)
     if isinstance(ord, bool) or ord not in _MATRIX_ORDERS:
@@ -71,6 +83,10 @@ def matrix_norm(input: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *
     d0, d1 = (norm_dim(d, A.ndim, op) for d in dim)
     if d0 == d1:
         raise RuntimeError(f"{op}: dims must be different. Got ({dim[0]}, {dim[1]})")
+    if dtype is not None and D.promote_types(A.dtype, dtype) is not dtype:
+        raise RuntimeError(f"{op}: the dtype of the input ({D.torch_name(A.dtype)}) should be convertible without "
+                           f"narrowing to the specified dtype ({D.torch_name(dtype)})")
+    _out_dtype_check(out_op, A.dtype if dtype is None else dtype, out)
     if ord == "fro":
         return R.norm(A, 2.0, dim=(d0, d1), keepdim=keepdim, dtype=dtype, out=out)
     if ord in ("nuc", 2, -2):
@@ -102,7 +118,10 @@ def norm(input: Tensor, ord=None, dim=None, keepdim: bool = False, *, out=None, 
         raise RuntimeError(f"{op}: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D.")
     if ord is not None and (isinstance(ord, str) or (dim is not None and len(dim) == 2) or
                             (dim is None and A.ndim == 2)):
-        return matrix_norm(A, ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype, out=out)
+        return _matrix_norm(op, A, ord, (-2, -1) if dim is None else dim, keepdim, dtype, out)
+    if A.dtype.is_floating_point and (dtype is None or (dtype.is_floating_point and
+                                                        D.promote_types(A.dtype, dtype) is dtype)):
+        _out_dtype_check(op, A.dtype if dtype is None else dtype, out)  # (vector_norm's own check names it)
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
 
 

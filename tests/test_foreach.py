@@ -25,10 +25,10 @@ def test_out_of_place_forms(device):
     assert [t.tolist() for t in tl._foreach_sqrt([tl.tensor([4.0, 9.0], device=device)])] == [[2.0, 3.0]]
 
 
-def test_in_place_forms_update_every_tensor_and_return_none(device):
+def test_in_place_forms_update_every_tensor_and_return_the_list(device):
     a, b = _lists(device)
     ema = [t.clone() for t in a]
-    assert tl._foreach_mul_(ema, 0.5) is None
+    assert tl._foreach_mul_(ema, 0.5) is ema  # (torch 2.15 returns the list it was given)
     tl._foreach_add_(ema, b, alpha=0.5)  # an EMA step: ema = 0.5 ema + 0.5 b
     assert [t.tolist() for t in ema] == [[0.75, 1.25], [[2.5, 3.0]]]
     tl._foreach_lerp_(ema, a, [tl.tensor(1.0, device=device), tl.tensor(0.0, device=device)])

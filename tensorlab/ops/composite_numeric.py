@@ -178,8 +178,15 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
 @tensor_method
 @autocast_float32(devices=("cuda",))
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
-    """The p-norm of ``input - other`` (broadcast)."""
+    """The p-norm of ``input - other`` (broadcast). ``p`` is a number, or a 0-d tensor without grad
+    read as one (PyTorch's Scalar argument: its value picks the norm, so it is read to the host)."""
     need_tensor("dist", other, "other", 2)
+    if isinstance(p, Tensor) and not p._shape and not p._requires_grad:
+        p = p.item()
+    if isinstance(p, bool):
+        p = int(p)
+    elif isinstance(p, str | Tensor):
+        raise TypeError(f"dist(): argument 'p' (position 3) must be Number, not {type(p).__name__}")
     return R.norm(input - other, p)
 
 
