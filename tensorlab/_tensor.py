@@ -222,7 +222,7 @@ class Tensor:
                 f"only Tensors of floating point dtype can require gradients (got {self.dtype})"
             )
         self._requires_grad = value
-        if value and self._view_version is not None and not self._base._requires_grad:
+        if value and self._view_version is not None and self._base is not None and not self._base._requires_grad:
             # a view of a base without history becomes a leaf of its own: a write into the storage
             # (before or after) must not turn it into an as_strided of the base (PyTorch's leaf view)
             self._view_version = None
