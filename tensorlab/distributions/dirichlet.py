@@ -39,8 +39,11 @@ class Dirichlet(ExponentialFamily):
     def sample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         with tl.no_grad():
-            g = _standard_gamma(self.concentration.expand(shape))
-            x = g / g.sum(-1, keepdim=True)
+            # in float64 whatever the dtype, as PyTorch's _sample_dirichlet: for small concentrations
+            # float32 gamma draws all underflow to ``tiny`` and Beta(0.01, 0.01) gave 0.5 a sixth of the time
+            conc = self.concentration.expand(shape)
+            g = _standard_gamma(conc.double())
+            x = (g / g.sum(-1, keepdim=True)).to(conc.dtype)
             return x.clamp(min=tl.finfo(x.dtype).tiny, max=1 - tl.finfo(x.dtype).eps)
 
     def rsample(self, sample_shape=()):

@@ -20,7 +20,7 @@ from .utils import broadcast_all
 __all__ = ["Gamma"]
 
 
-def _standard_gamma(concentration):
+def _standard_gamma(concentration, generator=None):
     """Gamma(concentration, 1) draws of ``concentration``'s shape (no graph)."""
     with tl.no_grad():
         alpha = concentration.detach()
@@ -34,8 +34,8 @@ def _standard_gamma(concentration):
         done = bad.clone()
         tiny = tl.finfo(a.dtype).tiny
         while True:
-            x = tl.randn(tuple(a.shape), dtype=a.dtype, device=a.device)
-            u = tl.rand(tuple(a.shape), dtype=a.dtype, device=a.device)
+            x = tl.randn(tuple(a.shape), dtype=a.dtype, device=a.device, generator=generator)
+            u = tl.rand(tuple(a.shape), dtype=a.dtype, device=a.device, generator=generator)
             v = (1 + c * x) ** 3
             log_v = v.clamp(min=tiny).log()
             accept = (v > 0) & (u.clamp(min=tiny).log() < 0.5 * x * x + d - d * v + d * log_v)
@@ -43,7 +43,7 @@ def _standard_gamma(concentration):
             done = done | accept
             if bool(done.all()):
                 break
-        u = tl.rand(tuple(a.shape), dtype=a.dtype, device=a.device).clamp(min=tiny)
+        u = tl.rand(tuple(a.shape), dtype=a.dtype, device=a.device, generator=generator).clamp(min=tiny)
         # in log space: u^(1/alpha) underflows for tiny alpha long before the product does
         boosted = tl.exp(out.log() + u.log() / alpha)
         return tl.where(small, boosted, out).clamp(min=tiny)
@@ -77,13 +77,13 @@ class Gamma(ExponentialFamily):
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(Gamma, batch_shape, _instance, "concentration", "rate")
 
-    def sample(self, sample_shape=()):
+    def sample(self, sample_shape=(), generator=None):
         shape = tuple(self._extended_shape(sample_shape))
         with tl.no_grad():
-            value = _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+            value = _standard_gamma(self.concentration.expand(shape), generator) / self.rate.expand(shape)
             return value.clamp(min=tl.finfo(value.dtype).tiny)
 
-    def rsample(self, sample_shape=()):
+    def rsample(self, sample_shape=(), generator=None):
         raise NotImplementedError("Gamma.rsample: tensorlab has no reparametrised (differentiable) gamma sampler; "
                                   "use sample()")
 

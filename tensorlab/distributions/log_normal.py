@@ -27,8 +27,8 @@ class LogNormal(Distribution):
     def __init__(self, loc, scale, validate_args: bool | None = None) -> None:
         self.base_dist = Normal(loc, scale, validate_args=validate_args)
         super().__init__(self.base_dist.batch_shape, validate_args=False)  # the Normal validated loc/scale
-        if validate_args is not None:
-            self._validate_args = validate_args
+        # values are checked as the Normal's setting says (the default one too: it was left False)
+        self._validate_args = self.base_dist._validate_args
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(LogNormal, batch_shape, _instance, "base_dist")
