@@ -32,19 +32,6 @@ def _dim_list(dim) -> list | None:
     return dims
 
 
-def _wrap(input: Tensor, dims: list) -> list[int]:
-    wrapped = []
-    for d in dims:
-        w = d + input.ndim if d < 0 else d
-        if not 0 <= w < input.ndim:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-input.ndim}, "
-                             f"{input.ndim - 1}], but got {d})")
-        if w in wrapped:
-            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
-        wrapped.append(w)
-    return wrapped
-
-
 def _uniform(input: Tensor, d: int, h, edge_order: int) -> Tensor:
     """Samples ``h`` apart along ``d``."""
     center = (_along(input, d, 2) - _along(input, d, 0, -2)) / h
@@ -110,7 +97,7 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
                            f"and a dim argument of length {len(dims)}.")
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
-    dims = list(range(input.ndim)) if dims is None else _wrap(input, dims)
+    dims = list(range(input.ndim)) if dims is None else list(S._norm_dims(dims, input.ndim, "gradient"))
     for d in dims:
         if input._shape[d] < edge_order + 1:
             raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .._copy_ops import clone
 from .._layout import contiguous_format
-from .._tensor import Tensor, need_tensor
+from .._tensor import Tensor, need_tensor, norm_dim
 from . import elementwise_common as E
 
 __all__ = ["alias_copy", "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy", "permute_copy",
@@ -69,11 +69,7 @@ def select_copy(input: Tensor, dim: int, index: int, *, out=None) -> Tensor:
 
 def slice_copy(input: Tensor, dim: int = 0, start=None, end=None, step: int = 1, *, out=None) -> Tensor:
     def view(x):
-        d = dim + x.ndim if dim < 0 else dim
-        if not 0 <= d < max(x.ndim, 1):
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-x.ndim}, {x.ndim - 1}], "
-                             f"but got {dim})")
-        return x[(slice(None),) * d + (slice(start, end, step),)]
+        return x[(slice(None),) * norm_dim(dim, x.ndim, "slice_copy") + (slice(start, end, step),)]
 
     return _copied("slice_copy", input, view, out)
 

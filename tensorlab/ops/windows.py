@@ -46,20 +46,25 @@ def _window(op: str, window_length: int, periodic: bool, dtype, device, requires
     return window.requires_grad_(requires_grad)
 
 
-def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
-                   dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
-    """``alpha - beta * cos(2 pi n / (W - 1))``."""
+def _cosine_formula(alpha: float, beta: float):
+    """``alpha - beta * cos(2 pi n / (W - 1))``: the Hamming window, and with alpha = beta = 0.5 the Hann one."""
     def formula(n, w):
         return n.mul_(math.pi * 2.0 / (w - 1)).cos_().mul_(-beta).add_(alpha)
 
-    return _window("hamming_window", window_length, periodic, dtype, device, requires_grad, formula)
+    return formula
+
+
+def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
+                   dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    """``alpha - beta * cos(2 pi n / (W - 1))``."""
+    return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
+                   _cosine_formula(alpha, beta))
 
 
 def hann_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
                 requires_grad: bool = False) -> Tensor:
     """``0.5 - 0.5 * cos(2 pi n / (W - 1))`` (a Hamming window with alpha = beta = 0.5, as PyTorch)."""
-    _window_checks("hann_window", window_length, dtype)
-    return hamming_window(window_length, periodic, 0.5, 0.5, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _window("hann_window", window_length, periodic, dtype, device, requires_grad, _cosine_formula(0.5, 0.5))
 
 
 def blackman_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
