@@ -38,14 +38,19 @@ def _attributes(t) -> dict:
     return {k: v for k, v in d.items() if k not in _PRIVATE_ATTRS} if d else {}
 
 
-def reduce_storage(storage: Storage):
-    """``Storage.__reduce__``: its contents on the host (its typed array on cpu, its bytes read
-    back on cuda) and its device. Pickle's memo sends a storage shared by several tensors once."""
+def storage_on_host(storage: Storage) -> np.ndarray:
+    """A storage's contents on the host: its own typed array on cpu, its bytes read back on cuda."""
     if storage.device.type == "cpu":
-        return _rebuild_storage, (storage.data, "cpu")
+        return storage.data
     host = np.empty(storage.nbytes, np.uint8)
     rt.copy_device_to_host(host, storage.data, 0)
-    return _rebuild_storage, (host, str(storage.device))
+    return host
+
+
+def reduce_storage(storage: Storage):
+    """``Storage.__reduce__``: its contents on the host and its device. Pickle's memo sends a
+    storage shared by several tensors once."""
+    return _rebuild_storage, (storage_on_host(storage), str(storage.device))
 
 
 def _rebuild_storage(arr: np.ndarray, dev: str) -> Storage:

@@ -130,15 +130,9 @@ class _Storage:
         self.covering = None  # (path, shape) of a tensor that is exactly the whole storage
 
     def data(self) -> bytes:
-        s = self.storage
-        if s.device.type == "cpu":
-            return np.ascontiguousarray(s.data).view(np.uint8).tobytes()
-        from tensorlab_kernels import runtime as rt
+        from ._tensor_copying import storage_on_host
 
-        host = np.empty(s.nbytes, np.uint8)
-        if s.nbytes:
-            rt.copy_device_to_host(host, s.data, 0)
-        return host.tobytes()
+        return np.ascontiguousarray(storage_on_host(self.storage)).view(np.uint8).tobytes()
 
 
 class _Saver:
