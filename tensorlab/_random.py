@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 
 import numpy as np
 
@@ -239,17 +240,83 @@ def random_(self: Tensor, from_: int | None = None, to=_NOT_GIVEN, *, generator=
         from_, to = (0, from_) if from_ is not None else (0, None)
     elif from_ is None:
         from_ = 0
+    from_ = int(from_)
+    if to is not None and from_ >= to:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+    floating = self.dtype.is_floating_point
+    if floating:  # (PyTorch's update_from/update_to: keep the drawn integers inside [from, to) once
+        from_ = _update_from(self.dtype, from_)  # they are rounded to the dtype)
     if to is None:
-        if self.dtype.is_floating_point:
+        if floating:
             to = 2 ** _EXACT_INT_BITS[self.dtype] + 1
         elif self.dtype is D.bool:
             to = 2
         else:
             to = int(np.iinfo(self.dtype.np).max) + 1
+    elif floating:
+        to = _update_to(self.dtype, int(to))
+        if from_ >= to:
+            raise RuntimeError("random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
+                               f"but got from={from_} >= to={to}")
     if from_ >= to:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
     _check_random_bounds(self.dtype, from_, to)
+    if floating:
+        _warn_random_precision(self.dtype, from_, to)
     return _sample_into(self, RANDOM_, "randint", generator, "random_", low=int(from_), high=int(to))
+
+
+def _round_int(v: int, digits: int) -> int:
+    """``v`` rounded to ``digits`` significant bits, half to even (a C++ cast of an int64)."""
+    shift = abs(v).bit_length() - digits
+    if shift <= 0:
+        return v
+    q, r = divmod(abs(v), 1 << shift)
+    half = 1 << (shift - 1)
+    q += r > half or (r == half and q & 1)
+    return (q << shift) if v >= 0 else -(q << shift)
+
+
+def _as_float_dtype(dtype: D.dtype, v: int) -> int:
+    """``static_cast<int64_t>(static_cast<scalar_t>(v))``; a half type's cast goes by way of float."""
+    digits = _EXACT_INT_BITS[dtype]
+    return _round_int(_round_int(v, 24), digits) if digits < 24 else _round_int(v, digits)
+
+
+def _fits(dtype: D.dtype, v: int) -> bool:
+    """Whether ``v`` is finite in the dtype (an overflowing bound is left to _check_random_bounds)."""
+    return abs(v) <= float(D.float_info(dtype).max)
+
+
+def _update_from(dtype: D.dtype, from_: int) -> int:
+    """PyTorch's update_from: if ``from + 1`` rounds below ``from`` in the dtype, the smallest value
+    drawn would round below ``from``; move ``from`` up one step of the dtype."""
+    from_plus_1 = _as_float_dtype(dtype, from_ + 1)
+    if from_plus_1 < from_ and _fits(dtype, from_plus_1):
+        n = abs(from_ + 1).bit_length() - 1
+        return from_plus_1 + (1 << (n - _EXACT_INT_BITS[dtype] + 1))
+    return from_
+
+
+def _update_to(dtype: D.dtype, to: int) -> int:
+    """PyTorch's update_to: if ``to - 1`` rounds up to ``to`` or beyond, the largest value drawn
+    would reach the excluded bound; move ``to`` down one step of the dtype."""
+    to_minus_1 = _as_float_dtype(dtype, to - 1)
+    if to_minus_1 >= to and _fits(dtype, to_minus_1):
+        n = abs(to - 1).bit_length() - 1
+        return to_minus_1 - (1 << (n - _EXACT_INT_BITS[dtype] + 1))
+    return to
+
+
+def _warn_random_precision(dtype: D.dtype, from_: int, to: int) -> None:
+    """PyTorch's warning when a bound lies where the float dtype no longer holds every integer."""
+    digits = _EXACT_INT_BITS[dtype]
+    for name, v in (("from", from_), ("to - 1", to - 1)):
+        if not -(1 << digits) <= v <= 1 << digits:
+            warnings.warn(f"{name} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
+                          f"{D.cpp_name(dtype)} can support discrete uniform distribution only within this range. "
+                          "This warning will become an error in version 1.7 release, please fix the code in advance",
+                          UserWarning, stacklevel=3)
 
 
 def _check_random_bounds(dtype: D.dtype, from_: int, to: int) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -257,3 +259,31 @@ def test_normal_of_tensors_takes_means_dtype(device):
     assert tl.normal(zeros, tl.ones(3, dtype=tl.float64, device=device)).dtype is tl.float32
     assert tl.normal(zeros.double(), tl.ones(3, device=device)).dtype is tl.float64
     assert tl.normal(0.0, tl.ones(3, dtype=tl.float16, device=device)).dtype is tl.float16
+
+
+@pytest.mark.parametrize("dtype, low, high, lowest, highest", [
+    (tl.bfloat16, 0, 1000, 0, 996),  # 999 rounds to 1000 in bfloat16: 'to' moves down to 996
+    (tl.bfloat16, -999, 1000, -996, 996),  # and -998 rounds to -1000: 'from' moves up to -996
+    (tl.float16, 0, 1000, 0, 999),  # float16 holds every integer below 2048: nothing moves
+    (tl.float16, 0, 2049, 0, 2048),
+])
+def test_half_random_stays_inside_its_bounds_after_rounding(dtype, low, high, lowest, highest, device):
+    # PyTorch's update_from/update_to (the values are what torch 2.15 draws with these bounds)
+    tl.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x = to_numpy(tl.empty(20000, dtype=dtype, device=device).random_(low, high)).astype(np.float64)
+    assert x.min() == lowest and x.max() == highest
+    assert np.all(x == np.round(x))
+
+
+def test_half_random_bounds_that_collapse_raise_and_imprecise_bounds_warn():
+    with pytest.raises(RuntimeError, match="casted to dtype.*from=100352 >= to=100010"):
+        tl.empty(3, dtype=tl.bfloat16).random_(100001, 100010)
+    with pytest.raises(RuntimeError, match="from is out of bounds for c10::Half"):
+        tl.empty(3, dtype=tl.float16).random_(100001, 100010)  # (overflows float16)
+    with pytest.warns(UserWarning, match=r"to - 1 is out of bounds \[-\(2\^8\), 2\^8\]"):
+        tl.empty(3, dtype=tl.bfloat16).random_(0, 1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tl.empty(3, dtype=tl.float16).random_(0, 2049)  # 2048 = 2**11 is still exact: no warning
