@@ -200,6 +200,7 @@ vars(cuda).update(_CUDA_TYPES)
 from ._foreach import functions as _foreach_functions  # noqa: E402
 
 globals().update(_foreach_functions())
+del _foreach_functions  # (not a _foreach_ op itself)
 
 # PyTorch's constants at the top level
 import math as _math  # noqa: E402

@@ -2,7 +2,7 @@
 EMA updates and hand-written optimizers call. Each is the single-tensor op applied to every tensor
 of the list (PyTorch fuses them into multi-tensor kernels; tensorlab's fused optimizers have their
 own). The second operand may be a number, a list of numbers, a list of tensors or one tensor, as
-in PyTorch; out-of-place forms return a list, in-place forms the list they were given (as torch
+in PyTorch; out-of-place forms return a tuple, in-place forms the list they were given (as torch
 2.15's).
 
 PyTorch's overload rules, kept here:
@@ -124,7 +124,7 @@ def _binary(name: str):
                 results.append(getattr(t, "logical_or_" if inplace else "logical_or")(o.logical_not()))
             else:
                 results.append(getattr(t, name + "_" if inplace else name)(o, **kwargs))
-        return self if inplace else results
+        return self if inplace else tuple(results)
 
     def out_of_place(self, other, **kwargs):
         return run(f"_foreach_{name}", self, other, False, kwargs)
@@ -148,12 +148,12 @@ def _pow_scalar_base(base, exponents) -> list:
     ts = _list("_foreach_pow", exponents)
     number = _is_scalar_tensor(base)
     cache: dict = {}
-    return [_pow(_as_number(e, base, cache) if number else base, e) for e in ts]
+    return tuple(_pow(_as_number(e, base, cache) if number else base, e) for e in ts)
 
 
 def _unary(name: str):
     def out_of_place(self):
-        return [getattr(t, name)() for t in _list(f"_foreach_{name}", self)]
+        return tuple(getattr(t, name)() for t in _list(f"_foreach_{name}", self))
 
     def in_place(self):
         for t in _list(f"_foreach_{name}_", self):
@@ -203,7 +203,7 @@ def _ternary(name: str):
             cache: dict = {}
             results = [one(t, x, weight if number else w, inplace, number, cache)
                        for t, (x, w) in zip(ts, ops, strict=True)]
-            return self if inplace else results
+            return self if inplace else tuple(results)
 
         def out_of_place(self, tensors1, weight):
             return run("_foreach_lerp", self, tensors1, weight, False)
@@ -218,7 +218,7 @@ def _ternary(name: str):
         value = _packed_scalars(op, value, len(ts))
         results = [getattr(t, name + "_" if inplace else name)(x, y, value=_nth(op, value, i, len(ts)))
                    for i, (t, (x, y)) in enumerate(zip(ts, ops, strict=True))]
-        return self if inplace else results
+        return self if inplace else tuple(results)
 
     def out_of_place(self, tensor1, tensor2, value=1):
         return run(f"_foreach_{name}", self, tensor1, tensor2, value, False)
@@ -242,10 +242,10 @@ def _foreach_copy_(self, src, non_blocking: bool = False):
     return self
 
 
-def _foreach_norm(self, ord=2, dtype=None) -> list:
+def _foreach_norm(self, ord=2, dtype=None) -> tuple:
     from .linalg import vector_norm
 
-    return [vector_norm(t, ord, dtype=dtype) for t in _list("_foreach_norm", self)]
+    return tuple(vector_norm(t, ord, dtype=dtype) for t in _list("_foreach_norm", self))
 
 
 def functions() -> dict:

@@ -231,6 +231,23 @@ def test_every_in_place_form_returns_its_list(device):
     assert [t.tolist() for t in ts] == [[3.0, 6.0], [[6.0, 13.0]]]
 
 
+def test_every_out_of_place_form_returns_a_tuple(device):
+    # torch 2.15 returns a tuple of new tensors (a list only from the in-place forms)
+    ts = [_t([1.0, 4.0], device), _t([[2.0, 9.0]], device)]
+    others = [_t([1.0, 1.0], device), _t([[2.0, 2.0]], device)]
+    calls = {"_foreach_lerp": (others, 0.5), "_foreach_addcmul": (others, others), "_foreach_addcdiv": (others, others),
+             "_foreach_add": (others,), "_foreach_maximum": (1.0,), "_foreach_pow": (2.0,), "_foreach_norm": ()}
+    names = sorted(n for n in dir(tl) if n.startswith("_foreach_") and not n.endswith("_"))
+    for name in names:
+        fn = getattr(tl, name)
+        try:
+            got = fn(ts, *calls.get(name, (others,)))
+        except TypeError:  # (a unary form: no operand)
+            got = fn(ts)
+        assert type(got) is tuple and len(got) == 2, name
+    assert type(tl._foreach_pow(2.0, ts)) is tuple
+
+
 # ----------------------------------------------------------------------------------------------
 # a 0-d tensor ``other`` promotes as a Python number (torch's Scalar overload)
 # ----------------------------------------------------------------------------------------------
