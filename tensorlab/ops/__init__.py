@@ -15,6 +15,7 @@ from . import (
            matmul,
            numeric_gradient,
            order_statistics,
+           pixel_shuffle,
            reductions,
            shape_ops,
            sorting,
@@ -26,7 +27,8 @@ from . import (
 # to the function ``matmul`` (the module stays importable as ``tensorlab.ops.matmul``).
 __all__ = [*elementwise.__all__, *reductions.__all__, *matmul.__all__, *indexing.__all__, *shape_ops.__all__,
            *sorting.__all__, *composite.__all__, *composite_numeric.__all__, *composite_shape.__all__,
-           *order_statistics.__all__, *numeric_gradient.__all__, *view_copies.__all__, *windows.__all__]
+           *order_statistics.__all__, *numeric_gradient.__all__, *view_copies.__all__, *windows.__all__,
+           *pixel_shuffle.__all__]
 
 from .composite import *  # noqa: E402,F401,F403
 from .composite_numeric import *  # noqa: E402,F401,F403
@@ -36,6 +38,7 @@ from .indexing import *  # noqa: E402,F401,F403
 from .matmul import *  # noqa: E402,F401,F403
 from .numeric_gradient import *  # noqa: E402,F401,F403
 from .order_statistics import *  # noqa: E402,F401,F403
+from .pixel_shuffle import *  # noqa: E402,F401,F403
 from .reductions import *  # noqa: E402,F401,F403
 from .shape_ops import *  # noqa: E402,F401,F403
 from .sorting import *  # noqa: E402,F401,F403

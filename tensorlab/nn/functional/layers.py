@@ -1,5 +1,6 @@
 """nn.functional layers: ``linear``, ``bilinear``, dropouts, ``embedding``, ``embedding_bag``,
-``normalize``, ``pad``, ``one_hot``, ``cosine_similarity``, ``pairwise_distance``.
+``normalize``, ``pad``, ``one_hot``, ``cosine_similarity``, ``pairwise_distance``; and the channel
+rearrangements ``pixel_shuffle``, ``pixel_unshuffle``, ``channel_shuffle`` of ``tensorlab.ops``.
 
 Two registered ops live here:
 
@@ -38,6 +39,7 @@ from ...amp.autocast_mode import autocast_float32
 from ...autograd.grad_mode import no_grad
 from ...ops.indexing import one_hot
 from ...ops.matmul import linear
+from ...ops.pixel_shuffle import channel_shuffle, native_channel_shuffle, pixel_shuffle, pixel_unshuffle
 
 # ----------------------------------------------------------------------------------------------
 # dropout op (fused Philox kernel)
@@ -594,6 +596,6 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     return x if x is not input else input.clone()
 
 
-__all__ = ["alpha_dropout", "bilinear", "cosine_similarity", "dropout", "dropout1d", "dropout2d", "dropout3d",
-           "embedding", "embedding_bag", "feature_alpha_dropout", "linear", "normalize", "one_hot", "pad",
-           "pairwise_distance", "pdist"]
+__all__ = ["alpha_dropout", "bilinear", "channel_shuffle", "cosine_similarity", "dropout", "dropout1d", "dropout2d",
+           "dropout3d", "embedding", "embedding_bag", "feature_alpha_dropout", "linear", "native_channel_shuffle",
+           "normalize", "one_hot", "pad", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle"]

@@ -16,6 +16,7 @@ from . import (
     module,
     normalization,
     padding,
+    pixelshuffle,
     sparse,
 )
 from .activation import *  # noqa: F401,F403
@@ -30,4 +31,5 @@ from .loss import *  # noqa: F401,F403
 from .module import Module
 from .normalization import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
