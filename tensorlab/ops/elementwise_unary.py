@@ -694,6 +694,9 @@ NDTR = _declare("ndtr", _FLOAT, _ndtr_backward, doc="the standard normal cdf")
 NDTRI = _declare("ndtri", _FLOAT, _ndtri_backward, doc="the inverse of the standard normal cdf")
 LOG_NDTR = _declare("log_ndtr", _FLOAT, _log_ndtr_backward, doc="log of the standard normal cdf")
 ENTR = _declare("entr", _FLOAT, _entr_backward, doc="-input * log(input), 0 at 0, -inf below")
+# (pi travels as a parameter: a float literal in a kernel is float32, which float64 results would show)
+ANGLE = _declare("angle", _FLOAT, _zeros_backward, E.save_nothing, kernel_args=lambda x: ("angle", (math.pi,)),
+                 needs_input=False, doc="the argument of a real number: pi below 0, else 0 (nan stays nan)")
 
 # ----------------------------------------------------------------------------------------------
 # public functions and methods
@@ -761,6 +764,15 @@ bitwise_not, bitwise_not_ = _make_simple("bitwise_not")
 lgamma, lgamma_ = _make_simple("lgamma")
 digamma, digamma_ = _make_simple("digamma")
 i0, i0_ = _make_simple("i0")
+
+
+def angle(input, *, out=None):
+    """The argument of each (real) element: pi below 0, else 0; nan stays nan. Integers give the
+    default float dtype. (tensorlab has no complex dtypes.)"""
+    return _run("angle", input, out=out)
+
+
+tensor_method(angle)
 
 
 def _make_special(name: str):
@@ -1064,5 +1076,5 @@ __all__ = [
     "round_", "nan_to_num_",
     "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_",
     "gelu", "silu", "mish", "softplus", "hardsigmoid", "hardswish",
-    "lgamma", "lgamma_", "digamma", "digamma_", "polygamma", "mvlgamma", "i0", "i0_",
+    "lgamma", "lgamma_", "digamma", "digamma_", "polygamma", "mvlgamma", "i0", "i0_", "angle",
 ]

@@ -37,7 +37,7 @@ OPS = [
     "logical_not", "bitwise_not", "isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit", "nan_to_num",
     "asinh", "acosh", "atanh", "erfc",
     "lgamma", "digamma", "trigamma", "polygamma", "i0", "i0e", "i1", "i1e", "erfcx", "ndtr", "ndtri", "log_ndtr",
-    "entr",
+    "entr", "angle",
 ]
 CODES = {name: i for i, name in enumerate(OPS)}
 
@@ -113,7 +113,8 @@ NDTR: tl.constexpr = tl.constexpr(68)
 NDTRI: tl.constexpr = tl.constexpr(69)
 LOG_NDTR: tl.constexpr = tl.constexpr(70)
 ENTR: tl.constexpr = tl.constexpr(71)
-assert len(OPS) == 72 and CODES["erfc"] == 58 and CODES["entr"] == 71
+ANGLE: tl.constexpr = tl.constexpr(72)
+assert len(OPS) == 73 and CODES["erfc"] == 58 and CODES["entr"] == 71 and CODES["angle"] == 72
 
 INF: tl.constexpr = tl.constexpr(float("inf"))
 SQRT1_2: tl.constexpr = tl.constexpr(0.70710678118654752440)
@@ -256,6 +257,9 @@ def _unary_op(x, p0, p1, p2, OP: tl.constexpr, IS_FLOAT: tl.constexpr, IS_BOOL: 
         y = tl.where(x < -1.0, ld.log(ld.erfcx(-t) * 0.5) - t * t, ld.log1p(-ld.erfc(t) * 0.5))
     elif OP == ENTR:  # -x log x; 0 at 0, -inf below, nan stays nan
         y = tl.where(x > 0, -x * ld.log(x), tl.where(x == 0, 0.0, -INF))
+        y = tl.where(x != x, x, y)
+    elif OP == ANGLE:  # a real number's argument: pi (p0) below 0, 0 from -0.0 up, nan stays nan
+        y = tl.where(x < 0, p0, 0.0)
         y = tl.where(x != x, x, y)
     elif OP == FLOOR:
         if IS_FLOAT:
@@ -436,6 +440,8 @@ def _np_unary(op: str, x, p, is_float: bool, is_bool: bool):
         return fn(x)
     if op == "polygamma":
         return p[1] * GAM.zeta_np(p[0], x, p[2])
+    if op == "angle":
+        return np.where(x != x, x, np.where(x < 0, c(p[0]), c(0)))
     if op == "rsqrt":
         return c(1) / np.sqrt(x)
     if op == "square":

@@ -233,6 +233,8 @@ OPS = [
     unary_info("round_neg_decimals", tl.round, _round_half_even, result="same", dtypes=FLOATS, domain=(-300, 300),
                kwargs={"decimals": -1}),
     unary_info("frac", tl.frac, lambda x: x - np.trunc(x), result="same", dtypes=FLOATS),
+    unary_info("angle", tl.angle, lambda x: np.where(np.isnan(x), x, np.where(x < 0, np.pi, 0.0)),
+               extra=([-0.0, 0.0, -1e-30, 1e-30],)),
     unary_info("relu", tl.relu, lambda x: np.where(x < 0, 0, x).astype(x.dtype), result="same", dtypes=_NO_BOOL,
                cuda_dtypes=_INT_CUDA),
     unary_info("relu6", tl.relu6, lambda x: np.minimum(np.maximum(x, 0), 6).astype(x.dtype), result="same",

@@ -1815,3 +1815,18 @@ def test_two_numbers_make_a_0d_tensor():
     for call in (lambda: tl.maximum(2, 3), lambda: tl.atan2(1.0, 2.0)):
         with pytest.raises(TypeError, match="must be Tensor, not"):
             call()
+
+
+def test_angle_of_real_numbers(device):
+    # torch 2.15: pi below 0, 0 from -0.0 up, nan stays nan; float64 gets float64's pi (the kernel takes pi
+    # as a parameter, not a float32 literal); integers give the default float; the gradient is zero
+    x = tl.tensor([-1.0, -0.0, 0.0, 2.0, float("nan"), -float("inf")], dtype=tl.float64, device=device)
+    got = to_numpy(tl.angle(x))
+    assert got[0] == math.pi and got[5] == math.pi and got[1:4].tolist() == [0.0, 0.0, 0.0] and np.isnan(got[4])
+    i = tl.tensor([-3, 0, 4], device=device).angle()
+    assert i.dtype is tl.float32 and to_numpy(i).tolist() == [np.float32(math.pi), 0.0, 0.0]
+    h = tl.angle(tl.tensor([-1.0], dtype=tl.bfloat16, device=device))
+    assert h.dtype is tl.bfloat16 and h.item() == 3.140625  # torch: 3.1406
+    w = tl.tensor([-1.0, 2.0], device=device, requires_grad=True)
+    tl.angle(w).sum().backward()
+    assert to_numpy(w.grad).tolist() == [0.0, 0.0]
