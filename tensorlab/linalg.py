@@ -1,7 +1,7 @@
 """``tensorlab.linalg``: the part of ``torch.linalg`` that is built from ops tensorlab has.
 
 Norms (``vector_norm``, ``matrix_norm`` for 'fro' and the 1/inf orders, ``norm``), products
-(``vecdot``, ``multi_dot``, ``matmul``, ``cross``, ``matrix_power`` for n >= 0) and ``diagonal``,
+(``vecdot``, ``multi_dot``, ``matmul``, ``cross``, ``matrix_power`` for n >= 0), ``diagonal`` and ``vander``,
 with torch 2.13's argument rules, dtypes and error messages. Nothing here declares an op: each
 function composes registered ops (reductions, elementwise, matmul, views), so it runs on both
 devices and is differentiable.
@@ -25,7 +25,8 @@ from .ops import elementwise_common as E
 from .ops import reductions as R
 from .ops.matmul import matmul, mm
 
-__all__ = ["vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matmul", "cross", "diagonal", "matrix_power"]
+__all__ = ["vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matmul", "cross", "diagonal", "matrix_power",
+           "vander"]
 
 
 def _need_float(op: str, x: Tensor) -> None:
@@ -282,3 +283,22 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
             if bit:
                 result = square if result is None else matmul(result, square)
     return result if out is None else E.write_out(result, out)
+
+
+def vander(x: Tensor, *, N: int | None = None) -> Tensor:
+    """The Vandermonde matrices of the last dim of ``x``: ``(*, n) -> (*, n, N)`` with columns
+    ``1, x, x**2, ..., x**(N-1)`` (increasing powers, unlike ``tl.vander``); ``N`` defaults to n.
+    The powers are a running product (cumprod, as PyTorch), so integers are exact and give int64."""
+    from .ops.shape_ops import cat
+
+    _composite.need_tensor("linalg_vander", x, "x", 1)
+    dt = x.dtype
+    if dt is D.bool or dt in (D.float16, D.bfloat16):
+        raise NotImplementedError("linalg.vander supports floating point, complex, and integer tensors, but got "
+                                  f"{D.torch_name(dt)}")
+    x = x.unsqueeze(-1) if x.ndim == 0 else x
+    n = x._shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    powers = x.unsqueeze(-1).expand(*x._shape, n - 1).cumprod(-1)
+    return cat([powers.new_ones(*x._shape, 1), powers], -1)

@@ -121,6 +121,25 @@ def test_multi_dot(device):
         tl.linalg.multi_dot(t[1:3], out=tl.empty(5, 6, device=device))
 
 
+def test_linalg_vander(device):
+    # increasing powers along a new last dim, batched; integers exact in int64 (torch 2.15's values)
+    x = _t([[1.5, -2.0], [3.0, 0.5]], device, tl.float64)
+    want = np.stack([np.vander(r, 3, increasing=True) for r in [[1.5, -2.0], [3.0, 0.5]]])
+    np.testing.assert_array_equal(to_numpy(tl.linalg.vander(x, N=3)), want)
+    u = tl.linalg.vander(tl.tensor([200, 2], dtype=tl.uint8, device=device), N=3)
+    assert u.dtype is tl.int64 and to_numpy(u).tolist() == [[1, 200, 40000], [1, 2, 4]]
+    assert to_numpy(tl.linalg.vander(_t(2.0, device), N=3)).tolist() == [[1.0, 2.0, 4.0]]  # a 0-d x is one point
+    assert tl.linalg.vander(_t([1.0, 2.0, 3.0], device)).shape == (3, 3)
+    w = _t([-1.0, 2.0], device, tl.float64).requires_grad_()
+    tl.linalg.vander(w, N=4).sum().backward()  # d/dx (x + x**2 + x**3) = 1 + 2x + 3x**2
+    assert to_numpy(w.grad).tolist() == [2.0, 17.0]
+    with pytest.raises(RuntimeError, match="^N must be greater than 1.$"):
+        tl.linalg.vander(_t([1.0, 2.0], device), N=1)
+    for dt, name in ((tl.bool, "Bool"), (tl.float16, "Half"), (tl.bfloat16, "BFloat16")):
+        with pytest.raises(NotImplementedError, match=f"integer tensors, but got {name}$"):
+            tl.linalg.vander(tl.ones(2, dtype=dt, device=device))
+
+
 def test_special_aliases(device):
     x = np.array([-1.5, 0.0, 0.25, 2.0], dtype=np.float32)
     t = _t(x, device)
