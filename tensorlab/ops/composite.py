@@ -39,9 +39,9 @@ from .composite_shape import unravel_index
 
 __all__ = ["isclose", "allclose", "nansum", "nanmean", "aminmax", "diff", "kron", "inner", "cross", "rot90",
            "ravel", "tril_indices", "triu_indices", "put", "deg2rad", "rad2deg", "float_power", "sgn", "numel",
-           "is_tensor", "is_nonzero", "detach", "empty_strided", "ldexp", "renorm", "index_reduce", "narrow_copy",
-           "combinations", "deg2rad_", "rad2deg_", "ldexp_", "detach_", "is_floating_point", "is_complex", "is_signed",
-           "get_device", "scalar_tensor", "isreal"]
+           "is_tensor", "is_nonzero", "detach", "empty_strided", "empty_permuted", "ldexp", "renorm", "index_reduce",
+           "narrow_copy", "combinations", "deg2rad_", "rad2deg_", "ldexp_", "detach_", "is_floating_point",
+           "is_complex", "is_signed", "get_device", "scalar_tensor", "isreal"]
 
 AminmaxResult = namedtuple("aminmax", ["min", "max"])
 
@@ -582,6 +582,30 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool 
         raise RuntimeError(f"empty_strided(): mismatch in length of strides and shape: {len(stride)} vs {len(size)}")
     extent = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
     t = empty(extent, dtype=dtype, device=device).as_strided(size, stride)
+    return t.requires_grad_() if requires_grad else t
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_grad: bool = False,
+                   pin_memory: bool = False) -> Tensor:
+    """An uninitialised tensor of shape ``size`` laid out in memory in the order ``physical_layout``
+    (outermost dim first): ``empty_permuted((2, 3, 4), (0, 2, 1))`` has strides (12, 1, 3)."""
+    from .._factories import empty
+
+    size, layout = tuple(size), tuple(physical_layout)
+    n = len(size)
+    if n != len(layout):
+        raise RuntimeError("Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {n} is not equal to len(physical_layout) = {len(layout)}")
+    seen = set()
+    for i, d in enumerate(layout):
+        if not 0 <= d < n:
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {n - 1}, but got {d} at index "
+                               f"{i}).  NB: negative dims not currently supported; file an issue if you want it.")
+        if d in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(d)
+    physical = empty(tuple(size[d] for d in layout), dtype=dtype, device=device, pin_memory=pin_memory)
+    t = physical.permute(sorted(range(n), key=layout.__getitem__))  # (the inverse permutation)
     return t.requires_grad_() if requires_grad else t
 
 

@@ -781,3 +781,21 @@ def test_nansum_with_an_integer_dtype_and_out(device):
     assert got.dtype is tl.int32 and got.item() == 3
     with pytest.raises(NotImplementedError):  # without dtype= there is no kernel summing floats in int32
         tl.nansum(x, out=tl.empty((), dtype=tl.int32, device=device))
+
+
+def test_empty_permuted_lays_out_memory_in_the_given_order(device):
+    # torch 2.15's strides and messages
+    e = tl.empty_permuted((2, 3, 4), (0, 2, 1), device=device)
+    assert e.shape == (2, 3, 4) and e.stride() == (12, 1, 3) and e.device.type == device
+    f = tl.empty_permuted((2, 3, 4), [2, 0, 1], dtype=tl.int8, device=device, requires_grad=False)
+    assert f.stride() == (3, 1, 6) and f.dtype is tl.int8
+    assert tl.empty_permuted((2, 3), (1, 0), requires_grad=True).requires_grad
+    assert tl.empty_permuted((), ()).shape == () and tl.empty_permuted((2, 0), (1, 0)).stride() == (1, 2)
+    f.fill_(7)  # (the storage holds exactly the elements)
+    assert to_numpy(f).sum() == 7 * 24
+    for layout, message in (((0, 0), "^Duplicate dim not allowed$"),
+                            ((0,), r"len\(size\) = 2 is not equal to len\(physical_layout\) = 1"),
+                            ((0, 2), r"between 0 and 1, but got 2 at index 1\)\.  NB: negative dims not"),
+                            ((0, -1), "but got -1 at index 1")):
+        with pytest.raises(RuntimeError, match=message):
+            tl.empty_permuted((2, 3), layout)
