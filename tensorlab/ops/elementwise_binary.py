@@ -525,6 +525,8 @@ BITWISE_OR = _declare("bitwise_or", _BITWISE, doc="input | other (integers, bool
 BITWISE_XOR = _declare("bitwise_xor", _BITWISE, doc="input ^ other (integers, bool)")
 LEFT_SHIFT = _declare("left_shift", _SHIFT, doc="input << other (integers)")
 RIGHT_SHIFT = _declare("right_shift", _SHIFT, doc="input >> other (integers; arithmetic for signed)")
+GCD = _declare("gcd", _SHIFT, doc="the greatest common divisor of |input| and |other| (integers)")
+LCM = _declare("lcm", _SHIFT, doc="the least common multiple of |input| and |other| (integers)")
 
 # ----------------------------------------------------------------------------------------------
 # in-place and out= plumbing
@@ -796,6 +798,28 @@ def hypot(input, other, *, out=None):
 @tensor_method
 def hypot_(self, other):
     return _binary_(HYPOT, "hypot", *_tensor_pair("hypot_", self, other, 1), needs_self="any")
+
+
+@tensor_method
+def gcd(input, other, *, out=None):
+    """The greatest common divisor, elementwise (integers; gcd(0, 0) = 0)."""
+    return _binary(GCD, "gcd", *_tensor_pair("gcd", input, other), out=out)
+
+
+@tensor_method
+def gcd_(self, other):
+    return _binary_(GCD, "gcd", *_tensor_pair("gcd_", self, other, 1), needs_self=None)
+
+
+@tensor_method
+def lcm(input, other, *, out=None):
+    """The least common multiple, elementwise (integers; 0 if either is 0)."""
+    return _binary(LCM, "lcm", *_tensor_pair("lcm", input, other), out=out)
+
+
+@tensor_method
+def lcm_(self, other):
+    return _binary_(LCM, "lcm", *_tensor_pair("lcm_", self, other, 1), needs_self=None)
 
 
 @tensor_method
@@ -1274,7 +1298,7 @@ __all__ = [
     "logaddexp2", "xlogy", "eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater",
     "greater_equal", "equal", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
     "bitwise_left_shift", "bitwise_right_shift", "where", "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul",
-    "addcdiv",
+    "addcdiv", "gcd", "lcm",
     # the in-place forms PyTorch also has as functions (torch.clamp_(t, ...))
-    "clamp_", "clip_", "clamp_min_", "clamp_max_", "xlogy_",
+    "clamp_", "clip_", "clamp_min_", "clamp_max_", "xlogy_", "gcd_", "lcm_",
 ]

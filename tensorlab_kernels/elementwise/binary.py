@@ -25,7 +25,7 @@ OPS = [
     "add", "sub", "mul", "div", "div_trunc", "div_floor", "remainder", "fmod", "pow", "maximum", "minimum",
     "fmax", "fmin", "atan2", "hypot", "copysign", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
     "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
-    "clamp_min", "clamp_max", "logaddexp", "logaddexp2", "xlogy", "threshold_backward", "xlog1py",
+    "clamp_min", "clamp_max", "logaddexp", "logaddexp2", "xlogy", "threshold_backward", "xlog1py", "gcd", "lcm",
 ]
 CODES = {name: i for i, name in enumerate(OPS)}
 
@@ -66,7 +66,9 @@ LOGADDEXP2: tl.constexpr = tl.constexpr(33)
 XLOGY: tl.constexpr = tl.constexpr(34)
 THRESHOLD_BACKWARD: tl.constexpr = tl.constexpr(35)
 XLOG1PY: tl.constexpr = tl.constexpr(36)
-assert len(OPS) == 37 and CODES["threshold_backward"] == 35 and CODES["xlog1py"] == 36
+GCD: tl.constexpr = tl.constexpr(37)
+LCM: tl.constexpr = tl.constexpr(38)
+assert len(OPS) == 39 and CODES["threshold_backward"] == 35 and CODES["xlog1py"] == 36 and CODES["lcm"] == 38
 
 INV_LN2: tl.constexpr = tl.constexpr(1.4426950408889634)
 
@@ -103,6 +105,20 @@ def _int_pow(a, b, NBITS: tl.constexpr):
         zero = a * 0
         neg = tl.where(a == 1, zero + 1, tl.where(a == -1, tl.where((b & 1) != 0, zero - 1, zero + 1), zero))
         y = tl.where(b < 0, neg, result)
+    return y
+
+
+@triton.jit
+def _int_gcd(a, b):
+    """PyTorch's calc_gcd lane by lane: Euclid on |a| and |b| with C's remainder (so |min int|, which
+    wraps, gives torch's values too), looping until every lane of the block is done."""
+    x = tl.abs(a)
+    y = tl.abs(b)
+    while tl.max((x != 0).to(tl.int32), axis=0) != 0:
+        live = x != 0
+        r = y % tl.where(live, x, x * 0 + 1)  # (a finished lane divides by 1, never by 0)
+        y = tl.where(live, x, y)
+        x = tl.where(live, r, x)
     return y
 
 
@@ -215,6 +231,14 @@ def _binary_op(a, b, alpha, OP: tl.constexpr, IS_FLOAT: tl.constexpr, NBITS: tl.
         y = tl.where(b != b, b, y)
     elif OP == THRESHOLD_BACKWARD:  # relu's gradient a from its output b: 0 where b <= 0 (a nan b passes a)
         y = tl.where(b <= 0, 0.0, a)
+    elif OP == GCD:
+        y = _int_gcd(a, b)
+    elif OP == LCM:  # |a / gcd * b| (wrapping like C), 0 when both are 0
+        if NBITS < 32:  # C computes 8- and 16-bit operands in int, then truncates: abs before the wrap
+            a = a.to(tl.int32)
+            b = b.to(tl.int32)
+        g = _int_gcd(a, b)
+        y = tl.where(g == 0, g, tl.abs(a // tl.where(g == 0, g + 1, g) * b))
     elif OP == CLAMP_MIN:  # nan in either propagates, as PyTorch's clamp
         y = tl.where(a < b, b, a)
         y = tl.where(b != b, b, y)
@@ -376,6 +400,8 @@ def _np_binary(op: str, a, b, alpha, is_float: bool, nbits: int):
         return np.where(b != b, b, y)
     if op == "threshold_backward":
         return np.where(b <= 0, np.zeros_like(a), a)
+    if op in ("gcd", "lcm"):
+        return _np_gcd_lcm(op, a, b)
     if op == "clamp_min":
         return np.where(b != b, b, np.where(a < b, b, a))
     if op == "clamp_max":
@@ -388,6 +414,21 @@ _DIRECT = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divi
 
 
 _INT_DIVISIONS = frozenset({"div_trunc", "div_floor", "remainder", "fmod"})
+
+
+def _np_gcd_lcm(op: str, a, b):
+    """The kernel's Euclid (C's remainder is numpy's fmod for integers), so wrapped |min int| agrees."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    if op == "lcm" and a.dtype.itemsize < 4:  # (computed in int, as C and the kernel)
+        a, b = a.astype(np.int32), b.astype(np.int32)
+    x, y = np.abs(a), np.abs(b)
+    while np.any(x != 0):
+        live = x != 0
+        r = np.fmod(y, np.where(live, x, 1).astype(x.dtype))
+        y, x = np.where(live, x, y), np.where(live, r, x)
+    if op == "gcd":
+        return y
+    return np.where(y == 0, y, np.abs(a // np.where(y == 0, 1, y).astype(y.dtype) * b))
 
 
 def binary_twin(out: np.ndarray, a, b, *, op: str, ct: str, alpha=1, rnd=None) -> None:

@@ -359,6 +359,16 @@ def _binary_samples(result, a_domain=None, b_domain=None, scalars=(2, 2.5), extr
     return samples
 
 
+def _gcd_lcm_ref(fn):
+    """numpy's gcd/lcm on exact int64 values, wrapped back to the operands' type (PyTorch's lcm
+    takes |a / g * b| before narrowing, which is what this gives for 8- and 16-bit operands)."""
+
+    def ref(a, b):
+        return fn(np.asarray(a).astype(np.int64), np.asarray(b).astype(np.int64)).astype(np.result_type(a, b))
+
+    return ref
+
+
 _RESULT_BINARY = {"same": lambda d: d, "float": _float_result, "bool": lambda d: tl.bool}
 
 
@@ -442,6 +452,10 @@ OPS += [
                 cuda_dtypes=(tl.int32, tl.int8), int_b_domain=(0, 7), scalars=(3,)),
     binary_info("bitwise_right_shift", tl.bitwise_right_shift, _shift_ref("right"), dtypes=INTS, grad=False,
                 cuda_dtypes=(tl.int32, tl.uint8), int_b_domain=(0, 7), scalars=(2,)),
+    binary_info("gcd", tl.gcd, _gcd_lcm_ref(np.gcd), dtypes=INTS, grad=False, cuda_dtypes=(tl.int32, tl.uint8),
+                scalars=()),
+    binary_info("lcm", tl.lcm, _gcd_lcm_ref(np.lcm), dtypes=INTS, grad=False, cuda_dtypes=(tl.int64, tl.int8),
+                scalars=()),
 ]
 
 

@@ -1830,3 +1830,30 @@ def test_angle_of_real_numbers(device):
     w = tl.tensor([-1.0, 2.0], device=device, requires_grad=True)
     tl.angle(w).sum().backward()
     assert to_numpy(w.grad).tolist() == [0.0, 0.0]
+
+
+def test_gcd_lcm_edge_values_and_errors(device):
+    # torch 2.15's values, including its C arithmetic on the wrapped |min int64|
+    m = -2**63
+    a = tl.tensor([12, -18, 0, 0, 7, m, 5, m, -7], device=device)
+    b = tl.tensor([18, 12, 0, -5, 0, 0, m, m, -21], device=device)
+    assert to_numpy(tl.gcd(a, b)).tolist() == [6, 6, 0, 5, 7, m, -1, m, 7]
+    assert to_numpy(a.lcm(b)).tolist() == [36, 36, 0, 0, 0, 0, m, m, 21]
+    # 8-bit lcm is |a / g * b| in int, then narrowed: lcm(105, 89) is int8(9345) = -127 (the abs came first)
+    i8 = to_numpy(tl.lcm(tl.tensor([105, 100, -128], dtype=tl.int8, device=device),
+                         tl.tensor([89, 3, -128], dtype=tl.int8, device=device)))
+    assert i8.tolist() == [-127, 44, -128]
+    u8 = tl.lcm(tl.tensor([100, 120], dtype=tl.uint8, device=device), tl.tensor([3, 7], dtype=tl.uint8, device=device))
+    assert u8.dtype is tl.uint8 and to_numpy(u8).tolist() == [44, 72]
+    assert tl.gcd(tl.tensor([4, 6], dtype=tl.int8, device=device), tl.tensor([6], device=device)).dtype is tl.int64
+    x = tl.tensor([4, 6], device=device)
+    assert x.gcd_(tl.tensor([6, 9], device=device)) is x and to_numpy(x).tolist() == [2, 3]
+    x.lcm_(tl.tensor([3, 2], device=device))
+    assert to_numpy(x).tolist() == [6, 6]
+    with pytest.raises(TypeError, match=r"gcd\(\): argument 'other' \(position 2\) must be Tensor, not int"):
+        tl.gcd(x, 2)
+    for dt, name in ((tl.float32, "Float"), (tl.bool, "Bool")):
+        with pytest.raises(NotImplementedError, match=f"not implemented for '{name}'"):
+            tl.gcd(tl.ones(2, dtype=dt, device=device), tl.ones(2, dtype=dt, device=device))
+    with pytest.raises(NotImplementedError, match="not implemented for 'Float'"):
+        tl.lcm(tl.tensor([4], device=device), tl.tensor([2.0], device=device))
