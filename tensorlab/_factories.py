@@ -476,7 +476,15 @@ def _raw_fill(t: Tensor, value) -> None:
         kfill.fill(t._device_array(), value)
 
 
+def refuse_uninitialized(input: Tensor) -> None:
+    """A ``*_like`` factory of an uninitialized lazy parameter raises PyTorch's ValueError, as its ops
+    do: it has no shape to copy, and reading its storage raises (nn.parameter._NoStorage)."""
+    if type(input) is not Tensor:
+        input._storage.nbytes  # noqa: B018
+
+
 def _like(op: str, input: Tensor, dtype, device):
+    refuse_uninitialized(input)
     dt = input.dtype if dtype is None else D.as_dtype(dtype, op)
     dev = input.device if device is None else as_device(device)
     return dt, dev

@@ -19,6 +19,7 @@ from tensorlab_kernels import random as krand
 from . import _dtype as D
 from ._device import CPU, as_device, device
 from ._dispatch import dispatch, empty_tensor
+from ._factories import refuse_uninitialized
 from ._layout import format_strides, preserve_format
 from ._registry import Plan, defop
 from ._tensor import Tensor, need_tensor, tensor_method
@@ -547,12 +548,14 @@ def _laid_out_like(t: Tensor, input: Tensor, op: str, memory_format, requires_gr
 
 def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, generator=None,
               memory_format=preserve_format) -> Tensor:
+    refuse_uninitialized(input)
     t = rand(input._shape, dtype=dtype or input.dtype, device=device or input.device, generator=generator)
     return _laid_out_like(t, input, "rand_like", memory_format, requires_grad)
 
 
 def randn_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, generator=None,
                memory_format=preserve_format) -> Tensor:
+    refuse_uninitialized(input)
     t = randn(input._shape, dtype=dtype or input.dtype, device=device or input.device, generator=generator)
     return _laid_out_like(t, input, "randn_like", memory_format, requires_grad)
 
@@ -566,6 +569,7 @@ def randint_like(input: Tensor, low=None, high=None, *, dtype=None, device=None,
         low, high = 0, low
     elif low is None:
         low = 0
+    refuse_uninitialized(input)
     t = randint(low, high, input._shape, dtype=dtype or input.dtype, device=device or input.device,
                 generator=generator)
     return _laid_out_like(t, input, "randint_like", memory_format, requires_grad)

@@ -273,6 +273,22 @@ class RemovableHandle:
         if hooks is not None:
             hooks.pop(self.id, None)
 
+    @property
+    def hooks_dict_ref(self):
+        """PyTorch's attribute: a weak reference to the dict the hook is in (a dead one if none)."""
+        return self._hooks if self._hooks is not None else weakref.ref(_HookDict())
+
+    # pickle (a module pickled with its hook handles: a lazy module before its first forward) keeps the
+    # dict itself, as PyTorch's handle does, and new handles get ids above the restored one
+    def __getstate__(self):
+        return (self._hooks() if self._hooks is not None else None, self.id)
+
+    def __setstate__(self, state) -> None:
+        hooks, self.id = state
+        self._hooks = weakref.ref(hooks) if hooks is not None else None
+        following = next(RemovableHandle._ids)
+        RemovableHandle._ids = itertools.count(max(following, self.id + 1))
+
     def __enter__(self):
         return self
 

@@ -172,8 +172,11 @@ def grads_of(params, name: str) -> tuple[list, list]:
 
 
 def zeros_state(p: Tensor, value: float = 0.0) -> Tensor:
-    """A contiguous state buffer shaped and typed like ``p`` (PyTorch's ``zeros_like``/``full_like``)."""
-    from .._factories import full, zeros
+    """A contiguous state buffer shaped and typed like ``p`` (PyTorch's ``zeros_like``/``full_like``;
+    like them, an uninitialized lazy parameter raises its ValueError)."""
+    from .._factories import full, refuse_uninitialized, zeros
+
+    refuse_uninitialized(p)
 
     if value == 0.0:
         return zeros(p._shape, dtype=p.dtype, device=p.device)

@@ -454,3 +454,33 @@ def test_lazy_batch_norm_conversions_before_forward(device):
     m(tl.ones(3, 2, dtype=tl.float64, device=device))
     assert m.weight is w and w.shape == (2,) and m.running_var.dtype is tl.float64
     assert_close(m.running_var, np.full(2, 0.9))
+
+
+def test_lazy_modules_pickle_before_their_first_forward():
+    # torch 2.15's test_lazy_linear_pickle / test_lazy_batchnorm_pickle: the hook handles pickle with
+    # their hook dicts, and the copy still initialises on its first forward
+    for module, x in ((nn.LazyLinear(3), tl.ones(2, 4)), (nn.LazyBatchNorm1d(), tl.randn(4, 3))):
+        copy_ = pickle.loads(pickle.dumps(module))
+        assert is_lazy(copy_.weight) and copy_.has_uninitialized_params()
+        assert copy_(x).shape == (x.shape[0], 3) and not is_lazy(copy_.weight)
+    module = nn.Module()
+    handle = module.register_forward_hook(print)
+    module2, handle2 = pickle.loads(pickle.dumps((module, handle)))
+    assert handle2.id == handle.id and handle2.hooks_dict_ref() is module2._forward_hooks
+    handle2.remove()  # (removes from the copy's dict only)
+    assert not module2._forward_hooks and len(module._forward_hooks) == 1
+    assert nn.Module().register_forward_hook(print).id > handle.id  # ids stay unique
+
+
+def test_like_factories_and_eager_optimizer_state_refuse_uninitialized_parameters():
+    # torch 2.15: empty_like & co. raise its ValueError; Adagrad creates its state in the constructor, so it
+    # raises there (test_optimizer_pass), while Adam and SGD create state lazily and construct
+    p = UninitializedParameter()
+    for make in (tl.empty_like, tl.zeros_like, tl.ones_like, lambda t: tl.full_like(t, 2.0), tl.rand_like,
+                 tl.randn_like, lambda t: tl.randint_like(t, 3)):
+        with pytest.raises(ValueError, match=UNINIT):
+            make(p)
+    with pytest.raises(ValueError, match=UNINIT):
+        tl.optim.Adagrad([p])
+    tl.optim.Adam([p])
+    tl.optim.SGD([p], lr=0.1)
