@@ -167,7 +167,8 @@ def _decimals(op: str, decimals) -> int:
 # with PyTorch's message (nan_to_num has its own check).
 _SAME_DTYPE_OUT = {
     **{name: name + "(): Found dtype {out} but expected {input}"
-       for name in ("neg", "abs", "sign", "floor", "ceil", "trunc", "round", "frac", "bitwise_not")},
+       for name in ("neg", "abs", "sign", "floor", "ceil", "trunc", "round", "frac", "bitwise_not", "gelu",
+                    "softplus")},
     "nan_to_num": "nan_to_num: dtype of out: {out} should be same as input: {input}",
 }
 
@@ -1029,11 +1030,11 @@ def selu_(input):
 
 
 @tensor_method
-def gelu(input, *, approximate: str = "none"):
+def gelu(input, *, approximate: str = "none", out=None):
     """``input * Phi(input)`` (Phi: the normal cdf); ``approximate='tanh'`` uses the tanh formula."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"gelu(): approximate argument must be either none or tanh, got {approximate!r}")
-    return _run("gelu", input, approximate=approximate)
+    return _run("gelu", input, out=out, approximate=approximate)
 
 
 @tensor_method
@@ -1049,9 +1050,9 @@ def mish(input, inplace: bool = False):
 
 
 @tensor_method
-def softplus(input, beta=1.0, threshold=20.0):
+def softplus(input, beta=1.0, threshold=20.0, *, out=None):
     """``log(1 + exp(beta * input)) / beta``; linear where ``beta * input > threshold``."""
-    return _run("softplus", input, beta=float(_number("softplus", "beta", beta)),
+    return _run("softplus", input, out=out, beta=float(_number("softplus", "beta", beta)),
                 threshold=float(_number("softplus", "threshold", threshold)))
 
 

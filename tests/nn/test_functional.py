@@ -1112,3 +1112,19 @@ def test_rrelu_eval_is_leaky_relu_with_the_mean_slope_and_training_draws_a_slope
         F.rrelu(z, 0.5, 0.1)
     with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
         F.rrelu(tl.tensor([1, -2], device=device), training=True)
+
+
+@pytest.mark.parametrize("name, kwargs", [("logsigmoid", {}), ("softplus", {"beta": 2.0}), ("softshrink", {}),
+                                          ("hardshrink", {"lambd": 0.3}), ("gelu", {"approximate": "tanh"})])
+def test_activations_with_out(name, kwargs, device):
+    # torch 2.15's test_logsigmoid_out & co.: these nn.functional forms take out= (resized, of exactly the
+    # input's dtype), and out= refuses inputs that require grad
+    fn = getattr(F, name)
+    x = tl.tensor(np.random.default_rng(0).standard_normal((2, 3)), dtype=tl.float32, device=device).t()
+    out = tl.empty(0, device=device)
+    assert fn(x, out=out, **kwargs) is out and out.shape == (3, 2)
+    np.testing.assert_array_equal(to_numpy(out), to_numpy(fn(x, **kwargs)))
+    with pytest.raises(RuntimeError):
+        fn(x, out=tl.empty(0, dtype=tl.float64, device=device), **kwargs)
+    with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+        fn(x.detach().requires_grad_(), out=tl.empty(0, device=device), **kwargs)

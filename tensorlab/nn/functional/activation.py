@@ -152,11 +152,13 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     return where(x > 0, x, w * x)
 
 
-def logsigmoid(input: Tensor) -> Tensor:
+def logsigmoid(input: Tensor, *, out=None) -> Tensor:
     """``log(sigmoid(x)) = -softplus(-x)`` (stable)."""
     need_tensor("logsigmoid", input)
     _float_only("logsigmoid", input)
-    return -softplus(-input)
+    out = E.exact_out("log_sigmoid_forward", out, input, input)  # (of input's dtype exactly, as PyTorch)
+    result = -softplus(-input)
+    return result if out is None else E.write_out(result, out)
 
 
 def softsign(input: Tensor) -> Tensor:
@@ -234,7 +236,7 @@ def _float_only(op: str, input: Tensor) -> None:
 
 
 @tensor_method
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+def hardshrink(input: Tensor, lambd: float = 0.5, *, out=None) -> Tensor:
     """``x`` where ``|x| > lambd``, else 0."""
     from ... import where
 
@@ -242,11 +244,13 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     _float_only("hardshrink", input)
     # PyTorch's rule, 0 where -lambd <= x <= lambd: a NaN x (its gradient there is 0 or 1 depending on
     # PyTorch's vectorised or scalar path; 1 here) or a NaN lambd keeps x
+    out = E.exact_out("hardshrink", out, input, input)
     x = piecewise_linear_input(input)
-    return where((x >= -lambd) & (x <= lambd), 0.0, x)
+    result = where((x >= -lambd) & (x <= lambd), 0.0, x)
+    return result if out is None else E.write_out(result, out)
 
 
-def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+def softshrink(input: Tensor, lambd: float = 0.5, *, out=None) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
     from ... import where
 
@@ -256,9 +260,11 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if not 0 <= lambd <= top:  # (a NaN fails too)
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {D.torch_name(input.dtype)}, but "
                            f"found {lambd:g}")
+    out = E.exact_out("softshrink", out, input, input)
     # PyTorch's x * 0 in the middle: a NaN stays NaN (gradient 0, as for hardshrink)
     x = piecewise_linear_input(input)
-    return where(x > lambd, x - lambd, where(x < -lambd, x + lambd, input.detach() * 0))
+    result = where(x > lambd, x - lambd, where(x < -lambd, x + lambd, input.detach() * 0))
+    return result if out is None else E.write_out(result, out)
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
