@@ -374,3 +374,31 @@ def test_call_super_init_runs_the_next_init_in_the_mro():
         pass
 
     assert After().mixin_init is True and not hasattr(Plain(), "mixin_init")
+
+
+def test_extra_state_that_creates_a_submodule_loads():
+    # torch 2.15's test_extra_state_non_dict: set_extra_state runs before the children are loaded, so a
+    # submodule it creates receives its own keys (here another extra state, and a Linear's weights)
+    class Holder(nn.Module):
+        def __init__(self, foo):
+            super().__init__()
+            self.foo = foo
+
+        def get_extra_state(self):
+            return self.foo
+
+        def set_extra_state(self, state):
+            self.foo = state
+
+    target = Holder("else")
+    assert repr(target.load_state_dict(Holder(Holder(3)).state_dict())) == "<All keys matched successfully>"
+    assert target.foo.foo == 3
+    linear = nn.Linear(2, 2)
+    other = Holder("x")
+    other.load_state_dict(Holder(linear).state_dict())
+    assert other.foo is linear
+    # a load that fails on a key of the module's own still changes nothing when no submodule is missing
+    kept = Holder(5)
+    with pytest.raises(RuntimeError, match="Unexpected key"):
+        kept.load_state_dict({"_extra_state": 7, "bogus": tl.ones(1)})
+    assert kept.foo == 5

@@ -700,7 +700,12 @@ class Module:
                 missing_keys.append(key)
         extra_state_key = prefix + _EXTRA_STATE_KEY_SUFFIX
         if _overrides(self, "set_extra_state"):
-            if extra_state_key in state_dict:
+            if extra_state_key in state_dict and self._names_unknown_children(state_dict, prefix, extra_state_key):
+                # the extra state may create the submodules those keys belong to (PyTorch sets it before it
+                # loads the children): set now, before the children are walked, not after every check
+                with no_grad():
+                    self.set_extra_state(state_dict[extra_state_key])
+            elif extra_state_key in state_dict:
                 writes.append((self, None, None, state_dict[extra_state_key], False))
             elif strict:
                 missing_keys.append(extra_state_key)
@@ -721,15 +726,21 @@ class Module:
         else:  # called on its own, as PyTorch's: write now
             _apply_writes(writes)
 
+    def _names_unknown_children(self, state_dict, prefix: str, extra_state_key: str) -> bool:
+        """Whether ``state_dict`` has keys under ``prefix`` for a submodule this module lacks."""
+        return any(key.startswith(prefix) and key != extra_state_key and "." in key[len(prefix):]
+                   and key[len(prefix):].split(".", 1)[0] not in self._modules for key in state_dict)
+
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
         """Copy values (and extra states) from ``state_dict``, walking the modules as PyTorch does
         (load pre-hooks, ``_load_from_state_dict``, children, load post-hooks).
 
         Every key and shape is checked before anything is written: on an error nothing changes and
-        the message lists the missing, unexpected and mismatched keys. Load post-hooks (which may
-        clear missing/unexpected keys, so decide a strict load's error) run after the writes, as in
-        PyTorch; a module tree with post-hooks is therefore written before a remaining strict key
-        error is raised."""
+        the message lists the missing, unexpected and mismatched keys. (One exception: a module whose
+        ``set_extra_state`` must run to create the submodules that keys name gets it when reached.)
+        Load post-hooks (which may clear missing/unexpected keys, so decide a strict load's error) run
+        after the writes, as in PyTorch; a module tree with post-hooks is therefore written before a
+        remaining strict key error is raised."""
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing_keys: list[str] = []
