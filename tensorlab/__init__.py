@@ -224,3 +224,12 @@ _numpy_names.install(globals(), [n for n in dir() if not n.startswith("_")])
 _numpy_names.install(vars(linalg), linalg.__all__)
 _numpy_names.install(vars(special), special.__all__)
 _numpy_names.install_methods(Tensor)
+
+# every public function pickles by its public name (factory-made functions and wrappers otherwise
+# point at a local or a shadowed name)
+from . import _pickle_names  # noqa: E402
+
+_pickle_names.publish(__name__, [n for n in dir() if not n.startswith("_") or n.startswith("_foreach_")])
+_pickle_names.publish(linalg.__name__, linalg.__all__)
+_pickle_names.publish(special.__name__, special.__all__)
+_pickle_names.publish(nn.functional.__name__, [n for n in dir(nn.functional) if not n.startswith("_")])

@@ -165,3 +165,19 @@ def test_global_switches_and_size_checks():
         tl.set_warn_always(1)
     assert tl.is_same_size(tl.ones(2, 3), tl.ones(2, 3)) and not tl.is_same_size(tl.ones(2, 3), tl.ones(3, 2))
     assert tl.is_inference(tl.ones(1)) is False
+
+
+def test_every_public_function_pickles_by_reference():
+    # as torch's (functools.partial(torch.clamp, min=0) sent to a spawned DataLoader worker): 206 of them
+    # were local functions of a factory or wrappers shadowing the op they wrap
+    import functools
+    import pickle
+    import types
+
+    for namespace in (tl, tl.linalg, tl.special, tl.nn.functional, tl.nn.init):
+        for name in dir(namespace):
+            fn = getattr(namespace, name)
+            if isinstance(fn, types.FunctionType) and (not name.startswith("_") or name.startswith("_foreach_")):
+                assert pickle.loads(pickle.dumps(fn)) is fn, f"{namespace.__name__}.{name}"
+    clamp = pickle.loads(pickle.dumps(functools.partial(tl.clamp, min=0)))
+    assert clamp(tl.tensor([-1.0, 2.0])).tolist() == [0.0, 2.0]
