@@ -8,6 +8,7 @@ kernels need no state, and cpu and cuda draw the same uniform bits for the same 
 
 from __future__ import annotations
 
+import operator
 import os
 import threading
 import warnings
@@ -26,7 +27,7 @@ from ._tensor import Tensor, need_tensor, tensor_method
 from ._views import shape_args
 
 DEFAULT_SEED = 67280421310721  # PyTorch's default seed
-_SEED_MOD = 2**63
+_SEED_MOD = 2**64  # seeds are uint64, as PyTorch's: a negative seed is taken modulo 2**64
 
 
 class Generator:
@@ -48,9 +49,11 @@ class Generator:
         self._lock = threading.Lock()
 
     def manual_seed(self, seed) -> Generator:
-        seed = int(seed)
-        if not -(2**63) <= seed < 2**64:
-            raise RuntimeError(f"manual_seed: seed must be within [-2**63, 2**64), got {seed}")
+        if isinstance(seed, float | np.floating) or not hasattr(seed, "__index__"):  # (top-level manual_seed
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")  # int()s first)
+        seed = operator.index(seed)
+        if not -(2**63) <= seed < 2**64:  # (PyTorch's message from its argument parser)
+            raise ValueError(f"Overflow when unpacking long long: seed {seed} is not in [-2**63, 2**64)")
         with self._lock:
             self._seed = seed % _SEED_MOD
             self._offset = 0
@@ -67,7 +70,7 @@ class Generator:
     def get_state(self) -> Tensor:
         from ._factories import from_numpy
 
-        return from_numpy(np.array([self._seed, self._offset], dtype=np.int64).view(np.uint8).copy())
+        return from_numpy(np.array([self._seed, self._offset], dtype=np.uint64).view(np.uint8).copy())
 
     def set_state(self, new_state: Tensor) -> Generator:
         if not isinstance(new_state, Tensor):
@@ -78,7 +81,7 @@ class Generator:
         arr = np.ascontiguousarray(np.asarray(new_state.detach().cpu()._np_view()))
         if arr.dtype != np.uint8 or arr.size != 16:
             raise RuntimeError("set_state: expected a uint8 tensor of 16 bytes from get_state()")
-        seed, offset = arr.view(np.int64)
+        seed, offset = arr.view(np.uint64)
         with self._lock:
             self._seed, self._offset = int(seed), int(offset)
         return self
@@ -105,7 +108,9 @@ def default_generator(dev: device) -> Generator:
 
 
 def manual_seed(seed) -> Generator:
-    """Seed the default generators of every device; returns the cpu generator."""
+    """Seed the default generators of every device; returns the cpu generator. ``seed`` is taken as
+    ``int(seed)`` (so 1.5 is 1, as PyTorch's) modulo 2**64."""
+    seed = int(seed)
     default_generator(CPU).manual_seed(seed)
     for dev, g in list(_default_generators.items()):
         if dev != CPU:

@@ -158,8 +158,14 @@ def _grid(counters: int) -> tuple[int, dict]:
 
 
 def _check_seed(seed: int, offset: int) -> None:
-    if not (0 <= seed < 2**63 and 0 <= offset < 2**63):
-        raise ValueError(f"philox: seed {seed} and offset {offset} must be in [0, 2**63)")
+    if not (0 <= seed < 2**64 and 0 <= offset < 2**63):
+        raise ValueError(f"philox: seed {seed} must be in [0, 2**64) and offset {offset} in [0, 2**63)")
+
+
+def seed_argument(seed: int) -> int:
+    """A uint64 seed as the int64 with its bits (a kernel argument is int64; ``tl.randint4x`` takes the
+    bits back as uint64, so the key is the same as the twin's)."""
+    return seed - (1 << 64) if seed >= 1 << 63 else seed
 
 
 def uniform(out, seed: int, offset: int, low: float = 0.0, high: float = 1.0) -> None:
@@ -167,30 +173,30 @@ def uniform(out, seed: int, offset: int, low: float = 0.0, high: float = 1.0) ->
     n = out.numel
     f64 = out.dtype == np.float64
     grid, meta = _grid(counters_needed("uniform64" if f64 else "uniform", n))
-    launch(_uniform_kernel, grid, out, n, seed, offset, float(low), float(high), _f64_bits(low), _f64_bits(high),
-           MANT=mantissa_bits(out.dtype), F64=f64, **meta)
+    launch(_uniform_kernel, grid, out, n, seed_argument(seed), offset, float(low), float(high), _f64_bits(low),
+           _f64_bits(high), MANT=mantissa_bits(out.dtype), F64=f64, **meta)
 
 
 def normal(out, seed: int, offset: int, mean: float = 0.0, std: float = 1.0) -> None:
     _check_seed(seed, offset)
     n = out.numel
     grid, meta = _grid(counters_needed("normal", n))
-    launch(_normal_kernel, grid, out, n, seed, offset, float(mean), float(std), _f64_bits(mean), _f64_bits(std),
-           F64=out.dtype == np.float64, **meta)
+    launch(_normal_kernel, grid, out, n, seed_argument(seed), offset, float(mean), float(std), _f64_bits(mean),
+           _f64_bits(std), F64=out.dtype == np.float64, **meta)
 
 
 def randint(out, seed: int, offset: int, low: int, high: int) -> None:
     _check_seed(seed, offset)
     n = out.numel
     grid, meta = _grid(counters_needed("randint", n))
-    launch(_randint_kernel, grid, out, n, seed, offset, int(low), int(high - low), **meta)
+    launch(_randint_kernel, grid, out, n, seed_argument(seed), offset, int(low), int(high - low), **meta)
 
 
 def bernoulli(out, p, seed: int, offset: int) -> None:
     _check_seed(seed, offset)
     n = out.numel
     grid, meta = _grid(counters_needed("bernoulli", n))
-    launch(_bernoulli_kernel, grid, out, p, n, seed, offset, **meta)
+    launch(_bernoulli_kernel, grid, out, p, n, seed_argument(seed), offset, **meta)
 
 
 # ----------------------------------------------------------------------------------------------

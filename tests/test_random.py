@@ -92,7 +92,39 @@ def test_generator_state_and_independence():
     assert not np.array_equal(tl.rand(10, generator=g2).numpy(), a.numpy())
     assert g1.initial_seed() == 42
     s = tl.Generator().seed()
-    assert 0 <= s < 2**63
+    assert 0 <= s < 2**64
+
+
+def test_seeds_are_uint64_as_pytorchs(device):
+    # torch 2.15: a negative seed is taken modulo 2**64, seeds up to 2**64 - 1 are their own (they were
+    # folded modulo 2**63, so 2**63 + 5 drew seed 5's numbers), out-of-range seeds raise ValueError
+    for seed, initial in ((-1, 2**64 - 1), (2**63, 2**63), (2**64 - 1, 2**64 - 1), (-(2**63), 2**63)):
+        tl.manual_seed(seed)
+        assert tl.initial_seed() == initial
+    for seed in (2**64, -(2**63) - 1):
+        with pytest.raises(ValueError, match="Overflow"):
+            tl.manual_seed(seed)
+    with pytest.raises(RuntimeError, match="manual_seed expected a long, but got float"):
+        tl.Generator().manual_seed(1.5)
+    tl.manual_seed(1.5)  # (the top-level function int()s, as torch's)
+    assert tl.initial_seed() == 1
+    draws = {}
+    for seed in (5, 2**63 + 5):
+        g = tl.Generator(device).manual_seed(seed)
+        draws[seed] = to_numpy(tl.rand(6, generator=g, device=device))
+        state = g.get_state()
+        assert tl.Generator(device).set_state(state).initial_seed() == seed
+    assert not np.array_equal(draws[5], draws[2**63 + 5])
+    tl.manual_seed(2**64 - 7)  # the twin and the kernel take the same 64-bit key
+    cpu = to_numpy(tl.rand(8, device="cpu"))
+    if device == "cuda":
+        tl.manual_seed(2**64 - 7)
+        np.testing.assert_array_equal(to_numpy(tl.rand(8, device="cuda")), cpu)
+        masks = []
+        for dev in ("cpu", "cuda"):
+            tl.manual_seed(2**64 - 7)
+            masks.append(to_numpy(tl.nn.functional.dropout(tl.ones(64, device=dev), 0.5)))
+        np.testing.assert_array_equal(masks[0], masks[1])
 
 
 def test_random_into_strided_view(device):

@@ -26,7 +26,7 @@ import numpy as np
 from .._triton import tl, triton
 from ..fill import float64_bits
 from ..launch import INTERPRET, cdiv, launch
-from ..random import philox4x32
+from ..random import philox4x32, seed_argument
 from ..reduction.common import cast_to, float_acc, host_cast
 from ..reduction.common import tl_dtype as _tl_dtype
 from ..strided import offsets, strided_layout
@@ -103,8 +103,8 @@ def scale_for(p: float) -> float:
 
 
 def _check(seed: int, offset: int, threshold: int) -> None:
-    if not (0 <= seed < 2**63 and 0 <= offset < 2**63):
-        raise ValueError(f"dropout: seed {seed} and offset {offset} must be in [0, 2**63)")
+    if not (0 <= seed < 2**64 and 0 <= offset < 2**63):
+        raise ValueError(f"dropout: seed {seed} must be in [0, 2**64) and offset {offset} in [0, 2**63)")
     if not 0 <= threshold <= 1 << 24:
         raise ValueError(f"dropout: threshold {threshold} must be in [0, 2**24]")
 
@@ -126,7 +126,7 @@ def dropout(out, x, *, seed: int, offset: int, threshold: int, scale: float) -> 
             _dropout_kernel, (cdiv(counters, block),),
             out.view(out.shape, out.strides, out.offset + p.offsets[1]),
             x.view(x.shape, x.strides, x.offset + p.offsets[0]),
-            p.numel, start, first, seed, offset, threshold, float64_bits(scale),
+            p.numel, start, first, seed_argument(seed), offset, threshold, float64_bits(scale),
             *p.sizes[1:], *p.strides[0], *p.strides[1],
             NDIM=p.ndim, X_CONTIGUOUS=p.contiguous(0), OUT_CONTIGUOUS=p.contiguous(1),
             ACC=acc, BLOCK=block, num_warps=4,
