@@ -4,7 +4,9 @@ Every tensorlab kernel is deterministic already: reductions, scans, scatters and
 combine values in a fixed order (no float atomics; the one atomic, in the single-launch full
 reduction, is an integer ticket that picks which program finishes), so the same inputs give the
 same bits on every run. The switch is kept so that scripts written for PyTorch run unchanged and
-can ask what they set; with it on, nothing needs to change.
+can ask what they set. With it on, one thing changes, as in PyTorch: new uninitialized memory
+(``empty`` & co., the growth of ``resize_``) is filled with NaN, the largest integer or True, unless
+``tensorlab.utils.deterministic.fill_uninitialized_memory`` is set to False.
 """
 
 from __future__ import annotations
@@ -20,6 +22,26 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
 
 def are_deterministic_algorithms_enabled() -> bool:
     return _state["enabled"]
+
+
+def filling_uninitialized_memory() -> bool:
+    """Whether new uninitialized memory is to be filled (tensorlab.utils.deterministic)."""
+    if not _state["enabled"]:
+        return False
+    from .utils import deterministic
+
+    return bool(deterministic.fill_uninitialized_memory)
+
+
+def uninitialized_fill_value(dtype):
+    """PyTorch's value for uninitialized memory: NaN, the largest integer, or True."""
+    import numpy as np
+
+    if dtype.is_floating_point:
+        return float("nan")
+    if dtype.np == np.bool_:
+        return True
+    return int(np.iinfo(dtype.np).max)
 
 
 def is_deterministic_algorithms_warn_only_enabled() -> bool:

@@ -18,6 +18,7 @@ import numpy as np
 from tensorlab_kernels import fill as kfill
 
 from . import _dtype as D
+from ._determinism import filling_uninitialized_memory, uninitialized_fill_value
 from ._device import CPU, as_device, get_default_device
 from ._dispatch import dispatch, empty_tensor
 from ._layout import format_strides, preserve_format
@@ -414,7 +415,16 @@ def empty(*sizes, size=None, dtype=None, device=None, requires_grad: bool = Fals
         raise RuntimeError("empty(): unsupported memory format Preserve")
     strides = format_strides("empty", size, memory_format)
     dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "empty")
-    return _finish(empty_tensor(size, dt, as_device(device), strides), requires_grad, pin_memory)
+    return _finish(_filled_if_deterministic(empty_tensor(size, dt, as_device(device), strides)), requires_grad,
+                   pin_memory)
+
+
+def _filled_if_deterministic(t: Tensor) -> Tensor:
+    """``t`` filled with PyTorch's value for uninitialized memory when deterministic algorithms ask
+    for it (tensorlab.utils.deterministic)."""
+    if filling_uninitialized_memory() and t.numel():
+        _raw_fill(t, uninitialized_fill_value(t.dtype))
+    return t
 
 
 def _fill_out(op: str, out: Tensor, size: tuple, value, dtype, device, requires_grad: bool) -> Tensor:
@@ -499,7 +509,8 @@ def empty_like_layout(op: str, input: Tensor, dtype, device, memory_format) -> T
 
 def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False,
                memory_format=preserve_format) -> Tensor:
-    return _finish(empty_like_layout("empty_like", input, dtype, device, memory_format), requires_grad)
+    t = _filled_if_deterministic(empty_like_layout("empty_like", input, dtype, device, memory_format))
+    return _finish(t, requires_grad)
 
 
 def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False,

@@ -9,6 +9,7 @@ PyTorch only where a view of the old storage is used after the growth.
 
 from __future__ import annotations
 
+from ._determinism import filling_uninitialized_memory, uninitialized_fill_value
 from ._dispatch import _resize_
 from ._layout import format_strides
 from ._tensor import Tensor, tensor_method
@@ -24,7 +25,13 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
         raise RuntimeError("cannot resize variables that require grad")
     if shape == self._shape and memory_format is None:
         return self
+    old_elements = self._storage.nbytes // self.dtype.itemsize
     _resize_(self, shape, format_strides("resize_", shape, memory_format), keep_contents=True)
+    grown = self._storage.nbytes // self.dtype.itemsize - old_elements
+    if grown > 0 and filling_uninitialized_memory():  # (PyTorch fills the storage's new elements)
+        from ._factories import _raw_fill
+
+        _raw_fill(self.as_strided((grown,), (1,), old_elements), uninitialized_fill_value(self.dtype))
     return self
 
 

@@ -181,3 +181,28 @@ def test_every_public_function_pickles_by_reference():
                 assert pickle.loads(pickle.dumps(fn)) is fn, f"{namespace.__name__}.{name}"
     clamp = pickle.loads(pickle.dumps(functools.partial(tl.clamp, min=0)))
     assert clamp(tl.tensor([-1.0, 2.0])).tolist() == [0.0, 2.0]
+
+
+def test_deterministic_mode_fills_uninitialized_memory(device):
+    # torch 2.15 with use_deterministic_algorithms(True): NaN, the largest integer or True, also for the
+    # elements a resize_ adds; tensorlab.utils.deterministic.fill_uninitialized_memory = False turns it off
+    try:
+        tl.use_deterministic_algorithms(True)
+        for dt, want in ((tl.float16, "nan"), (tl.float32, "nan"), (tl.int8, 127), (tl.uint8, 255),
+                         (tl.int64, 2**63 - 1), (tl.bool, True)):
+            for t in (tl.empty(3, dtype=dt, device=device), tl.empty_like(tl.zeros(2, dtype=dt, device=device)),
+                      tl.zeros(1, dtype=dt, device=device).new_empty(2),
+                      tl.empty_strided((2, 2), (1, 2), dtype=dt, device=device),
+                      tl.empty_permuted((2, 3), (1, 0), dtype=dt, device=device)):
+                got = to_numpy(t).ravel().tolist()
+                assert all(np.isnan(got)) if want == "nan" else got == [want] * len(got), (dt, got)
+        r = tl.ones(2, device=device).resize_(5)
+        assert to_numpy(r)[:2].tolist() == [1.0, 1.0] and np.isnan(to_numpy(r)[2:]).all()
+        from tensorlab._determinism import filling_uninitialized_memory
+
+        assert filling_uninitialized_memory()
+        tl.utils.deterministic.fill_uninitialized_memory = False
+        assert not filling_uninitialized_memory()
+    finally:
+        tl.utils.deterministic.fill_uninitialized_memory = True
+        tl.use_deterministic_algorithms(False)

@@ -2,4 +2,4 @@
 
 from __future__ import annotations
 
-from . import checkpoint, data, dlpack  # noqa: F401
+from . import checkpoint, data, deterministic, dlpack  # noqa: F401
