@@ -436,16 +436,16 @@ def test_tiny_model_trains():
     assert losses[-1] < 0.25 * losses[0]
 
 
-def test_embedding_bag_last_offset_ends_the_last_bag(device):
-    """With include_last_offset the last offset ends the last bag, also before the end of the
-    input (the indices after it are in no bag; PyTorch's sum does the same); it raised a raw
-    IndexError."""
+def test_embedding_bag_last_bag_runs_to_the_end_of_the_input(device):
+    """With include_last_offset the last bag runs to the end of the input, also when the last offset
+    is before it (torch 2.15's test_embeddingbag_include_last_offset, issue 89677; the indices after
+    it were in no bag here, and a raw IndexError before that)."""
     w = tl.arange(20.0, device=device).reshape(10, 2)
     inp = tl.tensor([0, 2, 5, 2, 2, 1, 6, 3], device=device)
-    offsets = tl.tensor([0, 2, 4], device=device)
+    offsets = tl.tensor([0, 2, 4], device=device)  # bags [0, 2] and [5, 2, 2, 1, 6, 3]
     assert F.embedding_bag(inp, w, offsets, mode="sum", include_last_offset=True).tolist() == [[4.0, 6.0],
-                                                                                              [14.0, 16.0]]
-    assert F.embedding_bag(inp, w, offsets, mode="mean", include_last_offset=True).tolist() == [[2.0, 3.0],
-                                                                                               [7.0, 8.0]]
+                                                                                              [38.0, 44.0]]
+    np.testing.assert_allclose(F.embedding_bag(inp, w, offsets, mode="mean", include_last_offset=True).tolist(),
+                               [[2.0, 3.0], [38 / 6, 44 / 6]], rtol=1e-6)
     assert F.embedding_bag(inp, w, offsets, mode="max", include_last_offset=True).tolist() == [[4.0, 5.0],
-                                                                                              [10.0, 11.0]]
+                                                                                              [12.0, 13.0]]

@@ -36,6 +36,7 @@ from ..._layout import preserve_strides
 from ..._registry import Plan, defop
 from ..._tensor import Tensor
 from ...amp.autocast_mode import autocast_float32
+from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
 from ...ops.indexing import one_hot
 from ...ops.matmul import linear
@@ -217,10 +218,24 @@ def _embedding_backward(ctx, g):
     g2 = g.reshape(-1, dim)
     if by_freq:
         counts = bincount(flat, minlength=num).index_select(0, flat).to(g.dtype)
-        g2 = g2 / counts.unsqueeze(1)
+        g2 = _ScaleByFreq.apply(g2, counts.unsqueeze(1))
     if padding_idx is not None:
         g2 = where((flat != padding_idx).unsqueeze(1), g2, 0.0)
     return index_add(zeros((num, dim), dtype=g.dtype, device=g.device), 0, flat, g2), None
+
+
+class _ScaleByFreq(Function):
+    """``g / counts`` whose own backward is the identity: PyTorch's double backward of embedding
+    (``embedding_dense_double_backward``) gathers the incoming gradient without the 1/frequency
+    scaling, so a second derivative through ``scale_grad_by_freq`` is unscaled."""
+
+    @staticmethod
+    def forward(ctx, g, counts):
+        return g / counts
+
+    @staticmethod
+    def backward(ctx, gg):
+        return gg, None
 
 
 EMBEDDING = defop("embedding", twin=kemb.embedding_twin, kernel=kemb.embedding, meta=_embedding_meta,
@@ -252,6 +267,9 @@ def _check_embedding(op: str, input, weight, padding_idx):
     if padding_idx is not None:
         padding_idx = int(padding_idx)
         if padding_idx >= num or padding_idx < -num:
+            if op == "embedding_bag":  # PyTorch checks it in ATen there (F.embedding asserts in Python)
+                raise RuntimeError(f"padding_idx must be within the number of embeddings, -{num} through "
+                                   f"{num - 1}, but got {padding_idx}")
             raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx %= num
     return padding_idx
@@ -299,17 +317,51 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                   padding_idx: int | None = None) -> Tensor:
     """Sums, means or maxima of bags of embeddings, without materialising the per-index rows per bag.
 
-    ``input`` 2-D: each row is a bag. ``input`` 1-D: bags start at ``offsets`` (and, with
-    ``include_last_offset``, the last offset is the end). Entries equal to ``padding_idx`` are left
-    out (and not counted by ``mean``); an empty bag gives zeros. The bag structure is computed on
-    the host from the indices and offsets (one small transfer for cuda tensors).
+    ``input`` 2-D: each row is a bag. ``input`` 1-D: bags start at ``offsets``; with
+    ``include_last_offset`` there is one bag fewer than offsets, and the last bag runs to the end
+    of the input (what torch 2.15's test_embeddingbag_include_last_offset asserts: offsets
+    [0, 3, 3] and [0, 3, 4] give the same bags of 4 indices; PyTorch's cpu fbgemm path for float
+    sum/mean without padding_idx still ends the sum at the last offset, which tensorlab does not
+    copy). Entries equal to ``padding_idx`` are left out (and not counted by ``mean``); an empty
+    bag gives zeros. The bag structure is computed on the host from the indices and offsets (one
+    small transfer for cuda tensors).
     """
     from ... import index_add, tensor, zeros
 
     if not isinstance(input, Tensor):
         raise TypeError(f"embedding_bag(): argument 'input' must be Tensor, not {type(input).__name__}")
+    # the checks in PyTorch's order: its Python wrapper's, the renorm's range check, then ATen's
+    if per_sample_weights is not None and tuple(input._shape) != tuple(per_sample_weights._shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if isinstance(weight, Tensor) and weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if not isinstance(offsets, Tensor) or offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    idx = input.detach().cpu().numpy().astype(np.int64).reshape(-1)
+    num = weight._shape[0] if isinstance(weight, Tensor) and weight.ndim == 2 else 0
+    if max_norm is not None:
+        # PyTorch renormalises before ATen's checks, on every index of the input; its renorm
+        # selects each row, so an index past the table fails there, as an IndexError
+        bad = np.unique(idx[(idx >= num) | (idx < -num)])
+        if bad.size:
+            raise IndexError(f"select(): index {bad[0]} out of range for tensor of size [{num}, "
+                             f"{weight._shape[1]}] at dimension 0")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
@@ -317,26 +369,21 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     padding_idx = _check_embedding("embedding_bag", input, weight, padding_idx)
     if sparse:
         raise NotImplementedError("embedding_bag(): sparse=True needs sparse gradients, which tensorlab does not have")
-    idx = input.detach().cpu().numpy().astype(np.int64)
+    if per_sample_weights is not None and per_sample_weights.dtype is not weight.dtype:
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
+                           f"'per_sample_weights'; but type {weight.type()} does not equal "
+                           f"{per_sample_weights.type()} (while checking arguments for embedding_bag)")
+    n = idx.size
     if input.ndim == 2:
-        if offsets is not None:
-            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
-                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
-        starts = np.arange(0, idx.size, max(idx.shape[1], 1), dtype=np.int64) if idx.shape[1] else \
-            np.zeros(idx.shape[0], np.int64)
+        width = input._shape[1]
+        starts = np.arange(0, n, width, dtype=np.int64) if width else np.zeros(input._shape[0], np.int64)
         include_last_offset = False
         if per_sample_weights is not None:
             per_sample_weights = per_sample_weights.reshape(-1)
-    elif input.ndim == 1:
-        if offsets is None:
-            raise ValueError("offsets has to be a 1D Tensor but got None")
-        if not isinstance(offsets, Tensor) or offsets.ndim != 1:
-            raise ValueError("offsets has to be a 1D Tensor")
-        starts = offsets.detach().cpu().numpy().astype(np.int64)
     else:
-        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
-    idx = idx.reshape(-1)
-    n = idx.size
+        starts = offsets.detach().cpu().numpy().astype(np.int64)
+        if include_last_offset and not starts.size:
+            raise RuntimeError("include_last_offset: number of offset should be at least 1")
     if starts.size and starts[0] != 0:
         raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
                            f"position 0. However, got {starts[0]}")
@@ -345,21 +392,18 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                            f"{starts[-1]}")
     if np.any(np.diff(starts) < 0):
         raise RuntimeError(f"embedding_bag: offsets must be non-decreasing, got {starts.tolist()}")
-    if n and (idx.min() < 0 or idx.max() >= weight._shape[0]):
-        raise IndexError("index out of range in self")
-    if per_sample_weights is not None and tuple(per_sample_weights._shape) != (n,):
-        raise ValueError(f"embedding_bag: per_sample_weights must have the shape of input ({n} elements), got "
-                         f"{list(per_sample_weights._shape)}")
-    # (no offsets at all, a 2-D input of no rows: no bags)
-    ends = starts[1:] if include_last_offset or not starts.size else np.append(starts[1:], n)
-    bags = len(ends)
-    starts = starts[:bags]
-    bag_of = np.repeat(np.arange(bags, dtype=np.int64), ends - starts)
-    keep = np.ones(n, bool) if padding_idx is None else idx != padding_idx
-    # with include_last_offset the last offset ends the last bag: indices after it are in none
-    keep[len(bag_of):] = False
+    bags = len(starts) - 1 if include_last_offset else len(starts)
+    # the last bag runs to the end of the input, also with include_last_offset (PyTorch's offset2bag)
+    bag_of = np.repeat(np.arange(bags, dtype=np.int64), np.diff(np.append(starts[:bags], n))) if bags else \
+        np.zeros(0, np.int64)
+    out_of_range = (idx < 0) | (idx >= num)
+    if out_of_range.any():
+        raise RuntimeError("embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be "
+                           f"{idx[int(np.argmax(out_of_range))]}")
     if max_norm is not None:
-        _renorm_(weight, idx[keep], float(max_norm), float(norm_type))
+        _renorm_(weight, idx, float(max_norm), float(norm_type))
+    keep = np.ones(n, bool) if padding_idx is None else idx != padding_idx
+    keep[len(bag_of):] = False  # (a 2-D input of no rows: no bags)
     dim = weight._shape[1]
     dev = weight.device
     out = zeros((bags, dim), dtype=weight.dtype, device=dev)
@@ -370,7 +414,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         psw = per_sample_weights
         if positions.size != n:
             psw = psw.index_select(0, tensor(positions, device=dev))
-        rows = rows * psw.unsqueeze(1).to(rows.dtype)
+        rows = rows * psw.unsqueeze(1)
     target = tensor(bag_of[positions], device=dev)
     if mode == "max":
         return _bag_max(out, rows, target)
