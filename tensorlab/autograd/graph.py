@@ -99,14 +99,45 @@ _thread = _ThreadState()
 
 
 class _HookedSavedTensor:
-    """A saved tensor stored through the pack hook of the saved_tensors_hooks block it was saved in."""
+    """A saved tensor stored through the pack hook of the saved_tensors_hooks block it was saved in.
 
-    __slots__ = ("packed", "unpack_hook")
-    is_output = False  # (what the pack hook returns stands for the value: no reattaching to the node)
+    As PyTorch's SavedVariable with hooks: the pack hook runs (without grad mode) once the node's
+    outputs are attached (:func:`_pack_saved`), so a saved output is seen with its grad_fn, and
+    what it returns is kept in place of the tensor. The tensor's autograd identity is kept beside it
+    (its grad_fn and output number, or a leaf's gradient accumulator), and unpacking re-attaches
+    the unpack hook's value to it: a graph built from saved tensors under ``create_graph`` (double
+    backward) leads to the original tensor's history, whatever the hooks returned (a detached copy,
+    a tensor rebuilt from a list). In-place changes to a packed tensor are not detected, as in
+    PyTorch (the hooks own the value)."""
+
+    __slots__ = ("packed", "unpack_hook", "_pack_hook", "_tensor", "grad_fn", "output_nr", "own_output",
+                 "accumulator")
+    is_output = False  # (the plain SavedTensor's flag: attach_outputs leaves this one to _pack_saved)
 
     def __init__(self, t, pack_hook, unpack_hook):
-        self.packed = pack_hook(t)
-        self.unpack_hook = unpack_hook
+        self._tensor, self._pack_hook, self.unpack_hook = t, pack_hook, unpack_hook
+        self.packed = None
+        self.grad_fn = self.accumulator = None
+        self.output_nr, self.own_output = 0, False
+
+    def pack(self, node: Node) -> None:
+        t, hook = self._tensor, self._pack_hook
+        self._tensor = self._pack_hook = None
+        fn, nr = _edge_of(t)
+        if fn is node:  # an output of the node itself: re-attached to it when unpacked (no cycle kept)
+            self.own_output, self.output_nr = True, nr
+        elif isinstance(fn, AccumulateGrad):  # a leaf that requires grad: weakly, as its own reference
+            self.accumulator = t._grad_accumulator
+        elif fn is not None:
+            self.grad_fn, self.output_nr = fn, nr
+        version = t._storage.version
+        with grad_mode.no_grad():
+            self.packed = hook(t)
+        if t._storage.version != version:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook "
+                "cannot be modified by in-place operations as this can lead to unexpected side-effects. Please "
+                "open an issue if you need to perform in-place operations on the input to a pack hook.")
 
     def unpack(self, node: Node, index: int):
         from .._tensor import Tensor
@@ -115,7 +146,25 @@ class _HookedSavedTensor:
         if not isinstance(t, Tensor):
             raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
                             f"{type(t).__name__}")
-        return t
+        # the hook's value, with the saved tensor's autograd identity (PyTorch's make_variable)
+        alias = Tensor._make(t._storage, t._shape, t._stride, t._offset, t.dtype)
+        fn = node if self.own_output else self.grad_fn
+        if fn is not None:
+            alias._requires_grad = True
+            alias.grad_fn, alias._output_nr = fn, self.output_nr
+        elif self.accumulator is not None:
+            alias._requires_grad = True
+            alias._grad_accumulator = self.accumulator  # gradients reach the original leaf's .grad
+        return alias
+
+
+def _pack_saved(node: Node) -> None:
+    """Run the pack hooks of the tensors ``node`` saved under saved_tensors_hooks, in saving order
+    (called once its outputs are attached)."""
+    node.ctx._hooked = False
+    for s in node.ctx._saved or ():
+        if s.__class__ is _HookedSavedTensor and s._pack_hook is not None:
+            s.pack(node)
 
 
 class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
@@ -163,6 +212,8 @@ class disable_saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
         self.error_message = error_message
 
     def __enter__(self):
+        if _thread.saved_tensor_hooks:  # (PyTorch refuses to disable hooks while some are open)
+            raise RuntimeError(self.error_message)
         _thread.hooks_disabled.append(self.error_message)
         return self
 
@@ -193,6 +244,7 @@ class Ctx:
     _output_positions = None  # a custom Function's (number of outputs, positions of its tensor outputs)
     non_differentiable: frozenset = frozenset()
     dirty: frozenset = frozenset()
+    _hooked = False  # saved tensors wait for their pack hooks (run by attach_outputs)
 
     def __init__(self, node: Node, params: dict):
         self._node = weakref.ref(node)
@@ -218,6 +270,7 @@ class Ctx:
                 continue
             if hooks is not None:
                 saved.append(_HookedSavedTensor(t, *hooks))
+                self._hooked = True
                 continue
             out_nr = self._outputs_ids.get(id(t))
             version = t._storage.version
@@ -545,6 +598,8 @@ def attach_outputs(node: Node, outputs) -> None:
     for s in node.ctx._saved or ():
         if s is not None and s.is_output and s.output_nr < len(outputs):
             s.tensor._requires_grad = outputs[s.output_nr]._requires_grad
+    if node.ctx._hooked:
+        _pack_saved(node)
 
 
 def _move_retained(t, node: Node, output_nr: int) -> None:
@@ -870,6 +925,11 @@ def _run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inp
                     continue  # backward(inputs=...) accumulates only into those
                 foreign = False
                 if g is not None:
+                    leaf_dtype = node.variable.dtype
+                    if g.dtype is not leaf_dtype and leaf_dtype.is_floating_point:
+                        # PyTorch's validate_outputs: a gradient takes the dtype of the tensor it is for
+                        # (a float64 gradient handed in, or from a saved tensor that a hook made float64)
+                        g = g.to(leaf_dtype)
                     # The leaf's hooks run before its gradient is captured, so autograd.grad(y, leaf)
                     # returns the hooked gradient, as PyTorch.
                     raw = g
@@ -951,8 +1011,11 @@ def _prepare_grads(node: Node, buf: list) -> tuple:
     materialize = node.ctx.materialize_grads
     for i, meta in enumerate(node.outputs_meta):
         g = buf[i] if i < len(buf) else None
-        if g is None and meta.dtype.is_floating_point and materialize:
-            g = _zeros_for(meta)
+        if g is None:
+            if meta.dtype.is_floating_point and materialize:
+                g = _zeros_for(meta)
+        elif g.dtype is not meta.dtype and meta.dtype.is_floating_point:
+            g = g.to(meta.dtype)  # (as for a leaf: the output's own dtype, PyTorch's validate_outputs)
         if g is not None and node._tensor_hooks and i in node._tensor_hooks:
             g = _call_hooks(node._tensor_hooks[i], g)
         grads.append(g)
