@@ -10,26 +10,50 @@ draws the same mask), to get the graph it then differentiates. PyTorch's two var
   state between calls, so a nested call is safe). That nested call accumulates into the ``.grad``
   of every leaf the function reads (module parameters); the detached inputs' ``.grad`` are the
   gradients the Function returns. As in PyTorch, only tensors passed positionally take part,
-  nothing gets a gradient when none of them requires grad, and ``autograd.grad`` /
-  ``backward(inputs=...)`` are refused (the nested call would fill ``.grad`` of parameters).
+  nothing gets a gradient when none of them requires grad, ``autograd.grad`` /
+  ``backward(inputs=...)`` are refused (the nested call would fill ``.grad`` of parameters), and
+  ``backward(create_graph=True)`` gives gradients without history (the nested call does not
+  create a graph).
 - ``use_reentrant=False``: the gradients of the tensors the function reads reach them through
   the graph, so ``autograd.grad``, ``backward(inputs=...)``, keyword arguments, tensors inside
-  lists/tuples/dicts and inputs that do not require grad all work. PyTorch records the forward
-  and swaps every saved tensor for a recompute handle (saved-tensor hooks); tensorlab's tape has
-  no such hooks, so the forward is recorded on detached inputs only to find which tensors outside
-  the function it depends on (the leaves it reaches, such as parameters, and the nodes of an outer
-  graph that closed-over non-leaf tensors come from). That graph is then dropped, its saved
-  activations with it, and one node stands for the function, with an edge to each input and to
-  each of those tensors. Its backward recomputes, redirects the recomputed graph's edges to those
-  tensors into stand-in leaves, and runs the engine over the recomputed graph alone.
+  lists/tuples/dicts, inputs that do not require grad (handed to the function as they are) and
+  double backward all work. PyTorch records the forward and swaps every saved tensor for a
+  recompute handle (saved-tensor hooks); here the forward is recorded on detached inputs only to
+  find which tensors outside the function it depends on (the leaves it reaches, such as
+  parameters, and the nodes of an outer graph that closed-over non-leaf tensors come from) and what
+  it saved for backward. That graph is then dropped, its saved activations with it, and one node
+  stands for the function, with an edge to each input and to each of those tensors. Its backward
+  recomputes, redirects the recomputed graph's edges to those tensors into stand-in leaves, and
+  runs the engine over the recomputed graph alone. Under ``create_graph=True`` the recomputation's
+  inputs carry the autograd identity of the real inputs, the engine keeps the recomputed graph and
+  its edges are pointed back at the real tensors afterwards, so the gradients it returns are
+  differentiable with respect to the inputs, parameters and outer tensors (nested checkpoints and
+  ``grad(checkpoint(grad(...)))`` included).
 
-Both replay the autocast settings of the forward in the recomputation. Neither supports double
-backward (``create_graph=True`` through a checkpointed function raises NotImplementedError).
-``early_stop`` is accepted and the recomputation always runs the whole function (PyTorch stops
-once it has what backward needs: a speed-up only). Non-reentrant differences from PyTorch: while
-the function's forward runs, its own activations are held (freed when it returns, so the peak is
-one checkpointed segment's, as during its recomputation), and it sees its tensor inputs detached,
-so an in-place op on an input that requires grad raises at once (PyTorch raises in backward).
+Both replay the autocast settings of the forward in the recomputation, and take whether an input
+requires grad from the forward (a ``saved_tensors_hooks`` unpack hook may hand back a detached
+tensor). As in PyTorch, the ``saved_tensors_hooks`` blocks open around a non-reentrant checkpoint
+pack its inputs only, not the tensors the function saves in the forward or the recomputation.
+
+Non-determinism (non-reentrant): the recomputation must return as many tensors as the forward,
+with the same metadata (``determinism_check="default"``), and save as many tensors for backward
+(whatever ``determinism_check``, as PyTorch) with the same metadata; a difference raises
+:class:`CheckpointError` with PyTorch's messages. tensorlab counts the tensors saved by the nodes
+whose history reaches an input that requires grad (a recorded node that only depends on
+parameters may be kept alive by the function, so it cannot be told from an outer one), in the
+order the graph gives (nodes before those they feed), not the order of saving. PyTorch's early
+stop (the default) ends the recomputation once it has saved as many tensors as the forward, and
+then differentiates the forward's graph: a recomputation that saves more tensors passes there;
+tensorlab differentiates the recomputed graph and always recomputes the whole function, so it
+raises PyTorch's "trying to save more tensors" error whatever ``early_stop``. In the backward of
+a custom Function that a non-reentrant checkpoint recomputed, reading ``ctx.saved_tensors`` a
+second time raises CheckpointError, as in PyTorch (which clears recomputed tensors as they are
+unpacked); not checked when the backward runs with ``create_graph=True``.
+
+Other non-reentrant differences from PyTorch: while the function's forward runs, its own
+activations are held (freed when it returns, so the peak is one checkpointed segment's, as
+during its recomputation), and it sees its tensor inputs that require grad detached, so an
+in-place op on one raises at once (PyTorch raises in backward).
 """
 
 from __future__ import annotations
@@ -53,6 +77,7 @@ __all__ = [
 _DEFAULT_DETERMINISM_MODE = "default"
 _DETERMINISM_CHECKS = ("default", "none")  # (PyTorch's names, in its order)
 _checkpoint_debug_enabled: bool | None = None
+_enable_checkpoint_early_stop = True
 
 
 class CheckpointError(RuntimeError):
@@ -77,9 +102,17 @@ def set_checkpoint_debug_enabled(enabled: bool | None):
 
 @contextlib.contextmanager
 def set_checkpoint_early_stop(enable: bool):
-    """Accepted for PyTorch's code; tensorlab always recomputes the whole function (the result is
-    the same, early stop only saves time)."""
-    yield
+    """PyTorch's switch for stopping the recomputation once it has saved what backward needs.
+    tensorlab always recomputes the whole function (for a deterministic function the result is the
+    same, early stop only saves time); the setting only words the error raised when the
+    recomputation saves more tensors than the forward did."""
+    global _enable_checkpoint_early_stop
+    prev = _enable_checkpoint_early_stop
+    _enable_checkpoint_early_stop = enable
+    try:
+        yield
+    finally:
+        _enable_checkpoint_early_stop = prev
 
 
 def detach_variable(inputs: tuple) -> tuple:
@@ -94,11 +127,96 @@ def check_backward_validity(inputs) -> None:
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
 
 
-def _detached(t: Tensor) -> Tensor:
+def _detached(t: Tensor, requires_grad: bool | None = None) -> Tensor:
+    """``t`` detached, requiring grad as ``t`` does (or as ``requires_grad`` says: the recomputation
+    takes it from the forward's inputs, not from what a saved_tensors_hooks unpack hook gave back)."""
     d = t.detach()
-    if t.requires_grad:
+    if t.requires_grad if requires_grad is None else requires_grad:
         d.requires_grad_(True)
     return d
+
+
+@contextlib.contextmanager
+def _outer_saved_tensors_hooks_suspended():
+    """Inside: the saved_tensors_hooks blocks open around the checkpoint do not pack the tensors
+    the function saves (PyTorch's checkpoint packs them with hooks of its own, innermost, in the
+    forward and in the recomputation: the user's hooks only see the checkpoint's inputs). Blocks the
+    function opens itself apply as usual."""
+    state = getattr(_graph, "_thread", None)
+    hooks = getattr(state, "saved_tensor_hooks", None)
+    if hooks:
+        state.saved_tensor_hooks = []
+    try:
+        yield
+    finally:
+        if hooks:
+            state.saved_tensor_hooks = hooks
+
+
+class _CheckpointInput(Function):
+    """The recomputation's input under double backward: ``value`` (the saved input, detached), with
+    the autograd identity of ``edge`` (the tensor the checkpoint node's edge leads to), so that the
+    gradients computed with ``create_graph=True`` are functions of the real input."""
+
+    @staticmethod
+    def forward(ctx, value, edge):
+        return value
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, grad
+
+
+def _saved_metadata(node, metadata_fn) -> list:
+    """The metadata of the tensors ``node`` saved for backward (None where unknown: a tensor that a
+    saved_tensors_hooks block packed, or no ``metadata_fn``)."""
+    saved = getattr(getattr(node, "ctx", None), "_saved", None)
+    out = []
+    for s in saved or ():
+        if s is None:
+            continue
+        t = getattr(s, "tensor", None)
+        out.append(metadata_fn(t) if metadata_fn is not None and isinstance(t, Tensor) else None)
+    return out
+
+
+def _post_order(roots, children: dict) -> list:
+    """The ids reachable from ``roots`` (ids) through ``children`` (id -> [(child id, nr)]), each
+    after every id below it; the same graph gives the same order (the forward's and the
+    recomputation's saved tensors are listed in it)."""
+    order, seen = [], set()
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(children.get(root, ())))]
+        while stack:
+            n, it = stack[-1]
+            for c, _ in it:
+                if c not in seen:
+                    seen.add(c)
+                    stack.append((c, iter(children.get(c, ()))))
+                    break
+            else:
+                stack.pop()
+                order.append(n)
+    return order
+
+
+def _saved_by_function(roots, children: dict, input_ids: set, node_of, metadata_fn) -> tuple[list, dict]:
+    """``(metadata, reaches_input)``: the metadata of the tensors saved by the nodes whose history
+    reaches an input of the function, in :func:`_post_order` (nodes before those they feed: the
+    order the ops ran in, for a chain), and for every id whether it reaches one."""
+    reaches = {}
+    metadata = []
+    for i in _post_order(roots, children):
+        edges = children.get(i)
+        if edges is None:  # (a leaf, an input, or a node of the graph outside)
+            continue
+        reaches[i] = r = any(c in input_ids or reaches.get(c, False) for c, _ in edges)
+        if r:
+            metadata.extend(_saved_metadata(node_of(i), metadata_fn))
+    return metadata, reaches
 
 
 # ----------------------------------------------------------------------------------------------
@@ -208,15 +326,6 @@ class _AutocastState:
         return stack
 
 
-def _refuse_double_backward() -> None:
-    # The engine runs backward rules with grad mode = create_graph.
-    if is_grad_enabled():
-        raise NotImplementedError(
-            "checkpoint: double backward (create_graph=True, or autograd.grad(..., create_graph=True)) through a "
-            "checkpointed function is not supported by tensorlab; call the function without checkpoint where "
-            "higher-order gradients are needed")
-
-
 def _engine_call_accumulates() -> bool:
     """Whether the backward running now is ``backward()`` without ``inputs=`` (PyTorch's
     ``_is_checkpoint_valid``): the engine's innermost user-level call says so
@@ -243,6 +352,9 @@ class CheckpointFunction(Function):
         # non-tensor inputs in ctx, a None where a tensor goes (saved, so in-place changes are caught)
         ctx.checkpoint_inputs = [None if isinstance(a, Tensor) else a for a in args]
         ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        # (what backward's detached inputs require: a saved_tensors_hooks unpack may give back a
+        # tensor that does not, as lambda t: t.detach() does)
+        ctx.input_requires_grad = [t.requires_grad for t in tensors]
         ctx.save_for_backward(*tensors)
         with no_grad():
             return run_function(*args)
@@ -254,11 +366,12 @@ class CheckpointFunction(Function):
                 "When use_reentrant=True, tensorlab.utils.checkpoint is incompatible with .grad() or passing an "
                 "`inputs` parameter to .backward(). To resolve this error, you can either set use_reentrant=False, "
                 "or call .backward() without passing the `inputs` argument.")
-        _refuse_double_backward()
+        # (under create_graph=True, as PyTorch's: the recomputed graph is differentiated by a nested
+        # backward() without create_graph, so the gradients have no history)
         inputs = list(ctx.checkpoint_inputs)
-        for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
-            inputs[i] = t
-        detached = detach_variable(tuple(inputs))
+        for i, t, rg in zip(ctx.tensor_indices, ctx.saved_tensors, ctx.input_requires_grad):
+            inputs[i] = _detached(t, rg)
+        detached = tuple(inputs)
         replay = ctx.rng.replay() if ctx.preserve_rng_state else contextlib.nullcontext()
         with replay, enable_grad(), ctx.autocast.replay():
             outputs = ctx.run_function(*detached)
@@ -300,7 +413,7 @@ class _Frontier:
     an outer graph (a closed-over tensor that has a history); ``outer``: every node of an outer
     graph the walk met, weakly (the recomputation must not reach one behind the frontier)."""
 
-    def __init__(self, outputs, inputs, debug: bool):
+    def __init__(self, outputs, inputs, debug: bool, metadata_fn=None):
         input_accs = [_graph.accumulate_grad_of(d) for d in inputs if d.requires_grad]  # (alive: ids stay unique)
         input_ids = {id(a) for a in input_accs}
         refs, children, leaf_of = {}, {}, {}
@@ -340,6 +453,10 @@ class _Frontier:
             del n
         self._refs, self._children, self._leaf_of, self._input_ids = refs, children, leaf_of, input_ids
         self._input_accs = input_accs
+        # What the function saved for backward (the nodes that reach an input: those are its own,
+        # whatever else keeps them alive), for the recomputation to be checked against.
+        self.saved_metadata, self._reaches = _saved_by_function(
+            [r[0] for r in self._roots if r is not None], children, input_ids, lambda i: refs[i](), metadata_fn)
 
     def resolve(self) -> None:
         """Called once the recorded outputs are gone: a node still alive is an outer one, unless it
@@ -348,25 +465,7 @@ class _Frontier:
         reason (held by a reference cycle, or a cast autocast caches for a parameter) passes for an
         outer one: harmless, as the leaves behind it are edges too, and the recomputation reaches them
         through its own new nodes when it does not reach that node itself."""
-        reaches_input: dict = {}
-
-        def reaches(i) -> bool:  # (iterative: deep graphs)
-            todo = [i]
-            while todo:
-                j = todo[-1]
-                if j in reaches_input:
-                    todo.pop()
-                    continue
-                pending = [c for c, _ in self._children.get(j, ()) if c in self._children and c not in reaches_input]
-                if pending:
-                    todo.extend(pending)
-                    continue
-                reaches_input[j] = any(c in self._input_ids or reaches_input.get(c, False)
-                                       for c, _ in self._children.get(j, ()))
-                todo.pop()
-            return reaches_input[i]
-
-        outer = {i for i, r in self._refs.items() if r() is not None and not reaches(i)}
+        outer = {i for i, r in self._refs.items() if r() is not None and not self._reaches.get(i, False)}
         node_keys, seen, todo = [], set(), []
         for root in self._roots:
             if root is None:
@@ -387,7 +486,7 @@ class _Frontier:
         self.nodes = [self._refs[i]() for i, _ in self.node_keys]  # (held: this node's edges keep them)
         self.leaves = list(self._leaf_of.values())
         self.outer = weakref.WeakSet(self._refs[i]() for i in outer)
-        del self._refs, self._children, self._leaf_of, self._input_accs, self._roots
+        del self._refs, self._children, self._leaf_of, self._input_accs, self._roots, self._reaches
 
 
 class _Frame:
@@ -403,14 +502,83 @@ class _Frame:
         self.frontier: _Frontier | None = None
         self.n_inputs = 0
         self.passthrough = {}  # output position -> input position, for inputs returned as they are
+        self.input_requires_grad = []  # per tensor input, as the forward saw it
 
-    def recompute(self, inputs):
-        detached = [_detached(t) for t in inputs]
-        args, kwargs = _replace_tensors(self.arguments, iter(detached), slot=True)
+    def recompute(self, values, node, create_graph: bool):
+        """The function run again on ``values`` (the node's saved inputs): returns its inputs and its
+        tensor outputs. An input requires grad when the forward's did (whatever a saved_tensors_hooks
+        unpack hook gave back); one that did not is handed over as it is (PyTorch's identity). Under
+        ``create_graph`` an input is the saved value with the autograd identity of the node's edge
+        (:class:`_CheckpointInput`), so the recomputed graph, and the gradients computed from it,
+        lead to the real inputs."""
+        with enable_grad():
+            inputs = [self._input(v, rg, i, node, create_graph)
+                      for i, (v, rg) in enumerate(zip(values, self.input_requires_grad))]
+        args, kwargs = _replace_tensors(self.arguments, iter(inputs), slot=True)
         replay = self.rng.replay() if self.rng is not None else contextlib.nullcontext()
-        with enable_grad(), replay, self.autocast.replay(), self.recompute_context:
+        with enable_grad(), replay, self.autocast.replay(), _outer_saved_tensors_hooks_suspended(), \
+                self.recompute_context:
             out = self.function(*args, **kwargs)
-        return detached, _tensors_in(out, [])
+        return inputs, _tensors_in(out, [])
+
+    @staticmethod
+    def _input(value, requires_grad: bool, i: int, node, create_graph: bool):
+        if not requires_grad:
+            return value
+        edge, nr = node.next_functions[i] if create_graph and node is not None else (None, 0)
+        if edge is None:
+            return _detached(value, True)
+        if isinstance(edge, _graph.AccumulateGrad):
+            to = edge.variable
+        else:
+            meta = node.inputs_meta_flat[i]
+            to = _stand_in(meta.shape, meta.dtype, meta.device, grad_fn=edge, output_nr=nr)
+        return _CheckpointInput.apply(value.detach(), to)
+
+    def check_saved(self, outputs, inputs) -> list:
+        """PyTorch's check that the recomputation saved for backward what the forward saved: as many
+        tensors (whatever ``determinism_check``), with the same metadata (``"default"``). Counted
+        over the nodes whose history reaches an input that requires grad, in both runs."""
+        frontier = self.frontier
+        keep = [_graph.accumulate_grad_of(d) if d.grad_fn is None else d.grad_fn for d in inputs if d.requires_grad]
+        input_ids = {id(n) for n in keep}
+        frontier_ids = {id(n) for n in frontier.nodes}
+        roots, children, nodes, stack = [], {}, {}, []
+        for o in outputs:
+            if o.requires_grad and o.grad_fn is not None:
+                roots.append(id(o.grad_fn))
+                stack.append(o.grad_fn)
+        while stack:
+            n = stack.pop()
+            if (id(n) in nodes or id(n) in input_ids or id(n) in frontier_ids or isinstance(n, _graph.AccumulateGrad)
+                    or n in frontier.outer):
+                continue
+            nodes[id(n)] = n
+            children[id(n)] = [(id(c), nr) for c, nr in n.next_functions if c is not None]
+            stack.extend(c for c, _ in n.next_functions if c is not None)
+        recomputed, _ = _saved_by_function(roots, children, input_ids, nodes.__getitem__, self.metadata_fn)
+        saved = frontier.saved_metadata
+        if len(recomputed) > len(saved):
+            note = ("\n(tensorlab differentiates the recomputed graph: it cannot stop the recomputation early, at the "
+                    "forward's last saved tensor, as PyTorch does with early stop.)" if _enable_checkpoint_early_stop
+                    else "")
+            raise CheckpointError(
+                "tensorlab.utils.checkpoint: trying to save more tensors during recomputation than during the original "
+                "forward pass." + note + self._trace(outputs))
+        if len(recomputed) < len(saved):
+            raise CheckpointError(
+                "tensorlab.utils.checkpoint: A different number of tensors was saved during the original forward and "
+                f"recomputation.\nNumber of tensors saved during forward: {len(saved)}\n"
+                f"Number of tensors saved during recomputation: {len(recomputed)}." + self._trace(outputs))
+        bad = [(i, s, r) for i, (s, r) in enumerate(zip(saved, recomputed)) if s is not None and r is not None
+               and s != r]
+        if bad:
+            lines = "".join(f"tensor at position {i}:\nsaved metadata: {s}\nrecomputed metadata: {r}\n"
+                            for i, s, r in bad)
+            raise CheckpointError(
+                "tensorlab.utils.checkpoint: Recomputed values for the following tensors have different metadata than "
+                f"during the forward pass.\n{lines}" + self._trace(outputs))
+        return list(nodes.values())
 
     def check(self, outputs) -> None:
         if self.metadata_fn is None:
@@ -466,11 +634,16 @@ class _NonReentrantCheckpoint(Function):
 
     @staticmethod
     def backward(ctx, *grads):
-        _refuse_double_backward()
         frame = ctx.frame
         frontier = frame.frontier
-        detached, outputs = frame.recompute(ctx.saved_tensors)
+        # The engine runs backward with grad mode = create_graph: then the gradients must be functions
+        # of the inputs (double backward), and the recomputed graph is kept for the next backward.
+        create_graph = is_grad_enabled()
+        detached, outputs = frame.recompute(ctx.saved_tensors, ctx._node(), create_graph)
         frame.check(outputs)
+        recomputed_nodes = frame.check_saved(outputs, detached)
+        if not create_graph:
+            _unpack_once(recomputed_nodes)
         outputs = [o for j, o in enumerate(outputs) if j not in frame.passthrough]
         # Stand-in leaves for the frontier: the recomputed graph's edges to a parameter or an outer
         # node are redirected to them, so the engine stops there and the gradient goes out through
@@ -493,12 +666,19 @@ class _NonReentrantCheckpoint(Function):
             else:
                 roots.append(o)
                 root_grads.append(g)
-        _redirect([o.grad_fn for o in roots if o.grad_fn is not None], frontier, stand_ins)
+        stop = {id(d.grad_fn) for d in detached if d.grad_fn is not None}  # (the inputs' _CheckpointInput nodes)
+        changed = _redirect([o.grad_fn for o in roots if o.grad_fn is not None], frontier, stand_ins, stop)
         keys = list(stand_ins)
         targets = [d for d in detached if d.requires_grad] + [stand_ins[k] for k in keys]
-        captured = iter(_graph.run_backward(roots, root_grads, False, False, inputs=targets, accumulate=False,
-                                            internal=True)
-                        if roots and targets else [None] * len(targets))
+        try:
+            captured = iter(_graph.run_backward(roots, root_grads, create_graph, create_graph, inputs=targets,
+                                                accumulate=False, internal=True)
+                            if roots and targets else [None] * len(targets))
+        finally:
+            # The recomputed graph leads to the real parameters and outer tensors again: under
+            # create_graph the gradients' history goes through it (to differentiate them w.r.t. those).
+            for n, edges in changed:
+                n.next_functions = edges
         input_grads = [next(captured) if d.requires_grad else None for d in detached]
         out_grads = []
         for k in keys:
@@ -509,6 +689,34 @@ class _NonReentrantCheckpoint(Function):
         return (None, *input_grads, *out_grads)
 
 
+class _UnpackOnceCtx(_graph.Ctx):
+    """The ctx of a custom Function recomputed by a checkpoint: PyTorch hands each recomputed saved
+    tensor over once (it is cleared as it is unpacked), so ``ctx.saved_tensors`` read a second time
+    in one backward raises."""
+
+    _unpacked = False
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._unpacked:
+            raise CheckpointError(
+                "tensorlab.utils.checkpoint: Unpack is being triggered for a tensor that was already unpacked once. "
+                "If you are calling ctx.saved_tensors in backward, make sure to do so only once. Otherwise please "
+                "open an issue with details on your use case.")
+        self._unpacked = True
+        return _graph.Ctx.saved_tensors.fget(self)
+
+
+def _unpack_once(nodes) -> None:
+    """The custom Functions among the recomputed ``nodes`` get :class:`_UnpackOnceCtx` (not under
+    create_graph: a double backward runs the recomputed nodes again)."""
+    for n in nodes:
+        op = getattr(n, "op", None)
+        if op is not None and "custom_function" in op.tags and type(n.ctx) is _graph.Ctx:
+            with contextlib.suppress(TypeError):  # (a layout __class__ assignment refuses: no check)
+                n.ctx.__class__ = _UnpackOnceCtx
+
+
 def _frontier_key(node, nr, frontier: _Frontier):
     for nid, n in zip(frontier.node_keys, frontier.nodes):
         if n is node and nid[1] == nr:
@@ -516,12 +724,14 @@ def _frontier_key(node, nr, frontier: _Frontier):
     return None
 
 
-def _redirect(roots, frontier: _Frontier, stand_ins: dict) -> None:
+def _redirect(roots, frontier: _Frontier, stand_ins: dict, stop: set) -> list:
     """Point the recomputed graph's edges to frontier tensors at their stand-ins (only nodes made by
-    the recomputation are walked and changed: the walk stops at the frontier)."""
+    the recomputation are walked and changed: the walk stops at the frontier, and at the nodes of
+    ``stop``). Returns ``(node, its edges before)`` for each node changed."""
     nodes = {id(n): n for n in frontier.nodes}
     leaf_ids = {id(t) for t in frontier.leaves}
-    seen, stack = set(), [n for n in roots if id(n) not in nodes]
+    changed_nodes = []
+    seen, stack = set(stop), [n for n in roots if id(n) not in nodes]
     while stack:
         n = stack.pop()
         if id(n) in seen:
@@ -553,7 +763,9 @@ def _redirect(roots, frontier: _Frontier, stand_ins: dict) -> None:
             else:
                 edges.append((child, nr))
         if changed:
+            changed_nodes.append((n, n.next_functions))
             n.next_functions = tuple(edges)
+    return changed_nodes
 
 
 def _checkpoint_without_reentrant(function, args, kwargs, preserve_rng_state, context_fn, determinism_check,
@@ -570,10 +782,11 @@ def _checkpoint_without_reentrant(function, args, kwargs, preserve_rng_state, co
     inputs = _tensors_in((args, kwargs), [])
     rng = _RngState(inputs) if preserve_rng_state else None
     autocast = _AutocastState()
-    detached = [_detached(t) for t in inputs]
+    # (an input that does not require grad has no history to cut: the function gets it as it is)
+    detached = [_detached(t) if t.requires_grad else t for t in inputs]
     d_args, d_kwargs = _replace_tensors((args, kwargs), iter(detached))
     suppressed = True
-    with forward_context:
+    with _outer_saved_tensors_hooks_suspended(), forward_context:
         out = function(*d_args, **d_kwargs)
         suppressed = False
     if suppressed:
@@ -584,12 +797,13 @@ def _checkpoint_without_reentrant(function, args, kwargs, preserve_rng_state, co
     if not any(o.requires_grad for o in out_tensors):
         return out  # nothing to differentiate: nothing was recorded
 
-    frame = _Frame(function, args, kwargs, rng, autocast, recompute_context,
-                   _metadata if determinism_check == "default" else None, debug)
+    metadata_fn = _metadata if determinism_check == "default" else None
+    frame = _Frame(function, args, kwargs, rng, autocast, recompute_context, metadata_fn, debug)
+    frame.input_requires_grad = [t.requires_grad for t in inputs]
     # An input returned as it is comes back as itself (as in PyTorch), not through the node.
     by_id = {id(d): i for i, d in enumerate(detached)}
     frame.passthrough = {j: by_id[id(o)] for j, o in enumerate(out_tensors) if id(o) in by_id}
-    frontier = _Frontier(out_tensors, detached, debug)
+    frontier = _Frontier(out_tensors, detached, debug, metadata_fn)
     frame.output_metadata = [_metadata(o) for o in out_tensors]
     frame.outputs = [(o.detach(), o.requires_grad) for j, o in enumerate(out_tensors) if j not in frame.passthrough]
     skeleton = _replace_tensors(out, _slots())

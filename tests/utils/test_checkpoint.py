@@ -372,11 +372,14 @@ def test_under_no_grad_runs_plainly():
 
 
 @BOTH
-def test_double_backward_is_not_implemented(reentrant):
+def test_backward_with_create_graph(reentrant):
+    # non-reentrant: the gradient has a history (double backward); reentrant, as PyTorch's: the
+    # nested backward() differentiates the recomputation without create_graph, no history
     a = tl.randn(3, dtype=tl.float64, requires_grad=True)
     y = checkpoint(lambda t: t.sin(), a, use_reentrant=reentrant)
-    with pytest.raises(NotImplementedError, match="double backward"):
-        y.sum().backward(create_graph=True)
+    y.sum().backward(create_graph=True)
+    np.testing.assert_allclose(np_(a.grad), np.cos(np_(a)), rtol=1e-12)
+    assert a.grad.requires_grad is not reentrant
 
 
 @BOTH
