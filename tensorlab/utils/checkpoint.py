@@ -570,14 +570,9 @@ class _Frame:
                 "tensorlab.utils.checkpoint: A different number of tensors was saved during the original forward and "
                 f"recomputation.\nNumber of tensors saved during forward: {len(saved)}\n"
                 f"Number of tensors saved during recomputation: {len(recomputed)}." + self._trace(outputs))
-        bad = [(i, s, r) for i, (s, r) in enumerate(zip(saved, recomputed)) if s is not None and r is not None
-               and s != r]
-        if bad:
-            lines = "".join(f"tensor at position {i}:\nsaved metadata: {s}\nrecomputed metadata: {r}\n"
-                            for i, s, r in bad)
-            raise CheckpointError(
-                "tensorlab.utils.checkpoint: Recomputed values for the following tensors have different metadata than "
-                f"during the forward pass.\n{lines}" + self._trace(outputs))
+        self._refuse_different_metadata(
+            [(i, s, r) for i, (s, r) in enumerate(zip(saved, recomputed)) if s is not None and r is not None
+             and s != r], outputs)
         return list(nodes.values())
 
     def check(self, outputs) -> None:
@@ -588,8 +583,12 @@ class _Frame:
                 "tensorlab.utils.checkpoint: A different number of tensors was returned during the original forward "
                 f"and recomputation.\nNumber of tensors returned during forward: {len(self.output_metadata)}\n"
                 f"Number of tensors returned during recomputation: {len(outputs)}" + self._trace(outputs))
-        bad = [(i, saved, self.metadata_fn(o)) for i, (saved, o) in enumerate(zip(self.output_metadata, outputs))
-               if saved != self.metadata_fn(o)]
+        self._refuse_different_metadata(
+            [(i, saved, self.metadata_fn(o)) for i, (saved, o) in enumerate(zip(self.output_metadata, outputs))
+             if saved != self.metadata_fn(o)], outputs)
+
+    def _refuse_different_metadata(self, bad: list, outputs) -> None:
+        """PyTorch's CheckpointError for (position, saved metadata, recomputed metadata) that differ."""
         if bad:
             lines = "".join(f"tensor at position {i}:\nsaved metadata: {s}\nrecomputed metadata: {r}\n"
                             for i, s, r in bad)
