@@ -205,6 +205,19 @@ class save_on_cpu(saved_tensors_hooks):  # noqa: N801 (PyTorch's name)
         super().__init__(pack, unpack)
 
 
+@contextlib.contextmanager
+def outer_saved_tensors_hooks_suspended():
+    """Inside, the saved_tensors_hooks blocks already open do not pack what ops save (blocks opened
+    inside apply as usual): PyTorch's checkpoint packs a function's saved tensors with hooks of its
+    own, innermost, so the user's hooks around it see only the checkpoint's inputs."""
+    hooks = _thread.saved_tensor_hooks
+    _thread.saved_tensor_hooks = []
+    try:
+        yield
+    finally:
+        _thread.saved_tensor_hooks = hooks
+
+
 class disable_saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
     """Inside, opening a ``saved_tensors_hooks`` block raises RuntimeError(``error_message``)."""
 

@@ -136,23 +136,6 @@ def _detached(t: Tensor, requires_grad: bool | None = None) -> Tensor:
     return d
 
 
-@contextlib.contextmanager
-def _outer_saved_tensors_hooks_suspended():
-    """Inside: the saved_tensors_hooks blocks open around the checkpoint do not pack the tensors
-    the function saves (PyTorch's checkpoint packs them with hooks of its own, innermost, in the
-    forward and in the recomputation: the user's hooks only see the checkpoint's inputs). Blocks the
-    function opens itself apply as usual."""
-    state = getattr(_graph, "_thread", None)
-    hooks = getattr(state, "saved_tensor_hooks", None)
-    if hooks:
-        state.saved_tensor_hooks = []
-    try:
-        yield
-    finally:
-        if hooks:
-            state.saved_tensor_hooks = hooks
-
-
 class _CheckpointInput(Function):
     """The recomputation's input under double backward: ``value`` (the saved input, detached), with
     the autograd identity of ``edge`` (the tensor the checkpoint node's edge leads to), so that the
@@ -516,7 +499,7 @@ class _Frame:
                       for i, (v, rg) in enumerate(zip(values, self.input_requires_grad))]
         args, kwargs = _replace_tensors(self.arguments, iter(inputs), slot=True)
         replay = self.rng.replay() if self.rng is not None else contextlib.nullcontext()
-        with enable_grad(), replay, self.autocast.replay(), _outer_saved_tensors_hooks_suspended(), \
+        with enable_grad(), replay, self.autocast.replay(), _graph.outer_saved_tensors_hooks_suspended(), \
                 self.recompute_context:
             out = self.function(*args, **kwargs)
         return inputs, _tensors_in(out, [])
@@ -785,7 +768,7 @@ def _checkpoint_without_reentrant(function, args, kwargs, preserve_rng_state, co
     detached = [_detached(t) if t.requires_grad else t for t in inputs]
     d_args, d_kwargs = _replace_tensors((args, kwargs), iter(detached))
     suppressed = True
-    with _outer_saved_tensors_hooks_suspended(), forward_context:
+    with _graph.outer_saved_tensors_hooks_suspended(), forward_context:
         out = function(*d_args, **d_kwargs)
         suppressed = False
     if suppressed:
