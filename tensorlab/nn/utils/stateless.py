@@ -114,8 +114,7 @@ def _untie_named_tensors_map(module, parameters_and_buffers: dict) -> dict:
 
 
 @contextlib.contextmanager
-def _reparametrize_module(module, parameters_and_buffers: dict, tie_weights: bool = False, strict: bool = False,
-                          stack_weights: bool = False):
+def _reparametrize_module(module, parameters_and_buffers: dict, tie_weights: bool = False, strict: bool = False):
     """The module with ``parameters_and_buffers`` swapped in while the block runs; afterwards the
     values the module then holds under the given keys are written back into
     ``parameters_and_buffers`` (the caller's dict itself)."""
@@ -139,8 +138,6 @@ def _reparametrize_module(module, parameters_and_buffers: dict, tie_weights: boo
         orig = _swap_tensors_dict(module, untied, memo)
         yield
     finally:
-        if stack_weights:
-            orig = dict(reversed(orig.items()))
         new = _swap_tensors_dict(module, orig, memo)
         # the module may have reassigned its slots during the call: reflect that in the caller's dict
         parameters_and_buffers.update({k: new[k] for k in parameters_and_buffers if k in new})
