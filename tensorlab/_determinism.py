@@ -11,6 +11,10 @@ can ask what they set. With it on, one thing changes, as in PyTorch: new uniniti
 
 from __future__ import annotations
 
+import numpy as np
+
+from . import _dtype as D
+
 _state = {"enabled": False, "warn_only": False}
 
 
@@ -33,13 +37,11 @@ def filling_uninitialized_memory() -> bool:
     return bool(deterministic.fill_uninitialized_memory)
 
 
-def uninitialized_fill_value(dtype):
+def uninitialized_fill_value(dtype: D.dtype):
     """PyTorch's value for uninitialized memory: NaN, the largest integer, or True."""
-    import numpy as np
-
     if dtype.is_floating_point:
         return float("nan")
-    if dtype.np == np.bool_:
+    if dtype is D.bool:
         return True
     return int(np.iinfo(dtype.np).max)
 
