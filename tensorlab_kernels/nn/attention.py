@@ -2,7 +2,7 @@
 tutorial): ``out = softmax(q k^T * scale + mask) v`` without ever storing the L x S scores.
 
 Shapes: ``q`` (*B, L, E), ``k`` (*B, S, E), ``v`` (*B, S, Ev), optional ``mask`` (*B, L, S) (bool:
-keep where True; floating: added to the scores), ``out`` (*B, L, Ev), ``lse`` (*B, L). The batch
+keep where True; floating: added to the scores), ``out`` (*B, L, Ev), ``row_max`` and ``log_sum`` (*B, L). The batch
 dims are the same for every operand — broadcast operands arrive with stride 0 there, so
 nothing is copied (grouped-query attention is such a broadcast: the caller splits the query
 heads into (kv_heads, group) and gives k and v a stride-0 group dim). Every operand is read
@@ -14,14 +14,17 @@ Forward. One program owns ``BLOCK_M`` query rows of one batch entry and walks th
 past it are skipped, not masked). Per block: ``s = q k^T * scale`` (+ mask), then the online
 softmax — the running row maximum ``m``, the running sum ``l`` of ``exp(s - m)`` and the fp32
 accumulator ``acc`` of ``exp(s - m) v`` are rescaled by ``exp(m_old - m_new)`` whenever the maximum
-grows. At the end ``out = acc / l`` and ``lse = m + log(l)`` is saved for the backward. A row
-with every key masked (``l == 0``) gets zeros and ``lse = -inf``: PyTorch's math path also
-returns zeros there (its "safe softmax"), not NaN.
+grows. At the end ``out = acc / l``, and ``m`` and ``log(l)`` are saved for the backward as
+``row_max`` and ``log_sum``. They are saved apart, not as the logsumexp ``m + log(l)``: next to a
+huge ``|m|`` (a -1e9 or finfo.min padding mask, logits near 1e10) that sum rounds ``log(l)`` away,
+and ``exp(s - lse)`` would then no longer sum to 1. A row with every key masked (``l == 0``) gets
+zeros and ``row_max = -inf``, ``log_sum = 0``: PyTorch's math path also returns zeros there (its
+"safe softmax"), not NaN.
 
 Backward (FlashAttention-2's recomputation; no atomics, so deterministic): a small kernel forms
 ``delta = rowsum(dout * out)``; then one kernel per key block accumulates ``dv = sum p^T dout`` and
-``dk = scale * sum ds^T q`` over the query blocks (``p = exp(s - lse)`` recomputed from the saved
-``lse``, ``ds = p * (dout v^T - delta)``), and one kernel per query block accumulates
+``dk = scale * sum ds^T q`` over the query blocks (``p = exp((s - row_max) - log_sum)`` recomputed
+from the saved statistics, ``ds = p * (dout v^T - delta)``), and one kernel per query block accumulates
 ``dq = scale * sum ds k`` over the key blocks. Gradients come out at the broadcast batch shape;
 the caller sums broadcast dims away.
 
@@ -96,12 +99,22 @@ def _scores(q, kT, scale, offs_m, offs_n, L, S, mask_base, sm_m, sm_n,
 
 
 @triton.jit
+def _probabilities(s, keep, row_max, log_sum):
+    """The forward's softmax tile recomputed: ``exp((s - m) - log(l))``, 0 where dropped. Rows with every
+    key masked (``m = -inf``) are all dropped; shifting them by 0 keeps ``-inf - -inf`` out."""
+    dead = row_max == float("-inf")
+    keep = keep & (dead == 0)[:, None]
+    shift = tl.where(dead, 0.0, row_max)
+    return tl.where(keep, tl.exp((s - shift[:, None]) - log_sum[:, None]), 0.0)
+
+
+@triton.jit
 def _attn_fwd_kernel(
-    out_ptr, lse_ptr,  # outputs: (B1, B2, L, Ev) attention output; (B1, B2, L) logsumexp of each score row
+    out_ptr, max_ptr, logsum_ptr,  # outputs: (B1, B2, L, Ev) attention output; (B1, B2, L) m and log(l) of each row
     q_ptr, k_ptr, v_ptr, mask_ptr,  # inputs (mask only with HAS_MASK)
     L, S, E, EV, B2,  # sizes: B1 x B2 batch entries of (L x E) queries and (S x E) keys, (S x Ev) values
     so_b1, so_b2, so_m, so_e,  # strides of out
-    sl_b1, sl_b2, sl_m,  # strides of lse
+    sl_b1, sl_b2, sl_m,  # strides of the row statistics (both have the same)
     sq_b1, sq_b2, sq_m, sq_e,  # strides of q
     sk_b1, sk_b2, sk_n, sk_e,  # strides of k
     sv_b1, sv_b2, sv_n, sv_e,  # strides of v
@@ -168,13 +181,16 @@ def _attn_fwd_kernel(
         acc = acc * alpha[:, None] + _dot(_operand(p, v_ty, UPCAST), v, PRECISION, FMA).to(ACC)
         m_i = m_new
 
-    empty = l_i == 0  # every key masked: zeros (PyTorch's safe softmax), lse = -inf
+    empty = l_i == 0  # every key masked: zeros (PyTorch's safe softmax), row_max = -inf, log_sum = 0
     out = acc / tl.where(empty, 1.0, l_i)[:, None]
-    lse = tl.where(empty, float("-inf"), tl.where(m_i == float("-inf"), 0.0, m_i) + tl.log(tl.where(empty, 1.0, l_i)))
+    row_max = tl.where(empty, float("-inf"), m_i)
+    log_sum = tl.log(tl.where(empty, 1.0, l_i))
     out_base = out_ptr + b1 * so_b1 + b2 * so_b2
     tl.store(out_base + offs_m[:, None] * so_m + offs_ev[None, :] * so_e, cast_to(out, out_ptr.dtype.element_ty),
              mask=m_ok[:, None] & (offs_ev < EV)[None, :])
-    tl.store(lse_ptr + b1 * sl_b1 + b2 * sl_b2 + offs_m * sl_m, lse, mask=m_ok)
+    stat_offs = b1 * sl_b1 + b2 * sl_b2 + offs_m * sl_m
+    tl.store(max_ptr + stat_offs, row_max, mask=m_ok)
+    tl.store(logsum_ptr + stat_offs, log_sum, mask=m_ok)
 
 
 @triton.jit
@@ -207,7 +223,7 @@ def _attn_bwd_delta_kernel(
 @triton.jit
 def _attn_bwd_dkdv_kernel(
     dk_ptr, dv_ptr,  # outputs: (B1, B2, S, E) and (B1, B2, S, Ev)
-    q_ptr, k_ptr, v_ptr, mask_ptr, dout_ptr, lse_ptr, delta_ptr,
+    q_ptr, k_ptr, v_ptr, mask_ptr, dout_ptr, max_ptr, logsum_ptr, delta_ptr,
     L, S, E, EV, B2,
     sdk_b1, sdk_b2, sdk_n, sdk_e,
     sdv_b1, sdv_b2, sdv_n, sdv_e,
@@ -237,7 +253,7 @@ def _attn_bwd_dkdv_kernel(
     q_base = q_ptr + b1 * sq_b1 + b2 * sq_b2
     do_base = dout_ptr + b1 * sdo_b1 + b2 * sdo_b2
     mask_base = mask_ptr + b1 * sm_b1 + b2 * sm_b2
-    lse_base = lse_ptr + b1 * sl_b1 + b2 * sl_b2
+    stat_base = b1 * sl_b1 + b2 * sl_b2
     delta_base = delta_ptr + bid.to(tl.int64) * L
     scale = tl.cast(scale_bits, tl.int64).to(tl.float64, bitcast=True).to(ACC)
     q_ty = q_ptr.dtype.element_ty
@@ -269,14 +285,13 @@ def _attn_bwd_dkdv_kernel(
         if UPCAST:
             q = q.to(tl.float32)
             do = do.to(tl.float32)
-        lse = tl.load(lse_base + offs_m * sl_m, mask=m_ok, other=float("-inf"))
+        row_max = tl.load(max_ptr + stat_base + offs_m * sl_m, mask=m_ok, other=float("-inf"))
+        log_sum = tl.load(logsum_ptr + stat_base + offs_m * sl_m, mask=m_ok, other=0)
         delta = tl.load(delta_base + offs_m, mask=m_ok, other=0)
         # the score tile of these queries against this key block, as in the forward
         s, keep = _scores(q, tl.trans(k), scale, offs_m, offs_n, L, S, mask_base, sm_m, sm_n,
                           HAS_MASK, MASK_BOOL, CAUSAL, PRECISION, FMA, ACC)
-        # fully masked rows (lse = -inf) have p = 0; shifting them by 0 keeps -inf - -inf out
-        keep = keep & (lse != float("-inf"))[:, None]
-        p = tl.where(keep, tl.exp(s - tl.where(lse == float("-inf"), 0.0, lse)[:, None]), 0.0)
+        p = _probabilities(s, keep, row_max, log_sum)
         dv += _dot(tl.trans(_operand(p, do_ty, UPCAST)), do, PRECISION, FMA).to(ACC)
         dp = _dot(do, tl.trans(v), PRECISION, FMA).to(ACC)
         ds = p * (dp - delta[:, None])
@@ -291,7 +306,7 @@ def _attn_bwd_dkdv_kernel(
 @triton.jit
 def _attn_bwd_dq_kernel(
     dq_ptr,  # output: (B1, B2, L, E)
-    q_ptr, k_ptr, v_ptr, mask_ptr, dout_ptr, lse_ptr, delta_ptr,
+    q_ptr, k_ptr, v_ptr, mask_ptr, dout_ptr, max_ptr, logsum_ptr, delta_ptr,
     L, S, E, EV, B2,
     sdq_b1, sdq_b2, sdq_m, sdq_e,
     sq_b1, sq_b2, sq_m, sq_e,
@@ -331,7 +346,9 @@ def _attn_bwd_dq_kernel(
     if UPCAST:
         q = q.to(tl.float32)
         do = do.to(tl.float32)
-    lse = tl.load(lse_ptr + b1 * sl_b1 + b2 * sl_b2 + offs_m * sl_m, mask=m_ok, other=float("-inf"))
+    stat_offs = b1 * sl_b1 + b2 * sl_b2 + offs_m * sl_m
+    row_max = tl.load(max_ptr + stat_offs, mask=m_ok, other=float("-inf"))
+    log_sum = tl.load(logsum_ptr + stat_offs, mask=m_ok, other=0)
     delta = tl.load(delta_ptr + bid.to(tl.int64) * L + offs_m, mask=m_ok, other=0)
     dq = tl.zeros([BLOCK_M, BLOCK_E], ACC)
     if CAUSAL:
@@ -352,8 +369,7 @@ def _attn_bwd_dq_kernel(
             vT = vT.to(tl.float32)
         s, keep = _scores(q, kT, scale, offs_m, offs_n, L, S, mask_base, sm_m, sm_n,
                           HAS_MASK, MASK_BOOL, CAUSAL, PRECISION, FMA, ACC)
-        keep = keep & (lse != float("-inf"))[:, None]
-        p = tl.where(keep, tl.exp(s - tl.where(lse == float("-inf"), 0.0, lse)[:, None]), 0.0)
+        p = _probabilities(s, keep, row_max, log_sum)
         dp = _dot(do, vT, PRECISION, FMA).to(ACC)
         ds = p * (dp - delta[:, None])
         dq += _dot(_operand(ds, k_ty, UPCAST), tl.trans(kT), PRECISION, FMA).to(ACC)
@@ -442,37 +458,48 @@ def _meta(q, mask, is_causal, precision):
     )
 
 
-def attention_forward(out, lse, q, k, v, mask, *, scale: float, is_causal: bool, precision: str = "highest") -> None:
-    """``out`` = softmax(q k^T * scale [+ mask], causal) v and ``lse`` its row logsumexp (see the module doc)."""
+def _check_stats(row_max, log_sum) -> None:
+    if row_max.strides != log_sum.strides:  # the kernels take one set of strides for both
+        raise ValueError(f"attention kernel: row_max strides {row_max.strides} != log_sum strides {log_sum.strides}")
+
+
+def attention_forward(out, row_max, log_sum, q, k, v, mask, *, scale: float, is_causal: bool,
+                      precision: str = "highest") -> None:
+    """``out`` = softmax(q k^T * scale [+ mask], causal) v, and each score row's maximum and log of its
+    shifted exp sum (see the module doc)."""
     batch, E, Ev = _check(q, k, v, mask, out)
+    _check_stats(row_max, log_sum)
     L, S = q.shape[-2], k.shape[-2]
-    if out.numel == 0 and lse.numel == 0:
+    if out.numel == 0 and row_max.numel == 0:
         return
-    if S == 0:  # no keys: every row is fully masked (zeros, lse = -inf), and k/v hold no memory to read
+    if S == 0:  # no keys: every row is fully masked (zeros), and k/v hold no memory to read
         fill(out, 0)
-        fill(lse, float("-inf"))
+        fill(row_max, float("-inf"))
+        fill(log_sum, 0)
         return
     cfg = pick_config(L, S, E, Ev, q.dtype, has_mask=mask is not None)
     meta = _meta(q, mask, is_causal, precision)
     int64 = needs_int64(out, q, k, v, mask)
-    for (b1, b2), st, (o, ls, qq, kk, vv, mm) in _pieces(batch, out, lse, q, k, v, mask):
-        so, sl, sq, sk, sv, sm = st
+    for (b1, b2), st, (o, rm, ls, qq, kk, vv, mm) in _pieces(batch, out, row_max, log_sum, q, k, v, mask):
+        so, sl, _, sq, sk, sv, sm = st
         mm_arr = mm if mm is not None else qq
         msk = (*sm, mask.strides[-2], mask.strides[-1]) if mask is not None else (0, 0, 0, 0)
         launch(
             _attn_fwd_kernel, (cdiv(L, cfg["BLOCK_M"]), b1 * b2),
-            o, ls, qq, kk, vv, mm_arr, L, S, E, Ev, b2,
-            *so, out.strides[-2], out.strides[-1], *sl, lse.strides[-1],
+            o, rm, ls, qq, kk, vv, mm_arr, L, S, E, Ev, b2,
+            *so, out.strides[-2], out.strides[-1], *sl, row_max.strides[-1],
             *sq, q.strides[-2], q.strides[-1], *sk, k.strides[-2], k.strides[-1],
             *sv, v.strides[-2], v.strides[-1], *msk, float64_bits(scale),
             INT64=int64, BLOCK_E=_head_block(E), BLOCK_EV=_head_block(Ev), **meta, **cfg,
         )
 
 
-def attention_backward(dq, dk, dv, dout, q, k, v, mask, out, lse, *, scale: float, is_causal: bool,
+def attention_backward(dq, dk, dv, dout, q, k, v, mask, out, row_max, log_sum, *, scale: float, is_causal: bool,
                        precision: str = "highest") -> None:
-    """``dq``, ``dk``, ``dv`` (at the broadcast batch shape) from ``dout`` and the forward's ``out``/``lse``."""
+    """``dq``, ``dk``, ``dv`` (at the broadcast batch shape) from ``dout`` and the forward's ``out``,
+    ``row_max`` and ``log_sum``."""
     batch, E, Ev = _check(q, k, v, mask, out)
+    _check_stats(row_max, log_sum)
     L, S = q.shape[-2], k.shape[-2]
     if S == 0 or L == 0:  # no scores: dq is zero, dk and dv are empty (or zero when L == 0)
         for g in (dq, dk, dv):
@@ -487,9 +514,9 @@ def attention_backward(dq, dk, dv, dout, q, k, v, mask, out, lse, *, scale: floa
     be, bev = _head_block(E), _head_block(Ev)
     msk_last = (mask.strides[-2], mask.strides[-1]) if mask is not None else (0, 0)
     done = 0  # batch entries handled by earlier pieces: each piece's delta rows start after them
-    for (b1, b2), st, views in _pieces(batch, dq, dk, dv, dout, q, k, v, mask, out, lse):
-        sdq, sdk, sdv, sdo, sq, sk, sv, sm, so, sl = st
-        vdq, vdk, vdv, vdo, vq, vk, vv, vm, vo, vl = views
+    for (b1, b2), st, views in _pieces(batch, dq, dk, dv, dout, q, k, v, mask, out, row_max, log_sum):
+        sdq, sdk, sdv, sdo, sq, sk, sv, sm, so, sl, _ = st
+        vdq, vdk, vdv, vdo, vq, vk, vv, vm, vo, vrm, vls = views
         vm = vm if vm is not None else vq
         dl = delta.view((b1 * b2 * L,), (1,), delta.offset + done * L)
         done += b1 * b2
@@ -500,15 +527,15 @@ def attention_backward(dq, dk, dv, dout, q, k, v, mask, out, lse, *, scale: floa
         common = (L, S, E, Ev, b2)
         tail = (*sq, q.strides[-2], q.strides[-1], *sk, k.strides[-2], k.strides[-1],
                 *sv, v.strides[-2], v.strides[-1], *sm, *msk_last,
-                *sdo, dout.strides[-2], dout.strides[-1], *sl, lse.strides[-1], float64_bits(scale))
+                *sdo, dout.strides[-2], dout.strides[-1], *sl, row_max.strides[-1], float64_bits(scale))
         launch(_attn_bwd_dkdv_kernel, (cdiv(S, cfg["BLOCK_N"]), b1 * b2),
-               vdk, vdv, vq, vk, vv, vm, vdo, vl, dl, *common,
+               vdk, vdv, vq, vk, vv, vm, vdo, vrm, vls, dl, *common,
                *sdk, dk.strides[-2], dk.strides[-1], *sdv, dv.strides[-2], dv.strides[-1], *tail,
                INT64=int64, BLOCK_E=be, BLOCK_EV=bev, **meta, **cfg)
         launch(_attn_bwd_dq_kernel, (cdiv(L, cfg["BLOCK_M"]), b1 * b2),
-               vdq, vq, vk, vv, vm, vdo, vl, dl, *common,
+               vdq, vq, vk, vv, vm, vdo, vrm, vls, dl, *common,
                *sdq, dq.strides[-2], dq.strides[-1], *tail,
-                   INT64=int64, BLOCK_E=be, BLOCK_EV=bev, **meta, **cfg)
+               INT64=int64, BLOCK_E=be, BLOCK_EV=bev, **meta, **cfg)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -538,7 +565,7 @@ def _twin_scores(q, k, mask, scale, is_causal, acc):
     return qf, kf, s, keep
 
 
-def attention_forward_twin(out, lse, q, k, v, mask, *, scale: float, is_causal: bool,
+def attention_forward_twin(out, row_max, log_sum, q, k, v, mask, *, scale: float, is_causal: bool,
                            precision: str = "highest") -> None:
     acc = float_acc(q.dtype)
     _, _, s, keep = _twin_scores(q, k, mask, scale, is_causal, acc)
@@ -551,21 +578,26 @@ def attention_forward_twin(out, lse, q, k, v, mask, *, scale: float, is_causal: 
         lsum = e.sum(axis=-1, keepdims=True)
         p = e / np.where(lsum == 0, acc.type(1), lsum)
         o = np.matmul(p, vf)
-        ls = np.where(lsum == 0, -np.inf, shift + np.log(lsum))[..., 0]
+        empty = (lsum == 0)[..., 0]
+        rm = np.where(empty, -np.inf, shift[..., 0])
+        ls = np.log(np.where(empty, acc.type(1), lsum[..., 0]))
     out[...] = host_cast(o, out.dtype)
-    lse[...] = ls.astype(acc)
+    row_max[...] = rm.astype(acc)
+    log_sum[...] = ls.astype(acc)
 
 
-def attention_backward_twin(dq, dk, dv, dout, q, k, v, mask, out, lse, *, scale: float, is_causal: bool,
-                            precision: str = "highest") -> None:
+def attention_backward_twin(dq, dk, dv, dout, q, k, v, mask, out, row_max, log_sum, *, scale: float,
+                            is_causal: bool, precision: str = "highest") -> None:
     acc = float_acc(q.dtype)
     qf, kf, s, keep = _twin_scores(q, k, mask, scale, is_causal, acc)
     vf = np.asarray(v, dtype=host_float(v.dtype)).astype(acc)
     do = np.asarray(dout, dtype=host_float(dout.dtype)).astype(acc)
     of = np.asarray(out, dtype=host_float(out.dtype)).astype(acc)
-    ls = np.asarray(lse, dtype=acc)[..., None]
+    rm = np.asarray(row_max, dtype=acc)[..., None]
+    ls = np.asarray(log_sum, dtype=acc)[..., None]
     with np.errstate(all="ignore"):
-        p = np.where(keep & (ls != -np.inf), np.exp(s - ls), acc.type(0))
+        dead = rm == -np.inf
+        p = np.where(keep & ~dead, np.exp((s - np.where(dead, acc.type(0), rm)) - ls), acc.type(0))
         dvv = np.matmul(_mT(p), do)
         dp = np.matmul(do, _mT(vf))
         delta = (do * of).sum(axis=-1, keepdims=True)

@@ -222,6 +222,32 @@ def test_sdpa_float_mask_gradient(device):
     np.testing.assert_allclose(to_numpy(args[0].grad), dq, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype, big", [(tl.float32, -1e9), (tl.float32, float(np.finfo(np.float32).min)),
+                                        (tl.float64, -1e20)])
+def test_sdpa_backward_with_a_huge_padding_mask(device, dtype, big):
+    """A padding mask of -1e9 or finfo.min: the masked-out row's scores all round to that value, so its
+    softmax is uniform, and every row of probabilities sums to 1 in the backward too. (Saving only the
+    logsumexp ``m + log(l)`` loses ``log(l)`` next to such an ``m``, and the backward's probabilities then
+    summed to S: ``v.grad`` summed to S times the dead row's gradient.)"""
+    L, S = 4, 6
+    q, k, v, g = rand(2, L, 16), rand(2, S, 16), rand(2, S, 8), rand(2, L, 8)
+    mask = np.zeros((L, S))
+    mask[1, 3:] = big  # a partly masked row
+    mask[2] = big  # a row of padding: every key masked by a finite value
+    out, gq, gk, gv = run_sdpa(device, dtype, q, k, v, mask, grad_out=g)
+    np.testing.assert_allclose(gv.sum(-2), g.sum(-2), rtol=1e-4, atol=1e-4)  # rows of p sum to 1
+    # the reference sees the scores as the kernel does: rounded to the dtype, mask added in the dtype
+    np_dt = np.float32 if dtype is tl.float32 else np.float64
+    s = q @ np.swapaxes(k, -1, -2) / 4.0
+    rounded = (s.astype(np_dt) + mask.astype(np_dt)).astype(np.float64)
+    dq, dk, dv, _ = sdpa_grads_reference(q, k, v, g, rounded - s)
+    np.testing.assert_allclose(out, sdpa_reference(q, k, v, rounded - s), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gv, dv, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gk, dk, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gq, dq, rtol=1e-4, atol=1e-4)
+
+
 def test_sdpa_dropout():
     q, k, v = (T(rand(2, 6, 16)) for _ in range(3))
     assert np.all(to_numpy(F.scaled_dot_product_attention(q, k, v, dropout_p=1.0)) == 0)

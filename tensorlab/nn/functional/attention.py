@@ -2,11 +2,11 @@
 
 ``scaled_dot_product_attention`` is a registered op on the fused FlashAttention-style Triton
 kernel of ``tensorlab_kernels.nn.attention`` (online softmax over key blocks, fp32
-accumulation, causal blocks skipped, masks read through their strides, the row logsumexp saved
-for the backward). Its backward is another registered op on the fused backward kernels (dq per
-query block; dk, dv per key block; no atomics). When the backward itself is recorded
-(``create_graph=True``) the gradients are composed from registered ops (matmul, softmax) so
-double backward works.
+accumulation, causal blocks skipped, masks read through their strides, each row's maximum and
+the log of its shifted exp sum saved for the backward). Its backward is another registered op
+on the fused backward kernels (dq per query block; dk, dv per key block; no atomics). When the
+backward itself is recorded (``create_graph=True``) the gradients are composed from registered
+ops (matmul, softmax) so double backward works.
 
 PyTorch's semantics: ``query`` (..., L, E), ``key`` (..., S, E), ``value`` (..., S, Ev), batch dims
 broadcast (without copies: stride 0); a boolean ``attn_mask`` keeps where True, a floating one is
@@ -65,14 +65,15 @@ def _sdpa_meta(q, k, v, mask, *, scale: float, is_causal: bool, precision: str) 
     batch = _batch_shape(q, k, v, mask)
     L, Ev = q._shape[-2], v._shape[-1]
     return Plan(args=_geometries(batch, q, k, v, mask),
-                outputs=[(batch + (L, Ev), q.dtype), (batch + (L,), _acc(q))],
+                outputs=[(batch + (L, Ev), q.dtype), (batch + (L,), _acc(q)), (batch + (L,), _acc(q))],
                 params={"scale": scale, "is_causal": is_causal, "precision": precision}, single=False)
 
 
 def _sdpa_save(ctx, inputs, outputs, params):
     q, k, v, mask = inputs
-    ctx.save_for_backward(q, k, v, mask, outputs[0], outputs[1])
-    ctx.mark_non_differentiable(outputs[1])
+    out, row_max, log_sum = outputs
+    ctx.save_for_backward(q, k, v, mask, out, row_max, log_sum)
+    ctx.mark_non_differentiable(row_max, log_sum)
     ctx.set_materialize_grads(False)
 
 
@@ -81,7 +82,7 @@ def _reduce_to(g: Tensor, shape) -> Tensor:
 
 
 def _sdpa_backward(ctx, g_out, *_unused):
-    q, k, v, mask, out, lse = ctx.saved_tensors
+    q, k, v, mask, out, row_max, log_sum = ctx.saved_tensors
     needs = ctx.needs_input_grad
     if g_out is None or not any(needs[:3]):
         return None, None, None, None
@@ -89,17 +90,18 @@ def _sdpa_backward(ctx, g_out, *_unused):
     if is_grad_enabled():  # create_graph=True: a differentiable composition
         dq, dk, dv = _composite_backward(g_out, q, k, v, mask, p["scale"], p["is_causal"])
     else:
-        dq, dk, dv = dispatch(SDPA_BACKWARD, g_out, q, k, v, mask, out, lse, **p)
+        dq, dk, dv = dispatch(SDPA_BACKWARD, g_out, q, k, v, mask, out, row_max, log_sum, **p)
     return (_reduce_to(dq, q.shape) if needs[0] else None, _reduce_to(dk, k.shape) if needs[1] else None,
             _reduce_to(dv, v.shape) if needs[2] else None, None)
 
 
-def _sdpa_backward_meta(g, q, k, v, mask, out, lse, *, scale: float, is_causal: bool, precision: str) -> Plan:
+def _sdpa_backward_meta(g, q, k, v, mask, out, row_max, log_sum, *, scale: float, is_causal: bool,
+                        precision: str) -> Plan:
     batch = tuple(out._shape[:-2])
     L, E = q._shape[-2:]
     S, Ev = k._shape[-2], v._shape[-1]
     op = "scaled_dot_product_attention_backward"
-    args = [broadcast_geometry(g, batch + (L, Ev), op), *_geometries(batch, q, k, v, mask), out, lse]
+    args = [broadcast_geometry(g, batch + (L, Ev), op), *_geometries(batch, q, k, v, mask), out, row_max, log_sum]
     return Plan(args=args,
                 outputs=[(batch + (L, E), q.dtype), (batch + (S, E), k.dtype), (batch + (S, Ev), v.dtype)],
                 params={"scale": scale, "is_causal": is_causal, "precision": precision}, single=False)
@@ -146,11 +148,11 @@ SDPA = defop(
     "scaled_dot_product_attention", twin=kattn.attention_forward_twin, kernel=kattn.attention_forward,
     meta=_sdpa_meta, backward=_sdpa_backward, save=_sdpa_save, tags={"nn", "attention"},
     doc="Fused attention softmax(q k^T * scale + mask) v (online softmax, fp32 accumulation, causal blocks skipped); "
-        "also returns the per-row logsumexp it saves for the backward.")
+        "also returns the per-row maximum and log of the shifted exp sum it saves for the backward.")
 SDPA_BACKWARD = defop(
     "scaled_dot_product_attention_backward", twin=kattn.attention_backward_twin, kernel=kattn.attention_backward,
     meta=_sdpa_backward_meta, tags={"nn", "attention"},
-    doc="Fused attention backward (FlashAttention-2 recomputation from the saved logsumexp): dq, dk, dv at the "
+    doc="Fused attention backward (FlashAttention-2 recomputation from the saved row statistics): dq, dk, dv at the "
         "broadcast batch shape. Not differentiable itself: the attention backward composes registered ops when "
         "create_graph=True.")
 
@@ -260,7 +262,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         return _math_attention(query, key, value, attn_mask, float(dropout_p), bool(is_causal), scale)
     from ...ops.matmul import get_float32_matmul_precision
 
-    out, _ = dispatch(SDPA, query, key, value, attn_mask, scale=scale, is_causal=bool(is_causal),
+    out, _, _ = dispatch(SDPA, query, key, value, attn_mask, scale=scale, is_causal=bool(is_causal),
                       precision=get_float32_matmul_precision())
     return out
 
