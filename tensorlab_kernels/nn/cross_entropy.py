@@ -6,7 +6,8 @@ logits a row (``(N, C)``, ``(C,)`` and ``(N, C, d1, ...)`` alike, read through t
 the class dim need not be the last one). For a row with logits ``x``, target ``t`` and class
 weights ``w`` (all ones without ``weight``), ``eps = label_smoothing``, ``C`` classes:
 
-    lse   = log(sum_c exp(x_c))                        (online: running max, rescaled sum)
+    m     = max_c x_c,  s = sum_c exp(x_c - m)          (online: running max, rescaled sum)
+    lse   = log(sum_c exp(x_c)) = m + log(s)
     loss  = (1 - eps) * w_t * (lse - x_t) + eps / C * sum_c w_c * (lse - x_c)
     wrow  = w_t                                        (0 for an ignored row; the 'mean' divisor)
 
@@ -19,12 +20,16 @@ loaded once; longer rows loop over column tiles keeping the running max ``m``, t
 ``s = sum exp(x - m)`` (rescaled when ``m`` grows) and, for label smoothing,
 ``d = sum_c w_c * (x_c - m)`` (shifted the same way, so it never cancels catastrophically) and
 ``W = sum_c w_c``; then ``sum_c w_c * (lse - x_c) = W * log(s) - d``. ``x_t`` is one gathered
-load per row. Each row writes its loss, ``w_t`` and ``lse`` (fp32; fp64 for fp64 logits); each
+load per row, and ``lse - x_t`` is formed as ``(m - x_t) + log(s)``: ``m + log(s)`` alone would
+round ``log(s)`` away next to a huge ``|m|`` (logits near 1e9 that all round to one value must
+give log(C), not 0). Each row writes its loss, ``w_t`` and its statistics ``(m, log(s))`` (fp32;
+fp64 for fp64 logits; a pair, not their sum, for the same reason); each
 program writes one ``status`` flag, set when one of its targets is neither ``ignore_index`` nor
 in [0, C) (such a row is computed as ignored; the caller reads the flags and raises).
 
 Backward, from the incoming per-row gradient ``g`` (a broadcast scalar for 'mean'/'sum') and
-the saved ``lse`` (the softmax is recomputed, not stored: ``p_c = exp(x_c - lse)``):
+the saved ``m`` and ``log(s)`` (the softmax is recomputed, not stored:
+``p_c = exp((x_c - m) - log(s))``):
 
     dx_c = g * ((1 - eps) * w_t * (p_c - [c == t]) + eps / C * (W * p_c - w_c))
 
@@ -60,7 +65,7 @@ from ..reduction.common import (
 
 @triton.jit
 def _cross_entropy_forward_kernel(
-    loss_ptr, wrow_ptr, lse_ptr,  # outputs, one per row (contiguous): loss, w_t (0 if ignored), logsumexp
+    loss_ptr, wrow_ptr, stats_ptr,  # outputs per row (contiguous): loss, w_t (0 if ignored), the pair (m, log(s))
     status_ptr,  # output, one per program: 1 when one of its targets is out of range (the caller raises)
     x_ptr, t_ptr, w_ptr,  # logits (rows x classes, strided), target class per row, class weights (HAS_W)
     n_rows, n_cols,
@@ -103,14 +108,15 @@ def _cross_entropy_forward_kernel(
         x = tl.load(x_ptr + x_row[:, None] + cols[None, :] * x_col_stride, mask=mask, other=0).to(ACC)
         x = tl.where(col_mask[None, :], x, float("-inf"))  # rows past the end read zeros: no log(0)
         shift = max_shift(tl.max(x, axis=1))
-        lse = shift + tl.log(tl.sum(tl.exp(x - shift[:, None]), axis=1))
+        log_s = tl.log(tl.sum(tl.exp(x - shift[:, None]), axis=1))
         if SMOOTH:
             if HAS_W:
                 w = tl.load(w_ptr + cols * w_stride, mask=col_mask, other=0).to(ACC)
             else:
                 w = tl.where(col_mask, 1.0, 0.0).to(ACC)
-            # masked columns read lse itself, so they add w * 0 = 0 (no inf * 0)
-            smooth = tl.sum(w[None, :] * (lse[:, None] - tl.where(mask, x, lse[:, None])), axis=1)
+            # W * log(s) - sum_c w_c * (x_c - m); masked columns add w * 0 = 0 (no inf * 0)
+            d = tl.sum(w[None, :] * tl.where(mask, x - shift[:, None], 0.0), axis=1)
+            smooth = tl.sum(w, axis=0) * log_s - d
     else:
         m = tl.full([BLOCK_M], float("-inf"), ACC)
         s = tl.zeros([BLOCK_M], ACC)
@@ -138,24 +144,25 @@ def _cross_entropy_forward_kernel(
             m = m_new
         shift = max_shift(m)
         log_s = tl.log(s)
-        lse = shift + log_s
         if SMOOTH:
             smooth = w_sum * log_s - d
 
     eps = tl.cast(smooth_bits, tl.int64).to(tl.float64, bitcast=True).to(ACC)
-    loss = w_t * (lse - x_t)
+    loss = w_t * ((shift - x_t) + log_s)
     if SMOOTH:
         loss = (1.0 - eps) * loss + (eps / n_cols) * smooth
     loss = tl.where(valid, loss, 0.0)
     tl.store(loss_ptr + rows, loss, mask=row_mask)
     tl.store(wrow_ptr + rows, w_t, mask=row_mask)
-    tl.store(lse_ptr + rows, lse, mask=row_mask)
+    tl.store(stats_ptr + 2 * rows, shift, mask=row_mask)
+    tl.store(stats_ptr + 2 * rows + 1, log_s, mask=row_mask)
 
 
 @triton.jit
 def _cross_entropy_backward_kernel(
     dx_ptr,  # output: gradient of the logits (rows x classes, strided)
-    g_ptr, x_ptr, t_ptr, w_ptr, lse_ptr,  # incoming per-row gradient, logits, target, weights, saved lse
+    g_ptr, x_ptr, t_ptr, w_ptr,  # incoming per-row gradient, logits, target, weights
+    stats_ptr,  # the forward's (m, log(s)) per row
     n_rows, n_cols,
     ignore_index,
     smooth_bits: tl.int64,
@@ -184,7 +191,8 @@ def _cross_entropy_backward_kernel(
     valid = row_mask & (t != ignore_index) & (t >= 0) & (t < n_cols)
     t_safe = tl.where(valid, t, 0)
     g = tl.load(g_ptr + g_row, mask=valid, other=0).to(ACC)
-    lse = tl.load(lse_ptr + rows, mask=valid, other=0).to(ACC)
+    shift = tl.load(stats_ptr + 2 * rows, mask=valid, other=0).to(ACC)
+    log_s = tl.load(stats_ptr + 2 * rows + 1, mask=valid, other=0).to(ACC)
     if HAS_W:
         w_t = tl.load(w_ptr + t_safe * w_stride, mask=valid, other=0).to(ACC)
     else:
@@ -210,7 +218,7 @@ def _cross_entropy_backward_kernel(
         col_mask = cols < n_cols
         mask = row_mask[:, None] & col_mask[None, :]
         x = tl.load(x_ptr + x_row[:, None] + cols[None, :] * x_col_stride, mask=mask, other=0).to(ACC)
-        p = tl.exp(x - lse[:, None])
+        p = tl.exp((x - shift[:, None]) - log_s[:, None])
         onehot = tl.where(cols[None, :] == t_safe[:, None], 1.0, 0.0).to(ACC)
         dx = coef_t[:, None] * (p - onehot)
         if SMOOTH:
@@ -286,9 +294,10 @@ def status_size(n_rows: int, n_cols: int) -> int:
     return cdiv(n_rows, pick_config(n_rows, n_cols)["BLOCK_M"]) if n_rows else 0
 
 
-def cross_entropy_forward(loss, wrow, lse, status, x, target, weight, *, class_dim: int, ignore_index: int,
+def cross_entropy_forward(loss, wrow, stats, status, x, target, weight, *, class_dim: int, ignore_index: int,
                           label_smoothing: float) -> None:
-    """Per-row ``loss``, ``wrow`` (= w_t, 0 if ignored) and ``lse`` of logits ``x`` (the class dim is
+    """Per-row ``loss``, ``wrow`` (= w_t, 0 if ignored) and ``stats`` (the target's shape + (2,): m, 0 for
+    a row with no finite maximum, and log(s)) of logits ``x`` (the class dim is
     ``class_dim``) against class indices ``target``; ``weight`` (C) or None. ``status`` (int32, one per
     program, see :func:`status_size`) flags out-of-range targets."""
     if loss.numel == 0:
@@ -304,7 +313,7 @@ def cross_entropy_forward(loss, wrow, lse, status, x, target, weight, *, class_d
     w_arr = weight if weight is not None else x2
     launch(
         _cross_entropy_forward_kernel, (cdiv(lay.n_rows, cfg["BLOCK_M"]),),
-        loss, wrow, lse, status, x2, t2, w_arr, lay.n_rows, n_cols, int(ignore_index),
+        loss, wrow, stats, status, x2, t2, w_arr, lay.n_rows, n_cols, int(ignore_index),
         float64_bits(label_smoothing), *lay.kept_sizes[1:], *lay.kept_strides[0], *lay.kept_strides[1],
         x2.strides[cd], weight.strides[0] if weight is not None else 0,
         HAS_W=weight is not None, SMOOTH=label_smoothing != 0, ACC=tl_dtype(acc), KEPT_NDIM=lay.kept_ndim,
@@ -312,9 +321,9 @@ def cross_entropy_forward(loss, wrow, lse, status, x, target, weight, *, class_d
     )
 
 
-def cross_entropy_backward(dx, grad, x, target, weight, lse, *, class_dim: int, ignore_index: int,
+def cross_entropy_backward(dx, grad, x, target, weight, stats, *, class_dim: int, ignore_index: int,
                            label_smoothing: float) -> None:
-    """``dx`` (the logits' shape) from the per-row incoming ``grad`` and the forward's ``lse``."""
+    """``dx`` (the logits' shape) from the per-row incoming ``grad`` and the forward's ``stats``."""
     if dx.numel == 0:
         return
     x2, t2 = _as_2d(x, target)
@@ -332,7 +341,7 @@ def cross_entropy_backward(dx, grad, x, target, weight, lse, *, class_dim: int, 
     w_arr = weight if weight is not None else x2
     launch(
         _cross_entropy_backward_kernel, (cdiv(lay.n_rows, cfg["BLOCK_M"]),),
-        dx2, g2, x2, t2, w_arr, lse, lay.n_rows, n_cols, int(ignore_index), float64_bits(label_smoothing),
+        dx2, g2, x2, t2, w_arr, stats, lay.n_rows, n_cols, int(ignore_index), float64_bits(label_smoothing),
         *lay.kept_sizes[1:], *lay.kept_strides[0], *lay.kept_strides[1], *lay.kept_strides[2],
         *lay.kept_strides[3], x2.strides[cd], dx2.strides[cd], weight.strides[0] if weight is not None else 0,
         HAS_W=weight is not None, SMOOTH=label_smoothing != 0, ACC=tl_dtype(acc), KEPT_NDIM=lay.kept_ndim,
@@ -364,15 +373,15 @@ def _twin_common(x, target, weight, class_dim, ignore_index):
     with np.errstate(all="ignore"):
         m = xr.max(axis=1, initial=-np.inf)
         shift = np.where(m == -np.inf, acc.type(0), m)
-        lse = shift + np.log(np.exp(xr - shift[:, None]).sum(axis=1))
-    return xr, t_safe, valid, w, lse, acc
+        log_s = np.log(np.exp(xr - shift[:, None]).sum(axis=1))
+    return xr, t_safe, valid, w, shift, log_s, acc
 
 
-def cross_entropy_forward_twin(loss, wrow, lse, status, x, target, weight, *, class_dim: int, ignore_index: int,
+def cross_entropy_forward_twin(loss, wrow, stats, status, x, target, weight, *, class_dim: int, ignore_index: int,
                                label_smoothing: float) -> None:
     if loss.size == 0:
         return
-    xr, t_safe, valid, w, lse_r, acc = _twin_common(x, target, weight, class_dim, ignore_index)
+    xr, t_safe, valid, w, shift, log_s, acc = _twin_common(x, target, weight, class_dim, ignore_index)
     t = np.asarray(target).reshape(-1).astype(np.int64)
     bad = (t != ignore_index) & ((t < 0) | (t >= xr.shape[1]))
     block_m = -(-len(t) // len(status))  # the kernel's rows per program
@@ -381,28 +390,28 @@ def cross_entropy_forward_twin(loss, wrow, lse, status, x, target, weight, *, cl
     rows = np.arange(xr.shape[0])
     w_t = np.where(valid, w[t_safe], 0).astype(acc)
     with np.errstate(all="ignore"):
-        lr = w_t * (lse_r - xr[rows, t_safe])
+        lr = w_t * ((shift - xr[rows, t_safe]) + log_s)
         if label_smoothing != 0:
-            smooth = (w[None, :] * (lse_r[:, None] - xr)).sum(axis=1)
+            smooth = w.sum() * log_s - (w[None, :] * (xr - shift[:, None])).sum(axis=1)
             eps = acc.type(label_smoothing)
             lr = (1 - eps) * lr + eps / xr.shape[1] * smooth
     loss[...] = np.where(valid, lr, 0).astype(acc).reshape(loss.shape)
     wrow[...] = w_t.reshape(wrow.shape)
-    lse[...] = lse_r.astype(acc).reshape(lse.shape)
+    stats[...] = np.stack([shift, log_s], axis=-1).astype(acc).reshape(stats.shape)
 
 
-def cross_entropy_backward_twin(dx, grad, x, target, weight, lse, *, class_dim: int, ignore_index: int,
+def cross_entropy_backward_twin(dx, grad, x, target, weight, stats, *, class_dim: int, ignore_index: int,
                                 label_smoothing: float) -> None:
     if dx.size == 0:
         return
-    xr, t_safe, valid, w, _, acc = _twin_common(x, target, weight, class_dim, ignore_index)
+    xr, t_safe, valid, w, _, _, acc = _twin_common(x, target, weight, class_dim, ignore_index)
     n_rows, n_cols = xr.shape
     g = np.asarray(grad, dtype=acc).reshape(-1)
-    lse_r = np.asarray(lse, dtype=acc).reshape(-1)
+    shift, log_s = np.asarray(stats, dtype=acc).reshape(-1, 2).T
     w_t = np.where(valid, w[t_safe], 0).astype(acc)
     eps = acc.type(label_smoothing)
     with np.errstate(all="ignore"):
-        p = np.exp(xr - lse_r[:, None])
+        p = np.exp((xr - shift[:, None]) - log_s[:, None])
         onehot = np.zeros_like(xr)
         onehot[np.arange(n_rows), t_safe] = 1
         d = (g * (1 - eps) * w_t)[:, None] * (p - onehot)

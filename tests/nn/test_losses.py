@@ -281,7 +281,7 @@ def test_class_losses_1d_input_with_size_1_target(device, reduction):
 @needs_cuda
 @pytest.mark.parametrize("dtype", [tl.float32, tl.float16, tl.bfloat16])
 def test_cross_entropy_kernel_matches_twin(dtype):
-    """Forward outputs (per-row loss, w_t, lse) and the backward kernel against the numpy twins."""
+    """Forward outputs (per-row loss, w_t, (row max, log-sum)) and the backward kernel against the numpy twins."""
     x = (RNG.standard_normal((9, 7)) * 4).astype(np.float32)
     t = RNG.integers(0, 7, 9)
     t[[2, 5]] = -100
@@ -293,13 +293,13 @@ def test_cross_entropy_kernel_matches_twin(dtype):
             for dev in ("cpu", "cuda"):
                 xt = T(x, dev, dtype=dtype, grad=True)
                 wt = T(w, dev, dtype=dtype) if weighted else None
-                rows, w_t, lse, status = tl._dispatch.dispatch(
+                rows, w_t, stats, status = tl._dispatch.dispatch(
                     F.loss.CROSS_ENTROPY, xt, T(t, dev), wt, class_dim=1, ignore_index=-100,
                     label_smoothing=smoothing)
                 assert rows.dtype is tl.float32 and not to_numpy(status).any()
                 g = T(np.linspace(-1, 1, 9).astype(np.float32), dev)
                 rows.backward(g)
-                outs[dev] = (to_numpy(rows), to_numpy(w_t), to_numpy(lse), to_numpy(xt.grad.float()))
+                outs[dev] = (to_numpy(rows), to_numpy(w_t), to_numpy(stats), to_numpy(xt.grad.float()))
                 assert xt.grad.dtype is dtype
             for c, g in zip(outs["cpu"], outs["cuda"]):
                 np.testing.assert_allclose(g, c, rtol=tol[0], atol=tol[1])
@@ -332,6 +332,31 @@ def test_cross_entropy_kernel_long_rows_loop(monkeypatch):
             F.cross_entropy(xc, T(t), **kwc).backward(T(np.array([1.0, -2.0, 0.5])))
             np.testing.assert_allclose(to_numpy(xt.grad), to_numpy(xc.grad), rtol=1e-5, atol=1e-6)
 
+
+
+@pytest.mark.parametrize("device", ["cpu"] + (["cuda"] if CUDA else []))
+@pytest.mark.parametrize("looped", [False, True])
+def test_cross_entropy_huge_logits(device, looped, monkeypatch):
+    """Logits near 1e9 or 3e38 (float32): a row whose logits are equal has loss log(C) and softmax 1/C,
+    as PyTorch's (x - m) - log(s). (Forming lse = m + log(s) first rounds log(s) away there: the loss
+    came out 0 and every p_c 1.) Both the one-tile and the looped kernel paths, and label smoothing."""
+    if looped:
+        monkeypatch.setattr(kce, "MAX_ONE_TILE", 2)
+        monkeypatch.setattr(kce, "LOOP_BLOCK_N", 2)
+    x = np.array([[1e9, 1e9, 1e9, 1e9, 1e9], [1e9, 1e9 + 64, 1e9 - 64, 1e9, 1e9 + 128],
+                  [3e38, 3e38, 3e38, 1.0, 3e38], [0.5, -1.0, 2.0, 0.0, 1.0]], np.float32)
+    t = np.array([0, 3, 3, 2])
+    g = np.array([1.0, -0.5, 2.0, 1.5], np.float32)
+    for smoothing in (0.0, 0.1):
+        xt = T(x, device, grad=True)
+        out = F.cross_entropy(xt, T(t, device), reduction="none", label_smoothing=smoothing)
+        out.backward(T(g, device))
+        xd = x.astype(np.float64)  # (in float64 these magnitudes keep every difference: the exact answer)
+        close(out, ce_reference(xd, t, None, -100, "none", smoothing), rtol=1e-6, atol=1e-6)
+        xc = T(xd, grad=True)
+        F.cross_entropy(xc, T(t), reduction="none", label_smoothing=smoothing).backward(T(g.astype(np.float64)))
+        close(xt.grad, to_numpy(xc.grad), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(to_numpy(out)[0], math.log(5) * 0.9 + 0.1 * math.log(5), rtol=1e-6)
 
 @needs_cuda
 def test_cross_entropy_cuda_nchw_strided_and_reductions():

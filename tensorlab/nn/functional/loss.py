@@ -244,7 +244,8 @@ def _ce_meta(x, target, weight, *, class_dim: int, ignore_index: int, label_smoo
     acc = _acc(x)
     shape = target._shape
     n_status = kce.status_size(target.numel(), x._shape[class_dim])
-    return Plan(args=[x, target, weight], outputs=[(shape, acc), (shape, acc), (shape, acc), ((n_status,), D.int32)],
+    return Plan(args=[x, target, weight],
+                outputs=[(shape, acc), (shape, acc), (shape + (2,), acc), ((n_status,), D.int32)],
                 params={"class_dim": class_dim, "ignore_index": ignore_index, "label_smoothing": label_smoothing},
                 single=False)
 
@@ -252,25 +253,25 @@ def _ce_meta(x, target, weight, *, class_dim: int, ignore_index: int, label_smoo
 def _ce_save(ctx, inputs, outputs, params):
     x, target, weight = inputs
     ctx.save_for_backward(x, target, weight, outputs[2])
-    ctx.mark_non_differentiable(outputs[1], outputs[2], outputs[3])
+    ctx.mark_non_differentiable(*outputs[1:])
     ctx.set_materialize_grads(False)
 
 
 def _ce_backward(ctx, g_loss, *_unused):
-    x, target, weight, lse = ctx.saved_tensors
+    x, target, weight, stats = ctx.saved_tensors
     if g_loss is None or not ctx.needs_input_grad[0]:
         return None, None, None
     p = ctx.params
     if is_grad_enabled():  # create_graph=True: a differentiable composition
         dx = _ce_composite_backward(g_loss, x, target, weight, **p)
     else:
-        dx = dispatch(CROSS_ENTROPY_BACKWARD, g_loss, x, target, weight, lse, **p)
+        dx = dispatch(CROSS_ENTROPY_BACKWARD, g_loss, x, target, weight, stats, **p)
     return dx, None, None
 
 
-def _ce_backward_meta(g, x, target, weight, lse, *, class_dim: int, ignore_index: int,
+def _ce_backward_meta(g, x, target, weight, stats, *, class_dim: int, ignore_index: int,
                       label_smoothing: float) -> Plan:
-    return Plan(args=[g, x, target, weight, lse], outputs=[(x._shape, x.dtype)],
+    return Plan(args=[g, x, target, weight, stats], outputs=[(x._shape, x.dtype)],
                 params={"class_dim": class_dim, "ignore_index": ignore_index, "label_smoothing": label_smoothing})
 
 
@@ -312,12 +313,13 @@ CROSS_ENTROPY = defop(
     "cross_entropy_loss", twin=kce.cross_entropy_forward_twin, kernel=kce.cross_entropy_forward, meta=_ce_meta,
     backward=_ce_backward, save=_ce_save, tags={"nn", "loss", "replayable"},
     doc="Fused softmax cross-entropy with class indices: per-row loss (weights, ignore_index, label smoothing), "
-        "per-row target weight (the 'mean' divisor), logsumexp (saved for the backward) and per-program "
+        "per-row target weight (the 'mean' divisor), row max and log of the shifted exp sum as a pair (saved for "
+        "the backward) and per-program "
         "out-of-range-target flags. fp32 math for fp16/bf16 logits.")
 CROSS_ENTROPY_BACKWARD = defop(
     "cross_entropy_loss_backward", twin=kce.cross_entropy_backward_twin, kernel=kce.cross_entropy_backward,
     meta=_ce_backward_meta, tags={"nn", "loss", "replayable"},
-    doc="Fused cross-entropy backward: the softmax recomputed from the saved logsumexp, minus the (smoothed, "
+    doc="Fused cross-entropy backward: the softmax recomputed from the saved row statistics, minus the (smoothed, "
         "weighted) one-hot, times the incoming per-row gradient. Not differentiable itself: cross_entropy's "
         "backward composes registered ops instead when create_graph=True.")
 
