@@ -184,3 +184,11 @@ def test_parameters_on_different_devices_are_refused():
         pytest.skip("needs a second device type")
     with pytest.raises(TypeError, match="Found two parameters on different devices"):
         parameters_to_vector([tl.nn.Parameter(tl.zeros(2)), tl.nn.Parameter(tl.zeros(2, device="cuda"))])
+
+
+def test_parameters_to_vector_of_no_parameters_is_a_value_error():
+    # torch 2.15: ValueError "torch.cat(): expected a non-empty list of Tensors" (its cat's), for a
+    # list and for an empty iterator alike
+    for params in ([], iter([])):
+        with pytest.raises(ValueError, match="expected a non-empty list of Tensors"):
+            parameters_to_vector(params)

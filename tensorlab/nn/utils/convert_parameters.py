@@ -26,9 +26,7 @@ def parameters_to_vector(parameters) -> Tensor:
     for param in parameters:
         device = _check_param_device(param, device)
         vec.append(param.reshape(-1))
-    if not vec:
-        raise RuntimeError("parameters_to_vector: expected a non-empty iterable of Tensors")
-    return cat(vec)
+    return cat(vec)  # (no parameters: cat's ValueError, as PyTorch's)
 
 
 def vector_to_parameters(vec: Tensor, parameters) -> None:
