@@ -590,8 +590,13 @@ def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
     return self.copy_(result)
 
 
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, *, out=None) -> Tensor:
     """``input @ weight.T + bias`` (``torch.nn.functional.linear``), the bias added in the GEMM epilogue."""
+    if out is not None:  # (off the hot path: the checks mm(out=) makes, then the op writes out)
+        _require_tensor("linear", input, "input")
+        _require_tensor("linear", weight, "weight")
+        E.check_outs("linear", out, (input.dtype,), input.device, input, weight, bias)
+        return dispatch(LINEAR, input, weight, bias, out=out, precision=_precision)
     return dispatch(LINEAR, input, weight, bias, precision=_precision)
 
 

@@ -725,6 +725,34 @@ def test_linear_and_bilinear_match_numpy(device):
                  atol=1e-10)
 
 
+def test_linear_out_is_written_resized_and_refuses_autograd(device):
+    # torch 2.15's F.linear takes out=: written (its strides kept), resized from another shape with
+    # a warning, the result is out itself; out of another dtype, or an input that requires grad
+    # (grad mode on), raise RuntimeError
+    x, w, b = RNG.standard_normal((2, 3)), RNG.standard_normal((4, 3)), RNG.standard_normal(4)
+    xt, wt, bt = (_t(v, device) for v in (x, w, b))
+    out = tl.empty(0, dtype=tl.float64, device=device)
+    assert F.linear(xt, wt, bt, out=out) is out
+    assert_close(out, x @ w.T + b, rtol=1e-10, atol=1e-10)
+    out = tl.empty(4, 2, dtype=tl.float64, device=device).t()  # a transposed out keeps its strides
+    assert F.linear(xt, wt, bt, out=out) is out and out.stride() == (1, 2)
+    assert_close(out, x @ w.T + b, rtol=1e-10, atol=1e-10)
+    out = tl.empty(3, 3, dtype=tl.float64, device=device)
+    with pytest.warns(UserWarning, match="resized"):
+        F.linear(xt, wt, out=out)
+    assert out.shape == (2, 4)
+    assert_close(out, x @ w.T, rtol=1e-10, atol=1e-10)
+    out = tl.empty(0, dtype=tl.float64, device=device)
+    assert F.linear(_t(RNG.standard_normal((5, 2, 3)), device), wt, bt, out=out).shape == (5, 2, 4)
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype"):
+        F.linear(xt, wt, bt, out=tl.empty(2, 4, dtype=tl.float32, device=device))
+    with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+        F.linear(xt, _t(w, device, requires_grad=True), bt, out=tl.empty(2, 4, dtype=tl.float64, device=device))
+    with tl.no_grad():
+        y = F.linear(xt, _t(w, device, requires_grad=True), bt, out=tl.empty(2, 4, dtype=tl.float64, device=device))
+    assert not y.requires_grad
+
+
 def test_bilinear_keeps_an_integer_dtype():
     # the contraction's sum widened int8/int32 to int64 (torch 2.15 on cpu: int8 wraps to -124)
     a = tl.tensor([[1, 2]], dtype=tl.int8)
