@@ -37,7 +37,7 @@ class device:
         if text == "cpu" and index not in (None, 0):
             raise RuntimeError(f"cpu device index must be 0 or absent, got {index}")
         self.type = text
-        self.index = None if text == "cpu" else index
+        self.index = index  # (cpu:0 keeps its 0, as PyTorch's; tensors on it still report plain cpu)
 
     def __enter__(self):  # ``with tl.device("cuda"):`` makes it the default device inside
         _defaults.stack.append(_defaults.device)
@@ -51,12 +51,9 @@ class device:
     def __eq__(self, other):
         if other is self:  # as_device hands out one object per device
             return True
-        if isinstance(other, str):
-            try:
-                other = device(other)
-            except (RuntimeError, ValueError):
-                return False
-        return isinstance(other, device) and self.type == other.type and self.index == other.index
+        if not isinstance(other, device):  # (a string is never equal, as PyTorch's: device("cpu") != "cpu")
+            return NotImplemented
+        return self.type == other.type and self.index == other.index  # (cpu:0 != cpu, cuda:0 != cuda)
 
     def __hash__(self):
         return hash((self.type, self.index))
@@ -98,6 +95,9 @@ def set_default_device(dev) -> None:
 
 
 def get_default_device() -> device:
+    d = _defaults.device
+    if d is not None and d.type == "cpu" and d.index is not None:
+        return d  # (PyTorch hands back a default set as cpu:0 as it was set; its tensors say cpu)
     return as_device(None)
 
 

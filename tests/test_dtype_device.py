@@ -81,7 +81,7 @@ def test_device_parsing():
     assert tl.device("cpu") == tl.device("cpu")
     d = tl.device("cuda:1")
     assert d.type == "cuda" and d.index == 1 and str(d) == "cuda:1"
-    assert tl.device("cuda", 0) == "cuda:0"
+    assert tl.device("cuda", 0) == tl.device("cuda:0") and str(tl.device("cuda", 0)) == "cuda:0"
     assert repr(tl.device("cpu")) == "device(type='cpu')"
     assert tl.device(tl.device("cuda:2")).index == 2
     with pytest.raises(RuntimeError, match="Expected one of cpu, cuda"):
@@ -91,6 +91,39 @@ def test_device_parsing():
     with pytest.raises(RuntimeError, match="must not be negative"):
         tl.device("cuda", -1)
     assert {tl.device("cpu"), tl.device("cpu")} == {tl.device("cpu")}
+
+
+def test_cpu_0_keeps_its_index_and_no_device_equals_a_string():
+    import copy
+    import pickle
+
+    from tensorlab._device import CPU
+
+    # torch 2.15: device("cpu:0") keeps index 0 (str "cpu:0", its own repr and hash), is not equal
+    # to device("cpu") (as cuda:0 is not cuda), and no device equals a string, not even its own name
+    d = tl.device("cpu:0")
+    assert d.type == "cpu" and d.index == 0 and type(d.index) is int
+    assert str(d) == "cpu:0" and repr(d) == "device(type='cpu', index=0)"
+    assert d != tl.device("cpu") and d == tl.device("cpu", 0) == tl.device(type="cpu", index=0)
+    assert tl.device("cuda:0") != tl.device("cuda")
+    assert not (tl.device("cpu") == "cpu") and tl.device("cpu") != "cpu" and not ("cpu" == tl.device("cpu"))
+    assert not (d == "cpu:0") and not (d == "cpu") and not (tl.device("cuda:0") == "cuda:0")
+    assert len({d, tl.device("cpu"), tl.device("cpu", 0)}) == 2
+    assert tl.device(d) == d and tl.device(d).index == 0
+    for back in (pickle.loads(pickle.dumps(d)), copy.copy(d), copy.deepcopy(d)):
+        assert back == d and back.index == 0
+    # a tensor made on cpu:0 reports plain cpu (torch 2.15: cpu, index None), the one shared object
+    for made in (tl.zeros(2, device="cpu:0"), tl.zeros(2, device=d), tl.ones(2).to("cpu:0"), tl.ones(2).to(d),
+                 tl.as_tensor([1.0], device="cpu:0")):
+        assert made.device is CPU and made.device.index is None and str(made.device) == "cpu"
+    with tl.device("cpu:0"):
+        assert tl.zeros(1).device is CPU
+    try:  # torch 2.15: get_default_device() is cpu:0 when set so, its tensors on plain cpu
+        tl.set_default_device("cpu:0")
+        assert repr(tl.get_default_device()) == "device(type='cpu', index=0)" and tl.zeros(1).device is CPU
+    finally:
+        tl.set_default_device(None)
+    assert repr(tl.get_default_device()) == "device(type='cpu')"
 
 
 def test_tensors_made_on_a_device_share_its_device_object():
