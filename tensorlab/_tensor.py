@@ -573,10 +573,14 @@ class Tensor:
             return f"tensorlab.{'cuda.' if self.is_cuda else ''}{D.torch_name(self.dtype)}Tensor"
         if isinstance(dtype, type) and hasattr(dtype, "device_type"):  # tl.DoubleTensor, tl.cuda.LongTensor
             dtype = dtype.__qualname__
-        if isinstance(dtype, str) and dtype.startswith("tensorlab.") and dtype.endswith("Tensor"):
-            name = dtype[len("tensorlab."):-len("Tensor")]
+        if isinstance(dtype, str) and dtype.startswith(("tensorlab.", "torch.")) and dtype.endswith("Tensor"):
+            # (ported code's PyTorch spellings, 'torch.FloatTensor', 'torch.cuda.LongTensor', name the same types)
+            name = dtype[dtype.index(".") + 1:-len("Tensor")]
             on_cuda = name.startswith("cuda.")
-            target = D.from_torch_name(name[5:] if on_cuda else name, "type")
+            try:
+                target = D.from_torch_name(name[5:] if on_cuda else name, "type")
+            except ValueError:
+                raise ValueError(f"type: invalid type: {dtype!r}") from None
             return self.to("cuda" if on_cuda else CPU if self.is_cuda else self.device, target,
                            non_blocking=non_blocking)
         return self.to(D.as_dtype(dtype, "type"), non_blocking=non_blocking)

@@ -40,6 +40,33 @@ def test_isinstance_and_type_conversion():
     assert repr(tl.FloatTensor) == "<class 'tensorlab.FloatTensor'>"
 
 
+def test_type_takes_pytorchs_type_names_too():
+    # ported code's 'torch.*Tensor' strings (torch 2.15: 'torch.FloatTensor' on a float tensor is the
+    # tensor itself; 'torch.LongTensor' [1.5, 2.0] -> [1, 2]; an unknown name is a ValueError
+    # "invalid type: 'torch.FooTensor'"); x.type() still answers tensorlab's name
+    x = tl.tensor([1.5, 2.0])
+    assert x.type("torch.FloatTensor") is x and x.type("tensorlab.FloatTensor") is x
+    assert x.type("torch.LongTensor").dtype is tl.int64 and x.type("torch.LongTensor").tolist() == [1, 2]
+    for name, dtype in (("Double", tl.float64), ("Half", tl.float16), ("BFloat16", tl.bfloat16), ("Int", tl.int32),
+                        ("Short", tl.int16), ("Char", tl.int8), ("Byte", tl.uint8), ("Bool", tl.bool)):
+        y = x.type(f"torch.{name}Tensor")
+        assert y.dtype is dtype and y.device.type == "cpu", name
+    with pytest.raises(ValueError, match="invalid type: 'torch.FooTensor'"):
+        x.type("torch.FooTensor")
+    assert x.type() == "tensorlab.FloatTensor" and x.type("torch.DoubleTensor").type() == "tensorlab.DoubleTensor"
+
+
+def test_type_takes_pytorchs_cuda_type_names_too():
+    if not tl.cuda.is_available():
+        pytest.skip("needs cuda (a GPU or TRITON_INTERPRET=1)")
+    x = tl.tensor([1.5, 2.0])
+    c = x.type("torch.cuda.LongTensor")  # moves to the GPU, as torch's
+    assert c.device.type == "cuda" and c.dtype is tl.int64 and c.tolist() == [1, 2]
+    assert c.type() == "tensorlab.cuda.LongTensor" and c.type("torch.cuda.LongTensor") is c
+    back = c.type("torch.FloatTensor")  # a cpu name brings it back to the cpu
+    assert back.device.type == "cpu" and back.dtype is tl.float32 and back.tolist() == [1.0, 2.0]
+
+
 def test_cuda_types():
     c = tl.cuda.FloatTensor([1.0, 3.0])
     assert c.device.type == "cuda" and c.dtype is tl.float32 and c.tolist() == [1.0, 3.0]
