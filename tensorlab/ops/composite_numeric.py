@@ -414,17 +414,26 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
             norm = w_sum
         elif aweights is None:
             norm = w_sum - correction
+        elif fweights is None and n == 1 and correction == 1:
+            norm = 0  # (PyTorch's: exactly 0, where the formula's rounding could leave a speck above it)
         else:
             norm = w_sum - correction * (w * aweights.to(x.dtype)).sum() / w_sum
-    if not isinstance(norm, Tensor) and norm <= 0:
+    # (a weighted norm is read on the host for the warning, as PyTorch's)
+    if (bool((norm <= 0).item()) if isinstance(norm, Tensor) else norm <= 0):
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
                       "observations.", UserWarning, stacklevel=2)
-        norm = 0
-    elif isinstance(norm, Tensor):
-        norm = norm.clamp_min(0)
+        norm = norm.clamp_min(0) if isinstance(norm, Tensor) else 0
     centred = x - avg.unsqueeze(1)
+    if n == 1 and (fweights is None) != (aweights is None):
+        # PyTorch's rule: one observation under one kind of weights is its own average, so exact
+        # zeros once centred (the weighted average's rounding left specks, inf over a zero norm
+        # where PyTorch has NaN); NaN/inf inputs too, as PyTorch's. (PyTorch zeroes the input
+        # itself, in place; here a select that keeps the graph, with a zero gradient.)
+        from .._factories import zeros
+
+        centred = B.where(zeros((), dtype=D.bool, device=x.device), centred, 0.0)
     weighted = centred if w is None else centred * w
-    c = (weighted @ centred.transpose(0, 1)) / norm
+    c = (centred @ weighted.transpose(0, 1)) / norm  # (PyTorch's order: in @ (in * w).T)
     return c.reshape(()) if input.ndim < 2 or input.shape[0] == 1 else c  # (one variable: 0-d, as PyTorch)
 
 

@@ -6,6 +6,8 @@ Values against numpy references, non-contiguous inputs and gradients are in test
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -386,6 +388,58 @@ def test_cov_corrcoef(device):
     assert np.isnan(c[0]).all() and c[1, 1] == 1.0  # a constant variable: NaN, as PyTorch
     with pytest.raises(RuntimeError, match="cov\\(\\): bool dtype is not supported for input"):
         tl.cov(_t([True, False], device))
+
+
+def test_cov_of_one_weighted_observation_is_centred_to_exact_zeros(device):
+    # torch 2.15: one observation under one kind of weights is its own average (centred to 0, not
+    # to the weighted average's rounding specks), and aweights alone with correction=1 divide by an
+    # exact 0 (with the dof warning): NaN everywhere where tensorlab had an inf
+    x = _t([[1.5], [2.0]], device, tl.float64)
+    with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
+        c = to_numpy(tl.cov(x, aweights=_t([0.7], device, tl.float64)))
+    assert np.isnan(c).all()
+    assert x.tolist() == [[1.5], [2.0]]  # (PyTorch zeroes its input in place here; tensorlab does not)
+    x = _t([[0.1], [1.7], [-0.4]], device)
+    with pytest.warns(UserWarning, match="degrees of freedom"):
+        assert np.isnan(to_numpy(tl.cov(x, aweights=_t([0.1], device)))).all()
+    with pytest.warns(UserWarning, match="degrees of freedom"):
+        assert np.isnan(to_numpy(tl.cov(x, aweights=_t([0.1], device), correction=2))).all()
+    for kwargs in (dict(aweights=_t([0.1], device), correction=0), dict(fweights=_t([3], device)),
+                   dict(fweights=_t([3], device), correction=0), dict(fweights=_t([3], device), correction=2)):
+        c = to_numpy(tl.cov(x, **kwargs))  # torch 2.15: exact zeros (tensorlab had 1e-33-ish specks)
+        assert c.shape == (3, 3) and (c == 0).all(), kwargs
+    assert tl.cov(_t([1.7], device, tl.float64), aweights=_t([0.1], device, tl.float64), correction=0).item() == 0.0
+    # a NaN observation centres to 0 too (torch 2.15: zeros); with both kinds of weights it does not
+    nan = _t([[float("nan")], [1.0]], device)
+    assert (to_numpy(tl.cov(nan, aweights=_t([1.0], device), correction=0)) == 0).all()
+    c = to_numpy(tl.cov(nan, aweights=_t([1.0], device), fweights=_t([2], device), correction=0))
+    assert np.isnan(c[0]).all() and np.isnan(c[1, 0]) and c[1, 1] == 0.0
+    # the graph is kept, with zero gradients (torch 2.15 raises for a leaf: it zeroes it in place)
+    xr = _t([[1.7], [0.3]], device).requires_grad_()
+    wr = _t([0.1], device).requires_grad_()
+    tl.cov(xr, aweights=wr, correction=0).sum().backward()
+    assert to_numpy(xr.grad).tolist() == [[0.0], [0.0]] and to_numpy(wr.grad).tolist() == [0.0]
+
+
+def test_cov_warns_of_a_weighted_norm_at_or_below_zero(device):
+    # torch 2.15 warns whenever the norm is <= 0, weighted too (tensorlab warned only unweighted):
+    # these give inf everywhere, with the warning
+    x = _t([[0.1, 0.3], [1.7, 2.0]], device)
+    for kwargs in (dict(aweights=_t([0.1, 0.2], device)), dict(fweights=_t([1, 1], device))):
+        with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
+            assert np.isposinf(to_numpy(tl.cov(x, correction=3, **kwargs))).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a positive weighted norm: no warning
+        tl.cov(x, aweights=_t([0.1, 0.2], device))
+
+
+def test_cov_multiplies_in_pytorchs_order(device):
+    # torch 2.15 computes centred @ (centred * w).T, so its result need not be symmetric to the last
+    # bit; these are its float32 values on cpu
+    x = tl.tensor([[3, 4], [5, 6]], device=device)
+    c = to_numpy(tl.cov(x, aweights=_t([0.7, 0.2], device, tl.float32), correction=0))
+    want = np.array([[0.17283952236175537, 0.17283950746059418]] * 2, dtype=np.float32)
+    np.testing.assert_allclose(c, want, rtol=0 if device == "cpu" else 1e-6)
 
 
 def test_cov_refuses_weights_it_cannot_normalise(device):
