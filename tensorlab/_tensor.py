@@ -404,7 +404,9 @@ class Tensor:
         return self._np_view()
 
     def __array__(self, dtype=None, copy=None):
-        arr = self._host_array()
+        # PyTorch's: numpy() (a cuda tensor, or one that requires grad, raises: numpy would compute on
+        # the host behind the device, or drop the gradient, when ``t + array`` falls to it)
+        arr = self.numpy()
         if copy:
             arr = arr.copy()
         return arr if dtype is None else arr.astype(dtype, copy=False)

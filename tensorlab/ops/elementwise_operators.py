@@ -4,10 +4,17 @@
 is ``add_`` (in place: the version counter moves and ``t`` keeps its identity), ``-t`` is
 ``neg``, ``abs(t)`` is ``abs``, ``~t`` is ``bitwise_not``, comparisons return bool tensors, ``&
 | ^ << >>`` are the bitwise ops. An operand that is neither a Tensor nor a number gives
-``NotImplemented`` (so Python raises its usual TypeError, and ``t == None`` is False); a numpy array
-is a cpu tensor operand, as in PyTorch (``Tensor.__array_priority__`` makes numpy defer to the
-reflected operator when the array is on the left). ``@`` is
-the matmul family's. ``__hash__`` stays identity-based although ``__eq__`` is elementwise.
+``NotImplemented`` (so Python raises its usual TypeError, and ``t == None`` is False).
+
+A numpy array (0-d too) is PyTorch 2.15's case: the arithmetic and bitwise operators give
+``NotImplemented``, so ``t + array`` falls to the array's reflected operator and numpy computes it
+with numpy's promotion (uint8 + an int64 array is int64, float32 / an int64 array is float64;
+``t += array`` rebinds ``t`` to that new tensor), the result wrapped back into a cpu tensor by
+``Tensor.__array_wrap__``; ``Tensor.__array__`` refuses a cuda tensor and one that requires grad, as
+PyTorch's. With the array on the left numpy defers (``Tensor.__array_priority__``) and Python
+raises TypeError, as for PyTorch. Comparisons still take an array as a cpu tensor operand, and so
+do the functions (``tl.add(t, array)``, where PyTorch raises). ``@`` is the matmul family's.
+``__hash__`` stays identity-based although ``__eq__`` is elementwise.
 """
 
 from __future__ import annotations
@@ -22,7 +29,8 @@ from . import elementwise_binary as B
 from . import elementwise_common as E
 from . import elementwise_unary as U
 
-_OK = (Tensor, numbers.Number, np.bool_, np.ndarray)  # what an operator takes as its other operand (as_operand)
+_OK = (Tensor, numbers.Number, np.bool_)  # what an arithmetic operator takes as its other operand (as_operand)
+_COMPARABLE = (*_OK, np.ndarray)  # and a comparison (an array: a cpu tensor operand)
 _INT_MIN, _INT_MAX = E._INT64_MIN, E._UINT64_MAX  # the ints an operand may be (as_operand)
 
 
@@ -57,6 +65,8 @@ def _rsub(self, other):
 
 def _rtruediv(self, other):
     # PyTorch: other * reciprocal(self); here one kernel computes other / self
+    if isinstance(other, np.ndarray):  # (PyTorch's formula, numpy's product: an int64 array / int t is float64)
+        return U.reciprocal(self) * other
     return B._binary(B.DIV, "div", self, other, reverse=True) if isinstance(other, _OK) else NotImplemented
 
 
@@ -88,11 +98,23 @@ def _invert(self):
 
 
 def _eq(self, other):
-    return B.eq(self, other) if isinstance(other, _OK) else NotImplemented
+    return B.eq(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
 
 
 def _ne(self, other):
-    return B.ne(self, other) if isinstance(other, _OK) else NotImplemented
+    return B.ne(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+
+
+def _compare(fn, op_def):
+    """A comparison operator: ``_forward``'s fast path, and an array operand taken as a tensor."""
+
+    def op(self, other):
+        cls = other.__class__
+        if cls is Tensor or cls is float or (cls is int and _INT_MIN <= other <= _INT_MAX):
+            return dispatch(op_def, self, other)
+        return fn(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+
+    return op
 
 
 _OPERATORS = {
@@ -111,8 +133,8 @@ _OPERATORS = {
     "__rshift__": _forward(B.bitwise_right_shift),
     "__rrshift__": _rshift_reflected(B.RIGHT_SHIFT, "bitwise_right_shift"),
     "__irshift__": _forward(B.bitwise_right_shift_),
-    "__eq__": _eq, "__ne__": _ne, "__lt__": _forward(B.lt, B.LT), "__le__": _forward(B.le, B.LE),
-    "__gt__": _forward(B.gt, B.GT), "__ge__": _forward(B.ge, B.GE),
+    "__eq__": _eq, "__ne__": _ne, "__lt__": _compare(B.lt, B.LT), "__le__": _compare(B.le, B.LE),
+    "__gt__": _compare(B.gt, B.GT), "__ge__": _compare(B.ge, B.GE),
     "__neg__": lambda self: U.neg(self), "__pos__": lambda self: U.positive(self),
     "__abs__": lambda self: U.abs(self), "__invert__": lambda self: _invert(self),
 }

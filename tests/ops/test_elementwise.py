@@ -141,30 +141,44 @@ def test_bitwise_and_invert_operators(device):
     assert (m & t([True, True], device)).tolist() == [True, False]
 
 
-def test_numpy_array_operands_are_cpu_tensors(device):
-    # as PyTorch, an operator or a function with an ndarray operand returns a Tensor (not a numpy
-    # array computed by numpy through __array__); the array takes part in the promotion as a tensor
+def test_numpy_array_operands_go_to_numpy_as_in_pytorch(device):
+    # torch 2.15: an arithmetic or bitwise operator with an ndarray (0-d too) returns NotImplemented,
+    # so numpy computes ``t op array`` with numpy's promotion and __array_wrap__ makes it a cpu tensor;
+    # with the array on the left Python raises TypeError (numpy defers to the tensor first); a cuda
+    # tensor or one that requires grad cannot become an array. Values and dtypes are torch 2.15's.
     a = t([1.5, 2.0, 3.0], device)
     host = np.array([1.0, 2.0, 4.0], dtype=np.float32)
     if device == "cpu":
-        for result, expected in [(a + host, [2.5, 4.0, 7.0]), (host - a, [-0.5, 0.0, 1.0]),
-                                 (host / a, [2 / 3, 1, 4 / 3]), (a * np.float64(2), [3.0, 4.0, 6.0]),
-                                 (tl.mul(a, host), [1.5, 4.0, 12.0]),
-                                 (host ** t([2.0, 1.0, 0.5], device), [1.0, 2.0, 2.0])]:
-            assert isinstance(result, tl.Tensor) and result.dtype is tl.float32
+        for result, expected, dtype in [
+                (a + host, [2.5, 4.0, 7.0], tl.float32), (host / a, [2 / 3, 1, 4 / 3], tl.float32),
+                (a * np.float64(2), [3.0, 4.0, 6.0], tl.float32),  # (a numpy scalar is a scalar)
+                (a + np.ones(3), [2.5, 3.0, 4.0], tl.float64), (a / np.array([2, 2, 2]), [0.75, 1.0, 1.5], tl.float64),
+                (a ** np.array([2, 2, 2]), [2.25, 4.0, 9.0], tl.float64),
+                (a + np.array(1.5), [3.0, 3.5, 4.5], tl.float64),
+                (t([200, 3], device, tl.uint8) + np.array(100), [300, 103], tl.int64),
+                (t([1, 2], device, tl.int8) + np.array([1, 2], dtype=np.int16), [2, 4], tl.int16),
+                (t([1.0], device, tl.float16) * np.array(1e5), [1e5], tl.float64),
+                (t([6, 3], device, tl.uint8) & np.array([3, 1], np.uint8), [2, 1], tl.uint8)]:
+            assert isinstance(result, tl.Tensor) and result.device.type == "cpu" and result.dtype is dtype, dtype
             np.testing.assert_allclose(to_numpy(result), expected, rtol=1e-6)
-        assert (host == a).tolist() == [False, True, False] and (host < a).tolist() == [True, False, False]
-        assert (a + np.ones(3)).dtype is tl.float64  # a float64 array is a float64 tensor
-        assert (t([1, 2], device, tl.int8) + np.array([1, 2], dtype=np.int16)).dtype is tl.int16
-        b = a.clone()
-        b += np.array([1.0, 1.0, 1.0], dtype=np.float32)
-        assert b.tolist() == [2.5, 3.0, 4.0]
-    else:  # an n-d array is a cpu tensor: PyTorch's device error; a 0-d one joins as a scalar tensor
-        with pytest.raises(RuntimeError, match="same device"):
-            a + host
-        assert (a + np.array(1.0, dtype=np.float32)).tolist() == [2.5, 3.0, 4.0]
-    with pytest.raises(TypeError):
-        a + np.array(["x"])
+        b = c = a.clone()
+        b += np.array([1.0, 1.0, 1.0])  # (no in-place numpy op: ``b`` is rebound to the float64 sum)
+        assert b is not c and b.dtype is tl.float64 and b.tolist() == [2.5, 3.0, 4.0] and c.tolist() == a.tolist()
+        for fn in (lambda: host - a, lambda: host * a, lambda: host ** a, lambda: a + np.array(["x"])):
+            with pytest.raises(TypeError):
+                fn()
+        with pytest.raises(RuntimeError, match="requires grad"):
+            t([1.0, 2.0], device).requires_grad_() * np.array([1.0, 1.0])
+        with tl.no_grad():  # (numpy() is allowed there)
+            assert (t([1.0, 2.0], device).requires_grad_() * np.array([2.0, 2.0])).tolist() == [2.0, 4.0]
+        # comparisons and the functions still take an array as a cpu tensor (torch 2.15 raises for
+        # ``t < array`` and tl.mul(t, array); tensorlab is lenient there)
+        assert (host == a).tolist() == [False, True, False] and (a > host).tolist() == [True, False, False]
+        assert tl.mul(a, host).dtype is tl.float32
+    else:  # numpy cannot read a cuda tensor (torch 2.15's TypeError), 0-d arrays included
+        for arr in (host, np.array(1.0, dtype=np.float32)):
+            with pytest.raises(TypeError, match="can't convert cuda"):
+                a + arr
 
 
 def test_python_protocols_on_tensors(device):
