@@ -55,7 +55,9 @@ def test_numpy_on_cuda_raises():
     t = tl.ones(3, device="cuda")
     with pytest.raises(TypeError, match=r"Use Tensor.cpu\(\)"):
         t.numpy()
-    np.testing.assert_array_equal(np.asarray(t), [1, 1, 1])  # __array__ copies
+    with pytest.raises(TypeError, match=r"Use Tensor.cpu\(\)"):  # __array__ is numpy(), as PyTorch's
+        np.asarray(t)
+    np.testing.assert_array_equal(np.asarray(t.cpu()), [1, 1, 1])
 
 
 def test_tensor_from_python_data():
@@ -132,7 +134,9 @@ def test_item_tolist_and_python_conversions(device):
     # numpy(force=True) copies and detaches on any device, as PyTorch's (a cuda tensor that
     # required grad raised before)
     w = tl.tensor([1.5, -2.0], device=device, requires_grad=True)
-    assert w.numpy(force=True).tolist() == [1.5, -2.0] and np.asarray(w).tolist() == [1.5, -2.0]
+    assert w.numpy(force=True).tolist() == [1.5, -2.0] and np.asarray(w.detach().cpu()).tolist() == [1.5, -2.0]
+    with pytest.raises(TypeError if device == "cuda" else RuntimeError):  # __array__ is numpy(), as PyTorch's
+        np.asarray(w)
 
 
 def test_to_device_and_dtype_roundtrip():

@@ -429,7 +429,7 @@ def test_elementwise_mean_is_taken_where_torch_takes_it(device):
     x, y = T([[0.3, 0.6], [0.1, 0.5]], device), T([[0.2, 0.5], [0.4, 0.9]], device)
     with pytest.warns(UserWarning, match="reduction='elementwise_mean' is deprecated"):
         got = F.kl_div(x, y, reduction="elementwise_mean")
-    close(got, F.kl_div(x, y, reduction="sum") / 4)  # 'mean' (without its own warning about 'batchmean')
+    close(got, arr(F.kl_div(x, y, reduction="sum") / 4))  # 'mean' (without its own warning about 'batchmean')
     # poisson_nll_loss checks the string itself in PyTorch
     with pytest.raises(ValueError, match="elementwise_mean is not a valid value for reduction"):
         F.poisson_nll_loss(x, y, reduction="elementwise_mean")
