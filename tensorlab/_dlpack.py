@@ -1,16 +1,24 @@
 """DLPack export (``Tensor.__dlpack__``/``__dlpack_device__``), import (``from_dlpack``) and
 ``__cuda_array_interface__``: zero-copy exchange with numpy, CuPy, JAX, PyTorch...
 
-The capsule holds a ``DLManagedTensor`` built with ctypes; its ``manager_ctx`` keys an entry in
-:data:`_exports` that keeps the tensor's storage (and the shape/strides arrays) alive until the
-consumer calls the deleter — or, for a capsule never consumed, until the capsule dies.
+An exported capsule holds a ``DLManagedTensor`` (``DLManagedTensorVersioned``, DLPack 1.0, when asked)
+in one ``PyMem_Malloc`` block with its shape and strides. Its ``manager_ctx`` is an :class:`_Export`
+that keeps the tensor's storage alive (an entry of :data:`_exports`) until the consumer calls the
+deleter, or, for a capsule never consumed, until the capsule dies. The capsule destructor and the
+deleter are numpy's C functions (borrowed from a capsule numpy exports, same layout): a consumer that
+rejects a capsule drops it with its exception in flight, and no Python callback (ctypes) can run then
+without losing that exception; numpy's C deleter only frees the block and drops ``manager_ctx``, whose
+``__del__`` runs under Python's finalizer, which keeps the exception.
+
+Imports read the ``DLTensor`` here (both capsule kinds, every dtype, bfloat16 included) and share the
+producer's memory, calling its deleter when the last tensor (or numpy view) over it is gone.
 """
 
 from __future__ import annotations
 
 import ctypes
+import enum
 import itertools
-import threading
 
 import numpy as np
 
@@ -19,8 +27,30 @@ from ._device import CPU, device
 from ._storage import Storage
 from ._tensor import Tensor
 
-kDLCPU, kDLCUDA, kDLCUDAHost = 1, 2, 3
+
+class DLDeviceType(enum.IntEnum):
+    """DLPack's device types (``torch.utils.dlpack.DLDeviceType``)."""
+
+    kDLCPU = 1
+    kDLCUDA = 2
+    kDLCUDAHost = 3
+    kDLOpenCL = 4
+    kDLVulkan = 7
+    kDLMetal = 8
+    kDLVPI = 9
+    kDLROCM = 10
+    kDLROCMHost = 11
+    kDLExtDev = 12
+    kDLCUDAManaged = 13
+    kDLOneAPI = 14
+    kDLWebGPU = 15
+    kDLHexagon = 16
+    kDLMAIA = 17
+
+
+kDLCPU, kDLCUDA, kDLCUDAHost = DLDeviceType.kDLCPU, DLDeviceType.kDLCUDA, DLDeviceType.kDLCUDAHost
 _CODES = {"i": 0, "u": 1, "f": 2, "bf": 4, "b": 6}
+_READ_ONLY, _IS_COPIED = 1, 2  # DLManagedTensorVersioned.flags
 
 
 class DLDevice(ctypes.Structure):
@@ -50,6 +80,7 @@ class DLManagedTensor(ctypes.Structure):
 _DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))
 DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DELETER)]
 
+
 class DLPackVersion(ctypes.Structure):
     _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
 
@@ -65,59 +96,60 @@ DLManagedTensorVersioned._fields_ = [("version", DLPackVersion), ("manager_ctx",
 _CAPSULE_NAME = b"dltensor"
 _CAPSULE_NAME_V = b"dltensor_versioned"
 _USED_NAME = b"used_dltensor"
+_USED_NAME_V = b"used_dltensor_versioned"
+_api = ctypes.pythonapi
 _capsule_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(
-    ("PyCapsule_New", ctypes.pythonapi))
-_capsule_is_valid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(
-    ("PyCapsule_IsValid", ctypes.pythonapi))
-_capsule_get_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
-    ("PyCapsule_GetPointer", ctypes.pythonapi))
-_capsule_set_name = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_char_p)(
-    ("PyCapsule_SetName", ctypes.pythonapi))
-_capsule_get_pointer_obj = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
-    ("PyCapsule_GetPointer", ctypes.pythonapi))
+    ("PyCapsule_New", _api))
+_capsule_is_valid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_char_p)(("PyCapsule_IsValid", _api))
+_capsule_get_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", _api))
+_capsule_get_destructor = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object)(("PyCapsule_GetDestructor", _api))
+_capsule_set_name = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_char_p)(("PyCapsule_SetName", _api))
+_mem_malloc = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t)(("PyMem_Malloc", _api))
+_incref = ctypes.PYFUNCTYPE(None, ctypes.py_object)(("Py_IncRef", _api))
 
-_exports: dict[int, tuple] = {}
+_exports: dict[int, Storage] = {}  # live exports (capsules and their consumers): key -> storage kept alive
 _ids = itertools.count(1)
-_lock = threading.Lock()
 
 
-@_DELETER
-def _deleter(managed_ptr):
-    key = managed_ptr.contents.manager_ctx
-    with _lock:
-        _exports.pop(key, None)
+class _Export:
+    """An export's ``manager_ctx``: the deleter drops the one reference to it, and its ``__del__`` (run
+    by Python's finalizer, which keeps an exception in flight) ends its entry in :data:`_exports`."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, storage: Storage):
+        self.key = next(_ids)
+        _exports[self.key] = storage
+
+    def __del__(self):
+        try:
+            _exports.pop(self.key, None)
+        except Exception:  # interpreter shutdown: the module may already be gone
+            pass
 
 
-_CAPSULE_DESTRUCTOR_T = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+def _numpy_release(versioned: bool):
+    """numpy's (capsule destructor address, deleter) for a capsule kind, or None where this numpy does
+    not export it (before 2.1: no DLPack 1.0) or lays it out otherwise than we rely on (manager_ctx:
+    the object the deleter drops, in a block it frees with PyMem_Free)."""
+    arr = np.empty(1)
+    name = _CAPSULE_NAME_V if versioned else _CAPSULE_NAME
+    try:
+        cap = arr.__dlpack__(max_version=(1, 0)) if versioned else arr.__dlpack__()
+    except TypeError:
+        return None
+    if not _capsule_is_valid(cap, name):
+        return None
+    struct = DLManagedTensorVersioned if versioned else DLManagedTensor
+    managed = struct.from_address(_capsule_get_pointer(cap, name))
+    if managed.manager_ctx != id(arr) or not managed.deleter:
+        return None
+    return _capsule_get_destructor(cap), (_DELETER_V if versioned else _DELETER)(
+        ctypes.cast(managed.deleter, ctypes.c_void_p).value)
 
 
-@_CAPSULE_DESTRUCTOR_T
-def _capsule_destructor(capsule_ptr):
-    # Only an unconsumed capsule still carries the name "dltensor"; then we release it ourselves.
-    if _capsule_is_valid(capsule_ptr, _CAPSULE_NAME):
-        ptr = _capsule_get_pointer(capsule_ptr, _CAPSULE_NAME)
-        managed = ctypes.cast(ptr, ctypes.POINTER(DLManagedTensor))
-        _deleter(managed)
-
-
-_DESTRUCTOR_ADDR = ctypes.cast(_capsule_destructor, ctypes.c_void_p).value
-
-
-@_DELETER_V
-def _deleter_v(managed_ptr):
-    key = managed_ptr.contents.manager_ctx
-    with _lock:
-        _exports.pop(key, None)
-
-
-@_CAPSULE_DESTRUCTOR_T
-def _capsule_destructor_v(capsule_ptr):
-    if _capsule_is_valid(capsule_ptr, _CAPSULE_NAME_V):
-        ptr = _capsule_get_pointer(capsule_ptr, _CAPSULE_NAME_V)
-        _deleter_v(ctypes.cast(ptr, ctypes.POINTER(DLManagedTensorVersioned)))
-
-
-_DESTRUCTOR_ADDR_V = ctypes.cast(_capsule_destructor_v, ctypes.c_void_p).value
+_RELEASE = {False: _numpy_release(False), True: _numpy_release(True)}
 
 
 def _dl_dtype(dtype: D.dtype) -> DLDataType:
@@ -140,44 +172,54 @@ def _dtype_from_dl(dt: DLDataType) -> D.dtype:
         raise BufferError(f"from_dlpack: unsupported DLPack dtype code={dt.code} bits={dt.bits}") from None
 
 
-def dlpack_device(t: Tensor) -> tuple[int, int]:
+def dlpack_device(t: Tensor) -> tuple[DLDeviceType, int]:
     if t.is_cpu:
         return (kDLCPU, 0)
     return (kDLCUDA, t.device.index)
 
 
-def to_dlpack(t: Tensor, stream=None, versioned: bool = False):
+def to_dlpack(t: Tensor, stream=None, versioned: bool = False, *, read_only: bool = False, copied: bool = False):
     """A ``dltensor`` capsule viewing ``t``'s memory (``dltensor_versioned``, DLPack 1.0, when asked:
-    it can say the memory is writable, which legacy consumers such as numpy 2 otherwise assume not)."""
-    if t.requires_grad:
-        raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+    it can say the memory is writable, which legacy consumers such as numpy 2 otherwise assume not).
+    As PyTorch's ``to_dlpack``, a tensor that requires grad is exported too (``__dlpack__`` refuses)."""
     if t.is_cuda and stream is not None and stream != -1:
         from tensorlab_kernels import runtime as rt
 
         # The consumer will use its stream; make our pending work on t visible to it.
         rt.current_stream(t.device.index).synchronize()
+    if versioned and _RELEASE[True] is None:
+        versioned = False  # numpy < 2.1 cannot release a versioned one; the spec lets a producer fall back
+    if _RELEASE[versioned] is None:
+        raise RuntimeError("DLPack export needs numpy >= 1.22 (its capsule deleter)")
+    destructor, deleter = _RELEASE[versioned]
+    struct = DLManagedTensorVersioned if versioned else DLManagedTensor
     ndim = t.ndim
-    shape = (ctypes.c_int64 * max(ndim, 1))(*t._shape)
-    strides = (ctypes.c_int64 * max(ndim, 1))(*t._stride)
-    managed = DLManagedTensorVersioned() if versioned else DLManagedTensor()
+    head = -(-ctypes.sizeof(struct) // 8) * 8
+    size = head + 16 * ndim
+    ptr = _mem_malloc(size)
+    if not ptr:
+        raise MemoryError("to_dlpack: PyMem_Malloc failed")
+    ctypes.memset(ptr, 0, size)  # (byte_offset, flags... start at 0)
+    managed = struct.from_address(ptr)
+    dl = managed.dl_tensor
+    if ndim:
+        dims = (ctypes.c_int64 * (2 * ndim)).from_address(ptr + head)
+        dims[:ndim], dims[ndim:] = t._shape, t._stride
+        dl.shape = ctypes.cast(ptr + head, ctypes.POINTER(ctypes.c_int64))
+        dl.strides = ctypes.cast(ptr + head + 8 * ndim, ctypes.POINTER(ctypes.c_int64))
     if versioned:
         managed.version = DLPackVersion(1, 0)
-        managed.flags = 0  # writable, not a copy
-    managed.dl_tensor.data = t._storage.data_ptr() if t._storage.nbytes else None
-    managed.dl_tensor.device = DLDevice(*dlpack_device(t))
-    managed.dl_tensor.ndim = ndim
-    managed.dl_tensor.dtype = _dl_dtype(t.dtype)
-    managed.dl_tensor.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
-    managed.dl_tensor.strides = ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64))
-    managed.dl_tensor.byte_offset = t._offset * t.dtype.itemsize
-    key = next(_ids)
-    managed.manager_ctx = key
-    managed.deleter = _deleter_v if versioned else _deleter
-    with _lock:
-        _exports[key] = (managed, shape, strides, t._storage)
-    if versioned:
-        return _capsule_new(ctypes.addressof(managed), _CAPSULE_NAME_V, _DESTRUCTOR_ADDR_V)
-    return _capsule_new(ctypes.addressof(managed), _CAPSULE_NAME, _DESTRUCTOR_ADDR)
+        managed.flags = (_READ_ONLY if read_only else 0) | (_IS_COPIED if copied else 0)
+    dl.data = t._storage.data_ptr() if t._storage.nbytes else None
+    dl.device = DLDevice(*dlpack_device(t))
+    dl.ndim = ndim
+    dl.dtype = _dl_dtype(t.dtype)
+    dl.byte_offset = t._offset * t.dtype.itemsize
+    ctx = _Export(t._storage)
+    _incref(ctx)  # the deleter's reference
+    managed.manager_ctx = id(ctx)
+    managed.deleter = deleter
+    return _capsule_new(ptr, _CAPSULE_NAME_V if versioned else _CAPSULE_NAME, destructor)
 
 
 class _ForeignMemory:
@@ -210,6 +252,15 @@ class _ForeignMemory:
                 pass
 
 
+class _ForeignHostMemory(_ForeignMemory):
+    """Host memory of another library: the base of the numpy arrays over it, so that a numpy view
+    (``Tensor.numpy()``) keeps it alive too."""
+
+    @property
+    def __array_interface__(self) -> dict:
+        return {"shape": (self.nbytes,), "typestr": "|u1", "data": (self.ptr, False), "version": 3}
+
+
 def from_dlpack(ext, *, device=None, copy: bool | None = None) -> Tensor:
     """A tensor sharing memory with ``ext`` (any object with ``__dlpack__``, or a capsule).
     ``device``: the tensor's device (a copy when it is not ``ext``'s; ``copy=False`` then raises);
@@ -228,28 +279,45 @@ def from_dlpack(ext, *, device=None, copy: bool | None = None) -> Tensor:
 
 
 def _from_dlpack(ext) -> Tensor:
-    if isinstance(ext, Tensor):
-        return ext
-    if hasattr(ext, "__dlpack_device__"):
-        dev_type, dev_id = ext.__dlpack_device__()
-        if dev_type in (kDLCPU, kDLCUDAHost):
-            from ._factories import from_numpy
-
-            return from_numpy(np.from_dlpack(ext))
-        if dev_type != kDLCUDA:
-            raise BufferError(f"from_dlpack: unsupported device type {dev_type}")
+    # A tensorlab tensor too goes through its __dlpack__, as in PyTorch: a new alias (storage offset 0)
+    # that does not require grad, and BufferError for a tensor that does.
+    if not hasattr(ext, "__dlpack__"):
+        return _tensor_from_capsule(ext)
+    dev_type, dev_id = ext.__dlpack_device__()
+    kwargs = {}
+    if dev_type == kDLCUDA:
         from tensorlab_kernels import runtime as rt
 
         handle = rt.current_stream(dev_id).handle
-        capsule = ext.__dlpack__(stream=1 if handle == 0 else handle)
+        kwargs["stream"] = 1 if handle == 0 else handle
+    try:
+        capsule = ext.__dlpack__(max_version=(1, 0), **kwargs)
+    except TypeError:  # a producer older than DLPack 1.0 (PyTorch retries the same way)
+        capsule = ext.__dlpack__(**kwargs)
+    return _tensor_from_capsule(capsule)
+
+
+def _tensor_from_capsule(capsule) -> Tensor:
+    """Consume a ``dltensor`` or ``dltensor_versioned`` capsule (renamed ``used_...``): everything is
+    checked first, so a rejected capsule stays unconsumed and its destructor frees it."""
+    if _capsule_is_valid(capsule, _CAPSULE_NAME_V):
+        managed = ctypes.cast(_capsule_get_pointer(capsule, _CAPSULE_NAME_V),
+                              ctypes.POINTER(DLManagedTensorVersioned))
+        version = managed.contents.version
+        if version.major > 1:
+            raise BufferError(f"from_dlpack: DLPack {version.major}.{version.minor} capsule; this reads 1.x")
+        used = _USED_NAME_V  # (flags: READ_ONLY is not enforced, as PyTorch: the memory is shared writable)
+    elif _capsule_is_valid(capsule, _CAPSULE_NAME):
+        managed = ctypes.cast(_capsule_get_pointer(capsule, _CAPSULE_NAME), ctypes.POINTER(DLManagedTensor))
+        used = _USED_NAME
     else:
-        capsule = ext
-    ptr = _capsule_get_pointer_obj(capsule, _CAPSULE_NAME)
-    if not ptr:
-        raise BufferError("from_dlpack: expected an unconsumed 'dltensor' capsule")
-    managed = ctypes.cast(ptr, ctypes.POINTER(DLManagedTensor))
+        raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules can be consumed "
+                           "only once, so you might have already constructed a tensor from it once.")
     dl = managed.contents.dl_tensor
     dtype = _dtype_from_dl(dl.dtype)
+    dev_type = dl.device.device_type
+    if dev_type not in (kDLCPU, kDLCUDAHost, kDLCUDA):
+        raise BufferError(f"from_dlpack: unsupported device type {dev_type}")
     ndim = dl.ndim
     shape = tuple(dl.shape[i] for i in range(ndim))
     if dl.strides:
@@ -258,24 +326,22 @@ def _from_dlpack(ext) -> Tensor:
         from ._storage import contiguous_strides
 
         strides = contiguous_strides(shape)
-    if dl.byte_offset % dtype.itemsize:
-        raise BufferError("from_dlpack: byte_offset is not a multiple of the element size")
-    if any(s < 0 for s in strides):
-        raise BufferError("from_dlpack: negative strides are not supported")
-    _capsule_set_name(capsule, _USED_NAME)
-    offset = dl.byte_offset // dtype.itemsize
-    numel_extent = (offset + 1 + sum((n - 1) * s for n, s in zip(shape, strides))) if all(shape) else 0
-    nbytes = numel_extent * dtype.itemsize
-    if dl.device.device_type == kDLCUDA:
-        mem = _ForeignMemory(dl.data or 0, nbytes, dl.device.device_id, managed)
+    if any(s < 0 for s in strides):  # (PyTorch's words: its size check fails on them)
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} and strides={list(strides)}")
+    _capsule_set_name(capsule, used)
+    # The storage starts at the view (data + byte_offset), as PyTorch's: storage_offset() is 0.
+    ptr = (dl.data or 0) + dl.byte_offset
+    extent = (1 + sum((n - 1) * s for n, s in zip(shape, strides))) if all(shape) else 0
+    nbytes = extent * dtype.itemsize
+    if dev_type == kDLCUDA:
+        mem = _ForeignMemory(ptr, nbytes, dl.device.device_id, managed)
         storage = Storage(device("cuda", dl.device.device_id), mem, nbytes, owner=mem)
-        return Tensor._make(storage, shape, strides, offset, dtype)
-    # cpu capsule passed directly
-    buf = (ctypes.c_uint8 * max(nbytes, 1)).from_address(dl.data) if nbytes else None
-    data = np.frombuffer(buf, dtype=dtype.np) if buf is not None else np.empty(0, dtype.np)
-    mem = _ForeignMemory(dl.data or 0, nbytes, 0, managed)
+        return Tensor._make(storage, shape, strides, 0, dtype)
+    # Read here, not by np.from_dlpack: numpy has no bfloat16, nor writable legacy capsules.
+    mem = _ForeignHostMemory(ptr, nbytes, 0, managed)
+    data = np.asarray(mem).view(dtype.np) if nbytes else np.empty(0, dtype.np)
     storage = Storage(CPU, data, nbytes, owner=mem)
-    return Tensor._make(storage, shape, strides, offset, dtype)
+    return Tensor._make(storage, shape, strides, 0, dtype)
 
 
 def cuda_array_interface(t: Tensor) -> dict:
@@ -298,13 +364,40 @@ def cuda_array_interface(t: Tensor) -> dict:
     }
 
 
-def _tensor_dlpack(self: Tensor, *, stream=None, max_version=None, dl_device=None, copy=None):
-    versioned = max_version is not None and tuple(max_version) >= (1, 0)
+def _export_target(t: Tensor, dl_device):
+    """The tensor ``__dlpack__`` exports for ``dl_device`` (None: ``t``'s own device), before copy=."""
+    if dl_device is None:
+        return None
+    dev_type, dev_id = (int(v) for v in dl_device)
+    if dev_type == kDLCPU and t.is_cpu or dev_type == kDLCUDA and t.is_cuda and dev_id == t.device.index:
+        return None  # already there (PyTorch ignores the index of a cpu device)
+    if dev_type == kDLCPU:
+        return device("cpu")
+    if dev_type == kDLCUDA:
+        return device("cuda", dev_id)
+    raise BufferError(f"Unsupported device_type: {dev_type}")
+
+
+def _tensor_dlpack(self: Tensor, *, stream=None, max_version=None, dl_device=None, copy=None, read_only=False):
+    if self.requires_grad:
+        raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+    if stream is not None and type(stream) is not int:
+        raise TypeError("stream must be ``int`` or ``none``")
+    if self.is_cpu and stream is not None and stream != -1:
+        raise AssertionError("stream should be None on cpu.")
+    versioned = max_version is not None and tuple(max_version)[0] >= 1
+    if read_only and not versioned:
+        raise BufferError("read_only export requires the versioned DLPack protocol; pass max_version=(1, 0) or "
+                          "higher")
+    target = _export_target(self, dl_device)
+    if target is not None:
+        if copy is False:
+            raise BufferError(f"__dlpack__: copy=False, but exporting a {self.device} tensor to device "
+                              f"{tuple(dl_device)} needs a copy")
+        return to_dlpack(self.to(target), stream, versioned, read_only=read_only, copied=True)
     if copy:
-        return to_dlpack(self.clone(), stream, versioned)
-    if dl_device is not None and tuple(dl_device) != dlpack_device(self):
-        raise BufferError(f"__dlpack__: cannot export a {self.device} tensor to device {tuple(dl_device)}")
-    return to_dlpack(self, stream, versioned)
+        return to_dlpack(self.clone(), stream, versioned, read_only=read_only, copied=True)
+    return to_dlpack(self, stream, versioned, read_only=read_only)
 
 
 Tensor.__dlpack__ = _tensor_dlpack

@@ -2,12 +2,13 @@
 
 ``from_dlpack(obj)`` shares memory with any object that speaks DLPack (or a capsule);
 ``to_dlpack(tensor)`` is the legacy interface: a capsule viewing the tensor's memory, good for one
-``from_dlpack`` (the idiomatic exchange passes the tensor itself, which has ``__dlpack__``).
+``from_dlpack`` (the idiomatic exchange passes the tensor itself, which has ``__dlpack__``); like
+PyTorch's it exports a tensor that requires grad too (``__dlpack__`` refuses one).
 """
 
 from __future__ import annotations
 
-from .._dlpack import from_dlpack
+from .._dlpack import DLDeviceType, from_dlpack
 from .._dlpack import to_dlpack as _capsule_of
 
 
@@ -16,4 +17,4 @@ def to_dlpack(tensor):
     return _capsule_of(tensor)
 
 
-__all__ = ["from_dlpack", "to_dlpack"]
+__all__ = ["DLDeviceType", "from_dlpack", "to_dlpack"]
