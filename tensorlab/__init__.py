@@ -31,6 +31,7 @@ from . import (  # noqa: E402,I001  (after the ops they compose)
     nn,
     optim,
     random,
+    return_types,
     special,
     testing,
     utils,
@@ -68,11 +69,11 @@ from ._dtype import (
     int64,
     long,
     promote_types,
-    result_type,
     set_default_dtype,
     short,
     uint8,
 )
+from ._dtype import public_result_type as result_type  # (the internal result_type takes any operands)
 from ._factories import (
     arange,
     as_tensor,

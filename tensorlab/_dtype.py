@@ -13,6 +13,7 @@ stores it (bfloat16 comes from ``ml_dtypes``). Promotion follows PyTorch exactly
 from __future__ import annotations
 
 import builtins
+import numbers
 
 import ml_dtypes
 import numpy as np
@@ -111,6 +112,25 @@ def as_dtype(value, op: str = "dtype") -> dtype:
         raise TypeError(f"{op}: {value!r} is not a tensorlab dtype") from None
 
 
+# PyTorch's argument parser takes these Python types where a dtype goes: float means float64, int int64
+_PYTHON_TYPES = {builtins.float: float64, builtins.int: int64, builtins.bool: bool}
+
+
+def dtype_argument(value, op: str, name: str, position: builtins.int) -> dtype:
+    """A dtype parameter as PyTorch's parser reads it (``promote_types``, ``can_cast``, ``finfo``, ``iinfo``):
+    a dtype, or the Python type ``float`` / ``int`` / ``bool``; anything else (a name, a numpy type, a
+    tensor, None) is a TypeError. ``complex`` (complex128 in PyTorch) is refused: tensorlab has no complex dtypes."""
+    if isinstance(value, dtype):
+        return value
+    if isinstance(value, type):
+        if value in _PYTHON_TYPES:
+            return _PYTHON_TYPES[value]
+        if value is builtins.complex:
+            raise TypeError(f"{op}(): {value!r} is not a tensorlab dtype (complex dtypes are not supported)")
+    raise TypeError(f"{op}(): argument '{name}' (position {position}) must be tensorlab.dtype, "
+                    f"not {type(value).__name__}")
+
+
 # -- promotion -----------------------------------------------------------------------------
 
 _INT_ORDER = {uint8: 0, int8: 1, int16: 2, int32: 3, int64: 4}
@@ -148,16 +168,19 @@ def float_info(d: dtype):
     return ml_dtypes.finfo(d.np) if d is bfloat16 else np.finfo(d.np)
 
 
+_DEFAULT = object()  # finfo()'s "no argument": finfo(None) is a TypeError, as in PyTorch
+
+
 class finfo:
     """Machine limits of a floating dtype, as ``torch.finfo``: ``bits``, ``eps``, ``max``, ``min``,
     ``tiny`` (= ``smallest_normal``), ``resolution`` (Python floats) and ``dtype`` (its name).
-    ``finfo()`` describes the default dtype."""
+    ``finfo()`` describes the default dtype; ``finfo(float)`` float64 (PyTorch's Python-type reading)."""
 
     __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
 
-    def __init__(self, type: dtype | None = None):
-        d = get_default_dtype() if type is None else type
-        if not isinstance(d, dtype) or not d.is_floating_point:
+    def __init__(self, type: dtype = _DEFAULT):
+        d = get_default_dtype() if type is _DEFAULT else dtype_argument(type, "finfo", "type", 1)
+        if not d.is_floating_point:
             raise TypeError(f"finfo() requires a floating point input type, got {d!r}. Use iinfo for integer types")
         info = float_info(d)
         self.bits, self.dtype = d.itemsize * 8, d.name
@@ -178,12 +201,13 @@ class finfo:
 
 class iinfo:
     """Limits of an integer dtype, as ``torch.iinfo``: ``bits``, ``min``, ``max`` (Python ints) and
-    ``dtype`` (its name). bool is not an integer type here either."""
+    ``dtype`` (its name). bool is not an integer type here either. ``iinfo(int)`` is int64."""
 
     __slots__ = ("bits", "min", "max", "dtype")
 
     def __init__(self, type: dtype):
-        if not isinstance(type, dtype) or type.is_floating_point or type.name == "bool":
+        type = dtype_argument(type, "iinfo", "type", 1)
+        if type.is_floating_point or type.name == "bool":
             raise TypeError(f"{type!r} is not supported by iinfo")
         info = np.iinfo(type.np)
         self.bits, self.min, self.max, self.dtype = info.bits, builtins.int(info.min), builtins.int(info.max), type.name
@@ -198,8 +222,12 @@ class iinfo:
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
 
 
-def promote_types(a: dtype, b: dtype) -> dtype:
-    """The smallest dtype both ``a`` and ``b`` convert to without losing their category."""
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """The smallest dtype both ``type1`` and ``type2`` convert to without losing their category. Either
+    may be the Python type ``float`` / ``int`` / ``bool`` (float64 / int64 / bool), as in PyTorch."""
+    a, b = type1, type2
+    if a.__class__ is not dtype or b.__class__ is not dtype:
+        a, b = dtype_argument(a, "promote_types", "type1", 1), dtype_argument(b, "promote_types", "type2", 2)
     if a is b:
         return a
     if a._category != b._category:
@@ -261,6 +289,54 @@ def result_type(*operands) -> dtype:
     return out
 
 
+# PyTorch's four result_type overloads: (parameter name, takes a Tensor (else a Number)) pairs
+_RESULT_TYPE_FORMS = ((("tensor", True), ("other", True)), (("scalar", False), ("tensor", True)),
+                      (("tensor", True), ("other", False)), (("scalar1", False), ("scalar2", False)))
+_RESULT_TYPE_EXPECTED = "".join("\n * (" + ", ".join(("Tensor " if t else "Number ") + n for n, t in form) + ")"
+                                for form in _RESULT_TYPE_FORMS)
+
+
+def _result_type_operand(value, is_tensor: builtins.bool, Tensor):
+    """``value`` as a ``result_type`` parameter of that kind reads it, or ``_DEFAULT`` when it does not fit.
+    A Number parameter takes a Python or numpy scalar, or a 0-d tensor that needs no grad as the wrapped
+    number of its category (PyTorch's Scalar: ``result_type(scalar=tensor(1., dtype=float64), tensor=i32)``
+    is float32)."""
+    if isinstance(value, Tensor):
+        if is_tensor:
+            return value
+        if value.ndim or value.requires_grad:
+            return _DEFAULT
+        return (False, 0, 0.0)[value.dtype._category]
+    if is_tensor or not isinstance(value, numbers.Number | np.bool_):
+        return _DEFAULT
+    return value
+
+
+def public_result_type(*args, **kwargs) -> dtype:
+    """``tensorlab.result_type``: PyTorch's overloads ``(tensor, other)`` (a Tensor and a Tensor or Number),
+    ``(scalar, tensor)`` and ``(scalar1, scalar2)``, positional or by those keywords; other calls (one or
+    three operands, None, a list or an array) are a TypeError, as in PyTorch."""
+    from ._tensor import Tensor
+
+    for form in _RESULT_TYPE_FORMS:
+        names = [name for name, _ in form]
+        if len(args) > 2 or set(kwargs) != set(names[len(args):]):
+            continue
+        values = list(args) + [kwargs[name] for name in names[len(args):]]
+        operands = [_result_type_operand(v, is_tensor, Tensor) for v, (_, is_tensor) in zip(values, form)]
+        if all(x is not _DEFAULT for x in operands):
+            return result_type(*operands)
+    got = [type(v).__name__ for v in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
+    raise TypeError(f"result_type() received an invalid combination of arguments - got ({', '.join(got)}), "
+                    f"but expected one of:{_RESULT_TYPE_EXPECTED}")
+
+
+public_result_type.__name__ = public_result_type.__qualname__ = "result_type"  # (pickles as tensorlab.result_type)
+
+
 def can_cast(from_: dtype, to: dtype) -> builtins.bool:
-    """PyTorch's same-kind rule: no cast to a lower category (float -> int, int -> bool)."""
+    """PyTorch's same-kind rule: no cast to a lower category (float -> int, int -> bool). Either may be
+    the Python type ``float`` / ``int`` / ``bool``, as in PyTorch."""
+    if from_.__class__ is not dtype or to.__class__ is not dtype:
+        from_, to = dtype_argument(from_, "can_cast", "from_", 1), dtype_argument(to, "can_cast", "to", 2)
     return from_._category <= to._category

@@ -53,6 +53,107 @@ def test_can_cast_same_kind():
     assert tl.can_cast(tl.bool, tl.int8)
 
 
+def test_python_types_as_dtypes():
+    # torch 2.15 reads float as float64, int as int64 and bool as bool where a dtype goes
+    assert tl.finfo(float) == tl.finfo(tl.float64) and tl.finfo(float).bits == 64  # torch: finfo(..., dtype=float64)
+    assert tl.finfo(type=float).dtype == "float64"
+    assert tl.iinfo(int) == tl.iinfo(tl.int64) and tl.iinfo(int).max == 2**63 - 1  # torch: iinfo(..., dtype=int64)
+    assert tl.iinfo(type=int).bits == 64
+    assert tl.promote_types(tl.float32, float) is tl.float64  # torch.float64
+    assert tl.promote_types(float, tl.float32) is tl.float64  # torch.float64
+    assert tl.promote_types(tl.int32, int) is tl.int64  # torch.int64
+    assert tl.promote_types(int, float) is tl.float64  # torch.float64
+    assert tl.promote_types(tl.float16, int) is tl.float16  # torch.float16
+    assert tl.promote_types(tl.int8, bool) is tl.int8  # torch.int8
+    assert tl.promote_types(bool, bool) is tl.bool and tl.promote_types(float, float) is tl.float64
+    assert tl.can_cast(tl.float32, int) is False  # torch: False
+    assert tl.can_cast(int, tl.float32) is True  # torch: True
+    assert tl.can_cast(float, int) is False and tl.can_cast(bool, int) is True and tl.can_cast(int, bool) is False
+    # torch: TypeError "torch.finfo() requires a floating point input type" / "torch.bool is not supported by
+    # torch.iinfo" / "torch.iinfo() requires an integer input type"
+    for bad in (int, bool):
+        with pytest.raises(TypeError, match="floating point input type"):
+            tl.finfo(bad)
+    for bad in (float, bool):
+        with pytest.raises(TypeError, match="is not supported by iinfo"):
+            tl.iinfo(bad)
+    # torch: complex is complex128 (finfo(complex) is float64's); tensorlab has no complex dtypes
+    for call in (lambda: tl.finfo(complex), lambda: tl.promote_types(tl.float32, complex),
+                 lambda: tl.can_cast(tl.float32, complex)):
+        with pytest.raises(TypeError, match="complex"):
+            call()
+
+
+def test_dtype_functions_refuse_non_dtypes_with_type_error():
+    import numpy as np
+
+    # torch: TypeError "promote_types(): argument 'type2' (position 2) must be torch.dtype, not str"
+    for bad, name in (("float64", "str"), (np.float64, "type"), (None, "NoneType"), (tl.ones(2), "Tensor"), (3, "int")):
+        with pytest.raises(TypeError, match=rf"promote_types\(\): argument 'type2' \(position 2\) must be "
+                                            rf"tensorlab.dtype, not {name}"):
+            tl.promote_types(tl.float32, bad)
+        with pytest.raises(TypeError, match=r"argument 'type1' \(position 1\)"):
+            tl.promote_types(bad, tl.float32)
+        # torch: TypeError "can_cast(): argument 'from_' (position 1) must be torch.dtype, not Tensor", 'to' (2)
+        with pytest.raises(TypeError, match=rf"can_cast\(\): argument 'from_' \(position 1\) .* not {name}"):
+            tl.can_cast(bad, tl.int64)
+        with pytest.raises(TypeError, match=rf"can_cast\(\): argument 'to' \(position 2\) .* not {name}"):
+            tl.can_cast(tl.float32, bad)
+    # torch: TypeError "finfo(): argument 'type' (position 1) must be torch.dtype, not NoneType" (finfo() is the
+    # default dtype's; finfo(None) is refused), and the same for a name, a numpy type or a tensor
+    for bad, name in ((None, "NoneType"), ("float32", "str"), (np.float32, "type"), (tl.ones(2), "Tensor")):
+        for info in (tl.finfo, tl.iinfo):
+            with pytest.raises(TypeError, match=rf"{info.__name__}\(\): argument 'type' \(position 1\) must be "
+                                                rf"tensorlab.dtype, not {name}"):
+                info(bad)
+    assert tl.finfo().dtype == "float32"
+
+
+def test_dtype_function_keywords():
+    # torch 2.15: promote_types(type1, type2), can_cast(from_, to)
+    assert tl.promote_types(type1=tl.float32, type2=tl.int64) is tl.float32  # torch.float32
+    assert tl.promote_types(tl.int8, type2=tl.uint8) is tl.int16  # torch.int16
+    assert tl.can_cast(from_=tl.float32, to=tl.int64) is False  # torch: False
+    assert tl.can_cast(tl.int32, to=tl.float16) is True  # torch: True
+    with pytest.raises(TypeError):  # torch: TypeError (missing "type1", "type2")
+        tl.promote_types(a=tl.float32, b=tl.int64)
+    with pytest.raises(TypeError):  # torch: TypeError "can_cast() takes 2 positional arguments but 3 were given"
+        tl.can_cast(tl.int32, tl.int64, tl.int8)
+
+
+def test_result_type_overloads():
+    i32, f64 = tl.ones(2, dtype=tl.int32), tl.ones(2, dtype=tl.float64)
+    # torch 2.15's overloads: (Tensor tensor, Tensor other), (Number scalar, Tensor tensor),
+    # (Tensor tensor, Number other), (Number scalar1, Number scalar2); positional or by keyword
+    assert tl.result_type(tensor=i32, other=f64) is tl.float64  # torch.float64
+    assert tl.result_type(tensor=i32, other=1.5) is tl.float32  # torch.float32
+    assert tl.result_type(other=1.5, tensor=i32) is tl.float32  # torch.float32
+    assert tl.result_type(i32, other=1.5) is tl.float32  # torch.float32
+    assert tl.result_type(scalar=1.5, tensor=i32) is tl.float32  # torch.float32
+    assert tl.result_type(1.5, tensor=i32) is tl.float32  # torch.float32
+    assert tl.result_type(scalar1=1, scalar2=1.5) is tl.float32  # torch.float32
+    assert tl.result_type(1, scalar2=True) is tl.int64  # torch.int64
+    # a 0-d tensor in a Number parameter is a wrapped number of its category (torch.float32: not float64)
+    assert tl.result_type(scalar=tl.tensor(1.0, dtype=tl.float64), tensor=i32) is tl.float32
+    assert tl.result_type(i32, other=tl.tensor(1.0, dtype=tl.float64)) is tl.float64  # torch.float64 (Tensor other)
+    assert tl.result_type(scalar1=tl.tensor(1, dtype=tl.int8), scalar2=tl.tensor(1, dtype=tl.int16)) is tl.int64
+    # torch: TypeError "result_type() received an invalid combination of arguments - got (Tensor), but expected
+    # one of: * (Tensor tensor, Tensor other) ..."
+    bad_calls = [
+        ((i32,), {}), ((), {}), ((i32, i32, 1), {}), ((i32, None), {}), ((None, i32), {}), ((None, None), {}),
+        ((1, None), {}), ((i32, "a"), {}), ((i32, [1, 2]), {}), ((i32, tl.float64), {}),
+        ((i32,), {"scalar": 1.5}), ((i32,), {"tensor": i32}), ((), {"tensor": i32, "other": i32, "bogus": 1}),
+        ((), {"scalar1": tl.ones(2), "scalar2": 2}),  # a Number takes a 0-d tensor only
+        ((), {"scalar1": tl.tensor(1.0, requires_grad=True), "scalar2": 2}),  # ... that needs no grad
+    ]
+    for args, kwargs in bad_calls:
+        with pytest.raises(TypeError, match=r"result_type\(\) received an invalid combination of arguments"):
+            tl.result_type(*args, **kwargs)
+    with pytest.raises(TypeError, match=r"got \(Tensor, NoneType\), but expected one of:\n \* \(Tensor tensor, "
+                                        r"Tensor other\)\n \* \(Number scalar, Tensor tensor\)"):
+        tl.result_type(i32, None)
+
+
 def test_dtype_properties_and_aliases():
     assert tl.float is tl.float32 and tl.double is tl.float64 and tl.half is tl.float16
     assert tl.long is tl.int64 and tl.int is tl.int32 and tl.short is tl.int16

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections import namedtuple
 
 import numpy as np
 
 from .. import _dtype as D
+from .. import return_types as RT
 from .._factories import tensor as _tensor
 from .._layout import contiguous_format
 from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
@@ -43,7 +43,7 @@ __all__ = ["isclose", "allclose", "nansum", "nanmean", "aminmax", "diff", "kron"
            "narrow_copy", "combinations", "deg2rad_", "rad2deg_", "ldexp_", "detach_", "is_floating_point",
            "is_complex", "is_signed", "get_device", "scalar_tensor", "isreal"]
 
-AminmaxResult = namedtuple("aminmax", ["min", "max"])
+AminmaxResult = RT.aminmax  # (tensorlab.return_types: it pickles by that name)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -19,9 +19,8 @@ Semantics are torch 2.13's, checked against it:
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from .. import _dtype as D
+from .. import return_types as RT
 from .._dispatch import dispatch
 from .._registry import defop
 from .._tensor import Tensor, norm_dim, tensor_method
@@ -32,8 +31,7 @@ from .shape_ops import cat
 
 __all__ = ["quantile", "nanquantile", "nanmedian", "mode"]
 
-NanmedianResult = namedtuple("nanmedian", ["values", "indices"])
-ModeResult = namedtuple("mode", ["values", "indices"])
+NanmedianResult, ModeResult = RT.nanmedian, RT.mode  # (tensorlab.return_types: they pickle by that name)
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 

@@ -25,7 +25,6 @@ import builtins
 import math
 import numbers
 import operator
-from collections import namedtuple
 
 import numpy as np
 
@@ -36,6 +35,7 @@ from tensorlab_kernels.reduction import softmax as ksoftmax
 from tensorlab_kernels.reduction import var as kvar
 
 from .. import _dtype as D
+from .. import return_types as RT
 from .._dispatch import dispatch
 from .._registry import Plan, defop
 from .._tensor import Tensor, norm_dim, tensor_method
@@ -555,8 +555,7 @@ def sum_to_size(self: Tensor, *size) -> Tensor:
 # max / min: full reduction, with dim (values, indices), or the binary form
 # ----------------------------------------------------------------------------------------------
 
-max_return = namedtuple("max", ["values", "indices"])
-min_return = namedtuple("min", ["values", "indices"])
+max_return, min_return = RT.max, RT.min  # (tensorlab.return_types: they pickle by those names)
 
 
 def _other_overload(name: str, dim, keepdim, other):
@@ -1179,8 +1178,7 @@ def logcumsumexp(input: Tensor, dim, *, out=None) -> Tensor:
     return dispatch(LOGCUMSUMEXP, input, dim=d, out=out)
 
 
-cummax_return = namedtuple("cummax", ["values", "indices"])
-cummin_return = namedtuple("cummin", ["values", "indices"])
+cummax_return, cummin_return = RT.cummax, RT.cummin
 
 
 @tensor_method

@@ -21,7 +21,6 @@ searchsorted, bucketize and unique are not differentiable.
 from __future__ import annotations
 
 import builtins
-from collections import namedtuple
 
 import numpy as np
 
@@ -30,6 +29,7 @@ from tensorlab_kernels.sorting import sort as ks
 from tensorlab_kernels.sorting import unique as ku
 
 from .. import _dtype as D
+from .. import return_types as RT
 from .._dispatch import dispatch
 from .._layout import preserve_strides
 from .._registry import Plan, defop
@@ -43,11 +43,8 @@ __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "searchsort
            "unique_consecutive"]
 
 # The named tuples ops return (PyTorch's ``torch.return_types``): ``values, indices = x.sort()``
-# or ``x.sort().values``.
-SortResult = namedtuple("sort", ["values", "indices"])
-TopkResult = namedtuple("topk", ["values", "indices"])
-KthvalueResult = namedtuple("kthvalue", ["values", "indices"])
-MedianResult = namedtuple("median", ["values", "indices"])
+# or ``x.sort().values``; defined once in tensorlab.return_types, where pickle finds them.
+SortResult, TopkResult, KthvalueResult, MedianResult = RT.sort, RT.topk, RT.kthvalue, RT.median
 
 
 def _save_indices(ctx, inputs, outputs, params):
