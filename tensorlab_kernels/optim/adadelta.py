@@ -43,7 +43,8 @@ def _adadelta_kernel(
                                            WEIGHT_DECAY, MASKED)
             sq_ptr = operand(row, 2, DTYPE, ALIGNED)
             acc_ptr = operand(row, 3, DTYPE, ALIGNED)
-            sq = load(sq_ptr, offs, n, COMPUTE, MASKED) * rho + one_minus_rho * (g * g)
+            # ((1 - rho) * g) * g, PyTorch's addcmul order (g * g first overflows sooner)
+            sq = load(sq_ptr, offs, n, COMPUTE, MASKED) * rho + (one_minus_rho * g) * g
             acc = load(acc_ptr, offs, n, COMPUTE, MASKED)
             delta = tl.sqrt(acc + eps) / tl.sqrt(sq + eps) * g
             acc = acc * rho + one_minus_rho * (delta * delta)
@@ -75,7 +76,7 @@ def adadelta_twin(params, grads, square_avgs, acc_deltas, *, lr: float, rho: flo
         ct, p, g = param_grad_twin(param, grads[i], weight_decay=weight_decay, maximize=maximize)
         c, dt = ct.type, param.dtype
         sq, acc = square_avgs[i].astype(ct, copy=False), acc_deltas[i].astype(ct, copy=False)
-        sq = sq * c(rho) + c(1 - rho) * (g * g)
+        sq = sq * c(rho) + (c(1 - rho) * g) * g  # (the kernel's order)
         delta = np.sqrt(acc + c(eps)) / np.sqrt(sq + c(eps)) * g
         acc = acc * c(rho) + c(1 - rho) * (delta * delta)
         square_avgs[i][...] = sq.astype(dt, copy=False)

@@ -54,7 +54,8 @@ def adam_moments(row, offs, n, g, weight1_bits, beta2_bits, one_minus_beta2_bits
     beta2 = scalar(beta2_bits, COMPUTE)
     one_minus_beta2 = scalar(one_minus_beta2_bits, COMPUTE)
     m = lerp(load(m_ptr, offs, n, COMPUTE, MASKED), g, scalar(weight1_bits, COMPUTE))
-    v = load(v_ptr, offs, n, COMPUTE, MASKED) * beta2 + one_minus_beta2 * (g * g)
+    # ((1 - beta2) * g) * g, PyTorch's addcmul order: g * g first overflows fp32 from |g| ~ 2e19
+    v = load(v_ptr, offs, n, COMPUTE, MASKED) * beta2 + (one_minus_beta2 * g) * g
     store(m_ptr, offs, m, n, DTYPE, MASKED)
     store(v_ptr, offs, v, n, DTYPE, MASKED)
     return m, v
@@ -125,7 +126,7 @@ def adam_moments_twin(exp_avg: np.ndarray, exp_avg_sq: np.ndarray, g: np.ndarray
     """:func:`adam_moments` on numpy arrays (``g`` in the compute dtype)."""
     c = g.dtype.type
     m = lerp_twin(exp_avg.astype(g.dtype, copy=False), g, c(1 - beta1))
-    v = exp_avg_sq.astype(g.dtype, copy=False) * c(beta2) + c(1 - beta2) * (g * g)
+    v = exp_avg_sq.astype(g.dtype, copy=False) * c(beta2) + (c(1 - beta2) * g) * g  # (the kernel's order)
     exp_avg[...] = m.astype(exp_avg.dtype, copy=False)
     exp_avg_sq[...] = v.astype(exp_avg_sq.dtype, copy=False)
     return m, v

@@ -106,7 +106,8 @@ def nadam_twin(params, grads, exp_avgs, exp_avg_sqs, *, lr: float, beta1: float,
                                    decay=s["decay"] if decoupled else None)
         c, dt = ct.type, param.dtype
         m, v = adam_moments_twin(exp_avgs[i], exp_avg_sqs[i], g, beta1, beta2)
-        denom = np.sqrt(v / c(s["bc2"])) + c(eps)
+        with np.errstate(over="ignore"):  # (v near the float32 top over bc2: inf, a zero step, as PyTorch's)
+            denom = np.sqrt(v / c(s["bc2"])) + c(eps)
         p = (p + c(s["c_grad"]) * (g / denom)).astype(dt, copy=False).astype(ct, copy=False)
         param[...] = (p + c(s["c_avg"]) * (m / denom)).astype(dt, copy=False)
     return 1 if params else 0

@@ -58,7 +58,8 @@ def _rmsprop_kernel(
             offs, p_ptr, p, g = param_grad(row, start, n, weight_decay_bits, DTYPE, COMPUTE, ALIGNED, BLOCK, MAXIMIZE,
                                            WEIGHT_DECAY, MASKED)
             sq_ptr = operand(row, 2, DTYPE, ALIGNED)
-            sq = load(sq_ptr, offs, n, COMPUTE, MASKED) * alpha + one_minus_alpha * (g * g)
+            # ((1 - alpha) * g) * g, PyTorch's addcmul order (g * g first overflows sooner)
+            sq = load(sq_ptr, offs, n, COMPUTE, MASKED) * alpha + (one_minus_alpha * g) * g
             store(sq_ptr, offs, sq, n, DTYPE, MASKED)
             if CENTERED:
                 ga_ptr = operand(row, 3, DTYPE, ALIGNED)
@@ -102,7 +103,7 @@ def rmsprop_twin(params, grads, square_avgs, grad_avgs, momentum_buffers, *, lr:
     for i, param in enumerate(params):
         ct, p, g = param_grad_twin(param, grads[i], weight_decay=weight_decay, maximize=maximize)
         c, dt = ct.type, param.dtype
-        sq = square_avgs[i].astype(ct, copy=False) * c(alpha) + c(1 - alpha) * (g * g)
+        sq = square_avgs[i].astype(ct, copy=False) * c(alpha) + (c(1 - alpha) * g) * g  # (the kernel's order)
         square_avgs[i][...] = sq.astype(dt, copy=False)
         if centered:
             ga = lerp_twin(grad_avgs[i].astype(ct, copy=False), g, c(1 - alpha))

@@ -592,3 +592,34 @@ def test_optimizer_repr_matches_pytorch():
              "    maximize: False\n    momentum: 0\n    nesterov: False\n    weight_decay: 0\n")
     assert repr(opt) == ("SGD (\nParameter Group 0\n" + group.format(0.1) + "\nParameter Group 1\n" + group.format(0.3)
                          + ")")
+
+
+# torch 2.15 (cpu) after two steps from p = [1, -2] (lr 1e-3) with grads [1e20, -3e19] then [1, 1]:
+# the second moment is ((1 - beta2) * g) * g, PyTorch's addcmul order. Squaring first overflows
+# float32 from |g| ~ 2e19: the state went inf and the parameter never moved again.
+_HUGE_GRAD_STEPS = {
+    "Adam": ({}, [0.9983299374580383, -1.9983298778533936], "exp_avg_sq",
+             [9.990001339706512e+36, 8.991002029708751e+35]),
+    "AdamW": ({}, [0.9983099102973938, -1.9982898235321045], "exp_avg_sq",
+              [9.990001339706512e+36, 8.991002029708751e+35]),
+    "Adam-amsgrad": ({"amsgrad": True}, [0.998330295085907, -1.9983302354812622], "max_exp_avg_sq",
+                     [1.0000001201466413e+37, 9.000001556688747e+35]),
+    "RMSprop": ({}, [0.9900000095367432, -1.9900000095367432], "square_avg",
+                [9.899999287975848e+37, 8.910000424004768e+36]),
+    "NAdam": ({}, [1.0, -2.0], "exp_avg_sq", [9.990001339706512e+36, 8.991002029708751e+35]),
+    "RAdam": ({}, [-1.4736843682401485e+17, 4.421052932921754e+16], "exp_avg_sq",
+              [9.990001339706512e+36, 8.991002029708751e+35]),
+}
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=needs_cuda)])
+@pytest.mark.parametrize("name", list(_HUGE_GRAD_STEPS))
+def test_second_moments_of_huge_gradients_stay_finite(name, device):
+    kwargs, want_p, key, want_state = _HUGE_GRAD_STEPS[name]
+    p = tl.nn.Parameter(tl.tensor([1.0, -2.0], device=device))
+    opt = getattr(tl.optim, name.split("-")[0])([p], lr=1e-3, **kwargs)
+    for g in ([1e20, -3e19], [1.0, 1.0]):
+        p.grad = tl.tensor(g, device=device)
+        opt.step()
+    np.testing.assert_allclose(p.detach().cpu().numpy(), want_p, rtol=2e-6)
+    np.testing.assert_allclose(opt.state[p][key].cpu().numpy(), want_state, rtol=2e-6)
