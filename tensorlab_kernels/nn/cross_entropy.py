@@ -131,7 +131,9 @@ def _cross_entropy_forward_kernel(
             m_new = tl.maximum(m, tl.max(x, axis=1))
             old_shift = max_shift(m)
             new_shift = max_shift(m_new)
-            s = s * tl.exp(old_shift - new_shift) + tl.sum(tl.exp(x - new_shift[:, None]), axis=1)
+            # the old sum rescaled by exp(m - m_new): 0 while no maximum was seen (exp(old_shift -
+            # new_shift) there is exp(0 - m_new), inf under a first tile of -1e9: 0 * inf = NaN)
+            s = s * tl.exp(m - new_shift) + tl.sum(tl.exp(x - new_shift[:, None]), axis=1)
             if SMOOTH:
                 if HAS_W:
                     w = tl.load(w_ptr + cols * w_stride, mask=col_mask, other=0).to(ACC)

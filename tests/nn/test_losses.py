@@ -339,14 +339,19 @@ def test_cross_entropy_kernel_long_rows_loop(monkeypatch):
 def test_cross_entropy_huge_logits(device, looped, monkeypatch):
     """Logits near 1e9 or 3e38 (float32): a row whose logits are equal has loss log(C) and softmax 1/C,
     as PyTorch's (x - m) - log(s). (Forming lse = m + log(s) first rounds log(s) away there: the loss
-    came out 0 and every p_c 1.) Both the one-tile and the looped kernel paths, and label smoothing."""
+    came out 0 and every p_c 1.) Both the one-tile and the looped kernel paths, and label smoothing;
+    rows far below exp's range too."""
     if looped:
         monkeypatch.setattr(kce, "MAX_ONE_TILE", 2)
         monkeypatch.setattr(kce, "LOOP_BLOCK_N", 2)
+    fmin = float(np.finfo(np.float32).min)
     x = np.array([[1e9, 1e9, 1e9, 1e9, 1e9], [1e9, 1e9 + 64, 1e9 - 64, 1e9, 1e9 + 128],
-                  [3e38, 3e38, 3e38, 1.0, 3e38], [0.5, -1.0, 2.0, 0.0, 1.0]], np.float32)
-    t = np.array([0, 3, 3, 2])
-    g = np.array([1.0, -0.5, 2.0, 1.5], np.float32)
+                  [3e38, 3e38, 3e38, 1.0, 3e38], [0.5, -1.0, 2.0, 0.0, 1.0],
+                  # a first column tile far below exp's range: the looped path's rescale of the empty
+                  # sum was exp(0 - m), inf, and 0 * inf a NaN loss
+                  [-1e9, -1e9, 0.5, 1.0, -0.3], [fmin, fmin, fmin, fmin, fmin]], np.float32)
+    t = np.array([0, 3, 3, 2, 2, 1])
+    g = np.array([1.0, -0.5, 2.0, 1.5, 0.7, -1.2], np.float32)
     for smoothing in (0.0, 0.1):
         xt = T(x, device, grad=True)
         out = F.cross_entropy(xt, T(t, device), reduction="none", label_smoothing=smoothing)
