@@ -257,7 +257,9 @@ def _array_from_data(data, op: str, target: D.dtype | None = None) -> tuple[np.n
             return arr, target
         return arr, D.from_numpy_dtype(arr.dtype, op)
     if hasattr(data, "__dlpack__") and not isinstance(data, Tensor):
-        arr = np.from_dlpack(data)
+        from ._dlpack import from_dlpack
+
+        arr = from_dlpack(data).numpy()  # (tensorlab's reader: bfloat16 too, which np.from_dlpack lacks)
         return arr, D.from_numpy_dtype(arr.dtype, op)
     return _nested_to_numpy(data, op, target)
 

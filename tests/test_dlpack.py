@@ -176,3 +176,14 @@ def test_dlpack_device_and_stream_arguments():
     # torch: __dlpack_device__() is (DLDeviceType.kDLCPU, 0)
     kind, index = t.__dlpack_device__()
     assert kind is tl.utils.dlpack.DLDeviceType.kDLCPU and kind == 1 and index == 0
+
+
+def test_tensor_of_a_dlpack_producer_copies_bfloat16_too():
+    # torch 2.15: torch.tensor(<a cpu DLPack producer>) copies its values, bfloat16 included
+    # (np.from_dlpack, which tl.tensor read them through, has no bfloat16)
+    src = tl.tensor([1.5, -2.0, 3.0], dtype=tl.bfloat16)
+    t = tl.tensor(Wrapper(src))
+    assert t.dtype is tl.bfloat16 and t.tolist() == [1.5, -2.0, 3.0]
+    src.add_(1)
+    assert t.tolist() == [1.5, -2.0, 3.0]  # a copy
+    assert tl.tensor(Wrapper(tl.arange(3, dtype=tl.int16)), dtype=tl.float32).tolist() == [0.0, 1.0, 2.0]
