@@ -451,3 +451,49 @@ def test_margin_losses_skip_nan_terms(device):
     close(loss, [0.0, 0.23333333432674408, 0.2])
     loss.sum().backward()
     close(x2.grad, [[0, 0, 0], [0, -1 / 3, 1 / 3], [1 / 3, 1 / 3, -2 / 3]])
+
+
+# ----------------------------------------------------------------------------------------------
+# nll_loss: an ignored row is 0 whatever its log-probs hold (-inf, NaN), with a zero gradient
+# ----------------------------------------------------------------------------------------------
+
+# (reduction, weighted): torch 2.15's loss and the gradient of its sum
+NLL_IGNORED_2D = [
+    ("none", False, [0.5, 0.0, 0.0, 2.0], [[-1.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, -1.0]]),
+    ("sum", False, 2.5, [[-1.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, -1.0]]),
+    ("mean", False, 1.25, [[-0.5, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, -0.5]]),
+    ("none", True, [1.0, 0.0, 0.0, 6.0], [[-2.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, -3.0]]),
+    ("sum", True, 7.0, [[-2.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, -3.0]]),
+    ("mean", True, 1.4, [[-0.4, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, -0.6]]),
+]
+
+
+@pytest.mark.parametrize("reduction,weighted,loss_exp,grad_exp", NLL_IGNORED_2D)
+def test_nll_loss_ignored_rows_with_infinite_or_nan_log_probs(device, reduction, weighted, loss_exp, grad_exp):
+    """'none' and 'sum' were NaN: the ignored row's stand-in pick (class 0) times its weight 0 is
+    -inf * 0; torch 2.15 writes 0 for the row, and its gradient there is 0."""
+    x = T([[-0.5, -1.0], [-INF, -INF], [NAN, -1.0], [-0.25, -2.0]], device, grad=True)
+    t = T([0, -100, -100, 1], device)
+    w = T([2.0, 3.0], device) if weighted else None
+    loss = F.nll_loss(x, t, weight=w, reduction=reduction)
+    loss.sum().backward()
+    close(loss, loss_exp)
+    close(x.grad, grad_exp)
+    assert not np.signbit(arr(loss)).any()  # (torch's +0 for the ignored rows)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nll_loss_ignored_positions_of_a_spatial_target(device, weighted):
+    # (N, C, d1): the ignored positions 1 and 2 hold -inf and NaN at class 0; torch 2.15's values
+    x = T([[[-0.5, -INF, NAN], [-1.0, -2.0, -INF], [-0.25, NAN, -3.0]]], device, grad=True)
+    t = T([[2, -100, -100]], device)
+    w = T([1.0, 2.0, 0.5], device) if weighted else None
+    scale = 0.5 if weighted else 1.0
+    close(F.nll_loss(x, t, weight=w, reduction="none"), [[0.25 * scale, 0.0, 0.0]])
+    loss = F.nll_loss(x, t, weight=w, reduction="sum")
+    loss.backward()
+    close(loss, 0.25 * scale)
+    close(x.grad, [[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [-scale, 0.0, 0.0]]])
+    close(F.nll_loss(x, t, weight=w), 0.25)
+    # ignore_index other than -100, unbatched (C,) input
+    close(F.nll_loss(T([-INF, -0.5], device), T(1, device), ignore_index=1, reduction="sum"), 0.0)

@@ -521,13 +521,14 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         w_t = where(valid, weight.take(t_safe), 0.0).to(input.dtype)
     else:
         w_t = valid.to(input.dtype)
+    # an ignored row is +0, as PyTorch's, whatever its stand-in class 0 holds (-inf * 0 would be NaN),
+    # and its gradient is 0: where() passes none to the rows it masks out. (In 'mean', when every
+    # target is ignored, sum(w_t) is 0: the loss is 0/0 = NaN, as PyTorch's, but the gradient
+    # -w_t * g / sum(w_t) would otherwise be 0 * inf = NaN at those rows.)
+    loss = where(valid, -(picked * w_t), 0.0)
     if reduction == "mean":
-        # when every target is ignored, sum(w_t) is 0: the loss is 0/0 = NaN (as PyTorch), but the
-        # gradient -w_t * g / sum(w_t) would be 0 * inf = NaN at each ignored row's stand-in class 0;
-        # PyTorch's gradient is 0 there. where() passes no gradient to the rows it masks out.
-        picked = where(valid, picked, 0.0)
-        return (-(picked * w_t)).sum() / w_t.sum()
-    return _reduce(-(picked * w_t), reduction)
+        return loss.sum() / w_t.sum()
+    return _reduce(loss, reduction)
 
 
 # ----------------------------------------------------------------------------------------------
