@@ -112,3 +112,32 @@ def test_cross_entropy_with_probabilities_reduces_as_torch(device):
     np.testing.assert_allclose(loss.item(), 0.9663366675376892, rtol=1e-6)
     np.testing.assert_allclose(x.grad.cpu().numpy(), [[-0.06831805408, -0.03096909076, 0.09928716719],
                                                       [-0.16926512122, 0.14367687702, 0.02558825165]], rtol=1e-5)
+
+
+def test_cosine_similarity_of_an_overflowing_norm_is_0_with_a_zero_gradient(device):
+    # torch 2.15: a norm that overflows to inf divides its input to 0: the similarity is 0 and so is
+    # the gradient (x / inf), with or without grad (it was NaN with grad: the clamp's inf - inf)
+    x = tl.tensor([[3e38] * 4, [1e19, -2e19, 3e19, 1e19], [1.0, 2.0, 3.0, 4.0]], device=device, requires_grad=True)
+    y = tl.tensor([[3e38] * 4, [1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 2.0, 0.0]], device=device, requires_grad=True)
+    c = F.cosine_similarity(x, y, dim=-1)
+    c.sum().backward()
+    np.testing.assert_allclose(c.detach().cpu().numpy(), [0.0, 0.0, 0.35856854915618896], rtol=1e-6)
+    gx = [0.027888666838407516, -0.10358647257089615, 0.12350694835186005, -0.047809138894081116]
+    gy = [0.04553252086043358, 0.2276625633239746, 0.10244816541671753, 0.31872761249542236]
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [[0.0] * 4, [0.0] * 4, gx], rtol=1e-5)
+    np.testing.assert_allclose(y.grad.cpu().numpy(), [[0.0] * 4, [0.0] * 4, gy], rtol=1e-5)
+    assert F.cosine_similarity(x.detach(), y.detach(), dim=-1).tolist()[:2] == [0.0, 0.0]
+    h = tl.full((2, 8), 60000.0, dtype=tl.float16, device=device, requires_grad=True)  # (float16 norm: inf)
+    c = F.cosine_similarity(h, h * 1, dim=1)
+    c.sum().backward()
+    assert c.tolist() == [0.0, 0.0] and h.grad.tolist() == [[0.0] * 8] * 2
+    d = tl.tensor([[1e200, -1e200]], dtype=tl.float64, device=device, requires_grad=True)
+    c = F.cosine_similarity(d, d)
+    c.backward()
+    assert c.tolist() == [0.0] and d.grad.tolist() == [[0.0, 0.0]]
+    # a norm below eps is still clamped in value only: its gradient passes (torch 2.15's values)
+    x = tl.tensor([[1e-10, 2e-10], [0.0, 0.0]], device=device, requires_grad=True)
+    c = F.cosine_similarity(x, tl.tensor([[3e-10, 1e-10], [1.0, 2.0]], device=device))
+    c.sum().backward()
+    np.testing.assert_allclose(c.detach().cpu().numpy(), [0.0004999999655410647, 0.0], rtol=1e-5)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [[2977639.25, 955278.625], [44721360.0, 89442720.0]], rtol=1e-5)

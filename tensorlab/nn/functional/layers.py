@@ -511,9 +511,15 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 
 def _clamp_min_no_grad(n: Tensor, eps: float) -> Tensor:
     """``n.clamp_min(eps)`` in value, ``n`` for autograd: PyTorch clamps the norms in place under
-    no_grad, so a norm below eps still passes its gradient. ``n - n.detach()`` is exactly 0."""
+    no_grad, so a norm below eps still passes its gradient. ``n - n.detach()`` is exactly 0 where
+    it is taken (below eps: finite); an overflowed (inf) or NaN norm is ``n`` itself, as PyTorch's
+    (``inf - inf`` made the result and its gradient NaN, where PyTorch's are 0)."""
+    from ... import where
+
+    if not n.requires_grad:
+        return n.clamp_min(eps)
     d = n.detach()
-    return (n - d) + d.clamp_min(eps) if n.requires_grad else n.clamp_min(eps)
+    return where(d < eps, (n - d) + eps, n)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
