@@ -21,6 +21,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
 from ..amp.autocast_mode import autocast_float32
+from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from . import elementwise_binary as B
 from . import elementwise_common as E
@@ -115,17 +116,48 @@ def _safe_sqrt(squared: Tensor) -> Tensor:
     return B.where(zero, 0.0, B.where(zero, 1.0, squared).sqrt())  # NaN stays NaN
 
 
-def max_distance(size: Tensor) -> Tensor:
-    """The largest of the coordinate distances ``size`` (last dim): cdist's and pdist's p = inf.
-    PyTorch's backward gives every coordinate at the maximum the whole gradient, where amax's
-    splits it between ties: the max's value, plus a term that is 0 but differentiates to 1 at
-    each such coordinate."""
-    with no_grad():
-        top = size.amax(-1)
-        at_top = size == top.unsqueeze(-1)
-    if not size.requires_grad:
+class _MaxDistance(Function):
+    """PyTorch's p = inf distance and its backward, ``g * (1 - min(1, ceil(|size - dist|)))``: the
+    whole gradient to every coordinate at the maximum (amax splits it between ties), 0 to the
+    others, and NaN where ``size - dist`` is NaN: a NaN coordinate, an infinite one at an infinite
+    distance (inf - inf), every one at a NaN distance."""
+
+    @staticmethod
+    def forward(ctx, size, skip_nan):
+        top = (B.where(size.isnan(), 0.0, size) if skip_nan else size).amax(-1)
+        ctx.save_for_backward(size, top)
         return top
-    return top + ((size - size.detach()) * at_top).sum(-1)
+
+    @staticmethod
+    def backward(ctx, g):
+        size, top = ctx.saved_tensors
+        gap = size - top.unsqueeze(-1)
+        share = B.where(gap.isnan(), gap, (gap == 0).to(gap.dtype))
+        return g.unsqueeze(-1) * share, None
+
+
+def max_distance(size: Tensor, *, skip_nan: bool = False) -> Tensor:
+    """The largest of the coordinate distances ``size`` (last dim): cdist's and pdist's p = inf,
+    with PyTorch's backward (see ``_MaxDistance``); ``skip_nan``: NaN coordinates are left out of
+    the maximum (cdist's running max from 0), not propagated (pdist's)."""
+    if size.requires_grad:
+        return _MaxDistance.apply(size, skip_nan)
+    return (B.where(size.isnan(), 0.0, size) if skip_nan else size).amax(-1)
+
+
+class _L1Distance(Function):
+    """``sum(|diff|)`` over the last dim, with PyTorch's cdist backward ``g * sign(diff)``, whose
+    sign is NaN at a NaN difference (abs's gradient is 0 there)."""
+
+    @staticmethod
+    def forward(ctx, diff):
+        ctx.save_for_backward(diff)
+        return diff.abs().sum(-1)
+
+    @staticmethod
+    def backward(ctx, g):
+        (diff,) = ctx.saved_tensors
+        return g.unsqueeze(-1) * B.where(diff.isnan(), diff, diff.sign())
 
 
 @autocast_float32
@@ -166,12 +198,11 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     if diff.shape[-1] == 0:  # no coordinates: every distance is 0
         return diff.sum(-1)
     if p == math.inf:  # PyTorch's running max from 0 skips NaN coordinates
-        size = diff.abs()
-        return max_distance(B.where(size.isnan(), 0.0, size))
+        return max_distance(diff.abs(), skip_nan=True)
     if p == 2:
         return _safe_sqrt((diff * diff).sum(-1))
     if p == 1:
-        return diff.abs().sum(-1)
+        return _L1Distance.apply(diff) if diff.requires_grad else diff.abs().sum(-1)
     return R.norm(diff, p, dim=-1)
 
 

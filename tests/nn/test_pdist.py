@@ -43,3 +43,66 @@ def test_pdist_errors():
         F.pdist(tl.ones(2, 2), -1.0)
     with pytest.raises(RuntimeError, match="floating"):
         F.pdist(tl.ones(2, 2, dtype=tl.int64))
+
+
+INF, NAN = float("inf"), float("nan")
+FMAX = float(np.finfo(np.float32).max)
+
+
+def _grads(fn, device, *arrays, weight):
+    ts = [tl.tensor(a, device=device, requires_grad=True) for a in arrays]
+    out = fn(*ts)
+    (out * tl.tensor(weight, device=device)).sum().backward()
+    return [out.detach().cpu().numpy()] + [t.grad.cpu().numpy() for t in ts]
+
+
+def _check(got, expected):
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, np.asarray(e, dtype=np.float32))  # (NaN where NaN)
+
+
+# (x1, x2, p): torch 2.15's distances and gradients of sum(cdist * [[1, 2], [3, 4]]). PyTorch's p = inf
+# backward is sign(d) * (1 - min(1, ceil(| |d| - dist |))): NaN for an infinite difference at an
+# infinite distance (inf - inf) and for a NaN difference; p = 1's sign(d) is NaN at a NaN difference
+CDIST_EXTREMES = [
+    ([[INF, 1.0], [1.0, 2.0]], [[0.0, 1.0], [1.0, 3.0]], INF,
+     [[[INF, INF], [1.0, 1.0]], [[NAN, 0.0], [3.0, -1.0]], [[NAN, -3.0], [NAN, 4.0]]]),
+    ([[-INF, 5.0], [1.0, 2.0]], [[0.0, 1.0], [1.0, 3.0]], INF,
+     [[[INF, INF], [1.0, 1.0]], [[NAN, 0.0], [3.0, -1.0]], [[NAN, -3.0], [NAN, 4.0]]]),
+    ([[FMAX, 1.0], [1.0, 2.0]], [[-FMAX, 1.0], [1.0, 3.0]], INF,  # (FMAX - -FMAX overflows)
+     [[[INF, FMAX], [FMAX, 1.0]], [[NAN, 0.0], [3.0, -4.0]], [[NAN, 0.0], [-2.0, 4.0]]]),
+    ([[NAN, 1.0], [1.0, 2.0]], [[0.0, 1.0], [1.0, 3.0]], INF,  # (the NaN coordinate is skipped)
+     [[[0.0, 2.0], [1.0, 1.0]], [[NAN, -2.0], [3.0, -1.0]], [[NAN, -3.0], [NAN, 6.0]]]),
+    ([[INF, 1.0], [1.0, 2.0]], [[INF, 1.0], [1.0, 3.0]], INF,
+     [[[0.0, INF], [INF, 1.0]], [[NAN, 0.0], [NAN, -4.0]], [[NAN, 0.0], [NAN, 4.0]]]),
+    ([[INF, 1.0], [1.0, 2.0]], [[INF, 1.0], [1.0, 3.0]], 1.0,
+     [[[NAN, INF], [INF, 1.0]], [[NAN, -2.0], [-3.0, -1.0]], [[NAN, -3.0], [-2.0, 6.0]]]),
+    ([[INF, 1.0], [1.0, 2.0]], [[0.0, 1.0], [1.0, 3.0]], 1.0,  # (an infinite difference: sign 1)
+     [[[INF, INF], [2.0, 1.0]], [[3.0, -2.0], [3.0, -1.0]], [[-4.0, -3.0], [-2.0, 6.0]]]),
+]
+
+
+@pytest.mark.parametrize("x1,x2,p,expected", CDIST_EXTREMES)
+def test_cdist_infinite_differences_match_torch(device, x1, x2, p, expected):
+    """p = inf was NaN where a difference is infinite, with grad: max_distance's ``size - size.detach()``."""
+    got = _grads(lambda a, b: tl.cdist(a, b, p=p), device, np.array(x1, np.float32), np.array(x2, np.float32),
+                 weight=[[1.0, 2.0], [3.0, 4.0]])
+    _check(got, expected)
+    if p == INF:  # without grad too
+        np.testing.assert_array_equal(tl.cdist(tl.tensor(x1, device=device), tl.tensor(x2, device=device),
+                                               p=p).cpu().numpy(), np.asarray(expected[0], np.float32))
+
+
+@pytest.mark.parametrize("rows,expected", [
+    ([[INF, 1.0], [1.0, 2.0], [0.0, 1.0], [1.0, 3.0]],
+     [[INF, INF, INF, 1.0, 1.0, 2.0], [[NAN, 0.0], [NAN, -1.0], [NAN, -10.0], [NAN, 11.0]]]),
+    ([[INF, 1.0], [1.0, 2.0], [INF, 1.0], [1.0, 3.0]],  # (rows 0 and 2: inf - inf, a NaN distance)
+     [[INF, NAN, INF, INF, 1.0, INF], [[NAN, NAN], [NAN, -5.0], [NAN, NAN], [NAN, 5.0]]]),
+    ([[FMAX, FMAX], [1.0, 2.0], [-FMAX, 1.0], [1.0, 3.0]],
+     [[FMAX, INF, FMAX, FMAX, 1.0, FMAX], [[NAN, 4.0], [3.0, -6.0], [NAN, 0.0], [3.0, 2.0]]]),
+])
+def test_pdist_inf_of_infinite_differences_matches_torch(device, rows, expected):
+    # torch 2.15's distances and gradients of sum(pdist * [1, ..., 6]); a NaN distance's pair gets NaN
+    got = _grads(lambda a: F.pdist(a, INF), device, np.array(rows, np.float32),
+                 weight=[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    _check(got, expected)
