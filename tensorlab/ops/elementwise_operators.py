@@ -34,11 +34,12 @@ _COMPARABLE = (*_OK, np.ndarray)  # and a comparison (an array: a cpu tensor ope
 _INT_MIN, _INT_MAX = E._INT64_MIN, E._UINT64_MAX  # the ints an operand may be (as_operand)
 
 
-def _forward(fn, op_def=None):
+def _forward(fn, op_def=None, accepts=_OK):
     """``self op other`` as ``fn(self, other)``. With the op's declaration ``op_def`` (ops whose
     function only checks its operands and dispatches them with default parameters), the usual
     operand, a tensor, a float or an int that fits 64 bits (``as_operand``'s check), goes to the
-    dispatcher directly: an operator is the host cost of every eager expression."""
+    dispatcher directly: an operator is the host cost of every eager expression. ``accepts``: the
+    other operands ``fn`` takes (the rest give NotImplemented)."""
 
     fn = getattr(fn, "without_deprecated_overloads", fn)  # (an operator has two operands: no scalars-first form)
 
@@ -47,7 +48,7 @@ def _forward(fn, op_def=None):
             cls = other.__class__
             if cls is Tensor or cls is float or (cls is int and _INT_MIN <= other <= _INT_MAX):
                 return dispatch(op_def, self, other)
-        if not isinstance(other, _OK):
+        if not isinstance(other, accepts):
             return NotImplemented
         return fn(self, other)
 
@@ -105,17 +106,6 @@ def _ne(self, other):
     return B.ne(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
 
 
-def _compare(fn, op_def):
-    """A comparison operator: ``_forward``'s fast path, and an array operand taken as a tensor."""
-
-    def op(self, other):
-        cls = other.__class__
-        if cls is Tensor or cls is float or (cls is int and _INT_MIN <= other <= _INT_MAX):
-            return dispatch(op_def, self, other)
-        return fn(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
-
-    return op
-
 
 _OPERATORS = {
     "__add__": _forward(B.add, B.ADD), "__radd__": _commuted(B.add, B.ADD), "__iadd__": _forward(B.add_),
@@ -133,8 +123,9 @@ _OPERATORS = {
     "__rshift__": _forward(B.bitwise_right_shift),
     "__rrshift__": _rshift_reflected(B.RIGHT_SHIFT, "bitwise_right_shift"),
     "__irshift__": _forward(B.bitwise_right_shift_),
-    "__eq__": _eq, "__ne__": _ne, "__lt__": _compare(B.lt, B.LT), "__le__": _compare(B.le, B.LE),
-    "__gt__": _compare(B.gt, B.GT), "__ge__": _compare(B.ge, B.GE),
+    "__eq__": _eq, "__ne__": _ne, "__lt__": _forward(B.lt, B.LT, _COMPARABLE),
+    "__le__": _forward(B.le, B.LE, _COMPARABLE), "__gt__": _forward(B.gt, B.GT, _COMPARABLE),
+    "__ge__": _forward(B.ge, B.GE, _COMPARABLE),
     "__neg__": lambda self: U.neg(self), "__pos__": lambda self: U.positive(self),
     "__abs__": lambda self: U.abs(self), "__invert__": lambda self: _invert(self),
 }
