@@ -94,26 +94,22 @@ def from_numpy_dtype(np_dtype, op: str = "tensor") -> dtype:
     return d
 
 
+# PyTorch's argument parser takes these Python types where a dtype goes: float means float64, int int64
+_PYTHON_TYPES = {builtins.float: float64, builtins.int: int64, builtins.bool: bool}
+
+
 def as_dtype(value, op: str = "dtype") -> dtype:
     """Accept a tensorlab dtype, a numpy dtype, a Python type or a name."""
     if isinstance(value, dtype):
         return value
-    if value is builtins.float:  # as in PyTorch, the Python type means double precision
-        return float64
-    if value is builtins.int:
-        return int64
-    if value is builtins.bool:
-        return bool
+    if isinstance(value, type) and value in _PYTHON_TYPES:
+        return _PYTHON_TYPES[value]
     if isinstance(value, str) and value in _BY_NAME:
         return _BY_NAME[value]
     try:
         return from_numpy_dtype(value, op)
     except TypeError:
         raise TypeError(f"{op}: {value!r} is not a tensorlab dtype") from None
-
-
-# PyTorch's argument parser takes these Python types where a dtype goes: float means float64, int int64
-_PYTHON_TYPES = {builtins.float: float64, builtins.int: int64, builtins.bool: bool}
 
 
 def dtype_argument(value, op: str, name: str, position: builtins.int) -> dtype:
