@@ -136,13 +136,6 @@ class _MaxDistance(Function):
         return g.unsqueeze(-1) * share, None
 
 
-def max_distance(size: Tensor, *, skip_nan: bool = False) -> Tensor:
-    """The largest of the coordinate distances ``size`` (last dim): cdist's and pdist's p = inf,
-    with PyTorch's backward (see ``_MaxDistance``); ``skip_nan``: NaN coordinates are left out of
-    the maximum (cdist's running max from 0), not propagated (pdist's)."""
-    if size.requires_grad:
-        return _MaxDistance.apply(size, skip_nan)
-    return (B.where(size.isnan(), 0.0, size) if skip_nan else size).amax(-1)
 
 
 class _L1Distance(Function):
@@ -158,6 +151,29 @@ class _L1Distance(Function):
     def backward(ctx, g):
         (diff,) = ctx.saved_tensors
         return g.unsqueeze(-1) * B.where(diff.isnan(), diff, diff.sign())
+
+
+def coordinate_distance(diff: Tensor, p: float, *, skip_nan: bool = False) -> Tensor:
+    """The p-norm of the coordinate differences ``diff`` (last dim) with PyTorch's cdist/pdist
+    forward and backward: p = 0 counts the differing coordinates (NaN propagates, as PyTorch's
+    min(ceil(|d|), 1)); p = 1 and p = inf have PyTorch's backwards (``_L1Distance``,
+    ``_MaxDistance``); p = 2 has gradient 0 between equal points. ``skip_nan``: p = inf leaves NaN
+    coordinates out of the maximum (cdist's running max from 0) rather than propagating them
+    (pdist's)."""
+    if p == 0:
+        return diff.abs().ceil().clamp_max(1).sum(-1)
+    if diff.shape[-1] == 0:  # no coordinates: every distance is 0 (the max has no identity)
+        return diff.sum(-1)
+    if p == math.inf:
+        size = diff.abs()
+        if size.requires_grad:
+            return _MaxDistance.apply(size, skip_nan)
+        return (B.where(size.isnan(), 0.0, size) if skip_nan else size).amax(-1)
+    if p == 2:
+        return _safe_sqrt((diff * diff).sum(-1))
+    if p == 1:
+        return _L1Distance.apply(diff) if diff.requires_grad else diff.abs().sum(-1)
+    return R.norm(diff, p, dim=-1)
 
 
 @autocast_float32
@@ -192,18 +208,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
         a = S.cat([x1 * -2, n1, ones_like(n1)], -1)
         b = S.cat([x2, ones_like(n2), n2], -1)
         return _safe_sqrt((a @ b.transpose(-1, -2)).clamp_min(0))  # (0 and gradient 0 for equal rows)
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., P, R, M)
-    if p == 0:  # the count of differing coordinates; NaN propagates, as PyTorch's min(ceil(|d|), 1)
-        return diff.abs().ceil().clamp_max(1).sum(-1)
-    if diff.shape[-1] == 0:  # no coordinates: every distance is 0
-        return diff.sum(-1)
-    if p == math.inf:  # PyTorch's running max from 0 skips NaN coordinates
-        return max_distance(diff.abs(), skip_nan=True)
-    if p == 2:
-        return _safe_sqrt((diff * diff).sum(-1))
-    if p == 1:
-        return _L1Distance.apply(diff) if diff.requires_grad else diff.abs().sum(-1)
-    return R.norm(diff, p, dim=-1)
+    # (PyTorch's cdist p = inf is a running max from 0, which skips NaN coordinates)
+    return coordinate_distance(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, skip_nan=True)  # (..., P, R, M)
 
 
 @tensor_method

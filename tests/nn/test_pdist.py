@@ -106,3 +106,15 @@ def test_pdist_inf_of_infinite_differences_matches_torch(device, rows, expected)
     got = _grads(lambda a: F.pdist(a, INF), device, np.array(rows, np.float32),
                  weight=[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
     _check(got, expected)
+
+
+@pytest.mark.parametrize("p,expected", [
+    (0.0, [[NAN, 2.0, NAN], [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]]),  # (a NaN difference counts as NaN)
+    (1.0, [[NAN, 7.0, NAN], [[NAN, -3.0], [NAN, -2.0], [NAN, 5.0]]]),  # (sign(NaN) is NaN)
+])
+def test_pdist_of_a_nan_coordinate_matches_torch(device, p, expected):
+    # torch 2.15's distances and gradients of sum(pdist * [1, 2, 3]); pdist counted a NaN difference
+    # as one differing coordinate (p = 0) and gave it abs's gradient 0 (p = 1), unlike cdist and torch
+    got = _grads(lambda a: F.pdist(a, p), device, np.array([[0.0, 1.0], [NAN, 2.0], [3.0, 5.0]], np.float32),
+                 weight=[1.0, 2.0, 3.0])
+    _check(got, expected)

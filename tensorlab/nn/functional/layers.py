@@ -547,14 +547,9 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         raise RuntimeError(f"pdist only supports non-negative p values, got {p}")
     n = input.shape[0]
     i, j = triu_indices(n, n, 1, device=input.device)
-    diff = input[i] - input[j]
-    if input.shape[1] == 0:  # no coordinates: every distance is 0, as PyTorch (norm has no identity for inf)
-        return diff.sum(1)
-    if p == math.inf:  # (each coordinate at a tied maximum gets the whole gradient)
-        from ...ops.composite_numeric import max_distance
+    from ...ops.composite_numeric import coordinate_distance
 
-        return max_distance(diff.abs())
-    return diff.norm(p, 1)
+    return coordinate_distance(input[i] - input[j], p)  # (p = inf propagates a NaN coordinate)
 
 
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
