@@ -128,6 +128,14 @@ def needs_int64(*arrays) -> bool:
     return False
 
 
+def loop_needs_int64(end: int, step: int) -> bool:
+    """True when a kernel loop ``for start in range(lo, end, step)`` (or a segment bound
+    ``lo + seg_len`` reaching ``end``) can pass 2**31 - 1 in int32: its last step ends at
+    ``end - 1 + step``. ``needs_int64`` bounds the offsets of the elements, not these counters:
+    a row of 2**31 - 100 elements is within it, yet its last tile's ``start + BLOCK`` wraps."""
+    return end - 1 + step > INT32_MAX
+
+
 def collapse_dims(shape: tuple, *strides: tuple) -> tuple[tuple, list[tuple]]:
     """Merge adjacent dims that are contiguous with each other in *every* stride list.
 
@@ -182,5 +190,5 @@ def numel(shape) -> int:
     return math.prod(shape)
 
 
-__all__ = ["DEBUG", "INTERPRET", "MAX_DIMS", "cdiv", "collapse_dims", "launch", "needs_int64", "next_power_of_2",
-           "pad_dims", "set_launch_hook", "triton"]
+__all__ = ["DEBUG", "INTERPRET", "MAX_DIMS", "cdiv", "collapse_dims", "launch", "loop_needs_int64", "needs_int64",
+           "next_power_of_2", "pad_dims", "set_launch_hook", "triton"]

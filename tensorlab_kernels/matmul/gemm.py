@@ -47,7 +47,7 @@ import numpy as np
 from .. import runtime as rt
 from .._triton import tl, triton
 from ..fill import float64_bits
-from ..launch import INTERPRET, cdiv, collapse_dims, launch, needs_int64, split_leading
+from ..launch import INTERPRET, cdiv, collapse_dims, launch, loop_needs_int64, needs_int64, split_leading
 from .configs import pick_config
 
 # ----------------------------------------------------------------------------------------------
@@ -97,15 +97,16 @@ def _gemm_kernel(
 
     b1 = bid // B2
     b2 = bid % B2
+    if INT64:  # (the tile indices widen before they multiply: M or N near 2**31 - 1 would wrap)
+        b1 = tl.cast(b1, tl.int64)
+        b2 = tl.cast(b2, tl.int64)
+        pid_m = tl.cast(pid_m, tl.int64)
+        pid_n = tl.cast(pid_n, tl.int64)
     # Rows/columns past the edge wrap around: loads stay unmasked and in bounds.
     offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
     offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
     offs_k = tl.arange(0, BLOCK_K)
     if INT64:
-        b1 = tl.cast(b1, tl.int64)
-        b2 = tl.cast(b2, tl.int64)
-        offs_am = offs_am.to(tl.int64)
-        offs_bn = offs_bn.to(tl.int64)
         offs_k = offs_k.to(tl.int64)
     a_ptrs = a_ptr + b1 * stride_ab1 + b2 * stride_ab2 + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
     b_ptrs = b_ptr + b1 * stride_bb1 + b2 * stride_bb2 + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
@@ -144,11 +145,8 @@ def _gemm_kernel(
     if SCALE_ACC:
         alpha = tl.cast(alpha_bits, tl.int64).to(tl.float64, bitcast=True).to(acc.dtype)
         acc = acc * alpha
-    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)  # (int64 with INT64: pid_m and pid_n are)
     offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    if INT64:
-        offs_cm = offs_cm.to(tl.int64)
-        offs_cn = offs_cn.to(tl.int64)
     c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
     if HAS_BIAS:
         d_ptrs = (bias_ptr + b1 * stride_db1 + b2 * stride_db2
@@ -335,7 +333,9 @@ def _plan(out_shape, out_strides, a_shape, a_strides, b_shape, b_strides, bias_g
     meta = dict(
         HAS_BIAS=has_bias, SCALE_ACC=alpha_bits is not None, SCALE_BIAS=has_bias and beta_bits is not None,
         PRECISION="ieee" if precision == "highest" else "tf32", FMA=dtype == np.float64,
-        UPCAST=INTERPRET and dtype.itemsize == 2, EVEN_K=K % config["BLOCK_K"] == 0, INT64=int64, **config,
+        UPCAST=INTERPRET and dtype.itemsize == 2, EVEN_K=K % config["BLOCK_K"] == 0,
+        # (a last row or column tile's indices reach M - 1 + BLOCK_M and N - 1 + BLOCK_N)
+        INT64=int64 or loop_needs_int64(M, config["BLOCK_M"]) or loop_needs_int64(N, config["BLOCK_N"]), **config,
     )
     tiles = cdiv(M, config["BLOCK_M"]) * cdiv(N, config["BLOCK_N"])
     pieces = []

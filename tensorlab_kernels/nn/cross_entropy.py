@@ -45,10 +45,12 @@ import numpy as np
 
 from .._triton import tl, triton
 from ..fill import float64_bits
-from ..launch import INTERPRET, cdiv, launch, needs_int64
+from ..launch import INTERPRET, cdiv, launch, loop_needs_int64, needs_int64
 from ..reduction.common import (
     cast_to,
+    column_tile,
     dim_offsets,
+    first_column,
     float_acc,
     host_cast,
     host_float,
@@ -102,7 +104,7 @@ def _cross_entropy_forward_kernel(
         w_t = tl.where(valid, 1.0, 0.0).to(ACC)
 
     if ONE_TILE:
-        cols = tl.arange(0, BLOCK_N)
+        cols = column_tile(0, BLOCK_N, INT64)
         col_mask = cols < n_cols
         mask = row_mask[:, None] & col_mask[None, :]
         x = tl.load(x_ptr + x_row[:, None] + cols[None, :] * x_col_stride, mask=mask, other=0).to(ACC)
@@ -122,8 +124,8 @@ def _cross_entropy_forward_kernel(
         s = tl.zeros([BLOCK_M], ACC)
         d = tl.zeros([BLOCK_M], ACC)  # sum_c w_c * (x_c - shift(m))
         w_sum = tl.zeros([BLOCK_M], ACC)  # sum_c w_c over the columns seen so far
-        for start in range(0, n_cols, BLOCK_N):
-            cols = start + tl.arange(0, BLOCK_N)
+        for start in range(first_column(INT64), n_cols, BLOCK_N):
+            cols = column_tile(start, BLOCK_N, INT64)
             col_mask = cols < n_cols
             mask = row_mask[:, None] & col_mask[None, :]
             x = tl.load(x_ptr + x_row[:, None] + cols[None, :] * x_col_stride, mask=mask, other=0).to(ACC)
@@ -204,8 +206,8 @@ def _cross_entropy_backward_kernel(
         # W = sum of all class weights (C without weights): one pass over the weight vector
         if HAS_W:
             w_acc = tl.zeros([BLOCK_N], ACC)
-            for start in range(0, n_cols, BLOCK_N):
-                cols = start + tl.arange(0, BLOCK_N)
+            for start in range(first_column(INT64), n_cols, BLOCK_N):
+                cols = column_tile(start, BLOCK_N, INT64)
                 w_acc += tl.load(w_ptr + cols * w_stride, mask=cols < n_cols, other=0).to(ACC)
             w_all = tl.zeros([BLOCK_M], ACC) + tl.sum(w_acc, axis=0)
         else:
@@ -215,8 +217,8 @@ def _cross_entropy_backward_kernel(
     else:
         coef_t = g * w_t
 
-    for start in range(0, n_cols, BLOCK_N):
-        cols = start + tl.arange(0, BLOCK_N)
+    for start in range(first_column(INT64), n_cols, BLOCK_N):
+        cols = column_tile(start, BLOCK_N, INT64)
         col_mask = cols < n_cols
         mask = row_mask[:, None] & col_mask[None, :]
         x = tl.load(x_ptr + x_row[:, None] + cols[None, :] * x_col_stride, mask=mask, other=0).to(ACC)
@@ -319,7 +321,8 @@ def cross_entropy_forward(loss, wrow, stats, status, x, target, weight, *, class
         float64_bits(label_smoothing), *lay.kept_sizes[1:], *lay.kept_strides[0], *lay.kept_strides[1],
         x2.strides[cd], weight.strides[0] if weight is not None else 0,
         HAS_W=weight is not None, SMOOTH=label_smoothing != 0, ACC=tl_dtype(acc), KEPT_NDIM=lay.kept_ndim,
-        INT64=needs_int64(x2, t2), **cfg,
+        # (stats holds two values a row: with one class it outgrows the logits)
+        INT64=needs_int64(x2, t2, loss, wrow, stats) or loop_needs_int64(n_cols, cfg["BLOCK_N"]), **cfg,
     )
 
 
@@ -347,7 +350,7 @@ def cross_entropy_backward(dx, grad, x, target, weight, stats, *, class_dim: int
         *lay.kept_sizes[1:], *lay.kept_strides[0], *lay.kept_strides[1], *lay.kept_strides[2],
         *lay.kept_strides[3], x2.strides[cd], dx2.strides[cd], weight.strides[0] if weight is not None else 0,
         HAS_W=weight is not None, SMOOTH=label_smoothing != 0, ACC=tl_dtype(acc), KEPT_NDIM=lay.kept_ndim,
-        INT64=needs_int64(x2, t2, dx2, g2), **cfg,
+        INT64=needs_int64(x2, t2, dx2, g2, stats) or loop_needs_int64(n_cols, cfg["BLOCK_N"]), **cfg,
     )
 
 

@@ -44,10 +44,12 @@ import numpy as np
 from .. import runtime as rt
 from .._triton import tl, triton
 from ..fill import fill, float64_bits
-from ..launch import INTERPRET, cdiv, launch, needs_int64
+from ..launch import INTERPRET, cdiv, launch, loop_needs_int64, needs_int64
 from ..reduction.common import (
     cast_to,
+    column_tile,
     dim_offsets,
+    first_column,
     float_acc,
     host_cast,
     next_pow2,
@@ -90,7 +92,7 @@ def _norm_forward_kernel(
     y_ty = y_ptr.dtype.element_ty
 
     if ONE_TILE:
-        cols = tl.arange(0, BLOCK_N)
+        cols = column_tile(0, BLOCK_N, INT64)
         col_mask = cols < n_cols
         mask = row_mask[:, None] & col_mask[None, :]
         x_col = dim_offsets(cols, rs1, rs2, rs3, rs4, rs5, xr0, xr1, xr2, xr3, xr4, xr5, RED_NDIM)
@@ -116,8 +118,8 @@ def _norm_forward_kernel(
     else:
         # Rows too long for registers: one pass per statistic, then a pass that writes.
         acc = tl.zeros([BLOCK_M, BLOCK_N], ACC)
-        for start in range(0, n_cols, BLOCK_N):
-            cols = start + tl.arange(0, BLOCK_N)
+        for start in range(first_column(INT64), n_cols, BLOCK_N):
+            cols = column_tile(start, BLOCK_N, INT64)
             mask = row_mask[:, None] & (cols < n_cols)[None, :]
             x_col = dim_offsets(cols, rs1, rs2, rs3, rs4, rs5, xr0, xr1, xr2, xr3, xr4, xr5, RED_NDIM)
             x = tl.load(x_ptr + x_row[:, None] + x_col[None, :], mask=mask, other=0).to(ACC)
@@ -131,8 +133,8 @@ def _norm_forward_kernel(
         else:
             mean = tl.sum(acc, axis=1) / n_cols
             acc = tl.zeros([BLOCK_M, BLOCK_N], ACC)
-            for start in range(0, n_cols, BLOCK_N):
-                cols = start + tl.arange(0, BLOCK_N)
+            for start in range(first_column(INT64), n_cols, BLOCK_N):
+                cols = column_tile(start, BLOCK_N, INT64)
                 mask = row_mask[:, None] & (cols < n_cols)[None, :]
                 x_col = dim_offsets(cols, rs1, rs2, rs3, rs4, rs5, xr0, xr1, xr2, xr3, xr4, xr5, RED_NDIM)
                 x = tl.load(x_ptr + x_row[:, None] + x_col[None, :], mask=mask, other=0).to(ACC)
@@ -141,8 +143,8 @@ def _norm_forward_kernel(
             rstd = 1.0 / sqrt_rn(tl.sum(acc, axis=1) / n_cols + eps)
             tl.store(mean_ptr + rows, mean, mask=row_mask)
         tl.store(rstd_ptr + rows, rstd, mask=row_mask)
-        for start in range(0, n_cols, BLOCK_N):
-            cols = start + tl.arange(0, BLOCK_N)
+        for start in range(first_column(INT64), n_cols, BLOCK_N):
+            cols = column_tile(start, BLOCK_N, INT64)
             col_mask = cols < n_cols
             mask = row_mask[:, None] & col_mask[None, :]
             x_col = dim_offsets(cols, rs1, rs2, rs3, rs4, rs5, xr0, xr1, xr2, xr3, xr4, xr5, RED_NDIM)
@@ -178,7 +180,7 @@ def _norm_backward_kernel(
     part_row = pid.to(tl.int64) * n_cols  # this program's row of the partial-sum buffers
 
     if ONE_TILE:
-        cols = tl.arange(0, BLOCK_N)
+        cols = column_tile(0, BLOCK_N, INT64)
         col_mask = cols < n_cols
         g_col = dim_offsets(cols, rs1, rs2, rs3, rs4, rs5, gr0, gr1, gr2, gr3, gr4, gr5, RED_NDIM)
         x_col = dim_offsets(cols, rs1, rs2, rs3, rs4, rs5, xr0, xr1, xr2, xr3, xr4, xr5, RED_NDIM)
@@ -246,8 +248,8 @@ def _norm_backward_kernel(
             if DX:
                 acc1 = tl.zeros([BLOCK_M, BLOCK_N], ACC)
                 acc2 = tl.zeros([BLOCK_M, BLOCK_N], ACC)
-                for start in range(0, n_cols, BLOCK_N):
-                    cols = start + tl.arange(0, BLOCK_N)
+                for start in range(first_column(INT64), n_cols, BLOCK_N):
+                    cols = column_tile(start, BLOCK_N, INT64)
                     col_mask = cols < n_cols
                     mask = row_mask[:, None] & col_mask[None, :]
                     g_col = dim_offsets(cols, rs1, rs2, rs3, rs4, rs5, gr0, gr1, gr2, gr3, gr4, gr5, RED_NDIM)
@@ -264,8 +266,8 @@ def _norm_backward_kernel(
                     acc2 += g
                 c1 = tl.sum(acc1, axis=1) / n_cols
                 c2 = tl.sum(acc2, axis=1) / n_cols
-            for start in range(0, n_cols, BLOCK_N):
-                cols = start + tl.arange(0, BLOCK_N)
+            for start in range(first_column(INT64), n_cols, BLOCK_N):
+                cols = column_tile(start, BLOCK_N, INT64)
                 col_mask = cols < n_cols
                 mask = row_mask[:, None] & col_mask[None, :]
                 g_col = dim_offsets(cols, rs1, rs2, rs3, rs4, rs5, gr0, gr1, gr2, gr3, gr4, gr5, RED_NDIM)
@@ -376,7 +378,8 @@ def _forward(y, mean, rstd, x, weight, bias, norm_ndim: int, eps: float, rms: bo
         *lay.kept_sizes[1:], *lay.kept_strides[0], *lay.red_sizes[1:], *lay.red_strides[0], *lay.red_strides[1],
         *lay.red_strides[2],
         RMS=rms, HAS_W=weight is not None, HAS_B=bias is not None, ACC=_tl_dtype(acc), KEPT_NDIM=lay.kept_ndim,
-        RED_NDIM=lay.red_ndim, INT64=needs_int64(y, x), **cfg,
+        RED_NDIM=lay.red_ndim, INT64=needs_int64(y, x, weight, bias) or loop_needs_int64(lay.n_cols, cfg["BLOCK_N"]),
+        **cfg,
     )
 
 
@@ -415,7 +418,8 @@ def _backward(dx, dw, db, dy, x, weight, mean, rstd, norm_ndim: int, rms: bool, 
         *lay.kept_sizes[1:], *lay.kept_strides[0], *lay.kept_strides[1], *lay.red_sizes[1:], *lay.red_strides[0],
         *lay.red_strides[1], *lay.red_strides[2],
         RMS=rms, HAS_W=weight is not None, DX=dx is not None, DW=dw is not None, DB=db is not None,
-        ACC=_tl_dtype(acc), KEPT_NDIM=lay.kept_ndim, RED_NDIM=lay.red_ndim, INT64=needs_int64(dx, dy, x), **cfg,
+        ACC=_tl_dtype(acc), KEPT_NDIM=lay.kept_ndim, RED_NDIM=lay.red_ndim,
+        INT64=needs_int64(dx, dy, x, weight) or loop_needs_int64(lay.n_cols, cfg["BLOCK_N"]), **cfg,
     )
     for out, part in zip((dw, db), parts):
         if out is not None:

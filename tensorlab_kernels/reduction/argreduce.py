@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import runtime as rt
 from .._triton import tl, triton
-from ..launch import cdiv, launch, needs_int64
+from ..launch import cdiv, launch, loop_needs_int64, needs_int64
 from . import common
 from .common import (
     RowLayout,
@@ -155,7 +155,7 @@ def _launch(values, indices, inp, in_idx, lay: RowLayout, *, is_max, acc, segmen
         *k[1:], *lay.kept_strides[0], *lay.kept_strides[1], *lay.kept_strides[2], *r[1:], *lay.red_strides[0],
         IS_MAX=is_max, WORST=_worst(acc, is_max), HAS_VALUES=values is not None, HAS_IN_IDX=in_idx is not None,
         ACC=tl_dtype(acc), KEPT_NDIM=lay.kept_ndim, RED_NDIM=lay.red_ndim,
-        INT64=needs_int64(inp, indices, values) or lay.n_cols > 2**31 - 1, **cfg,
+        INT64=needs_int64(inp, indices, values) or loop_needs_int64(segments * seg_len, cfg["BLOCK_N"]), **cfg,
     )
 
 

@@ -51,6 +51,29 @@ def dim_offsets(idx, size1, size2, size3, size4, size5, st0, st1, st2, st3, st4,
 
 
 @triton.jit
+def first_column(INT64: tl.constexpr):
+    """0 as the lower bound of a loop over a row's tiles: int64 under INT64, which makes the loop
+    counter int64 (Triton types it by its bounds), so its last step past a row end near 2**31
+    cannot wrap (launchers set INT64 then: ``launch.loop_needs_int64``)."""
+    if INT64:
+        return tl.full((), 0, tl.int64)
+    else:
+        return tl.full((), 0, tl.int32)
+
+
+@triton.jit
+def column_tile(start, BLOCK_N: tl.constexpr, INT64: tl.constexpr):
+    """The columns ``start + [0, BLOCK_N)`` of a row tile, int64 under INT64: Triton types an integer
+    argument below 2**31 (a stride) as int32, so ``cols * stride`` must get an int64 ``cols`` or it
+    wraps in int32 before any widening."""
+    cols = tl.arange(0, BLOCK_N)
+    if INT64:
+        return tl.cast(start, tl.int64) + cols.to(tl.int64)
+    else:
+        return start + cols
+
+
+@triton.jit
 def sqrt_rn(x):
     """Correctly rounded square root: ``tl.sqrt_rn`` is fp32-only; fp64 ``tl.sqrt`` is IEEE-rounded already."""
     if x.dtype.is_fp64():

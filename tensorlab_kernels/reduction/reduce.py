@@ -43,7 +43,7 @@ import numpy as np
 from .. import runtime as rt
 from .._triton import tl, triton
 from ..fill import float64_bits
-from ..launch import INTERPRET, cdiv, launch, needs_int64
+from ..launch import INTERPRET, cdiv, launch, loop_needs_int64, needs_int64
 from . import common
 from .common import (
     RowLayout,
@@ -347,7 +347,7 @@ def _launch_args(lay: RowLayout, *, pre, combine, post, acc, compute, count, p, 
         PRE=pre, COMBINE=combine, POST=post, IDENT=_identity(pre_ident, combine, acc),
         CONVERT=compute is not None, COMPUTE=tl_dtype(compute if compute is not None else acc),
         ACC=tl_dtype(acc), KEPT_NDIM=lay.kept_ndim, RED_NDIM=lay.red_ndim, OUT_LINEAR=linear is not None,
-        INT64=int64, **cfg,
+        INT64=int64 or loop_needs_int64(segments * seg_len, cfg["BLOCK_N"]), **cfg,  # (the last segment's end)
     )
     return (cdiv(lay.n_rows, cfg["BLOCK_M"]), segments), ints, meta
 

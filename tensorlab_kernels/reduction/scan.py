@@ -29,11 +29,13 @@ import numpy as np
 
 from .._triton import tl, triton
 from ..elementwise.libdevice import libdevice as ld
-from ..launch import INTERPRET, cdiv, launch, needs_int64
+from ..launch import INTERPRET, cdiv, launch, loop_needs_int64, needs_int64
 from . import common
 from .common import (
     cast_to,
+    column_tile,
     dim_offsets,
+    first_column,
     float_acc,
     host_cast,
     is_float,
@@ -112,8 +114,8 @@ def _scan_kernel(
 
     carry = tl.full([BLOCK_M], IDENT, ACC)
     carry_i = tl.full([BLOCK_M], -1, tl.int64)
-    for start in range(0, n_cols, BLOCK_N):
-        cols = start + tl.arange(0, BLOCK_N)
+    for start in range(first_column(INT64), n_cols, BLOCK_N):
+        cols = column_tile(start, BLOCK_N, INT64)
         store_mask = row_mask[:, None] & (cols < n_cols)[None, :]
         if EXCLUSIVE:
             src = cols - 1  # element i combines elements < i: read one to the left
@@ -229,7 +231,7 @@ def scan(out, indices, inp, *, op: str, dim: int, compute=None, exclusive: bool 
         *lay.kept_strides[2], strides[0][dim], strides[1][dim], strides[2][dim],
         OP=SCAN_OPS[op], IDENT=_identity(op, acc), EXCLUSIVE=exclusive, CONVERT=compute is not None,
         COMPUTE=tl_dtype(compute if compute is not None else acc), ACC=tl_dtype(acc), KEPT_NDIM=lay.kept_ndim,
-        INT64=needs_int64(out, inp, indices), **cfg,
+        INT64=needs_int64(out, inp, indices) or loop_needs_int64(lay.n_cols, cfg["BLOCK_N"]), **cfg,
     )
 
 

@@ -30,11 +30,13 @@ import numpy as np
 
 from .._triton import tl, triton
 from ..copy import strided_copy
-from ..launch import INTERPRET, cdiv, launch, needs_int64
+from ..launch import INTERPRET, cdiv, launch, loop_needs_int64, needs_int64
 from .common import (
     cast_to,
+    column_tile,
     contiguous_stand_in,
     dim_offsets,
+    first_column,
     float_acc,
     host_cast,
     max_shift,
@@ -71,7 +73,7 @@ def _softmax_kernel(
     out_ty = out_ptr.dtype.element_ty
 
     if ONE_TILE:
-        cols = tl.arange(0, BLOCK_N)
+        cols = column_tile(0, BLOCK_N, INT64)
         mask = row_mask[:, None] & (cols < n_cols)[None, :]
         x = tl.load(in_ptr + in_row[:, None] + cols[None, :] * in_col_stride, mask=mask, other=0)
         if CONVERT:
@@ -89,8 +91,8 @@ def _softmax_kernel(
         # pass 1: running maximum m and s = sum(exp(x - shift(m))), rescaled when m grows
         m = tl.full([BLOCK_M], float("-inf"), ACC)
         s = tl.zeros([BLOCK_M], ACC)
-        for start in range(0, n_cols, BLOCK_N):
-            cols = start + tl.arange(0, BLOCK_N)
+        for start in range(first_column(INT64), n_cols, BLOCK_N):
+            cols = column_tile(start, BLOCK_N, INT64)
             mask = row_mask[:, None] & (cols < n_cols)[None, :]
             x = tl.load(in_ptr + in_row[:, None] + cols[None, :] * in_col_stride, mask=mask, other=0)
             if CONVERT:
@@ -104,8 +106,8 @@ def _softmax_kernel(
         shift = max_shift(m)
         log_s = tl.log(s)
         # pass 2: normalise and write
-        for start in range(0, n_cols, BLOCK_N):
-            cols = start + tl.arange(0, BLOCK_N)
+        for start in range(first_column(INT64), n_cols, BLOCK_N):
+            cols = column_tile(start, BLOCK_N, INT64)
             mask = row_mask[:, None] & (cols < n_cols)[None, :]
             x = tl.load(in_ptr + in_row[:, None] + cols[None, :] * in_col_stride, mask=mask, other=0)
             if CONVERT:
@@ -142,7 +144,7 @@ def _softmax_backward_kernel(
     out_ty = gin_ptr.dtype.element_ty
 
     if ONE_TILE:
-        cols = tl.arange(0, BLOCK_N)
+        cols = column_tile(0, BLOCK_N, INT64)
         mask = row_mask[:, None] & (cols < n_cols)[None, :]
         g = tl.load(g_ptr + g_row[:, None] + cols[None, :] * g_col_stride, mask=mask, other=0).to(ACC)
         y = tl.load(y_ptr + y_row[:, None] + cols[None, :] * y_col_stride, mask=mask, other=0).to(ACC)
@@ -153,8 +155,8 @@ def _softmax_backward_kernel(
         tl.store(gin_ptr + out_row[:, None] + cols[None, :] * out_col_stride, cast_to(gin, out_ty), mask=mask)
     else:
         acc = tl.zeros([BLOCK_M, BLOCK_N], ACC)
-        for start in range(0, n_cols, BLOCK_N):
-            cols = start + tl.arange(0, BLOCK_N)
+        for start in range(first_column(INT64), n_cols, BLOCK_N):
+            cols = column_tile(start, BLOCK_N, INT64)
             mask = row_mask[:, None] & (cols < n_cols)[None, :]
             g = tl.load(g_ptr + g_row[:, None] + cols[None, :] * g_col_stride, mask=mask, other=0).to(ACC)
             if LOG:
@@ -163,8 +165,8 @@ def _softmax_backward_kernel(
                 y = tl.load(y_ptr + y_row[:, None] + cols[None, :] * y_col_stride, mask=mask, other=0).to(ACC)
                 acc += g * y
         s = tl.sum(acc, axis=1)[:, None]
-        for start in range(0, n_cols, BLOCK_N):
-            cols = start + tl.arange(0, BLOCK_N)
+        for start in range(first_column(INT64), n_cols, BLOCK_N):
+            cols = column_tile(start, BLOCK_N, INT64)
             mask = row_mask[:, None] & (cols < n_cols)[None, :]
             g = tl.load(g_ptr + g_row[:, None] + cols[None, :] * g_col_stride, mask=mask, other=0).to(ACC)
             y = tl.load(y_ptr + y_row[:, None] + cols[None, :] * y_col_stride, mask=mask, other=0).to(ACC)
@@ -234,7 +236,8 @@ def softmax(out, inp, *, dim: int, log: bool = False, compute=None) -> None:
         out, inp, lay.n_rows, lay.n_cols, *lay.kept_sizes[1:], *lay.kept_strides[0], *lay.kept_strides[1],
         *col_strides,
         LOG=log, CONVERT=compute is not None, COMPUTE=tl_dtype(compute if compute is not None else acc),
-        ACC=tl_dtype(acc), KEPT_NDIM=lay.kept_ndim, INT64=needs_int64(out, inp), **cfg,
+        ACC=tl_dtype(acc), KEPT_NDIM=lay.kept_ndim,
+        INT64=needs_int64(out, inp) or loop_needs_int64(lay.n_cols, cfg["BLOCK_N"]), **cfg,
     )
 
 
@@ -255,7 +258,8 @@ def softmax_backward(grad_input, grad, output, *, dim: int, log: bool = False) -
         _softmax_backward_kernel, (cdiv(lay.n_rows, cfg["BLOCK_M"]),),
         grad_input, grad, output, lay.n_rows, lay.n_cols, *lay.kept_sizes[1:], *lay.kept_strides[0],
         *lay.kept_strides[1], *lay.kept_strides[2], *col_strides,
-        LOG=log, ACC=tl_dtype(acc), KEPT_NDIM=lay.kept_ndim, INT64=needs_int64(grad_input, grad, output), **cfg,
+        LOG=log, ACC=tl_dtype(acc), KEPT_NDIM=lay.kept_ndim,
+        INT64=needs_int64(grad_input, grad, output) or loop_needs_int64(lay.n_cols, cfg["BLOCK_N"]), **cfg,
     )
 
 

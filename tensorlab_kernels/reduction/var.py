@@ -37,7 +37,7 @@ import numpy as np
 from .. import runtime as rt
 from .._triton import tl, triton
 from ..fill import float64_bits
-from ..launch import cdiv, launch, needs_int64
+from ..launch import cdiv, launch, loop_needs_int64, needs_int64
 from . import common
 from .common import (
     RowLayout,
@@ -184,7 +184,8 @@ def _launch(var, mean, inp, in_m2, lay: RowLayout, *, final, std, acc, segments,
         lay.n_rows, lay.n_cols, seg_len, part_len, n_total, float64_bits(divisor),
         *k[1:], *lay.kept_strides[0], *lay.kept_strides[1], *lay.kept_strides[2], *r[1:], *lay.red_strides[0],
         PARTIALS=in_m2 is not None, FINAL=final, STD=std, HAS_MEAN=mean is not None, ACC=tl_dtype(acc),
-        KEPT_NDIM=lay.kept_ndim, RED_NDIM=lay.red_ndim, INT64=needs_int64(inp, var, mean), **cfg,
+        KEPT_NDIM=lay.kept_ndim, RED_NDIM=lay.red_ndim,
+        INT64=needs_int64(inp, var, mean) or loop_needs_int64(segments * seg_len, cfg["BLOCK_N"]), **cfg,
     )
 
 

@@ -149,7 +149,7 @@ def _segment_sum_kernel(
         acc = tl.zeros([BLOCK], tl.float32)
     # Each lane sums its own run; the loop runs to the longest run in the block, in order, so
     # the result does not depend on scheduling.
-    longest = tl.max(r, 0).to(tl.int32)
+    longest = tl.max(r, 0)  # (int64: one repeat count can pass 2**31 - 1)
     for t in range(0, longest):
         m = mask & (t < r)
         v = tl.load(g_ptr + base + (start + t) * g_dim_stride, mask=m, other=0)
