@@ -43,6 +43,9 @@ _INTERPRETER_LOCK = threading.RLock()
 _launch_hook = None
 
 INT32_MAX = 2**31 - 1
+# CUDA's limit on a grid's second and third dims (the first takes up to 2**31 - 1): a launcher
+# whose grid could pass it splits its launch; the interpreter enforces it, as the GPU does.
+GRID_YZ_MAX = 65535
 MAX_DIMS = 6  # generic strided kernels take this many (size, stride) pairs after collapsing
 
 
@@ -71,6 +74,9 @@ def launch(kernel, grid, *args, **meta):
     if direct_launch.ENABLED:
         return direct_launch.launch(kernel, grid, args, meta)
     if _RUNTIME_INTERPRET:
+        if max(grid[1:], default=0) > GRID_YZ_MAX:  # (a GPU refuses the launch: so does the interpreter)
+            raise RuntimeError(f"launch: grid {grid} passes CUDA's limit of {GRID_YZ_MAX} on its second and third "
+                               "dims")
         # Triton's interpreter computes with numpy, which warns where the GPU silently gives inf or
         # nan (x / 0, log(0), overflowing casts, and masked lanes computing 0/0): no warning a GPU
         # user would not see. One launch at a time: the interpreter patches triton.language for the
@@ -186,9 +192,26 @@ def split_leading(shape: tuple, strides: list[tuple], ndim: int = MAX_DIMS):
         yield rest, [s[extra:] for s in strides], offsets
 
 
+def grid_yz_pieces(b1: int, b2: int, strides: list[tuple]):
+    """Yield ``((b1', b2'), element offsets)`` pieces of a ``b1 x b2`` batch that a kernel launches
+    as one grid dim of ``b1 * b2`` programs (its second or third), each piece within CUDA's
+    ``GRID_YZ_MAX`` (4096 sequences of 32 heads pass it); ``strides``: each array's (b1, b2) strides."""
+    limit = GRID_YZ_MAX
+    if b1 * b2 <= limit:
+        yield (b1, b2), [0] * len(strides)
+    elif b2 <= limit:
+        step = limit // b2
+        for i in range(0, b1, step):
+            yield (min(step, b1 - i), b2), [i * s[0] for s in strides]
+    else:
+        for i in range(b1):
+            for j in range(0, b2, limit):
+                yield (1, min(limit, b2 - j)), [i * s[0] + j * s[1] for s in strides]
+
+
 def numel(shape) -> int:
     return math.prod(shape)
 
 
-__all__ = ["DEBUG", "INTERPRET", "MAX_DIMS", "cdiv", "collapse_dims", "launch", "loop_needs_int64", "needs_int64",
-           "next_power_of_2", "pad_dims", "set_launch_hook", "triton"]
+__all__ = ["DEBUG", "GRID_YZ_MAX", "INTERPRET", "MAX_DIMS", "cdiv", "collapse_dims", "grid_yz_pieces", "launch",
+           "loop_needs_int64", "needs_int64", "next_power_of_2", "pad_dims", "set_launch_hook", "triton"]

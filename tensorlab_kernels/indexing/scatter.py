@@ -48,7 +48,7 @@ from .. import runtime as rt
 from .._triton import tl, triton
 from ..copy import strided_copy
 from ..fill import float64_bits, int_value, stored_float_bits
-from ..launch import INTERPRET, cdiv, collapse_dims, launch
+from ..launch import GRID_YZ_MAX, INTERPRET, cdiv, collapse_dims, launch
 from ..strided import offsets, strided_layout
 from .gather import flat_index, per_dim
 from .layout import AdvancedLayout, apply_basic, contiguous_strides
@@ -229,6 +229,7 @@ def _segment_reduce_rows_kernel(
     out_ptr, src_ptr, keys_ptr, pay_ptr, part_ptr,  # keys/pay: offsets of row starts; part: [2 nslots, w]
     n, nsteps, nslots, alpha_bits,
     w, out_w_stride, src_w_stride,  # row length and the column strides
+    w0,  # the first column of this launch's column blocks (a very long row takes several launches)
     REDUCE: tl.constexpr, INCLUDE_SELF: tl.constexpr, ACC_KIND: tl.constexpr, HAS_ALPHA: tl.constexpr,
     CHUNK: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_W: tl.constexpr,
 ):
@@ -237,7 +238,7 @@ def _segment_reduce_rows_kernel(
     pid_w = tl.program_id(1)
     j = pid.to(tl.int64) * BLOCK_K + tl.arange(0, BLOCK_K).to(tl.int64)
     key, valid, start, end = _run_bounds(keys_ptr, j, n, nsteps)
-    cols = pid_w.to(tl.int64) * BLOCK_W + tl.arange(0, BLOCK_W).to(tl.int64)
+    cols = w0 + pid_w.to(tl.int64) * BLOCK_W + tl.arange(0, BLOCK_W).to(tl.int64)
     cmask = cols < w
     dst = key[:, None] + cols[None, :] * out_w_stride
     ty = out_ptr.dtype.element_ty
@@ -280,7 +281,7 @@ def _segment_reduce_rows_kernel(
 @triton.jit
 def _long_runs_rows_kernel(
     out_ptr, keys_ptr, part_ptr,
-    n, nsteps, nslots, w, out_w_stride,
+    n, nsteps, nslots, w, out_w_stride, w0,
     REDUCE: tl.constexpr, INCLUDE_SELF: tl.constexpr, ACC_KIND: tl.constexpr, CHUNK: tl.constexpr,
     BLOCK_K: tl.constexpr, BLOCK_W: tl.constexpr,
 ):
@@ -288,7 +289,7 @@ def _long_runs_rows_kernel(
     pid_w = tl.program_id(1)
     j = pid.to(tl.int64) * BLOCK_K + tl.arange(0, BLOCK_K).to(tl.int64)
     key, valid, start, end = _run_bounds(keys_ptr, j, n, nsteps)
-    cols = pid_w.to(tl.int64) * BLOCK_W + tl.arange(0, BLOCK_W).to(tl.int64)
+    cols = w0 + pid_w.to(tl.int64) * BLOCK_W + tl.arange(0, BLOCK_W).to(tl.int64)
     cmask = cols < w
     length = end - start
     head = valid & (j == start) & (length > CHUNK)
@@ -440,13 +441,16 @@ def reduce_runs(out, src, keys, pays, max_key: int, reduce: str, include_self: b
     else:
         block_w = min(triton_next_pow2(w), 1024 if INTERPRET else 128)
         block_k = max(1, (4096 if INTERPRET else 2048) // block_w)
-        grid = (cdiv(n, block_k), cdiv(w, block_w))
-        launch(_segment_reduce_rows_kernel, grid, out, src, keys, pays, part, n, nsteps, nslots, alpha_bits, w,
-               out_w_stride, src_w_stride, HAS_ALPHA=has_alpha, CHUNK=chunk, BLOCK_K=block_k, BLOCK_W=block_w,
-               num_warps=4, **common)
-        if long_runs:
-            launch(_long_runs_rows_kernel, grid, out, keys, part, n, nsteps, nslots, w, out_w_stride, CHUNK=chunk,
-                   BLOCK_K=block_k, BLOCK_W=block_w, num_warps=4, **common)
+        n_wblocks = cdiv(w, block_w)
+        for first in range(0, n_wblocks, GRID_YZ_MAX):  # (column blocks are grid dim 2: CUDA's limit)
+            grid = (cdiv(n, block_k), min(GRID_YZ_MAX, n_wblocks - first))
+            w0 = first * block_w
+            launch(_segment_reduce_rows_kernel, grid, out, src, keys, pays, part, n, nsteps, nslots, alpha_bits, w,
+                   out_w_stride, src_w_stride, w0, HAS_ALPHA=has_alpha, CHUNK=chunk, BLOCK_K=block_k,
+                   BLOCK_W=block_w, num_warps=4, **common)
+            if long_runs:
+                launch(_long_runs_rows_kernel, grid, out, keys, part, n, nsteps, nslots, w, out_w_stride, w0,
+                       CHUNK=chunk, BLOCK_K=block_k, BLOCK_W=block_w, num_warps=4, **common)
 
 
 def triton_next_pow2(n: int) -> int:

@@ -50,7 +50,7 @@ import numpy as np
 from .. import runtime as rt
 from .._triton import tl, triton
 from ..fill import fill, float64_bits
-from ..launch import INTERPRET, cdiv, collapse_dims, launch, needs_int64, split_leading
+from ..launch import INTERPRET, cdiv, collapse_dims, grid_yz_pieces, launch, needs_int64, split_leading
 from ..reduction.common import cast_to, float_acc, host_cast, host_float, next_pow2
 
 MAX_HEAD_DIM = 256
@@ -440,14 +440,17 @@ def _check(q, k, v, mask, out) -> tuple:
 
 def _pieces(batch, *arrays):
     """(B1, B2) launches over the batch dims (collapsed; more than two left: one launch per index
-    of the leading ones), with each array's batch strides and element offset."""
+    of the leading ones; more than ``GRID_YZ_MAX`` entries: in pieces), with each array's batch
+    strides and element offset."""
     strides = [tuple(a.strides[:len(batch)]) if a is not None else (0,) * len(batch) for a in arrays]
     cshape, cstrides = collapse_dims(tuple(batch), *strides)
     for pshape, pstrides, poffs in split_leading(cshape, cstrides, ndim=2):
         pshape = (1,) * (2 - len(pshape)) + tuple(pshape)
         pstrides = [(0,) * (2 - len(s)) + tuple(s) for s in pstrides]
-        views = [a.view(a.shape, a.strides, a.offset + off) if a is not None else None for a, off in zip(arrays, poffs)]
-        yield pshape, pstrides, views
+        for piece, offs in grid_yz_pieces(*pshape, pstrides):  # (the batch is grid dim 2)
+            views = [a.view(a.shape, a.strides, a.offset + off + o) if a is not None else None
+                     for a, off, o in zip(arrays, poffs, offs)]
+            yield piece, pstrides, views
 
 
 def _meta(q, mask, is_causal, precision):

@@ -1,4 +1,4 @@
-"""Index arithmetic past 2**31 - 1 in the row kernels.
+"""Index arithmetic past 2**31 - 1 in the row kernels, and CUDA's grid limits.
 
 Triton types an integer argument below 2**31 as int32, so ``cols * stride`` wraps in int32 unless
 ``cols`` is int64 first: a launcher's INT64 flag (``needs_int64``) must widen every term of an
@@ -17,6 +17,7 @@ import pytest
 import tensorlab as tl
 import tensorlab.nn.functional as F
 from tensorlab_kernels import launch as klaunch
+from tensorlab_kernels.indexing import scatter as kscatter
 from tensorlab_kernels.matmul import gemm as kgemm
 from tensorlab_kernels.nn import cross_entropy as kce
 from tensorlab_kernels.nn import layer_norm as kln
@@ -141,3 +142,59 @@ def test_matmul_plans_go_int64_when_a_tile_index_can_pass_2_31():
     pieces, _, meta = kgemm._plan((64, 2), (2, 1), (64, 1), (1, 1), (1, 2), (2, 1), None,
                                   np.dtype(np.float16), None, None, "highest", False, 132)
     assert not meta["INT64"]
+
+
+def test_the_interpreter_refuses_a_grid_past_cudas_limit(monkeypatch):
+    if not tl.cuda.is_interpreted():
+        pytest.skip("the GPU itself refuses such a launch")
+    monkeypatch.setattr(klaunch, "GRID_YZ_MAX", 2)
+    with pytest.raises(RuntimeError, match="passes CUDA's limit"):
+        klaunch.launch(kreduce._reduce_kernel, (1, 3), None)
+
+
+@pytest.mark.parametrize("batch", [(4, 2), (2, 5), (7,)])
+def test_attention_splits_a_batch_past_the_grid_limit(monkeypatch, batch):
+    """Batch x heads entries are grid dim 2 (at most 65535 on a GPU: 4096 sequences of 16 heads
+    pass it); with the limit lowered to 3 every launch is split into pieces."""
+    monkeypatch.setattr(klaunch, "GRID_YZ_MAX", 3)
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((*batch, 5, 8)).astype(np.float32) for _ in range(3))
+    mask = rng.standard_normal((*batch, 5, 5)).astype(np.float32)
+    got, want = [], []
+    for device, results in (("cuda", got), ("cpu", want)):
+        tq, tk, tv = (tl.tensor(a, device=device, requires_grad=True) for a in (q, k, v))
+        out = F.scaled_dot_product_attention(tq, tk, tv, attn_mask=tl.tensor(mask, device=device))
+        out.backward(tl.tensor(np.cos(np.arange(out.numel())).reshape(out.shape).astype(np.float32), device=device))
+        results += [t.detach().cpu().numpy() for t in (out, tq.grad, tk.grad, tv.grad)]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("op", ["index_add", "index_put_accumulate", "index_put"])
+def test_scatter_rows_split_columns_past_the_grid_limit(monkeypatch, op):
+    """index_add and index_put along dim 0 fold each row's column blocks on grid dim 2 (a row of
+    more than 8.4M elements passed 65535 blocks); with the limit lowered to 2, three blocks of 1024
+    columns take two launches."""
+    monkeypatch.setattr(klaunch, "GRID_YZ_MAX", 2)
+    monkeypatch.setattr(kscatter, "GRID_YZ_MAX", 2)
+    monkeypatch.setattr(kscatter, "RUN_CHUNK", 2)  # runs of three sources: the long-runs kernel too
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((3, 2500)).astype(np.float32)
+    src = rng.standard_normal((5, 2500)).astype(np.float32)
+    index = np.array([2, 0, 2, 2, 1]) if op != "index_put" else np.array([2, 0, 1, 4, 3])
+    x = np.concatenate([x, x[:2]]) if op == "index_put" else x  # (5 rows: each written once)
+    results = []
+    for device in ("cuda", "cpu"):
+        t = tl.tensor(x, device=device)
+        idx, s = tl.tensor(index, device=device), tl.tensor(src, device=device)
+        if op == "index_add":
+            results.append(t.index_add(0, idx, s).cpu().numpy())
+        else:
+            results.append(t.index_put((idx,), s, accumulate=op == "index_put_accumulate").cpu().numpy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
+    want = x.copy()
+    if op == "index_put":
+        want[index] = src
+    else:
+        np.add.at(want, index, src)
+    np.testing.assert_allclose(results[1], want, rtol=1e-5, atol=1e-6)
