@@ -28,6 +28,8 @@ from .._factories import tensor as _tensor
 from .._layout import contiguous_format
 from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
 from .._views import of_a_temporary
+from ..autograd.function import Function
+from ..autograd.grad_mode import no_grad
 from . import elementwise_binary as B
 from . import elementwise_common as E
 from . import elementwise_unary as U
@@ -464,9 +466,50 @@ def ldexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
         raise E.not_implemented_for("ldexp", other.dtype)
     dtype = D.result_type(input, other)
     dtype = dtype if dtype.is_floating_point else D.get_default_dtype()
+    if not other.dtype.is_floating_point and other.dtype is not D.bool:
+        # PyTorch 2.15: an integral exponent is C's ldexp, not the product with 2**other (which overflows
+        # or underflows where the result does not: 1e-38 * 2**200 is 1.6e22)
+        return E.composite_out("ldexp", _LdexpIntegral.apply(input, other, dtype), out)
     compute = D.float64 if dtype is D.float64 else D.float32
     power = B.pow(2.0, other) if other.dtype in (D.float16, D.bfloat16) else B.pow(2.0, other.to(compute))
     return E.composite_out("ldexp", (input.to(compute) * power.to(compute)).to(dtype), out)
+
+
+def _exact_ldexp(x: Tensor, e: Tensor) -> Tensor:
+    """``x * 2**e`` rounded once (C's ldexp) for a floating ``x`` and an int32 ``e``, from ops whose
+    every step but the last is exact."""
+    if x.dtype is not D.float64:
+        # In float64 the product is exact (|x| in [2**-149, 2**128) times 2**+-400 stays normal there; a
+        # larger |e| only saturates to 0 or inf): the one rounding is the cast back.
+        return (x.to(D.float64) * B.pow(2.0, e.clamp(-400, 400).to(D.float64))).to(x.dtype)
+    # float64: x = x2 * 2**s with |x2| in [2**-400, 2**400) (exact scalings of the small and the large);
+    # then x2 * 2**k, k = e + s, as (x2 * 2**c) * 2**(k - c) with c = clamp(k, -600, 600): the first
+    # product stays normal (exact), the second rounds once. k is clamped where the result is 0 or inf
+    # anyway (|k| >= 1475), so that 2**(k - c) is neither 0 nor inf (0 * inf, inf * 0: NaN).
+    a = x.abs()
+    s = (a >= 2.0 ** 400).to(D.float64) * 700.0 - (a < 2.0 ** -400).to(D.float64) * 700.0  # (0 for NaN)
+    x2 = x * B.pow(2.0, -s)
+    k = (e.clamp(-5000, 5000).to(D.float64) + s).clamp(-1674, 1623)
+    c = k.clamp(-600, 600)
+    return x2 * B.pow(2.0, c) * B.pow(2.0, k - c)
+
+
+class _LdexpIntegral(Function):
+    """ldexp with an integral exponent: the exact ``input * 2**other`` (``other`` wraps to a C int, as
+    PyTorch's kernel takes it); the gradient is PyTorch's ``grad * pow(2.0, other)`` (2**other in the
+    default dtype: it overflows and underflows, as PyTorch's)."""
+
+    @staticmethod
+    def forward(ctx, input, other, dtype):
+        ctx.save_for_backward(other)
+        ctx.input_dtype = input.dtype
+        return _exact_ldexp(input.to(dtype), other.to(D.int32))
+
+    @staticmethod
+    def backward(ctx, g):
+        (other,) = ctx.saved_tensors
+        gx = g * B.pow(2.0, other)
+        return gx if gx.dtype is ctx.input_dtype else gx.to(ctx.input_dtype), None, None
 
 
 @tensor_method
@@ -474,7 +517,9 @@ def ldexp_(self: Tensor, other: Tensor) -> Tensor:
     return E.inplace_composite("ldexp", ldexp, self, other)
 
 
-def _renorm_factor(input: Tensor, p, dim: int, maxnorm) -> Tensor:
+def _renorm_factor(input: Tensor, p, dim: int, maxnorm, dtype) -> Tensor:
+    """The per-slice factor of ``input`` (float32 for a float16/bfloat16 ``dtype``, see :func:`_renorm_input`),
+    with the values of PyTorch's, rounded to ``dtype``."""
     if input.ndim < 2:
         raise RuntimeError(f"renorm(): input needs at least 2 dimensions, got {input.ndim} dimensions")
     if p <= 0:
@@ -489,7 +534,22 @@ def _renorm_factor(input: Tensor, p, dim: int, maxnorm) -> Tensor:
         # a slice left alone passes its gradient through unchanged (PyTorch), also a NaN one, whose
         # norm's gradient (NaN) would otherwise reach it as 0 * NaN: its norm is taken of ones instead
         norms = R.norm(B.where(scaled, input, 1.0), p, dim=others, keepdim=True)
-    return B.where(scaled, maxnorm / (norms + 1e-7), 1.0)  # PyTorch's 1e-7
+    factor = B.where(scaled, maxnorm / (norms + 1e-7), 1.0)  # PyTorch's 1e-7
+    if dtype is not input.dtype:
+        # PyTorch rounds the float32 factor to the input's dtype before the product. The rounding is added
+        # as a constant, so the factor's gradient stays float32 (a float16 sum of grad * input overflows);
+        # factor + (rounded - factor) is exactly the rounded value (the difference of floats this close is
+        # exact).
+        with no_grad():
+            rounding = factor.to(dtype).to(factor.dtype) - factor
+        factor = factor + rounding
+    return factor
+
+
+def _renorm_input(input: Tensor) -> Tensor:
+    """The input the factor is computed from: float32 for float16/bfloat16, as PyTorch (whose norm is
+    float32 there; a float16 one overflows)."""
+    return input.to(D.float32) if input.dtype in (D.float16, D.bfloat16) else input
 
 
 @tensor_method
@@ -497,13 +557,16 @@ def renorm(input: Tensor, p, dim: int, maxnorm, *, out=None) -> Tensor:
     """Each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to norm ``maxnorm``.
     ``out=``: of ``input``'s dtype."""
     out = E.exact_out("renorm", out, input, input)
-    result = input * _renorm_factor(input, p, dim, maxnorm)
+    x = _renorm_input(input)
+    # float16/bfloat16: the product in float32 rounded once, the value of PyTorch's float16 product
+    result = x * _renorm_factor(x, p, dim, maxnorm, input.dtype)
+    result = result if result.dtype is input.dtype else result.to(input.dtype)
     return result if out is None else E.write_out(result, out)
 
 
 @tensor_method
 def renorm_(self: Tensor, p, dim: int, maxnorm) -> Tensor:
-    return self.mul_(_renorm_factor(self, p, dim, maxnorm))
+    return self.mul_(_renorm_factor(_renorm_input(self), p, dim, maxnorm, self.dtype))
 
 
 _INDEX_REDUCE = ("prod", "mean", "amax", "amin")

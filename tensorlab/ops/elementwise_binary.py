@@ -351,7 +351,8 @@ def _pow_backward(ctx, g):
             gy = g * where((x == 0) & (y >= 0), 0.0, out * log(x))
         else:
             logx = math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
-            gy = g * out * logx if x != 0 else g * where(y >= 0, 0.0, out * logx)
+            # g * (out * log(x)), PyTorch's order: (g * out) * log(x) overflows where the gradient does not
+            gy = g * (out * logx) if x != 0 else g * where(y >= 0, 0.0, out * logx)
     return _finish(ctx, gx, gy)
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._tensor import Tensor, need_tensor, tensor_method
 from ...amp.autocast_mode import autocast_lower_precision
+from ...autograd.function import Function
 from ...ops import elementwise_common as E
 from ...ops.elementwise_unary import (
     elu,
@@ -307,7 +308,30 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
     _float_only("glu", input)  # (PyTorch's glu kernels are floating only: an integer input raised nothing here)
     a, b = input.narrow(d, 0, size // 2), input.narrow(d, size // 2, size // 2)
+    if input.dtype in (D.float16, D.bfloat16):
+        return _GluReduced.apply(a, b)
     return a * b.sigmoid()
+
+
+class _GluReduced(Function):
+    """glu of float16/bfloat16 halves as PyTorch's (CPU) kernels: the forward ``a * sigmoid(b)`` in float32,
+    rounded once (a float16 sigmoid(-20) is 0: 65504 * it was 0, inf * it NaN, not 1.35e-4 and inf);
+    the backward from ``sig = sigmoid(b)`` rounded to the dtype, ``da = sig * g`` and
+    ``db = (1 - sig) * sig * a * g`` each in float32, rounded once."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return (a.float() * b.float().sigmoid()).to(a.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        sig = b.float().sigmoid().to(b.dtype).float()
+        g = g.float()
+        da = (sig * g).to(a.dtype) if ctx.needs_input_grad[0] else None
+        db = ((1 - sig) * sig * a.float() * g).to(b.dtype) if ctx.needs_input_grad[1] else None
+        return da, db
 
 
 def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:

@@ -417,7 +417,10 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         rows = rows * psw.unsqueeze(1)
     target = tensor(bag_of[positions], device=dev)
     if mode == "max":
-        return _bag_max(out, rows, target)
+        tb = bag_of[positions]
+        later = np.zeros(tb.size, bool)  # not the first (kept) element of its bag
+        later[1:] = tb[1:] == tb[:-1]
+        return _bag_max(out, rows, target, tensor(later.reshape(-1, 1), device=dev))
     out = index_add(out, 0, target, rows)
     if mode == "mean":
         counts = np.bincount(bag_of[positions], minlength=bags).astype(np.float64)
@@ -425,9 +428,11 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     return out
 
 
-def _bag_max(out: Tensor, rows: Tensor, target: Tensor) -> Tensor:
+def _bag_max(out: Tensor, rows: Tensor, target: Tensor, later: Tensor) -> Tensor:
     """Per bag and column, the row that holds the maximum; the gradient goes to the first such row
-    in bag order, as PyTorch's (an amax would share it between tied rows)."""
+    in bag order, as PyTorch's (an amax would share it between tied rows). PyTorch's running maximum
+    (the bag's first value, then any later one that is ``>``) keeps a NaN in first place and skips a
+    later one: ``later`` marks the rows that are not their bag's first, whose NaNs are taken as -inf."""
     from ... import arange, full, where
 
     index = target.unsqueeze(1).expand(rows._shape)
@@ -435,8 +440,9 @@ def _bag_max(out: Tensor, rows: Tensor, target: Tensor) -> Tensor:
     if n == 0:
         return out.scatter_reduce(0, index, rows, "amax", include_self=False)
     with no_grad():
-        best = out.scatter_reduce(0, index, rows, "amax", include_self=False).index_select(0, target)
-        hit = (rows == best) | (rows.isnan() & best.isnan())
+        values = where(later & rows.isnan(), -math.inf, rows)
+        best = out.scatter_reduce(0, index, values, "amax", include_self=False).index_select(0, target)
+        hit = (values == best) | (values.isnan() & best.isnan())
         position = arange(n, device=rows.device).unsqueeze(1).expand(rows._shape)
         first = full(out._shape, n, dtype=D.int64, device=rows.device).scatter_reduce(
             0, index, where(hit, position, n), "amin")

@@ -188,6 +188,9 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return _reduce(_smooth_l1_terms(a - b, beta, 0.5 / beta, 0.5 * beta, 1.0), reduction)
 
 
+_F32_MAX = 3.4028234663852886e38
+
+
 def _smooth_l1_terms(diff: Tensor, beta: float, quad_scale: float, lin_shift: float, lin_scale: float) -> Tensor:
     """``quad_scale * diff^2`` where ``|diff| < beta``, else ``(|diff| - lin_shift) * lin_scale``.
 
@@ -202,6 +205,9 @@ def _smooth_l1_terms(diff: Tensor, beta: float, quad_scale: float, lin_shift: fl
     big = d >= beta
     linear = d - lin_shift
     if lin_scale != 1.0:
+        if diff.dtype is D.float32 and abs(lin_scale) > _F32_MAX:
+            # a delta that is inf in float32: 0 (not 0 * inf, NaN) for the unselected branch's gradient
+            lin_scale = where(big, math.inf if lin_scale > 0 else -math.inf, 0.0)
         linear = linear * lin_scale
     return where(big, linear, where(big, 0.0, diff).square() * quad_scale)
 
@@ -223,7 +229,14 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if target.dtype is not input.dtype:
         target = target.to(input.dtype)  # PyTorch's huber_loss computes in the input's dtype (mse_loss promotes)
     a, b = _broadcast("huber_loss", input, target)
-    loss = _smooth_l1_terms(a - b, delta, 0.5, 0.5 * delta, delta)
+    if a.dtype is D.float16:
+        # PyTorch computes float16 in float32 (delta too), rounding the loss once: in float16, 0.5 * delta
+        # overflows from delta = 131008 (inf - inf: NaN) and a - b from |a - b| = 65520
+        loss = _smooth_l1_terms(a.float() - b.float(), delta, 0.5, 0.5 * delta, delta).to(a.dtype)
+    else:
+        if a.dtype is D.bfloat16:  # PyTorch's bfloat16 kernel: bfloat16 steps, with delta rounded to bfloat16
+            delta = float(D.bfloat16.np.type(delta))
+        loss = _smooth_l1_terms(a - b, delta, 0.5, 0.5 * delta, delta)
     return _weighted("huber_loss", loss, input, weight, reduction, mean_by_weight=False)
 
 

@@ -10,8 +10,10 @@ rsqrt, mul, ...), which are differentiable, so ``gradgradcheck`` passes.
 
 ``group_norm`` reshapes to (N, groups, -1) and runs the fused layer-norm op without affine,
 then applies the per-channel affine. ``batch_norm`` is a composition of registered ops
-(``var_mean`` over every dim but the channel dim, then the affine); the running statistics are
-updated in place under ``no_grad`` with PyTorch's formulas (momentum, unbiased variance).
+(``var_mean`` over every dim but the channel dim, then the affine); in training its gradient is
+PyTorch's fused backward on ``x - mean`` (a custom Function, itself differentiable), as
+differentiating the composition underflows and cancels at large magnitudes. The running statistics
+are updated in place under ``no_grad`` with PyTorch's formulas (momentum, unbiased variance).
 ``instance_norm`` is PyTorch's composition: ``batch_norm`` of the input seen as one sample of
 N * C channels, with the per-channel tensors repeated N times.
 """
@@ -30,6 +32,7 @@ from ..._dispatch import dispatch
 from ..._registry import Plan, defop
 from ..._tensor import Tensor
 from ...amp.autocast_mode import autocast_float32
+from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 
 # ----------------------------------------------------------------------------------------------
@@ -311,25 +314,20 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
         out = input * (1 if weight is None else weight.reshape(cshape))
         return out if bias is None else out + bias.reshape(cshape)
     acc = _acc_dtype(input)
-    xf = input if input.dtype is acc else input.to(acc)
     if training:
         dims = [0] + list(range(2, input.ndim))
-        var, mean = xf.var_mean(dim=dims, correction=0)
         with no_grad():
+            xf = input if input.dtype is acc else input.to(acc)
+            var, mean = xf.var_mean(dim=dims, correction=0)
             if running_mean is not None:
-                m = mean.detach().to(running_mean.dtype)
-                running_mean.copy_(running_mean * (1.0 - momentum) + m * momentum)
+                running_mean.copy_(running_mean * (1.0 - momentum) + mean.to(running_mean.dtype) * momentum)
             if running_var is not None:
-                unbiased = var.detach() * (count / (count - 1))
+                unbiased = var * (count / (count - 1))
                 running_var.copy_(running_var * (1.0 - momentum) + unbiased.to(running_var.dtype) * momentum)
-    else:
-        mean, var = running_mean.to(acc), running_var.to(acc)
-    if training and eps == 0:  # PyTorch's InvStd: 0 for a zero variance with no eps (else inf, then NaN)
-        from ...ops.elementwise_binary import where
-
-        scale = where(var == 0, 0.0, var.rsqrt())
-    else:
-        scale = (var + eps).rsqrt()
+        return _BatchNormTrain.apply(input, weight, bias, mean, _invstd(var, eps), eps)
+    xf = input if input.dtype is acc else input.to(acc)
+    mean, var = running_mean.to(acc), running_var.to(acc)
+    scale = (var + eps).rsqrt()
     if weight is not None:
         scale = scale * weight.to(acc)
     shift = -mean * scale
@@ -337,6 +335,73 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
         shift = shift + bias.to(acc)
     y = xf * scale.reshape(cshape) + shift.reshape(cshape)
     return y if y.dtype is input.dtype else y.to(input.dtype)
+
+
+def _invstd(var: Tensor, eps: float) -> Tensor:
+    if eps == 0:  # PyTorch's InvStd: 0 for a zero variance with no eps (else inf, then NaN)
+        from ...ops.elementwise_binary import where
+
+        return where(var == 0, 0.0, var.rsqrt())
+    return (var + eps).rsqrt()
+
+
+def _bn_affine(xf: Tensor, mean: Tensor, invstd: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """PyTorch's training forward: ``x * alpha + beta``, ``alpha = invstd * w``, ``beta = b - mean * alpha``."""
+    acc = xf.dtype
+    cshape = _channel_shape(xf)
+    scale = invstd if weight is None else invstd * weight.to(acc)
+    shift = -mean * scale
+    if bias is not None:
+        shift = shift + bias.to(acc)
+    return xf * scale.reshape(cshape) + shift.reshape(cshape)
+
+
+class _BatchNormTrain(Function):
+    """Batch normalisation with the batch statistics (``mean``, ``invstd``: computed by the caller,
+    without history) and PyTorch's fused backward, built on ``x - mean``: with ``dotp = sum((x - mean) g)``,
+    ``dx = (g - mean(g) - (x - mean) * dotp * invstd**2 / n) * (invstd * w)``, ``dw = dotp * invstd``,
+    ``db = sum(g)``. Differentiating the forward composition instead (``x * scale + shift`` through
+    rsqrt and var_mean) underflows and cancels at large magnitudes (1e15 fp32: most of dx wrong).
+
+    The backward is itself made of registered ops; under ``create_graph=True`` it recomputes the
+    statistics from ``x`` differentiably, so double backward goes through them too."""
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, mean, invstd, eps):
+        acc = mean.dtype
+        ctx.save_for_backward(input, weight, mean, invstd)
+        ctx.eps, ctx.bias_dtype = eps, None if bias is None else bias.dtype
+        y = _bn_affine(input if input.dtype is acc else input.to(acc), mean, invstd, weight, bias)
+        return y if y.dtype is input.dtype else y.to(input.dtype)
+
+    @staticmethod
+    def backward(ctx, gy):
+        x, weight, mean, invstd = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        acc = mean.dtype
+        dims = [0] + list(range(2, x.ndim))
+        cshape = _channel_shape(x)
+        n = x.numel() // x._shape[1]
+        xf = x if x.dtype is acc else x.to(acc)
+        if is_grad_enabled():  # create_graph=True: the statistics as functions of x, for double backward
+            var, mean = xf.var_mean(dim=dims, correction=0)
+            invstd = _invstd(var, ctx.eps)
+        g = gy if gy.dtype is acc else gy.to(acc)
+        xc = xf - mean.reshape(cshape)
+        sum_dy = g.sum(dim=dims)
+        dotp = (xc * g).sum(dim=dims)
+        dx = dw = db = None
+        if needs[0]:
+            # PyTorch's order: ((dotp * invstd) * invstd) / n stays in range where invstd**2 would not
+            k = dotp * invstd * invstd / n
+            grad_scale = invstd if weight is None else invstd * weight.to(acc)
+            dx = (g - (sum_dy / n).reshape(cshape) - xc * k.reshape(cshape)) * grad_scale.reshape(cshape)
+            dx = dx if dx.dtype is x.dtype else dx.to(x.dtype)
+        if needs[1]:
+            dw = (dotp * invstd).to(weight.dtype)
+        if needs[2]:
+            db = sum_dy.to(ctx.bias_dtype)
+        return dx, dw, db, None, None, None
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
