@@ -324,7 +324,7 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
             if running_var is not None:
                 unbiased = var * (count / (count - 1))
                 running_var.copy_(running_var * (1.0 - momentum) + unbiased.to(running_var.dtype) * momentum)
-        return _BatchNormTrain.apply(input, weight, bias, mean, _invstd(var, eps), eps)
+        return _BatchNormTrain.apply(input, weight, bias, mean, _invstd(var, eps), eps, xf)
     xf = input if input.dtype is acc else input.to(acc)
     mean, var = running_mean.to(acc), running_var.to(acc)
     scale = (var + eps).rsqrt()
@@ -367,11 +367,11 @@ class _BatchNormTrain(Function):
     statistics from ``x`` differentiably, so double backward goes through them too."""
 
     @staticmethod
-    def forward(ctx, input, weight, bias, mean, invstd, eps):
-        acc = mean.dtype
+    def forward(ctx, input, weight, bias, mean, invstd, eps, xf):
+        # xf: ``input`` in the accumulation dtype, as the caller cast it for the statistics (not twice)
         ctx.save_for_backward(input, weight, mean, invstd)
         ctx.eps, ctx.bias_dtype = eps, None if bias is None else bias.dtype
-        y = _bn_affine(input if input.dtype is acc else input.to(acc), mean, invstd, weight, bias)
+        y = _bn_affine(xf, mean, invstd, weight, bias)
         return y if y.dtype is input.dtype else y.to(input.dtype)
 
     @staticmethod
@@ -401,7 +401,7 @@ class _BatchNormTrain(Function):
             dw = (dotp * invstd).to(weight.dtype)
         if needs[2]:
             db = sum_dy.to(ctx.bias_dtype)
-        return dx, dw, db, None, None, None
+        return dx, dw, db, None, None, None, None
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
