@@ -415,15 +415,15 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         if positions.size != n:
             psw = psw.index_select(0, tensor(positions, device=dev))
         rows = rows * psw.unsqueeze(1)
-    target = tensor(bag_of[positions], device=dev)
+    kept_bags = bag_of[positions]
+    target = tensor(kept_bags, device=dev)
     if mode == "max":
-        tb = bag_of[positions]
-        later = np.zeros(tb.size, bool)  # not the first (kept) element of its bag
-        later[1:] = tb[1:] == tb[:-1]
+        later = np.zeros(kept_bags.size, bool)  # not the first (kept) element of its bag
+        later[1:] = kept_bags[1:] == kept_bags[:-1]
         return _bag_max(out, rows, target, tensor(later.reshape(-1, 1), device=dev))
     out = index_add(out, 0, target, rows)
     if mode == "mean":
-        counts = np.bincount(bag_of[positions], minlength=bags).astype(np.float64)
+        counts = np.bincount(kept_bags, minlength=bags).astype(np.float64)
         out = out / tensor(np.maximum(counts, 1.0).reshape(-1, 1), dtype=out.dtype, device=dev)
     return out
 

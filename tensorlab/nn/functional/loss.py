@@ -188,9 +188,6 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return _reduce(_smooth_l1_terms(a - b, beta, 0.5 / beta, 0.5 * beta, 1.0), reduction)
 
 
-_F32_MAX = 3.4028234663852886e38
-
-
 def _smooth_l1_terms(diff: Tensor, beta: float, quad_scale: float, lin_shift: float, lin_scale: float) -> Tensor:
     """``quad_scale * diff^2`` where ``|diff| < beta``, else ``(|diff| - lin_shift) * lin_scale``.
 
@@ -205,7 +202,7 @@ def _smooth_l1_terms(diff: Tensor, beta: float, quad_scale: float, lin_shift: fl
     big = d >= beta
     linear = d - lin_shift
     if lin_scale != 1.0:
-        if diff.dtype is D.float32 and abs(lin_scale) > _F32_MAX:
+        if diff.dtype is D.float32 and abs(lin_scale) > D.finfo(D.float32).max:
             # a delta that is inf in float32: 0 (not 0 * inf, NaN) for the unselected branch's gradient
             lin_scale = where(big, math.inf if lin_scale > 0 else -math.inf, 0.0)
         linear = linear * lin_scale
