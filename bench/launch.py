@@ -13,7 +13,7 @@ before; this script shows what that saves, switching it per measurement
   launches on and off (and ``a + b`` with the dispatcher's replayed launches off,
   ``tensorlab._replay``; direct launches off turns them off too).
 - cpu (no GPU): the same bare launch of the real binary kernel compiled for sm_90 under a stand-in
-  driver, with the compiled kernel's C launcher replaced by a no-op
+  driver, with the C launch function inside Triton's launcher object a no-op
   (``tools/compile_check.py: stand_in_launches``): the host cost of Triton's Python launch path
   and of the direct path, everything but the driver call; and the launcher's own preparation
   (``launch.launch_keyed`` a no-op). Then whole eager ops (``a + b``, ``a * 2``, ``relu(a)`` on 16
@@ -118,7 +118,7 @@ def stubbed_rows(iters: int) -> list[dict]:
     sys.path.insert(0, str(ROOT / "tools"))
     from compile_check import StandInAllocation, stand_in_launches
 
-    stand_in_launches(lambda *args: None)
+    stand_in_launches()  # launches do nothing
     from tensorlab_kernels.elementwise import binary as kb
     from tensorlab_kernels.elementwise import common
     from tensorlab_kernels.runtime.array import DeviceArray
@@ -220,8 +220,8 @@ def main():
         if proc.returncode != 0:
             raise SystemExit(f"launch benchmark child failed:\n{proc.stderr[-4000:]}")
         rows = json.loads(proc.stdout.strip().splitlines()[-1])
-        meta["how"] = ("no GPU: the binary kernel compiled for sm_90 under a stand-in driver, its C launcher "
-                       "replaced by a no-op; host time of the launch path only")
+        meta["how"] = ("no GPU: the binary kernel compiled for sm_90 under a stand-in driver, the C launch function in "
+                       "Triton's launcher object a no-op; host time of the launch path only")
     run.finish("launch", rows, meta)
 
 

@@ -10,6 +10,10 @@ the same key call the launcher directly, as ``JITFunction.run`` does (Triton 3.6
     run(grid0, grid1, grid2, stream, function, packed_metadata, launch_metadata,
         enter_hook, exit_hook, *every_argument_in_signature_order)
 
+or, for a kernel without scratch memory, the C launch function inside that launcher object,
+with the arguments its ``__call__`` would add (:func:`_launch_function`): one Python frame less
+on every launch.
+
 Why this cannot pick a wrong kernel:
 
 - The key is at least as fine as Triton's specialisation. Per positional argument: a pointer by
@@ -57,6 +61,7 @@ picks and passes its launcher the arguments Triton passes.
 
 from __future__ import annotations
 
+import copy
 import operator
 import os
 from threading import get_ident
@@ -184,11 +189,13 @@ def launch(kernel, grid: tuple, args: tuple, meta: dict):
             _tables[id(kernel)] = (kernel, _OFF)
             _keyed.pop(id(kernel), None)
         return compiled
-    run, function, packed, tail, _, n_ptr = entry
+    run, head, tail, packs, _, n_ptr = entry
     n = len(grid)
     grid = (grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1)
-    run(*grid, drv.get_current_stream(device), function, packed, None, None, None, *map(_address, args[:n_ptr]),
-        *args[n_ptr:], *tail)
+    if packs:
+        run(*grid, drv.get_current_stream(device), *head, (*map(_address, args[:n_ptr]), *args[n_ptr:], *tail))
+    else:
+        run(*grid, drv.get_current_stream(device), *head, *map(_address, args[:n_ptr]), *args[n_ptr:], *tail)
     rec = recording
     if rec is not None and rec[0] == get_ident():
         rec[1].append(((device, knobs.debug), entry[:4], grid, args[:n_ptr], args[n_ptr:]))
@@ -257,11 +264,13 @@ def launch_keyed(kernel, grid: tuple, arrays: list, rest: tuple, key, meta_of):
                 keyed = _keyed.setdefault(id(kernel), {})
                 if len(keyed) >= KEYED_MAX:  # a caller key finer than needed must not grow without end
                     keyed.clear()
-                keyed[k] = (entry[:4], full)  # (run, function, packed metadata, constexpr tail)
+                keyed[k] = (entry[:4], full)  # (run, head, constexpr tail, packs)
         return compiled
-    run, function, packed, tail = hit[0]
-    run(*grid, drv.get_current_stream(device), function, packed, None, None, None, *map(_address, arrays), *rest,
-        *tail)
+    run, head, tail, packs = hit[0]
+    if packs:
+        run(*grid, drv.get_current_stream(device), *head, (*map(_address, arrays), *rest, *tail))
+    else:
+        run(*grid, drv.get_current_stream(device), *head, *map(_address, arrays), *rest, *tail)
     rec = recording
     if rec is not None and rec[0] == get_ident():
         rec[1].append(((device, knobs.debug), hit[0], grid, tuple(arrays), rest))
@@ -286,8 +295,11 @@ def replay(where: tuple, entry, grid: tuple, addresses, rest: tuple) -> bool:
     device = drv.get_current_device()
     if (device, knobs.debug) != where:
         return False
-    run, function, packed, tail = entry
-    run(*grid, drv.get_current_stream(device), function, packed, None, None, None, *addresses, *rest, *tail)
+    run, head, tail, packs = entry
+    if packs:
+        run(*grid, drv.get_current_stream(device), *head, (*addresses, *rest, *tail))
+    else:
+        run(*grid, drv.get_current_stream(device), *head, *addresses, *rest, *tail)
     return True
 
 
@@ -317,12 +329,70 @@ def _entry(kernel, device, args: tuple, meta: dict, compiled):
         n_ptr = 0  # the leading DeviceArrays, passed to the launcher as addresses
         while n_ptr < len(args) and args[n_ptr].__class__ is DeviceArray:
             n_ptr += 1
-        entry = compiled.run, compiled.function, compiled.packed_metadata, values[len(args):], compiled, n_ptr
+        run, function, tail = compiled.run, compiled.function, values[len(args):]
+        if function is None or not callable(run):
+            return _OFF
+        kernel_args = (*map(_address, args[:n_ptr]), *args[n_ptr:], *tail)
+        call, head, packs = _launch_function(run, function, compiled.packed_metadata, kernel_args)
+        return call, head, tail, packs, compiled, n_ptr
     except Exception:  # any surprise in Triton's internals: this kernel keeps Triton's path
         return _OFF
-    if entry[1] is None or not callable(entry[0]):
-        return _OFF
-    return entry
 
 
 __all__ = ["CHECKED_VERSIONS", "ENABLED", "array_key", "int_class", "launch", "launch_keyed", "replay"]
+
+
+# Grid and stream values of the two probe launches (_launch_function)
+_PROBES = (((40961, 40963, 40967), 0x5EED5EED), ((7, 11, 13), 0x7EED))
+
+
+def _launch_function(run, function, packed, kernel_args: tuple):
+    """How a direct launch calls the compiled kernel: ``(call, head, packs)`` for
+    ``call(grid0, grid1, grid2, stream, *head, *kernel_args)``, or with the kernel arguments as one
+    tuple, ``call(grid0, grid1, grid2, stream, *head, kernel_args)``, when ``packs``.
+
+    Triton's launcher object (``CudaLauncher``) is a Python ``__call__`` around the C launch
+    function: it asks for global and profiling scratch memory (none for a kernel that needs none),
+    then calls the C function with the grid, the stream, the function, its own per-kernel
+    constants (cooperative grid, PDL; in Triton 3.9 the argument annotations and signature) and
+    the arguments, laid out as that Triton version lays them out. For a kernel without scratch
+    memory, the direct path calls the C function itself, with the head that ``__call__`` passes.
+    That head is learned, not assumed: a copy of the launcher whose C function is a recorder is
+    called with these ``kernel_args`` and two different grids and streams; each recorded call must
+    be the grid, the stream, one and the same head (nothing in it depends on the launch), then the
+    kernel arguments themselves (or one tuple of them). Anything else, a launcher of another
+    class, or one that needs scratch memory, keeps the launcher object's ``__call__``: ``(run,
+    (function, packed, None, None, None), False)``."""
+    whole = run, (function, packed, None, None, None), False
+    cls = run.__class__
+    if cls.__name__ != "CudaLauncher" or cls.__module__ != "triton.backends.nvidia.driver":
+        return whole
+    if (getattr(run, "global_scratch_size", 1) != 0 or getattr(run, "profile_scratch_size", 1) != 0
+            or getattr(run, "gsan_enabled", False)):
+        return whole
+    recorded = []
+    try:
+        probe = copy.copy(run)  # (the launcher itself is shared with Triton's path: left as it is)
+        probe.launch = lambda *a: recorded.append(a)
+        for grid, stream in _PROBES:
+            probe(*grid, stream, function, packed, None, None, None, *kernel_args)
+    except Exception:  # a launcher unlike the ones read: its own __call__ it is
+        return whole
+    if len(recorded) != len(_PROBES):
+        return whole
+    n = len(kernel_args)
+    heads = []
+    for (grid, stream), call in zip(_PROBES, recorded):
+        if call[:4] != (*grid, stream) or len(call) < 5 or call[4] is not function:
+            return whole
+        last = call[-1]
+        if last.__class__ is tuple and len(last) == n and all(x is y for x, y in zip(last, kernel_args)):
+            heads.append((call[4:-1], True))
+        elif len(call) >= 5 + n and all(x is y for x, y in zip(call[len(call) - n:], kernel_args)):
+            heads.append((call[4:len(call) - n], False))
+        else:
+            return whole
+    (head, packs), (other, other_packs) = heads
+    if packs != other_packs or len(head) != len(other) or not all(x is y or x == y for x, y in zip(head, other)):
+        return whole  # the head holds something that depends on the launch
+    return run.launch, head, packs

@@ -145,6 +145,66 @@ def test_remembered_value_classes_keep_types_apart():
     assert direct_launch.array_key(p) != direct_launch.array_key(q)
 
 
+def _launcher_object(monkeypatch, c_launch, **attributes):
+    """Triton's CudaLauncher as its __init__ leaves it for a kernel without scratch memory (without
+    compiling a C launcher: ``c_launch`` stands in for the C function), ``attributes`` changed."""
+    from types import SimpleNamespace
+
+    nv = pytest.importorskip("triton.backends.nvidia.driver")
+    monkeypatch.setattr(triton.runtime.driver, "_active", SimpleNamespace())  # (3.9's __call__ reads it)
+    launcher = object.__new__(nv.CudaLauncher)
+    vars(launcher).update(num_ctas=1, launch=c_launch, global_scratch_size=0, global_scratch_align=1,
+                          profile_scratch_size=0, profile_scratch_align=1, launch_cooperative_grid=False,
+                          launch_pdl=False, gsan_enabled=False, arg_annotations=["annotations"],
+                          kernel_signature="signature")
+    vars(launcher).update(attributes)
+    return launcher
+
+
+def test_launch_function_is_the_c_function_with_the_head_the_launcher_object_adds(monkeypatch):
+    from tensorlab_kernels.direct_launch import _launch_function
+
+    seen = []
+    launcher = _launcher_object(monkeypatch, lambda *a: seen.append(a))
+    kernel_args, function, packed = (0x7000, 5, 2.5, 128), ("function", 1), (4, 1, 0)
+    call, head, packs = _launch_function(launcher, function, packed, kernel_args)
+    assert call is launcher.launch and not seen  # learned from a copy: nothing launched, the object unchanged
+    # what the direct path then calls is what the object's __call__ calls
+    launcher(2, 3, 4, 77, function, packed, None, None, None, *kernel_args)
+    call(2, 3, 4, 77, *head, kernel_args) if packs else call(2, 3, 4, 77, *head, *kernel_args)
+    assert len(seen) == 2 and seen[0] == seen[1], seen
+    assert seen[1][:5] == (2, 3, 4, 77, function)
+
+
+@pytest.mark.parametrize("change", ["global scratch", "profile scratch", "gsan", "other class",
+                                    "per-launch head", "rearranged arguments", "raises"])
+def test_launch_function_keeps_the_launcher_object_when_unsure(monkeypatch, change):
+    from tensorlab_kernels.direct_launch import _launch_function
+
+    nv = pytest.importorskip("triton.backends.nvidia.driver")
+    attributes = {"global scratch": {"global_scratch_size": 64}, "profile scratch": {"profile_scratch_size": 8},
+                  "gsan": {"gsan_enabled": True}}.get(change, {})
+    launcher = _launcher_object(monkeypatch, lambda *a: None, **attributes)
+    if change == "other class":
+        launcher = type("Launcher", (), {"__call__": lambda self, *a: None})()
+    elif change == "per-launch head":  # a launcher whose C function also gets the grid's size
+        monkeypatch.setattr(nv.CudaLauncher, "__call__",
+                            lambda self, gx, gy, gz, stream, function, *rest: self.launch(
+                                gx, gy, gz, stream, function, gx * gy * gz, *rest))
+    elif change == "rearranged arguments":  # kernel arguments in another order
+        monkeypatch.setattr(nv.CudaLauncher, "__call__",
+                            lambda self, gx, gy, gz, stream, function, meta, lm, eh, xh, *args: self.launch(
+                                gx, gy, gz, stream, function, meta, *reversed(args)))
+    elif change == "raises":
+        def raising(self, *a):
+            raise RuntimeError("a launcher unlike the ones read")
+
+        monkeypatch.setattr(nv.CudaLauncher, "__call__", raising)
+    function, packed = ("function", 1), (4, 1, 0)
+    assert _launch_function(launcher, function, packed, (0x7000, 5, 2.5)) == (
+        launcher, (function, packed, None, None, None), False)
+
+
 # ----------------------------------------------------------------------------------------------
 # the check (runs as a script, without the interpreter)
 # ----------------------------------------------------------------------------------------------
@@ -182,6 +242,18 @@ def _main() -> None:
         return real_run(self, *args, grid=grid, warmup=warmup, **kwargs)
 
     triton.runtime.JITFunction.run = counting_run
+
+    # calls of the launcher object's Python __call__: a direct launch calls the C function inside it
+    import triton.backends.nvidia.driver as nv
+
+    object_calls = []
+    object_call = nv.CudaLauncher.__call__
+
+    def counting_object_call(self, *a):
+        object_calls.append(self)
+        return object_call(self, *a)
+
+    nv.CudaLauncher.__call__ = counting_object_call
 
     def arr(ptr, dtype="float32", shape=(1000,), strides=(1,)):
         return DeviceArray(StandInAllocation(ptr), 0, shape, strides, dtype)
@@ -228,8 +300,10 @@ def _main() -> None:
         args, meta = probe(v)
         calls.clear()
         triton_runs.clear()
+        object_calls.clear()
         launch(_probe_kernel, (4,), *args, **meta)
         assert not triton_runs, f"{name}: not direct"
+        assert not object_calls, f"{name}: the direct launch went through the launcher object's __call__"
         # what Triton compiles for the launch tensorlab makes (launch adds its compile options)
         chosen = real_run(_probe_kernel, *args, grid=(4,), warmup=True, **add_compile_options(dict(meta)))
         assert calls[0][4] == chosen.function, f"{name}: direct path ran another kernel than Triton picks"
@@ -287,8 +361,10 @@ def _main() -> None:
     for name, go in keyed.items():  # the keyed hit itself
         calls.clear()
         triton_runs.clear()
+        object_calls.clear()
         go()
         assert not triton_runs and len(calls) == 1 and calls[0][6:9] == (None, None, None), f"{name}: not direct"
+        assert not object_calls, f"{name}: the keyed launch went through the launcher object's __call__"
     keyed_table = direct_launch._keyed[id(kb._binary_kernel)]
     assert len(keyed_table) >= 13, len(keyed_table)  # the binary variants did not collapse into one key
     # a registered launch hook (a profiler) sends every launch through Triton's path

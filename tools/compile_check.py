@@ -50,6 +50,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -449,11 +450,14 @@ class _Hopper:
         return None
 
 
-def stand_in_launches(launcher, arch: int = 90, stream: int | None = None) -> None:
+def stand_in_launches(launcher=None, arch: int = 90, stream: int | None = None) -> None:
     """Make real (non-interpreted) Triton launches work without a GPU, for tests and benchmarks of
     the launch path: kernels compile for ``sm_<arch>`` under a stand-in driver, and each compiled
-    kernel's launcher becomes ``launcher(*arguments)`` (it receives what Triton's C launcher would:
-    grid, stream, function, metadata, hooks, arguments). The function handle is
+    kernel's launcher object is Triton's own with its C launch function a stand-in that calls
+    ``launcher(*arguments)``, with what the launcher object was called with: grid, stream,
+    function, metadata, hooks, arguments (a direct launch calls the C function itself:
+    ``direct_launch._launch_function``); without a ``launcher``, launches do nothing. The function
+    handle is
     ``("function", <kernel hash>)``. The current device and stream are tensorlab's, asked as
     tensorlab's driver asks them on a GPU (``runtime.triton_driver``), unless ``stream`` names a
     handle to report instead (on device 0). Process-wide and not undone: call it in a process of
@@ -471,12 +475,61 @@ def stand_in_launches(launcher, arch: int = 90, stream: int | None = None) -> No
             def get_current_stream(self, device=None):
                 return stream
 
-    def init_handles(self):  # load nothing
+    c_launch = _stand_in_c_launch(launcher)
+    # Triton 3.9's launcher objects call the driver utils' launch, and describe their arguments
+    # with the utils' C types (here plain stand-ins: the stand-in launch ignores them)
+    Driver.utils = SimpleNamespace(launch=c_launch, build_signature_metadata=tuple)
+    import triton.backends.nvidia.driver as nv
+
+    if getattr(nv, "PyKernelArg", 0) is None:  # (set when the real utils module loads)
+        nv.PyKernelArg = SimpleNamespace
+        nv.ARG_CONSTEXPR, nv.ARG_KERNEL, nv.ARG_TUPLE = "constexpr", "kernel", "tuple"
+
+    def init_handles(self):  # load nothing; the launcher object is Triton's own
         if self.module is None:
-            self.module, self.function, self._run = object(), ("function", self.hash), launcher
+            self.module, self.function = object(), ("function", self.hash)
+            self._run = _stand_in_launcher_object(self.src, self.metadata, c_launch)
 
     triton.runtime.driver.set_active(Driver(arch))
     CompiledKernel._init_handles = init_handles
+
+
+def _stand_in_c_launch(launcher):
+    """A stand-in for the C launch function inside Triton's launcher object: it hands ``launcher``
+    what the launcher object was called with (grid, stream, function, packed metadata, launch
+    metadata, hooks, arguments), from the C function's arguments as Triton 3.6 (arguments
+    spread at the end) or 3.9 (one tuple of them at the end) lays them out. Without a
+    ``launcher``, a builtin that takes any arguments and does nothing (host-cost measurements
+    then count no Python where a GPU runs C)."""
+    if launcher is None:
+        return "".format
+
+    def c_launch(*c):
+        if c[-1].__class__ is tuple:  # 3.9: grid, stream, function, coop, pdl, metadata, hooks, scratch x2,
+            return launcher(*c[:5], *c[7:11], *c[-1])  # annotations, signature, (arguments)
+        return launcher(*c[:5], *c[9:])  # 3.6: grid, stream, function, coop, pdl, scratch x2, metadata, hooks, *args
+
+    return c_launch
+
+
+def _stand_in_launcher_object(src, metadata, c_launch):
+    """Triton's ``CudaLauncher`` for a compiled kernel, built as Triton builds it but with ``c_launch``
+    for the C launch function it would compile and load (Triton 3.6 compiles one per kernel, 3.9
+    has one in the driver's utils): its ``__call__`` (scratch memory, argument layout) runs as on
+    a GPU."""
+    import triton.backends.nvidia.driver as nv
+
+    saved = {name: vars(nv)[name] for name in ("compile_module_from_src", "library_dirs") if name in vars(nv)}
+    nv.compile_module_from_src = lambda *a, **k: SimpleNamespace(launch=c_launch)
+    nv.library_dirs = list  # (asks ldconfig for libcuda)
+    try:
+        return nv.CudaLauncher(src, metadata)
+    finally:
+        for name in ("compile_module_from_src", "library_dirs"):
+            if name in saved:
+                setattr(nv, name, saved[name])
+            else:
+                delattr(nv, name)
 
 
 def stand_in_device_memory() -> None:
