@@ -51,7 +51,7 @@ def test_unknown_script_is_refused():
 
 
 def test_config_sweep_tool_runs_in_the_interpreter(tmp_path):
-    """tools/sweep_configs.py (how the full-reduction, GEMM and softmax heuristics were measured) runs
+    """tools/sweep_configs.py (how the full-reduction, GEMM, softmax and var heuristics were measured) runs
     end to end: every candidate of each sweep writes a row; an unknown sweep is refused."""
     env = dict(os.environ, TRITON_INTERPRET="1")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
@@ -64,10 +64,11 @@ def test_config_sweep_tool_runs_in_the_interpreter(tmp_path):
     sums = [r for r in rows if r["section"] == "sum"]
     gemms = [r for r in rows if r["section"] == "matmul"]
     softmaxes = [r for r in rows if r["section"] == "softmax"]
+    variances = [r for r in rows if r["section"] == "var"]
     sweep = _load_module(ROOT / "tools" / "sweep_configs.py")
     assert len(sums) == 2 * len(sweep.SUM_CANDIDATES) and len(gemms) == 2 * len(sweep.MATMUL_CANDIDATES)
-    assert len(softmaxes) == 2 * len(sweep.SOFTMAX_CANDIDATES)
-    assert all(r["ms"] > 0 for r in sums + gemms + softmaxes)
+    assert len(softmaxes) == 2 * len(sweep.SOFTMAX_CANDIDATES) and len(variances) == 2 * len(sweep.VAR_CANDIDATES)
+    assert all(r["ms"] > 0 for r in sums + gemms + softmaxes + variances)
     refused = subprocess.run([sys.executable, str(ROOT / "tools" / "sweep_configs.py"), "nonesuch"],
                              capture_output=True, text=True, timeout=120, env=env)
     assert refused.returncode == 2 and "unknown sweep(s) ['nonesuch']" in refused.stderr
@@ -99,6 +100,33 @@ def test_config_sweep_softmax_candidates_compute_softmax(monkeypatch):
         # the candidate's configuration is the one launched
         assert [(m["ONE_TILE"], m["BLOCK_N"], m["num_warps"]) for m in launched] == [
             (True, 32768, candidate[1]) if candidate[0] == "one" else (False, candidate[1], candidate[2])]
+
+
+def test_config_sweep_var_candidates_compute_var_mean(monkeypatch):
+    """Each forced var_mean configuration of the sweep (rows per tile, a tile of the whole row or
+    half of it, warps) gives the variance and mean of rows of 1024, on a large offset too, and is
+    the configuration launched."""
+    import tensorlab as tl
+
+    sweep = _load_module(ROOT / "tools" / "sweep_configs.py")
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 1024)).astype(np.float32)
+    x[1] += 1000.0
+    want_var, want_mean = x.astype(np.float64).var(1, ddof=1), x.astype(np.float64).mean(1)
+    xt = tl.tensor(x, device="cuda")
+    from tensorlab import _replay
+    from tensorlab_kernels.reduction import var as kvar
+
+    real, launched = kvar.launch, []
+    monkeypatch.setattr(kvar, "launch", lambda *a, **meta: launched.append(meta) or real(*a, **meta))
+    for candidate in sweep.VAR_CANDIDATES[1:]:
+        monkeypatch.setattr(sweep.kvar, "tile_config", sweep._forced_var(candidate))
+        _replay.plans.clear()
+        launched.clear()
+        var, mean = tl.var_mean(xt, -1)
+        np.testing.assert_allclose(var.cpu().numpy(), want_var, rtol=1e-5, err_msg=str(candidate))
+        np.testing.assert_allclose(mean.cpu().numpy(), want_mean, rtol=1e-6, atol=1e-6, err_msg=str(candidate))
+        assert [(m["BLOCK_M"], m["BLOCK_N"], m["num_warps"]) for m in launched] == [candidate]
 
 
 def test_l2_flush_is_chosen_by_option_or_environment_and_checked(monkeypatch):

@@ -1,7 +1,7 @@
-"""Measure launch configurations of the full reduction, the GEMM and long-row softmax on a GPU, the way the
+"""Measure launch configurations of the full reduction, the GEMM, long-row softmax and var_mean on a GPU, the way the
 heuristics in ``tensorlab_kernels`` were chosen (until the autotuner arrives).
 
-    python tools/sweep_configs.py [sum] [matmul] [softmax] [--rounds 3] [--out FILE.jsonl]
+    python tools/sweep_configs.py [sum] [matmul] [softmax] [var] [--rounds 3] [--out FILE.jsonl]
     python tools/sweep_configs.py --quick --allow-interpreted    # smoke test (tests/test_bench_scripts.py)
 
 Every candidate is timed once per round with ``bench/harness.time_fn`` (CUDA events, an L2 flush
@@ -19,7 +19,12 @@ appended to ``--out``).
 - ``softmax``: ``tl.softmax(x, -1)`` over rows of 32768 float32/bfloat16 elements (64 and 256 MB)
   with the softmax launcher's choice (the whole row in registers, 32 warps, one program per SM)
   against a 16-warp whole-row tile and the looped two-pass kernel (several programs per SM, the
-  second read mostly from L2).
+  second read mostly from L2);
+- ``var``: ``tl.var_mean(x, -1)`` over rows of 1024 float32/bfloat16 elements (64 and 256 MB, the
+  bench's ``var_mean-last`` case, where tensorlab ran at 0.3-0.8 of torch on the H100 of
+  2026-11-23) with the var launcher's tile (rows x columns) and warps replaced: its tile takes three
+  reductions in a row (the two-pass mean, its correction, the second moment), so it may want other
+  tiles than the sum's.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from tensorlab import _replay  # noqa: E402
 from tensorlab_kernels.matmul import gemm  # noqa: E402
 from tensorlab_kernels.reduction import reduce as kreduce  # noqa: E402
 from tensorlab_kernels.reduction import softmax as ksoftmax  # noqa: E402
+from tensorlab_kernels.reduction import var as kvar  # noqa: E402
 
 MB = 1 << 20
 # (tile elements, warps, programs per SM[, one pass]): one pass finishes in the same launch
@@ -65,6 +71,11 @@ MATMUL_CANDIDATES = [None] + [
 # rows of 32768: ("one", warps) keeps the whole row in registers; ("loop", BLOCK_N, warps) is the
 # two-pass kernel walking the row in tiles
 SOFTMAX_CANDIDATES = [None, ("one", 16), ("loop", 2048, 4), ("loop", 4096, 8), ("loop", 8192, 16)]
+
+# rows of 1024: (BLOCK_M rows, BLOCK_N columns, warps); the launcher's choice is 4 x 1024 (float32) or
+# 8 x 1024 (bfloat16) with 8 warps
+VAR_CANDIDATES = [None, (1, 1024, 4), (1, 1024, 8), (2, 1024, 4), (2, 1024, 8), (4, 1024, 4), (4, 1024, 16),
+                  (8, 1024, 8), (16, 1024, 16), (1, 512, 4), (2, 512, 4)]
 
 
 def emit(out: str | None, **row) -> None:
@@ -184,9 +195,47 @@ def sweep_softmax(dev: str, rounds: int, out: str | None, quick: bool) -> None:
                      GBps=2 * mb * MB / s / 1e9, spread=spread)
 
 
+def _forced_var(candidate):
+    """A stand-in for the var launcher's tile_config forcing ``candidate`` on rows of 1024."""
+    tile_config = kvar.tile_config
+
+    def forced(n_rows, n_cols, *args, **kw):
+        if n_cols != 1024:
+            return tile_config(n_rows, n_cols, *args, **kw)
+        block_m, block_n, warps = candidate
+        return {"BLOCK_M": block_m, "BLOCK_N": block_n, "num_warps": warps}
+
+    return forced
+
+
+def time_var(x, candidate, dev: str, repeats: int) -> float:
+    saved = kvar.tile_config
+    if candidate is not None:
+        kvar.tile_config = _forced_var(candidate)
+    _replay.plans.clear()  # (a replayed launch would repeat the previous candidate's configuration)
+    try:
+        return harness.time_fn(lambda: tl.var_mean(x, -1), dev, repeats, read_only=True)
+    finally:
+        kvar.tile_config = saved
+        _replay.plans.clear()
+
+
+def sweep_var(dev: str, rounds: int, out: str | None, quick: bool) -> None:
+    repeats = 2 if quick else 20
+    for dt in ("float32", "bfloat16"):
+        dtype = getattr(tl, dt)
+        for mb in ((1 / 64,) if quick else (64, 256)):
+            x = tl.randn(int(mb * MB) // dtype.itemsize // 1024, 1024, dtype=dtype, device=dev)
+            fns = [lambda c=c, x=x: time_var(x, c, dev, repeats) for c in VAR_CANDIDATES]
+            for c, (s, spread) in zip(VAR_CANDIDATES, interleaved(fns, rounds)):
+                # GB/s of the read, as bench/reductions.py counts var_mean
+                emit(out, section="var", dtype=dt, MB=mb, config=c or "default", ms=s * 1e3,
+                     GBps=mb * MB / s / 1e9, spread=spread)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("what", nargs="*", help="sum, matmul and/or softmax (default: all)")
+    p.add_argument("what", nargs="*", help="sum, matmul, softmax and/or var (default: all)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--out", default=None)
     p.add_argument("--quick", action="store_true", help="tiny sizes, 2 repeats (smoke test)")
@@ -196,7 +245,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.l2_flush:
         os.environ[harness.L2_FLUSH_ENV] = args.l2_flush
-    sweeps = {"sum": sweep_sum, "matmul": sweep_matmul, "softmax": sweep_softmax}
+    sweeps = {"sum": sweep_sum, "matmul": sweep_matmul, "softmax": sweep_softmax, "var": sweep_var}
     unknown = sorted(set(args.what) - set(sweeps))
     if unknown:
         p.error(f"unknown sweep(s) {unknown}; choose from {sorted(sweeps)}")
