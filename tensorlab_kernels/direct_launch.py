@@ -339,9 +339,6 @@ def _entry(kernel, device, args: tuple, meta: dict, compiled):
         return _OFF
 
 
-__all__ = ["CHECKED_VERSIONS", "ENABLED", "array_key", "int_class", "launch", "launch_keyed", "replay"]
-
-
 # Grid and stream values of the two probe launches (_launch_function)
 _PROBES = (((40961, 40963, 40967), 0x5EED5EED), ((7, 11, 13), 0x7EED))
 
@@ -393,6 +390,9 @@ def _launch_function(run, function, packed, kernel_args: tuple):
         else:
             return whole
     (head, packs), (other, other_packs) = heads
-    if packs != other_packs or len(head) != len(other) or not all(x is y or x == y for x, y in zip(head, other)):
-        return whole  # the head holds something that depends on the launch
+    if packs != other_packs or len(head) != len(other) or not all(x is y for x, y in zip(head, other)):
+        return whole  # the head holds something made for the launch
     return run.launch, head, packs
+
+
+__all__ = ["CHECKED_VERSIONS", "ENABLED", "array_key", "int_class", "launch", "launch_keyed", "replay"]
