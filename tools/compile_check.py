@@ -457,8 +457,7 @@ def stand_in_launches(launcher=None, arch: int = 90, stream: int | None = None) 
     ``launcher(*arguments)``, with what the launcher object was called with: grid, stream,
     function, metadata, hooks, arguments (a direct launch calls the C function itself:
     ``direct_launch._launch_function``); without a ``launcher``, launches do nothing. The function
-    handle is
-    ``("function", <kernel hash>)``. The current device and stream are tensorlab's, asked as
+    handle is ``("function", <kernel hash>)``. The current device and stream are tensorlab's, asked as
     tensorlab's driver asks them on a GPU (``runtime.triton_driver``), unless ``stream`` names a
     handle to report instead (on device 0). Process-wide and not undone: call it in a process of
     its own."""
