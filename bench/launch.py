@@ -15,7 +15,8 @@ before; this script shows what that saves, switching it per measurement
 - cpu (no GPU): the same bare launch of the real binary kernel compiled for sm_90 under a stand-in
   driver, with the C launch function inside Triton's launcher object a no-op
   (``tools/compile_check.py: stand_in_launches``): the host cost of Triton's Python launch path
-  and of the direct path, everything but the driver call; and the launcher's own preparation
+  and of the direct path (calling that C function, or the launcher object around it), everything
+  but the driver call; and the launcher's own preparation
   (``launch.launch_keyed`` a no-op). Then whole eager ops (``a + b``, ``a * 2``, ``relu(a)`` on 16
   float32 elements, a broadcasting ``x + bias``, a strided ``x.t() * 2``, ``x.sum(0)``, ``x @ w``, and
   one training step of the README's MLP) the way a GPU runs them, with host memory
@@ -140,6 +141,8 @@ def stubbed_rows(iters: int) -> list[dict]:
     cases = {
         "binary kernel launch, Triton's launch path (C launcher a no-op)": (False, add),
         "binary kernel launch, direct launch (C launcher a no-op)": (True, add),
+        "binary kernel launch, direct launch through Triton's launcher object (C launcher a no-op)": (
+            True, add, _through_launcher_object),
         "binary launcher's preparation only (launch.launch_keyed a no-op)": (True, add, no_launch),
     }
     rows = _rows(interleaved_us(cases, iters), cases)
@@ -170,6 +173,25 @@ def eager_rows(iters: int) -> list[dict]:
         cases[f"eager x @ w (64x32 @ 32x32), {path}, stand-in device"] = (enabled, lambda: x @ w)
         steps[f"MLP training step (784-256-10, batch 64, Adam), {path}, stand-in device"] = (enabled, step)
     return _rows(interleaved_us(cases, iters), cases) + _rows(interleaved_us(steps, max(iters // 20, 10)), steps)
+
+
+_OBJECT_TABLES = ({}, {})  # direct_launch's tables for _through_launcher_object's launches
+
+
+@contextlib.contextmanager
+def _through_launcher_object():
+    """Direct launches that call Triton's launcher object, its Python ``__call__`` included, rather
+    than the C launch function inside it (``direct_launch._launch_function``): what that saves."""
+    from tensorlab_kernels import direct_launch
+
+    saved = direct_launch._tables, direct_launch._keyed, direct_launch._launch_function
+    direct_launch._tables, direct_launch._keyed = _OBJECT_TABLES
+    direct_launch._launch_function = lambda run, function, packed, kernel_args: (
+        run, (function, packed, None, None, None), False)
+    try:
+        yield
+    finally:
+        direct_launch._tables, direct_launch._keyed, direct_launch._launch_function = saved
 
 
 @contextlib.contextmanager
