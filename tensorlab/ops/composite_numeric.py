@@ -136,8 +136,6 @@ class _MaxDistance(Function):
         return g.unsqueeze(-1) * share, None
 
 
-
-
 class _L1Distance(Function):
     """``sum(|diff|)`` over the last dim, with PyTorch's cdist backward ``g * sign(diff)``, whose
     sign is NaN at a NaN difference (abs's gradient is 0 there)."""

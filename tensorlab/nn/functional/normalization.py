@@ -326,14 +326,7 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
                 running_var.copy_(running_var * (1.0 - momentum) + unbiased.to(running_var.dtype) * momentum)
         return _BatchNormTrain.apply(input, weight, bias, mean, _invstd(var, eps), eps, xf)
     xf = input if input.dtype is acc else input.to(acc)
-    mean, var = running_mean.to(acc), running_var.to(acc)
-    scale = (var + eps).rsqrt()
-    if weight is not None:
-        scale = scale * weight.to(acc)
-    shift = -mean * scale
-    if bias is not None:
-        shift = shift + bias.to(acc)
-    y = xf * scale.reshape(cshape) + shift.reshape(cshape)
+    y = _bn_affine(xf, running_mean.to(acc), (running_var.to(acc) + eps).rsqrt(), weight, bias)
     return y if y.dtype is input.dtype else y.to(input.dtype)
 
 
