@@ -182,17 +182,26 @@ def time_softmax(x, candidate, dev: str, repeats: int) -> float:
         _replay.plans.clear()
 
 
-def sweep_softmax(dev: str, rounds: int, out: str | None, quick: bool) -> None:
+def sweep_rows(section: str, candidates: list, time_candidate, row_len: int, sizes_mb: tuple, traffic: int,
+               dev: str, rounds: int, out: str | None, quick: bool) -> None:
+    """Time ``time_candidate(x, candidate, dev, repeats)`` for each of ``candidates`` on float32 and
+    bfloat16 tensors of rows of ``row_len`` elements, ``sizes_mb`` in all (2 repeats with ``quick``);
+    GB/s counts ``traffic`` passes over the input."""
     repeats = 2 if quick else 20
     for dt in ("float32", "bfloat16"):
         dtype = getattr(tl, dt)
-        for mb in ((1 / 8,) if quick else (64, 256)):
-            x = tl.randn(int(mb * MB) // dtype.itemsize // 32768, 32768, dtype=dtype, device=dev)
-            fns = [lambda c=c, x=x: time_softmax(x, c, dev, repeats) for c in SOFTMAX_CANDIDATES]
-            for c, (s, spread) in zip(SOFTMAX_CANDIDATES, interleaved(fns, rounds)):
-                # GB/s of one read and one write, as bench/reductions.py counts softmax
-                emit(out, section="softmax", dtype=dt, MB=mb, config=c or "default", ms=s * 1e3,
-                     GBps=2 * mb * MB / s / 1e9, spread=spread)
+        for mb in sizes_mb:
+            x = tl.randn(int(mb * MB) // dtype.itemsize // row_len, row_len, dtype=dtype, device=dev)
+            fns = [lambda c=c, x=x: time_candidate(x, c, dev, repeats) for c in candidates]
+            for c, (s, spread) in zip(candidates, interleaved(fns, rounds)):
+                emit(out, section=section, dtype=dt, MB=mb, config=c or "default", ms=s * 1e3,
+                     GBps=traffic * mb * MB / s / 1e9, spread=spread)
+
+
+def sweep_softmax(dev: str, rounds: int, out: str | None, quick: bool) -> None:
+    # GB/s of one read and one write, as bench/reductions.py counts softmax
+    sweep_rows("softmax", SOFTMAX_CANDIDATES, time_softmax, 32768, (1 / 8,) if quick else (64, 256), 2, dev,
+               rounds, out, quick)
 
 
 def _forced_var(candidate):
@@ -221,16 +230,9 @@ def time_var(x, candidate, dev: str, repeats: int) -> float:
 
 
 def sweep_var(dev: str, rounds: int, out: str | None, quick: bool) -> None:
-    repeats = 2 if quick else 20
-    for dt in ("float32", "bfloat16"):
-        dtype = getattr(tl, dt)
-        for mb in ((1 / 64,) if quick else (64, 256)):
-            x = tl.randn(int(mb * MB) // dtype.itemsize // 1024, 1024, dtype=dtype, device=dev)
-            fns = [lambda c=c, x=x: time_var(x, c, dev, repeats) for c in VAR_CANDIDATES]
-            for c, (s, spread) in zip(VAR_CANDIDATES, interleaved(fns, rounds)):
-                # GB/s of the read, as bench/reductions.py counts var_mean
-                emit(out, section="var", dtype=dt, MB=mb, config=c or "default", ms=s * 1e3,
-                     GBps=mb * MB / s / 1e9, spread=spread)
+    # GB/s of the read, as bench/reductions.py counts var_mean
+    sweep_rows("var", VAR_CANDIDATES, time_var, 1024, (1 / 64,) if quick else (64, 256), 1, dev, rounds, out,
+               quick)
 
 
 def main(argv=None) -> int:

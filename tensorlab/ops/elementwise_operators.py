@@ -106,7 +106,6 @@ def _ne(self, other):
     return B.ne(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
 
 
-
 _OPERATORS = {
     "__add__": _forward(B.add, B.ADD), "__radd__": _commuted(B.add, B.ADD), "__iadd__": _forward(B.add_),
     "__sub__": _forward(B.sub, B.SUB), "__rsub__": _rsub, "__isub__": _forward(B.sub_),
