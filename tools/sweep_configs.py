@@ -15,7 +15,8 @@ appended to ``--out``).
   launcher's tile (elements), warps and programs per SM replaced, in two launches or in one
   (``FULL_ONE_PASS``), against the launcher's choice;
 - ``matmul``: the GEMM kernel on the narrow transformer shapes (M = 8192, N = 768) with explicit
-  configurations, against the heuristic's;
+  configurations, against the heuristic's, and the persistent GEMM (``PROGRAMS_PER_SM``: a few
+  programs per SM, each looping over tiles) with some of them;
 - ``softmax``: ``tl.softmax(x, -1)`` over rows of 32768 float32/bfloat16 elements (64 and 256 MB)
   with the softmax launcher's choice (the whole row in registers, 32 warps, one program per SM)
   against a 16-warp whole-row tile and the looped two-pass kernel (several programs per SM, the
@@ -66,7 +67,14 @@ MATMUL_CANDIDATES = [None] + [
     # programs per SM to hide the short K loop)
     {"BLOCK_M": m, "BLOCK_N": n, "BLOCK_K": 64, "GROUP_M": g, "num_warps": w, "num_stages": s}
     for m, n, g, w, s in ((128, 256, 8, 8, 3), (256, 128, 8, 8, 3), (256, 128, 1, 8, 3), (128, 64, 8, 4, 4),
-                          (128, 64, 1, 4, 3), (64, 128, 8, 4, 4))]
+                          (128, 64, 1, 4, 3), (64, 128, 8, 4, 4))] + [
+    # persistent (gemm._gemm_persistent_kernel): PROGRAMS_PER_SM programs per SM loop over the tiles, the tile
+    # and K loops flattened into one pipeline, so a tile's store overlaps the next one's first loads. Flattening
+    # costs shared memory (compile_check, Triton 3.6, sm_90): 128 KB for 128x128 tiles with 8 warps and 3
+    # stages (one program per SM), 104 KB with 4 warps, 80 KB for 128x64 (two fit), 176 KB for 128x256
+    {"BLOCK_M": m, "BLOCK_N": n, "BLOCK_K": 64, "GROUP_M": g, "num_warps": w, "num_stages": s, "PROGRAMS_PER_SM": p}
+    for m, n, g, w, s, p in ((128, 128, 8, 8, 3, 1), (128, 128, 1, 8, 3, 1), (128, 128, 8, 4, 3, 2),
+                             (128, 128, 1, 4, 3, 2), (128, 256, 8, 8, 3, 1), (128, 64, 8, 4, 3, 2))]
 
 # rows of 32768: ("one", warps) keeps the whole row in registers; ("loop", BLOCK_N, warps) is the
 # two-pass kernel walking the row in tiles

@@ -2,7 +2,10 @@
 
 The space is data (``CONFIGS``): the autotuner searches it, :func:`pick_config` picks from it
 without measuring. Each entry is a dict of the kernel's tile constexprs (``BLOCK_M``, ``BLOCK_N``,
-``BLOCK_K``, ``GROUP_M``) and the launch options ``num_warps``/``num_stages``.
+``BLOCK_K``, ``GROUP_M``) and the launch options ``num_warps``/``num_stages``. A configuration given
+to the launcher (``gemm.matmul(config=...)``) may also hold ``PROGRAMS_PER_SM``: the persistent
+kernel, that many programs per SM each looping over tiles. None of the declared entries does yet:
+it has not been measured on a GPU (``tools/sweep_configs.py matmul`` times it).
 
 Three families, because the inner product is different hardware in each:
 

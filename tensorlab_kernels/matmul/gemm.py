@@ -18,6 +18,10 @@ How it works (the Triton matmul tutorial, plus strides and batches):
 - Rows of A (columns of B) past M (N) wrap around (``% M``) instead of being masked: the loads
   stay unmasked and in bounds, and the store drops those rows. Only the K tail is masked (with
   zeros, which add nothing to the dot product).
+- Persistent variant (a configuration with ``PROGRAMS_PER_SM``; the Triton persistent-matmul
+  tutorial): a few programs per SM, each looping over every P-th tile, the tile loop and the K
+  loop flattened into one software pipeline (``tl.range(..., flatten=True)``). Both kernels are
+  the same three jit helpers: which tile, its product, its epilogue.
 - Batches: up to two batch dims per launch, each with its own stride per operand (stride 0 for
   a broadcast operand), so ``(B1, B2, M, K) @ (K, N)`` or a broadcast batch runs without a copy.
   The host folds batch dims into M when that is a plain stride (a 3-D activation times a 2-D
@@ -56,36 +60,14 @@ from .configs import pick_config
 
 
 @triton.jit
-def _gemm_kernel(
-    # pointers
-    c_ptr, a_ptr, b_ptr, bias_ptr,
-    # sizes: B1 x B2 independent (M x K) @ (K x N) products
-    M, N, K, B2,
-    # strides, in elements: batch dim 1, batch dim 2, then the matrix dims
-    stride_cb1, stride_cb2, stride_cm, stride_cn,
-    stride_ab1, stride_ab2, stride_am, stride_ak,
-    stride_bb1, stride_bb2, stride_bk, stride_bn,
-    stride_db1, stride_db2, stride_dm, stride_dn,
-    # epilogue scalars: the bits of fp64 values (exact on the GPU and in the interpreter)
-    alpha_bits: tl.int64, beta_bits: tl.int64,
-    # meta-parameters
-    HAS_BIAS: tl.constexpr,  # add beta * bias
-    SCALE_ACC: tl.constexpr,  # alpha != 1
-    SCALE_BIAS: tl.constexpr,  # beta != 1
-    PRECISION: tl.constexpr,  # tl.dot input_precision for fp32: "ieee" or "tf32"
-    FMA: tl.constexpr,  # fp64: broadcast multiply + sum instead of tl.dot
-    UPCAST: tl.constexpr,  # interpreter: 16-bit tiles to fp32 before tl.dot (no bf16 math there)
-    EVEN_K: tl.constexpr,  # K % BLOCK_K == 0: no K masks
-    INT64: tl.constexpr,  # element offsets can pass 2**31 - 1
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
-):
-    # -- which tile of which batch ---------------------------------------------------------
-    pid = tl.program_id(0)
+def _tile_coordinates(tile_id, M, N, B2, INT64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      GROUP_M: tl.constexpr):
+    """(batch index 1, batch index 2, tile-row, tile-column) of tile number ``tile_id``."""
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
     tiles = num_pid_m * num_pid_n
-    bid = pid // tiles
-    tile = pid % tiles
+    bid = tile_id // tiles
+    tile = tile_id % tiles
     # Grouped ordering: GROUP_M tile-rows are visited column by column, so the programs in
     # flight share A rows and B columns in L2 (the tutorial's "L2 cache optimizations").
     num_pid_in_group = GROUP_M * num_pid_n
@@ -94,7 +76,6 @@ def _gemm_kernel(
     group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
     pid_m = first_pid_m + ((tile % num_pid_in_group) % group_size_m)
     pid_n = (tile % num_pid_in_group) // group_size_m
-
     b1 = bid // B2
     b2 = bid % B2
     if INT64:  # (the tile indices widen before they multiply: M or N near 2**31 - 1 would wrap)
@@ -102,6 +83,15 @@ def _gemm_kernel(
         b2 = tl.cast(b2, tl.int64)
         pid_m = tl.cast(pid_m, tl.int64)
         pid_n = tl.cast(pid_n, tl.int64)
+    return b1, b2, pid_m, pid_n
+
+
+@triton.jit
+def _tile_product(a_ptr, b_ptr, b1, b2, pid_m, pid_n, M, N, K,
+                  stride_ab1, stride_ab2, stride_am, stride_ak, stride_bb1, stride_bb2, stride_bk, stride_bn,
+                  PRECISION: tl.constexpr, FMA: tl.constexpr, UPCAST: tl.constexpr, EVEN_K: tl.constexpr,
+                  INT64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """The BLOCK_M x BLOCK_N tile (pid_m, pid_n) of batch (b1, b2) of A @ B, in the accumulator's dtype."""
     # Rows/columns past the edge wrap around: loads stay unmasked and in bounds.
     offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
     offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
@@ -110,8 +100,6 @@ def _gemm_kernel(
         offs_k = offs_k.to(tl.int64)
     a_ptrs = a_ptr + b1 * stride_ab1 + b2 * stride_ab2 + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
     b_ptrs = b_ptr + b1 * stride_bb1 + b2 * stride_bb2 + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
-
-    # -- the K loop ------------------------------------------------------------------------------
     if FMA:
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float64)
     else:
@@ -140,8 +128,15 @@ def _gemm_kernel(
         else:
             a_ptrs += BLOCK_K * stride_ak
             b_ptrs += BLOCK_K * stride_bk
+    return acc
 
-    # -- epilogue: alpha, bias, cast, one masked store ---------------------------------------------
+
+@triton.jit
+def _tile_store(acc, c_ptr, bias_ptr, b1, b2, pid_m, pid_n, M, N,
+                stride_cb1, stride_cb2, stride_cm, stride_cn, stride_db1, stride_db2, stride_dm, stride_dn,
+                alpha_bits, beta_bits, HAS_BIAS: tl.constexpr, SCALE_ACC: tl.constexpr, SCALE_BIAS: tl.constexpr,
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """The epilogue, in registers before the one masked store: alpha, bias, the cast to C's dtype."""
     if SCALE_ACC:
         alpha = tl.cast(alpha_bits, tl.int64).to(tl.float64, bitcast=True).to(acc.dtype)
         acc = acc * alpha
@@ -158,6 +153,69 @@ def _gemm_kernel(
         acc += d
     c_ptrs = c_ptr + b1 * stride_cb1 + b2 * stride_cb2 + offs_cm[:, None] * stride_cm + offs_cn[None, :] * stride_cn
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
+
+
+@triton.jit
+def _gemm_kernel(
+    # pointers
+    c_ptr, a_ptr, b_ptr, bias_ptr,
+    # sizes: B1 x B2 independent (M x K) @ (K x N) products
+    M, N, K, B2,
+    # strides, in elements: batch dim 1, batch dim 2, then the matrix dims
+    stride_cb1, stride_cb2, stride_cm, stride_cn,
+    stride_ab1, stride_ab2, stride_am, stride_ak,
+    stride_bb1, stride_bb2, stride_bk, stride_bn,
+    stride_db1, stride_db2, stride_dm, stride_dn,
+    # epilogue scalars: the bits of fp64 values (exact on the GPU and in the interpreter)
+    alpha_bits: tl.int64, beta_bits: tl.int64,
+    # meta-parameters
+    HAS_BIAS: tl.constexpr,  # add beta * bias
+    SCALE_ACC: tl.constexpr,  # alpha != 1
+    SCALE_BIAS: tl.constexpr,  # beta != 1
+    PRECISION: tl.constexpr,  # tl.dot input_precision for fp32: "ieee" or "tf32"
+    FMA: tl.constexpr,  # fp64: broadcast multiply + sum instead of tl.dot
+    UPCAST: tl.constexpr,  # interpreter: 16-bit tiles to fp32 before tl.dot (no bf16 math there)
+    EVEN_K: tl.constexpr,  # K % BLOCK_K == 0: no K masks
+    INT64: tl.constexpr,  # element offsets can pass 2**31 - 1
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+):
+    """One program per tile: program i computes tile i (of every batch's tiles, in order)."""
+    b1, b2, pid_m, pid_n = _tile_coordinates(tl.program_id(0), M, N, B2, INT64, BLOCK_M, BLOCK_N, GROUP_M)
+    acc = _tile_product(a_ptr, b_ptr, b1, b2, pid_m, pid_n, M, N, K,
+                        stride_ab1, stride_ab2, stride_am, stride_ak, stride_bb1, stride_bb2, stride_bk, stride_bn,
+                        PRECISION, FMA, UPCAST, EVEN_K, INT64, BLOCK_M, BLOCK_N, BLOCK_K)
+    _tile_store(acc, c_ptr, bias_ptr, b1, b2, pid_m, pid_n, M, N,
+                stride_cb1, stride_cb2, stride_cm, stride_cn, stride_db1, stride_db2, stride_dm, stride_dn,
+                alpha_bits, beta_bits, HAS_BIAS, SCALE_ACC, SCALE_BIAS, BLOCK_M, BLOCK_N)
+
+
+@triton.jit
+def _gemm_persistent_kernel(
+    c_ptr, a_ptr, b_ptr, bias_ptr,
+    M, N, K, B2,
+    stride_cb1, stride_cb2, stride_cm, stride_cn,
+    stride_ab1, stride_ab2, stride_am, stride_ak,
+    stride_bb1, stride_bb2, stride_bk, stride_bn,
+    stride_db1, stride_db2, stride_dm, stride_dn,
+    alpha_bits: tl.int64, beta_bits: tl.int64,
+    total_tiles,  # tiles per batch x batches
+    HAS_BIAS: tl.constexpr, SCALE_ACC: tl.constexpr, SCALE_BIAS: tl.constexpr, PRECISION: tl.constexpr,
+    FMA: tl.constexpr, UPCAST: tl.constexpr, EVEN_K: tl.constexpr, INT64: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+):
+    """_gemm_kernel's tiles, with fewer programs than tiles (the Triton persistent-matmul tutorial):
+    program p computes tiles p, p + P, p + 2P, ... (P programs, a few per SM). ``flatten`` makes
+    the tile loop and the K loop one software-pipelined loop, so the next tile's first loads are in
+    flight while this tile's last products and its store run: on a short K loop (K = 768 is 12
+    steps of 64) that prologue and epilogue are a large part of a tile's time."""
+    for tile_id in tl.range(tl.program_id(0), total_tiles, tl.num_programs(0), flatten=True):
+        b1, b2, pid_m, pid_n = _tile_coordinates(tile_id, M, N, B2, INT64, BLOCK_M, BLOCK_N, GROUP_M)
+        acc = _tile_product(a_ptr, b_ptr, b1, b2, pid_m, pid_n, M, N, K,
+                            stride_ab1, stride_ab2, stride_am, stride_ak, stride_bb1, stride_bb2, stride_bk,
+                            stride_bn, PRECISION, FMA, UPCAST, EVEN_K, INT64, BLOCK_M, BLOCK_N, BLOCK_K)
+        _tile_store(acc, c_ptr, bias_ptr, b1, b2, pid_m, pid_n, M, N,
+                    stride_cb1, stride_cb2, stride_cm, stride_cn, stride_db1, stride_db2, stride_dm, stride_dn,
+                    alpha_bits, beta_bits, HAS_BIAS, SCALE_ACC, SCALE_BIAS, BLOCK_M, BLOCK_N)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -297,20 +355,21 @@ def matmul(out, a, b, bias=None, *, alpha=1, beta=1, precision: str = "highest",
                 needs_int64(out, a, b, bias if has_bias else None), _sm_count(out.device))
     # The launch plan depends on the geometry only: worked out once per geometry (a model
     # multiplies the same few shapes over and over), unless a config is forced.
-    pieces, K, meta = _launch_plan(*geometry) if config is None else _plan(*geometry, config)
+    kernel, pieces, K, meta = _launch_plan(*geometry) if config is None else _plan(*geometry, config)
     # An empty K never dereferences a or b: point them at the output (an empty array may have
     # no storage at all); no bias: the output stands in for its (never read) pointer.
     a_arr, b_arr = (a, b) if K > 0 else (out, out)
     d_arr = bias if has_bias else out
     for grid, (oc, oa, ob, od), ints in pieces:
-        launch(_gemm_kernel, grid, out.shifted(oc), a_arr.shifted(oa), b_arr.shifted(ob), d_arr.shifted(od), *ints,
-               **meta)
+        launch(kernel, grid, out.shifted(oc), a_arr.shifted(oa), b_arr.shifted(ob), d_arr.shifted(od), *ints, **meta)
 
 
 def _plan(out_shape, out_strides, a_shape, a_strides, b_shape, b_strides, bias_geometry, dtype, alpha_bits,
           beta_bits, precision: str, int64: bool, num_sms: int, config: dict | None = None):
-    """The launches of one matmul: ``(pieces, K, meta)``, each piece ``(grid, element offsets of
-    out, a, b and bias, the kernel's int arguments)``; no pieces for an empty output.
+    """The launches of one matmul: ``(kernel, pieces, K, meta)``, each piece ``(grid, element offsets
+    of out, a, b and bias, the kernel's int arguments)``; no pieces for an empty output. The kernel
+    is ``_gemm_kernel`` (one program per tile), or ``_gemm_persistent_kernel`` for a configuration
+    with ``PROGRAMS_PER_SM`` (that many programs per SM, each looping over tiles).
 
     ``alpha_bits``/``beta_bits``: the fp64 bits of alpha and beta, None for 1 (bits, not values,
     so that -0.0 and 0.0 are different plans)."""
@@ -325,11 +384,15 @@ def _plan(out_shape, out_strides, a_shape, a_strides, b_shape, b_strides, bias_g
     else:
         sd, dm, dn = (0,) * len(batch), 0, 0
     if math.prod(out_shape) == 0:
-        return (), K, {}
+        return _gemm_kernel, (), K, {}
     batch, M, folded = fold_batch(batch, M, [(sa, am), (sb, 0), (sc, cm), (sd, dm)])
     (sa, am), (sb, _), (sc, cm), (sd, dm) = folded
     if config is None:
         config = pick_config(M, N, K, dtype, batch=math.prod(batch), num_sms=num_sms)
+    config = dict(config)
+    per_sm = config.pop("PROGRAMS_PER_SM", None)
+    if per_sm is not None and (per_sm.__class__ is not int or per_sm < 1):
+        raise ValueError(f"matmul kernel: PROGRAMS_PER_SM must be a positive int, got {per_sm!r}")
     meta = dict(
         HAS_BIAS=has_bias, SCALE_ACC=alpha_bits is not None, SCALE_BIAS=has_bias and beta_bits is not None,
         PRECISION="ieee" if precision == "highest" else "tf32", FMA=dtype == np.float64,
@@ -348,8 +411,12 @@ def _plan(out_shape, out_strides, a_shape, a_strides, b_shape, b_strides, bias_g
                    poff[3] if has_bias else poff[0])
         ints = (M, N, K, pshape[1], c_b[0], c_b[1], cm, cn, a_b[0], a_b[1], am, ak, b_b[0], b_b[1], bk, bn,
                 d_b[0], d_b[1], dm, dn, alpha_bits or 0, beta_bits or 0)
-        pieces.append(((tiles * pshape[0] * pshape[1],), offsets, ints))
-    return tuple(pieces), K, meta
+        total = tiles * pshape[0] * pshape[1]
+        if per_sm:
+            pieces.append(((min(total, per_sm * num_sms),), offsets, ints + (total,)))
+        else:
+            pieces.append(((total,), offsets, ints))
+    return _gemm_persistent_kernel if per_sm else _gemm_kernel, tuple(pieces), K, meta
 
 
 _launch_plan = functools.lru_cache(maxsize=1024)(_plan)  # results are never changed by callers

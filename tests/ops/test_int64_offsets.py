@@ -136,11 +136,11 @@ def test_full_sum_plans_go_int64_when_the_last_segment_ends_past_2_31():
 
 def test_matmul_plans_go_int64_when_a_tile_index_can_pass_2_31():
     # M near 2**31 (a batch folded into rows, K = 1): the last row tile's indices pass 2**31 - 1
-    pieces, _, meta = kgemm._plan((2**31 - 3, 2), (2, 1), (2**31 - 3, 1), (1, 1), (1, 2), (2, 1), None,
-                                  np.dtype(np.float16), None, None, "highest", False, 132)
+    _, pieces, _, meta = kgemm._plan((2**31 - 3, 2), (2, 1), (2**31 - 3, 1), (1, 1), (1, 2), (2, 1), None,
+                                     np.dtype(np.float16), None, None, "highest", False, 132)
     assert meta["INT64"]
-    pieces, _, meta = kgemm._plan((64, 2), (2, 1), (64, 1), (1, 1), (1, 2), (2, 1), None,
-                                  np.dtype(np.float16), None, None, "highest", False, 132)
+    _, pieces, _, meta = kgemm._plan((64, 2), (2, 1), (64, 1), (1, 1), (1, 2), (2, 1), None,
+                                     np.dtype(np.float16), None, None, "highest", False, 132)
     assert not meta["INT64"]
 
 

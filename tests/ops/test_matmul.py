@@ -408,6 +408,53 @@ def test_kernel_int64_offsets_path(monkeypatch):
     assert_close(r, np.matmul(a.astype(np.float64), b.astype(np.float64)), rtol=1e-5, atol=1e-5)
 
 
+PERSISTENT = {**SMALL, "PROGRAMS_PER_SM": 1}
+
+
+@needs_cuda
+@pytest.mark.parametrize("dtype", [tl.float32, tl.float16, tl.float64])
+def test_persistent_kernel_loops_over_tiles(monkeypatch, launches, dtype):
+    """PROGRAMS_PER_SM: fewer programs than tiles, each computing every P-th tile (here 3 programs
+    over 3 x 3 tiles of each of 2 batches, a masked K tail, alpha, beta and a broadcast bias)."""
+    monkeypatch.setitem(kgemm._num_sms, 0, 3)
+    M, N, K = 37, 45, 50
+    a, b, d = _rand((2, M, K), seed=1), _rand((2, K, N), seed=2), _rand((N,), seed=3)
+    ta, tb = tl.tensor(a, device="cuda").to(dtype), tl.tensor(b, device="cuda").to(dtype)
+    td = tl.tensor(d, device="cuda").to(dtype).expand(2, M, N)
+    out = tl.empty((2, M, N), dtype=dtype, device="cuda")
+    kgemm.matmul(*_device_arrays(out, ta, tb, td), alpha=0.5, beta=-2.0, config=PERSISTENT)
+    ref = 0.5 * np.matmul(to_numpy(ta.double()), to_numpy(tb.double())) - 2.0 * to_numpy(td.double())
+    rtol = {tl.float32: 1e-5, tl.float16: 2e-3, tl.float64: 1e-12}[dtype]
+    assert_close(out, ref, rtol=rtol, atol=rtol * 10)
+    ((grid, args, meta),) = launches
+    assert grid == (3,) and args[-1] == 2 * 3 * 3 and "PROGRAMS_PER_SM" not in meta  # (total tiles)
+
+
+@needs_cuda
+def test_persistent_kernel_int64_path_and_more_programs_than_tiles(monkeypatch):
+    monkeypatch.setitem(kgemm._num_sms, 0, 4)
+    monkeypatch.setattr(kgemm, "needs_int64", lambda *arrays: True)
+    a, b = _rand((20, 30), seed=1), _rand((30, 17), seed=2)
+    out = tl.empty((20, 17), device="cuda")
+    ta, tb = tl.tensor(a, device="cuda"), tl.tensor(b, device="cuda").t().contiguous().t()
+    kgemm.matmul(*_device_arrays(out, ta, tb, None), config={**PERSISTENT, "PROGRAMS_PER_SM": 2})
+    assert_close(out, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5, atol=1e-5)
+
+
+def test_persistent_plans_launch_a_few_programs_per_sm():
+    cfg = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8, "num_warps": 8, "num_stages": 3}
+    geometry = ((8192, 768), (768, 1), (8192, 768), (768, 1), (768, 768), (768, 1), None, np.dtype(np.float16),
+                None, None, "highest", False, 132)
+    kernel, ((grid, _, ints),), _, meta = kgemm._plan(*geometry, {**cfg, "PROGRAMS_PER_SM": 2})
+    assert kernel is kgemm._gemm_persistent_kernel and grid == (264,) and ints[-1] == 64 * 6
+    assert "PROGRAMS_PER_SM" not in meta
+    kernel, ((grid, _, ints),), _, _ = kgemm._plan(*geometry, cfg)
+    assert kernel is kgemm._gemm_kernel and grid == (64 * 6,) and len(ints) == 22
+    for bad in (0, -1, 1.5):
+        with pytest.raises(ValueError, match="PROGRAMS_PER_SM must be a positive int"):
+            kgemm._plan(*geometry, {**cfg, "PROGRAMS_PER_SM": bad})
+
+
 def test_fold_batch():
     # (B, S, K) @ (K, N): the batch folds into M (one tall GEMM)
     shape, M, ops = kgemm.fold_batch((4,), 6, [((6 * 5,), 5), ((0,), 0), ((6 * 7,), 7), ((0,), 0)])
