@@ -459,9 +459,10 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
                         if isinstance(a, Tensor) else
                         a.shape == o._shape and a.strides == o._stride and a.offset == o._offset)
                 if not same and not op.tags.isdisjoint(_PARTIAL_OVERLAP_CHECKED):
+                    # (the tensor's own layout, not a broadcast Geometry of it: ``x += x[0]`` reads
+                    # the dense row x[0], which the write to x overlaps; PyTorch checks the input)
                     _check_no_partial_overlap(f"{op.name}_" if inplace else op.name, o, t,
-                                              (tuple(a.shape), tuple(a.strides), a.offset) if isinstance(a, Geometry)
-                                              else (t._shape, t._stride, t._offset))
+                                              (t._shape, t._stride, t._offset))
                 if not (same and "inplace_safe" in op.tags):
                     needs_temp.append(o)
                     break

@@ -173,14 +173,14 @@ def _binary_meta(name: str, kind: str, scalars_fit: bool = False):
         out_dtype, compute = _binary_types(name, op_kind, kop, x, y)
         rnd = None  # the tensor operands are rounded to this float16/bfloat16 dtype first (kernels' RND)
         if name in ("add", "sub"):
+            if name == "sub":  # (PyTorch's sub checks its operands before alpha)
+                _check_sub_bool(name, x, y)
             if isinstance(alpha, complex | np.complexfloating):  # (add/sub only: addr and addmm take 2+0j)
                 raise RuntimeError(f"{name}(): For non-complex input tensors, argument alpha must not be a complex "
                                    "number.")
             _check_alpha(name, out_dtype, alpha)  # (1e50 for float32, 300 for int8: an error, not inf or a wrap)
             if alpha != 1 and (out_dtype is D.float16 or out_dtype is D.bfloat16):
                 alpha = E.round_scalar_to(alpha, out_dtype)  # PyTorch's kernel converts alpha to the dtype too
-            if name == "sub":
-                _check_sub_bool(name, x, y)
         if kop == "pow" and out_dtype in D.INTEGRAL and E.is_scalar(y) and not isinstance(y, bool) and y < 0:
             raise RuntimeError("pow(): Integers to negative integer powers are not allowed.")
         if (kop == "pow" and isinstance(x, Tensor) and E.is_scalar(y) and not isinstance(y, bool)

@@ -45,7 +45,7 @@ def float_result(dtype: D.dtype) -> D.dtype:
     return dtype if dtype.is_floating_point else D.get_default_dtype()
 
 
-_INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
+_INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 
 
 def fit_scalars(op: str, dtype: D.dtype, opmath: bool, **scalars) -> dict:
@@ -129,6 +129,11 @@ def fit_clamp_bounds(dtype: D.dtype, lo, hi) -> tuple:
     info = np.iinfo(dtype.np)
     lo_int = lo.__class__ is int
     hi_int = hi.__class__ is int
+    if lo_int and hi_int and (lo > _INT64_MAX) != (hi > _INT64_MAX):
+        # PyTorch promotes two number bounds with each other first, and a number past int64 is a
+        # uint64 to it, which promotes with no signed type (one bound alone only saturates)
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote Long "
+                           "and UInt64")
     if lo_int and lo > info.max:
         raise RuntimeError(f"Clamp min value {lo} is outside the representable range of {D.torch_name(dtype)}")
     if hi_int and hi < info.min:

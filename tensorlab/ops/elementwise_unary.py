@@ -66,10 +66,9 @@ def _result(name: str, kind: str, dtype: D.dtype) -> tuple[D.dtype, str]:
         raise E.not_implemented_for(name, dtype)
     if kind == _SAME_NO_BOOL and dtype is D.bool:
         if name == "neg":
-            raise NotImplementedError("neg(): Negation, the `-` operator, on a bool tensor is not supported. If you "
-                                      "are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-        if name == "hardtanh":  # PyTorch's own checks (a RuntimeError, not a missing kernel)
-            raise RuntimeError("hardtanh(): Bool inputs not supported for hardtanh")
+            raise NotImplementedError(_NEG_BOOL)
+        if name == "hardtanh":  # PyTorch's own check (TORCH_CHECK_NOT_IMPLEMENTED; relu6 is hardtanh too)
+            raise NotImplementedError("hardtanh(): Bool inputs not supported for hardtanh")
         if name == "relu":
             raise NotImplementedError("relu(): Boolean inputs not supported for relu")
         raise E.not_implemented_for(name, dtype)
@@ -155,11 +154,16 @@ def _number(op: str, name: str, value):
 
 
 def _decimals(op: str, decimals) -> int:
+    if isinstance(decimals, bool | np.bool_):  # (PyTorch's argument parser takes no bool for an int)
+        raise TypeError(f"{op}(): argument 'decimals' must be int, not bool")
     try:
         return operator.index(decimals)
     except TypeError:  # (decimals=1.5 was truncated to 1)
         raise TypeError(f"{op}(): argument 'decimals' must be int, not {type(decimals).__name__}") from None
 
+
+_NEG_BOOL = ("neg(): Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+             "mask, use the `~` or `logical_not()` operator instead.")
 
 # PyTorch's unary ops that keep their input's dtype (built with TensorIterator's check_all_same_dtype)
 # take an out= of exactly that dtype: neg(float32_t, out=float64_t) raises rather than casts, before
@@ -178,6 +182,8 @@ def _run(name: str, input, out=None, **params):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if out is not None:
         E.check_out(name, out)
+        if name == "neg" and input.dtype is D.bool:  # (neg's own check comes first in PyTorch, then out='s)
+            raise NotImplementedError(_NEG_BOOL)
         if out.dtype is not input.dtype and name in _SAME_DTYPE_OUT:
             raise RuntimeError(_SAME_DTYPE_OUT[name].format(out=D.torch_name(out.dtype),
                                                             input=D.torch_name(input.dtype)))

@@ -567,6 +567,12 @@ def test_integer_clamp_saturates_number_bounds_beyond_the_dtype_as_pytorch(devic
         with pytest.raises(RuntimeError, match=message):
             call()
     assert u.tolist() == [1, 5, 200]  # (the refused in-place clamp left it as it was)
+    # two number bounds are promoted with each other first: one past int64 is a uint64, which has no
+    # promotion with a signed one (one such bound alone saturates like any other)
+    big = t([1, 2], device)
+    with pytest.raises(RuntimeError, match="Promotion for uint16, uint32, uint64 types is not supported"):
+        tl.clamp(big, -2**63, 2**63)
+    assert tl.clamp(big, max=2**63).tolist() == [1, 2] and tl.clamp(i8, max=2**63).tolist() == [-100, 0, 100]
 
 
 def test_clamp_variants(device):
@@ -622,6 +628,16 @@ def test_error_messages(device):
         tl.add(t([1], device), t([1], device), alpha=0.5)
     with pytest.raises(RuntimeError, match="Boolean alpha"):
         tl.add(a, a, alpha=True)
+    # torch 2.15 checks sub's bool operands before alpha, and neg's bool input before its out=
+    for alpha in (True, 0.5):
+        with pytest.raises(NotImplementedError, match="Subtraction, the `-` operator, with a bool tensor"):
+            tl.sub(t([1.0], device), m, alpha=alpha)
+        with pytest.raises(NotImplementedError, match="Subtraction, the `-` operator, with a bool tensor"):
+            tl.sub(t([1], device), True, alpha=alpha)
+    with pytest.raises(NotImplementedError, match="Negation, the `-` operator, on a bool tensor"):
+        tl.neg(m, out=tl.zeros(1, device=device))
+    with pytest.raises(TypeError, match="argument 'decimals' must be int, not bool"):
+        tl.round(t([1.26], device), decimals=True)
     with pytest.raises(RuntimeError, match="expected condition to be a boolean tensor"):
         tl.where(a, a, a)
     with pytest.raises(RuntimeError, match="expected dtype float32 for `end`"):
@@ -1460,6 +1476,18 @@ def test_partially_overlapping_writes_raise_as_pytorch(device):
         with pytest.raises(RuntimeError, match=f"{name}: {_OVERLAP}"):
             call()
     assert x.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]  # nothing written
+    # an input that overlaps only once broadcast: the row x[0] is dense and the write to x covers it
+    # (torch 2.15 checks the input itself, not its broadcast)
+    m = tl.arange(10.0, device=device).view(2, 5)
+    broadcast = [
+        ("add_", lambda: m.__iadd__(m[0])), ("add_", lambda: m.add_(m[1:])), ("lerp_", lambda: m.lerp_(m[1], 0.5)),
+        ("addcmul_", lambda: m.addcmul_(m[0], m[1])), ("where", lambda: tl.where(m > 3, m[0], m, out=m)),
+        ("add", lambda: tl.add(m, m[0], out=m)), ("copy_", lambda: m.copy_(m[0])),
+    ]
+    for name, call in broadcast:
+        with pytest.raises(RuntimeError, match=f"{name}: {_OVERLAP}"):
+            call()
+    assert m.tolist() == [[0.0, 1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0, 9.0]]
     accepted = [  # (each on a fresh arange(6); results as torch's)
         (lambda y: y[:3].copy_(y[3:]), [3.0, 4.0, 5.0, 3.0, 4.0, 5.0]),
         (lambda y: y.copy_(y), [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]),
@@ -1628,8 +1656,11 @@ def test_hardtanh_of_integers(device):
     # negative limit for uint8 and a limit beyond int8)
     assert tl.nn.functional.hardtanh(t([0, 3], device, tl.uint8)).tolist() == [0, 1]
     assert tl.nn.functional.hardtanh(t([1], device, tl.int8), -1000, 1000).tolist() == [1]
-    with pytest.raises(RuntimeError, match="Bool inputs not supported for hardtanh"):
-        tl.nn.functional.hardtanh(t([True], device))
+    # torch 2.15: NotImplementedError (TORCH_CHECK_NOT_IMPLEMENTED), for relu6 and in place too
+    for call in (lambda b: tl.nn.functional.hardtanh(b), lambda b: tl.nn.functional.relu6(b),
+                 lambda b: tl.nn.functional.hardtanh(b, inplace=True)):
+        with pytest.raises(NotImplementedError, match="Bool inputs not supported for hardtanh"):
+            call(t([True], device))
 
 
 def test_logaddexp_xlogy_and_inverse_hyperbolics(device):
