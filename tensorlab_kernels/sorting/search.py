@@ -4,13 +4,15 @@ How it works. Each program takes ``BLOCK`` consecutive values (any strides), fin
 the sorted sequence each one searches (a 1-D sequence: row 0 for all; an N-D sequence: the
 value's leading index), and runs a vectorised binary search: ``ceil(log2(n + 1))`` steps, each a
 gather of the middle element (through ``sorter`` when given). Comparisons are on the same
-integer sort keys as ``sort`` (``sort.sort_key``): NaN is the largest value and -0.0 == +0.0, so
-a sequence sorted by ``tensorlab.sort`` — NaNs last — is searched consistently (a NaN value
-lands before the sequence's first NaN with ``right=False``, after the last with ``right=True``).
-Both inputs arrive in one dtype (the op promotes them first, as PyTorch does). For a sequence
-without NaN this is PyTorch's answer (a NaN value goes to the end on either side); with NaNs in
-the sequence PyTorch's comparisons are not a consistent order, this one is. Reads through
-``sorter`` stay inside the row whatever it holds; the op checks its range before launching.
+integer sort keys as ``sort`` (``sort.sort_key``: -0.0 == +0.0), with PyTorch's rule for NaN:
+its search goes right where ``!(middle >= value)`` (``right=False``) or ``!(middle > value)``
+(``right=True``), and every comparison with a NaN is false, so a NaN middle element or a NaN
+value always sends the search right. A NaN value therefore lands at the end of its row, and a
+value searched in ``[1, 2, nan]`` lands after the NaN (3), as in PyTorch (numpy, which orders NaN
+last, says 2). The binary search's path is PyTorch's too (middle ``(lo + hi) // 2``), so a NaN
+inside a sequence sends each value where PyTorch's does. Both inputs arrive in one dtype (the op
+promotes them first, as PyTorch does). Reads through ``sorter`` stay inside the row whatever it
+holds; the op checks its range before launching.
 
 ``right=False`` gives the lower bound (first position whose element is >= the value),
 ``right=True`` the upper bound (first position whose element is > the value).
@@ -74,6 +76,8 @@ def _searchsorted_kernel(
             go_right = k <= key
         else:
             go_right = k < key
+        if FLOAT_BITS > 0:  # a comparison with NaN is false, and PyTorch goes right on a false one
+            go_right = go_right | (k == KEY_MAX) | (key == KEY_MAX)
         lo = tl.where(active & go_right, mid + 1, lo)
         hi = tl.where(active & ~go_right, mid, hi)
     o_off = offsets(lin, vsize1, vsize2, vsize3, vsize4, vsize5, os0, os1, os2, os3, os4, os5, VNDIM)
@@ -127,18 +131,34 @@ def searchsorted(out, sorted_sequence, values, sorter=None, right: bool = False)
 
 def searchsorted_twin(out: np.ndarray, sorted_sequence: np.ndarray, values: np.ndarray, sorter=None,
                       right: bool = False) -> None:
-    side = "right" if right else "left"
+    floating = sorted_sequence.dtype.kind == "f" or sorted_sequence.dtype.name == "bfloat16"
     seq_keys = sort_keys_twin(sorted_sequence)
     if sorter is not None:
         seq_keys = np.take_along_axis(seq_keys, sorter, -1)
     val_keys = sort_keys_twin(values)
+    n = seq_keys.shape[-1]
     if seq_keys.ndim <= 1:
-        out[...] = np.searchsorted(seq_keys.reshape(-1), val_keys, side=side)
+        out[...] = _binary_search_twin(seq_keys.reshape(1, n), val_keys.reshape(1, -1), right, floating
+                                       ).reshape(out.shape)
         return
     rows = int(np.prod(seq_keys.shape[:-1]))  # (explicit: reshape(-1, 0) fails for empty rows)
-    rows_seq = seq_keys.reshape(rows, seq_keys.shape[-1])
-    rows_val = val_keys.reshape(rows, val_keys.shape[-1])
-    res = np.empty(rows_val.shape, np.int64)
-    for r in range(rows_seq.shape[0]):
-        res[r] = np.searchsorted(rows_seq[r], rows_val[r], side=side)
+    res = _binary_search_twin(seq_keys.reshape(rows, n), val_keys.reshape(rows, val_keys.shape[-1]), right, floating)
     out[...] = res.reshape(out.shape)
+
+
+def _binary_search_twin(seq_keys: np.ndarray, val_keys: np.ndarray, right: bool, floating: bool) -> np.ndarray:
+    """The kernel's binary search (PyTorch's), all rows at once: ``val_keys[r]`` in ``seq_keys[r]``."""
+    n = seq_keys.shape[-1]
+    lo = np.zeros(val_keys.shape, np.int64)
+    hi = np.full(val_keys.shape, n, np.int64)
+    nan = np.int64(2**63 - 1)  # (sort_keys_twin's NaN)
+    for _ in range(n.bit_length()):
+        active = lo < hi
+        mid = (lo + hi) // 2
+        k = np.take_along_axis(seq_keys, np.minimum(mid, n - 1), -1)
+        go_right = k <= val_keys if right else k < val_keys
+        if floating:
+            go_right |= (k == nan) | (val_keys == nan)
+        lo = np.where(active & go_right, mid + 1, lo)
+        hi = np.where(active & ~go_right, mid, hi)
+    return lo

@@ -3,11 +3,12 @@ all-elements), searchsorted, bucketize, unique, unique_consecutive.
 
 References are independent of the twins (which use integer sort keys and ``np.argsort``): the
 sorting ops use Python's ``sorted`` (stable, also with ``reverse=True``) over ``(isnan, value)``
-pairs, which is PyTorch's order (NaN largest, -0.0 == +0.0, ties in input order); searchsorted
-uses ``np.searchsorted`` per row; unique uses ``np.unique(equal_nan=False)`` (every NaN distinct,
-as in PyTorch); unique_consecutive an explicit loop. Samples with repeated values carry
-``grad_args=()``: a sort is not differentiable where values tie (finite differences see half of
-the gradient at each tied position), so gradcheck uses samples with distinct values.
+pairs, which is PyTorch's order (NaN largest, -0.0 == +0.0, ties in input order); searchsorted runs
+PyTorch's binary search in Python numbers (``_pytorch_bound``); unique uses
+``np.unique(equal_nan=False)`` (every NaN distinct, as in PyTorch); unique_consecutive an explicit
+loop. Samples with repeated values carry ``grad_args=()``: a sort is not differentiable where
+values tie (finite differences see half of the gradient at each tied position), so gradcheck uses
+samples with distinct values.
 """
 
 from __future__ import annotations
@@ -114,16 +115,29 @@ def _ref_median_all(x):
     return np.asarray(flat[order[_median_pos(flat.tolist())]])
 
 
+def _pytorch_bound(row, value, right: bool) -> int:
+    """PyTorch's binary search, one value in one row, in Python numbers: it goes right where
+    ``not (middle > value)`` (right) or ``not (middle >= value)`` (left), and a comparison with NaN
+    is false (numpy's searchsorted orders NaN last instead)."""
+    lo, hi = 0, len(row)
+    value = value.item()
+    while lo < hi:
+        mid = lo + (hi - lo) // 2
+        middle = row[mid].item()
+        if not (middle > value if right else middle >= value):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 def _ref_searchsorted(seq, values, sorter=None, out_int32=False, right=False, side=None):
-    side = side or ("right" if right else "left")
+    right = (side or ("right" if right else "left")) == "right"
     if sorter is not None:
         seq = np.take_along_axis(seq, sorter, -1)
-    out_dtype = np.int32 if out_int32 else np.int64
-    if seq.ndim == 1:
-        return np.searchsorted(seq, values, side=side).astype(out_dtype)
-    out = np.zeros(values.shape, out_dtype)
-    for pos in np.ndindex(*seq.shape[:-1]):
-        out[pos] = np.searchsorted(seq[pos], values[pos], side=side)
+    out = np.zeros(values.shape, np.int32 if out_int32 else np.int64)
+    for pos in np.ndindex(*values.shape):
+        out[pos] = _pytorch_bound(seq if seq.ndim == 1 else seq[pos[:-1]], values[pos], right)
     return out
 
 
@@ -298,6 +312,8 @@ def _searchsorted_samples(dtype, rng):
         ext = np.array([-np.inf, -1.0, -0.0, 0.0, 2.0, np.inf, np.nan], np.float64).astype(dtype.np)
         out.append(SampleInput((ext, _extremal(dtype)), name="extremal"))
         out.append(SampleInput((ext, _extremal(dtype)), {"right": True}, name="extremal-right"))
+        inner = np.array([-1.0, np.nan, 0.0, 1.0, np.nan, 2.0], np.float64).astype(dtype.np)  # (PyTorch's path)
+        out.append(SampleInput((inner, _extremal(dtype)), name="nan-inside"))
     return out
 
 

@@ -462,11 +462,19 @@ def test_searchsorted_scalars_and_promotion(device):
     np.testing.assert_array_equal(to_numpy(out), [0, 4])
 
 
-def test_searchsorted_nan_is_largest(device):
+def test_searchsorted_compares_with_nan_as_pytorch(device):
+    # torch 2.15: a comparison with NaN is false and sends the search right, so a NaN value and a
+    # value above the numbers land after the trailing NaNs (numpy says 2 for both); even -0.0 does,
+    # as the search's first middle element is a NaN
     s = tl.tensor([0.0, 1.0, float("nan"), float("nan")], device=device)
     v = tl.tensor([float("nan"), 2.0, -0.0], device=device)
-    np.testing.assert_array_equal(to_numpy(tl.searchsorted(s, v)), [2, 2, 0])
-    np.testing.assert_array_equal(to_numpy(tl.searchsorted(s, v, right=True)), [4, 2, 1])
+    np.testing.assert_array_equal(to_numpy(tl.searchsorted(s, v)), [4, 4, 4])
+    np.testing.assert_array_equal(to_numpy(tl.searchsorted(s, v, right=True)), [4, 4, 4])
+    np.testing.assert_array_equal(to_numpy(tl.searchsorted(s[:2], v)), [2, 2, 0])  # (no NaN to pass)
+    s = tl.tensor([1.0, float("nan"), 2.0, float("nan"), 3.0], device=device)  # (values from torch 2.15)
+    v = tl.tensor([0.0, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, float("nan")], device=device)
+    np.testing.assert_array_equal(to_numpy(tl.searchsorted(s, v)), [2, 2, 2, 2, 4, 4, 5, 5])
+    np.testing.assert_array_equal(to_numpy(tl.bucketize(v, s, right=True)), [2, 2, 2, 4, 4, 5, 5, 5])
 
 
 def test_searchsorted_errors(device):
