@@ -55,6 +55,8 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
     el = elements.to(dtype) if isinstance(elements, Tensor) else tensor(elements, dtype=dtype, device=like.device)
     te = (test_elements.to(dtype) if isinstance(test_elements, Tensor)
           else tensor(test_elements, dtype=dtype, device=like.device)).reshape(-1)
+    if dtype.is_floating_point:  # NaN matches nothing, and a NaN in the table would steer the binary search
+        te = te[B.eq(te, te)]
     if te.numel() == 0:
         found = B.ne(el, el) & B.eq(el, el)  # all False, on el's device and shape
     else:

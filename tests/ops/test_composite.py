@@ -255,6 +255,10 @@ def test_isin(device):
     assert tl.isin(2, x).item() is True and tl.isin(2, x).shape == ()
     assert to_numpy(tl.isin(_t([float("nan"), 1.0], device), _t([float("nan"), 1.0], device))).tolist() == [
         False, True]  # NaN is in nothing
+    nan = float("nan")  # NaNs in the table (sorted last) do not hide the values before them
+    assert to_numpy(tl.isin(_t([3.0, 1.0, nan, 5.0, -1.0], device), _t([nan, 5.0, nan, 1.0], device))).tolist() == [
+        False, True, False, True, False]
+    assert to_numpy(tl.isin(_t([nan, 0.0], device), _t([nan], device))).tolist() == [False, False]
     assert to_numpy(tl.isin(_t([255], device, tl.uint8), _t([-1], device))).tolist() == [False]  # promoted, no wrap
     for a, b in ((_t([True], device), _t([True], device)), (True, _t([1], device)), (_t([1], device), False)):
         # PyTorch has no bool kernel (NotImplementedError), for a bool number too
