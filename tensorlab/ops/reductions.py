@@ -661,8 +661,9 @@ def _minmax_dim(op, result_type, input: Tensor, dim, keepdim: bool, out, name: s
 def _argmaxmin(op, input: Tensor, dim, keepdim: bool, out, name: str) -> Tensor:
     if isinstance(dim, list | tuple):  # (the argument parser's check comes first)
         raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
-    if input.dtype is D.bool:  # PyTorch refuses bool (max/min of a bool tensor work), before other checks
-        raise RuntimeError(f"{name}(): does not support bool input")
+    if input.dtype is D.bool:  # PyTorch refuses bool (max/min of a bool tensor work), before other checks,
+        # with a NotImplementedError (a RuntimeError too)
+        raise NotImplementedError(f"{name}(): does not support bool input")
     if dim is None:  # the index into the flattened input (keepdim: every dim kept as size 1)
         _check_nonempty(input, (), name, dim_given=False)
         E.exact_out(name, out, input, input, dtype=D.int64)
