@@ -339,7 +339,8 @@ def _check_no_internal_overlap(op_name: str, dst: Tensor) -> None:
             )
 
 
-_PARTIAL_OVERLAP_CHECKED = frozenset({"elementwise", "copy"})  # PyTorch's TensorIterator ops
+# PyTorch's TensorIterator ops, and the others that assert no partial overlap (scans, sort, max(dim))
+_PARTIAL_OVERLAP_CHECKED = frozenset({"elementwise", "copy", "no_partial_overlap"})
 
 
 def _dense_byte_range(shape, strides, offset: int, itemsize: int):
@@ -372,6 +373,32 @@ def _check_no_partial_overlap(op_name: str, dst: Tensor, src, src_geometry) -> N
             f"{op_name}: unsupported operation: some elements of the input tensor and the written-to tensor refer "
             "to a single memory location. Please clone() the tensor before performing the operation."
         )
+
+
+def check_no_overlap(op_name: str, dst: Tensor, inputs, base_first: bool) -> None:
+    """PyTorch's assert_no_overlap, for the ops tagged ``no_input_overlap`` (index_copy_, scatter_,
+    gather's out=, cat's out=, ...): an input tensor that shares memory with the destination, the
+    whole of it (``x.index_copy_(0, i, x)``) or part (``x[:2].scatter_(0, i, x[1:3])``), is refused,
+    since the result would depend on the order of the kernel's reads and writes. ``base_first``:
+    the first input is the base the result starts from (in place: the destination itself; with
+    out=, copied into it first), which may be the destination but not a part of it. Views too
+    hard to compare (not dense: an expanded source) pass, as in PyTorch."""
+    if dst.numel() == 0:
+        return
+    ts = [b for a in inputs for b in (a if isinstance(a, list | tuple) else (a,))]
+    for k, t in enumerate(ts):
+        if not isinstance(t, Tensor) or t._storage.data is not dst._storage.data or t.numel() == 0:
+            continue
+        full = (t._shape, t._stride, t._offset) == (dst._shape, dst._stride, dst._offset)
+        if full and k == 0 and base_first:
+            continue
+        a = _dense_byte_range(dst._shape, dst._stride, dst._offset, dst.dtype.itemsize)
+        b = _dense_byte_range(t._shape, t._stride, t._offset, t.dtype.itemsize)
+        if full or (a is not None and b is not None and a[0] < b[1] and b[0] < a[1]):
+            raise RuntimeError(
+                f"{op_name}: unsupported operation: some elements of the input tensor and the written-to tensor "
+                "refer to a single memory location. Please clone() the tensor before performing the operation."
+            )
 
 
 def check_outs_apart(op_name: str, outs) -> None:
@@ -435,6 +462,10 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
     else:  # (one new output: allocated by dispatch itself)
         return tuple(empty_tensor(spec[0], spec[1], dev, *spec[2:]) for spec in specs), None
 
+    if "no_input_overlap" in op.tags:
+        for o in outs:
+            check_no_overlap(f"{op.name}_" if inplace else op.name, o, inputs,
+                             base_first=inplace or "inplace_safe" in op.tags)
     # Writing into a tensor that an input also reads: safe only for ops tagged inplace_safe
     # with the identical geometry (elementwise); otherwise go through a temporary.
     needs_temp = []

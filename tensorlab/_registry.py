@@ -20,7 +20,11 @@ next to the op):
               tensors, like ``cat``), ``replayable`` (what its cuda kernel launches follows from
               the inputs' geometry, dtypes and the parameters alone, as for an elementwise op: the
               dispatcher may replay a launch, ``_replay``), ``same_value_writes`` (an in-place
-              op that writes one value to every element, ``fill_``: self may be expanded)
+              op that writes one value to every element, ``fill_``: self may be expanded),
+              ``no_input_overlap`` (the written-to tensor may not share memory with an input,
+              in whole or in part: scatter, index writes, gather/cat out=, as PyTorch's
+              assert_no_overlap), ``no_partial_overlap`` (only the input itself may be the
+              destination: scans, sort, max(dim), as assert_no_partial_overlap)
 
 The dispatcher, the autograd tape, the OpInfo test table and the docs all read this registry
 (:func:`registered_ops`, :func:`get_op`).

@@ -33,7 +33,7 @@ from tensorlab_kernels.indexing.layout import AdvancedLayout, basic_view_geometr
 
 from .. import _dtype as D
 from .._broadcast import broadcast_geometry, broadcast_shapes
-from .._dispatch import dispatch
+from .._dispatch import check_no_overlap, dispatch
 from .._factories import check_scalar_fits
 from .._layout import preserve_strides
 from .._registry import Plan, defop
@@ -177,7 +177,7 @@ def _index_select_backward(ctx, g):
 
 
 INDEX_SELECT = defop("index_select", twin=kg.index_select_twin, kernel=kg.index_select, meta=_index_select_meta,
-                     backward=_index_select_backward, save=_save(1), tags={"indexing"},
+                     backward=_index_select_backward, save=_save(1), tags={"indexing", "no_input_overlap"},
                      doc="Slices of input along dim at the positions in a 1-d index.")
 
 
@@ -192,7 +192,7 @@ def _gather_backward(ctx, g):
 
 
 GATHER = defop("gather", twin=kg.gather_twin, kernel=kg.gather, meta=_gather_meta, backward=_gather_backward,
-               save=_save(1), tags={"indexing"}, doc="out[i][j] = input[index[i][j]][j] (dim 0).")
+               save=_save(1), tags={"indexing", "no_input_overlap"}, doc="out[i][j] = input[index[i][j]][j] (dim 0).")
 
 
 def _take_meta(x, index):
@@ -208,7 +208,7 @@ def _take_backward(ctx, g):
 
 
 TAKE = defop("take", twin=kg.take_twin, kernel=kg.take, meta=_take_meta, backward=_take_backward, save=_save(1),
-             tags={"indexing"}, doc="input.flatten()[index] (negative positions wrap).")
+             tags={"indexing", "no_input_overlap"}, doc="input.flatten()[index] (negative positions wrap).")
 
 
 def index_dims(x: Tensor, per_dim) -> Tensor:
@@ -291,7 +291,7 @@ def _scatter_backward(ctx, g):
 
 
 SCATTER = defop("scatter", twin=ks.scatter_twin, kernel=ks.scatter, meta=_scatter_meta, backward=_scatter_backward,
-                save=_save(1), tags={"indexing", "inplace_safe"},
+                save=_save(1), tags={"indexing", "no_input_overlap", "inplace_safe"},
                 doc="input with input[..index[i]..] = src[i] along dim; with duplicates the last source wins.")
 
 
@@ -318,7 +318,8 @@ def _scatter_add_backward(ctx, g):
 
 
 SCATTER_ADD = defop("scatter_add", twin=ks.scatter_add_twin, kernel=ks.scatter_add, meta=_scatter_meta,
-                    backward=_scatter_add_backward, save=_save(1), tags={"indexing", "inplace_safe"},
+                    backward=_scatter_add_backward, save=_save(1),
+                    tags={"indexing", "no_input_overlap", "inplace_safe"},
                     doc="input with src[i] added at input[..index[i]..] along dim (deterministic order).")
 
 
@@ -393,7 +394,7 @@ def _scatter_reduce_meta(x, index, src, dim, reduce, include_self=True):
 
 SCATTER_REDUCE = defop("scatter_reduce", twin=ks.scatter_reduce_twin, kernel=ks.scatter_reduce,
                        meta=_scatter_reduce_meta, backward=_scatter_reduce_backward, save=_scatter_reduce_save,
-                       tags={"indexing", "inplace_safe"},
+                       tags={"indexing", "no_input_overlap", "inplace_safe"},
                        doc="input with src reduced into input[..index[i]..] (sum, prod, mean, amax, amin).")
 
 
@@ -419,7 +420,7 @@ def _index_add_backward(ctx, g):
 
 
 INDEX_ADD = defop("index_add", twin=ks.index_add_twin, kernel=ks.index_add, meta=_index_add_meta,
-                  backward=_index_add_backward, save=_save(1), tags={"indexing", "inplace_safe"},
+                  backward=_index_add_backward, save=_save(1), tags={"indexing", "no_input_overlap", "inplace_safe"},
                   doc="input with alpha * source's slices added at index along dim (deterministic order).")
 
 
@@ -436,7 +437,7 @@ def _index_copy_backward(ctx, g):
 
 
 INDEX_COPY = defop("index_copy", twin=ks.index_copy_twin, kernel=ks.index_copy, meta=_index_copy_meta,
-                   backward=_index_copy_backward, save=_save(1), tags={"indexing", "inplace_safe"},
+                   backward=_index_copy_backward, save=_save(1), tags={"indexing", "no_input_overlap", "inplace_safe"},
                    doc="input with source's slices copied to index along dim (duplicates: the last wins).")
 
 
@@ -496,7 +497,7 @@ def _index_put_backward(ctx, g):
 
 
 INDEX_PUT = defop("index_put", twin=ks.index_put_twin, kernel=ks.index_put, meta=_index_put_meta,
-                  backward=_index_put_backward, save=_index_save, tags={"indexing", "inplace_safe"},
+                  backward=_index_put_backward, save=_index_save, tags={"indexing", "no_input_overlap", "inplace_safe"},
                   doc="input with input[basic][indices] = values (or += with accumulate, deterministic order).")
 
 
@@ -1004,6 +1005,8 @@ def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
         raise RuntimeError("masked_select(): self and result must have the same scalar type")
     out = exact_out("masked_select", out, input, input)
     mask = _mask_checks("masked_select", input, mask)
+    if out is not None:  # (PyTorch's assert_no_overlap of out= with input and mask)
+        check_no_overlap("masked_select", out, (input, mask), base_first=False)
     result = dispatch(MASKED_SELECT, input, mask)
     return result if out is None else write_out(result, out)
 

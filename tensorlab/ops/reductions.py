@@ -633,9 +633,11 @@ def _save_indices(ctx, inputs, outputs, params):
 
 _ARG_DOC = "over one dim: (values, indices); the first index among ties, NaN propagates"
 MAX_DIM = defop("max_dim", twin=kargreduce.max_min_dim_twin, kernel=kargreduce.max_min_dim, meta=_max_dim_meta,
-                backward=_max_dim_backward, save=_save_indices, tags={"reduction"}, doc="max " + _ARG_DOC)
+                backward=_max_dim_backward, save=_save_indices,
+                tags={"reduction", "no_partial_overlap"}, doc="max " + _ARG_DOC)
 MIN_DIM = defop("min_dim", twin=kargreduce.max_min_dim_twin, kernel=kargreduce.max_min_dim, meta=_max_dim_meta,
-                backward=_max_dim_backward, save=_save_indices, tags={"reduction"}, doc="min " + _ARG_DOC)
+                backward=_max_dim_backward, save=_save_indices,
+                tags={"reduction", "no_partial_overlap"}, doc="min " + _ARG_DOC)
 
 
 def _arg_meta(x: Tensor, *, dim: tuple, keepdim: bool = False, is_max: bool = True) -> Plan:
@@ -1097,13 +1099,14 @@ def _scan_impl(is_max: bool):
 
 
 CUMSUM = defop("cumsum", twin=kscan.scan_twin, kernel=kscan.scan, meta=_scan_meta("cumsum"),
-               backward=_cumsum_backward, save=_no_save, tags={"reduction"},
+               backward=_cumsum_backward, save=_no_save, tags={"reduction", "no_partial_overlap"},
                doc="Cumulative sum (integers/bools -> int64; fp16/bf16 accumulate in fp32).")
 CUMPROD = defop("cumprod", twin=kscan.scan_twin, kernel=kscan.scan, meta=_scan_meta("cumprod"),
-                backward=_cumprod_backward, save=_save_input_output, tags={"reduction"},
+                backward=_cumprod_backward, save=_save_input_output, tags={"reduction", "no_partial_overlap"},
                 doc="Cumulative product (integers/bools -> int64).")
 LOGCUMSUMEXP = defop("logcumsumexp", twin=kscan.scan_twin, kernel=kscan.scan, meta=_logcumsumexp_meta,
-                     backward=_logcumsumexp_backward, save=_save_input_output, tags={"reduction"},
+                     backward=_logcumsumexp_backward, save=_save_input_output,
+                     tags={"reduction", "no_partial_overlap"},
                      doc="log(cumsum(exp(x))) along a dim, computed stably (floating dtypes).")
 _cummax_kernel, _cummax_twin = _scan_impl(True)
 _cummin_kernel, _cummin_twin = _scan_impl(False)

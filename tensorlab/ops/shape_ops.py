@@ -135,7 +135,7 @@ def _zeros(shape, like: Tensor) -> Tensor:
 
 
 CAT = defop("cat", twin=kcat.cat_twin, kernel=kcat.cat, meta=_cat_meta, backward=_cat_backward, save=_no_save,
-            tags={"takes_list", "copy"},
+            tags={"takes_list", "copy", "no_input_overlap"},
             doc="Tensors joined along an existing dim (promoting dtypes; 1-D (0,) inputs skipped).")
 
 
@@ -199,7 +199,8 @@ def _stack_backward(ctx, g):
 
 
 STACK = defop("stack", twin=kcat.cat_twin, kernel=kcat.cat, meta=_stack_meta, backward=_stack_backward,
-              save=_no_save, tags={"takes_list", "copy"}, doc="Tensors of one shape joined along a new dim.")
+              save=_no_save, tags={"takes_list", "copy", "no_input_overlap"},
+              doc="Tensors of one shape joined along a new dim.")
 
 
 def stack(tensors, dim: int = 0, *, out=None) -> Tensor:

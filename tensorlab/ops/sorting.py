@@ -140,7 +140,8 @@ def _median_meta(x: Tensor, dim=-1, keepdim=False) -> Plan:
 
 
 SORT = defop("sort", twin=ks.sort_twin, kernel=ks.sort, meta=_sort_meta, backward=_value_select_backward,
-             save=_save_indices, tags={"sorting"}, doc="Stable sort along a dim: (values, indices).")
+             save=_save_indices, tags={"sorting", "no_partial_overlap"},
+             doc="Stable sort along a dim: (values, indices).")
 ARGSORT = defop("argsort", twin=ks.argsort_twin, kernel=ks.argsort, meta=_argsort_meta, tags={"sorting"},
                 doc="The indices of a stable sort along a dim.")
 TOPK = defop("topk", twin=ks.topk_twin, kernel=ks.topk, meta=_topk_meta, backward=_value_select_backward,

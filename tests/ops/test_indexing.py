@@ -644,13 +644,80 @@ def test_inplace_variants_return_self(device):
     assert x.tolist() == [[3.0, 9.0], [3.0, 8.0], [3.0, 6.0]]
 
 
-def test_inplace_source_aliasing_destination(device):
-    x = tl.tensor([1.0, 2.0, 3.0], device=device)
-    x.index_add_(0, tl.tensor([2, 1, 0], device=device), x)  # reads x as it was
-    assert x.tolist() == [4.0, 4.0, 4.0]
-    y = tl.tensor([1.0, 2.0, 3.0], device=device)
-    y[tl.tensor([2, 1, 0], device=device)] = y  # the value is the destination itself
-    assert y.tolist() == [3.0, 2.0, 1.0]
+def _long_empty(device):
+    return tl.empty(0, dtype=tl.int64, device=device)
+
+
+# A written-to tensor that shares memory with an input (PyTorch 2.15's assert_no_overlap: the
+# whole of it or a part, for index and scatter writes, gather/index_select/take/cat/stack/
+# masked_select out=; assert_no_partial_overlap: a part only, for scans, sort and max(dim)).
+_OVERLAP_REFUSED = {
+    "index_copy_ itself": lambda a, i, d: a[:2].index_copy_(0, i, a[:2]),
+    "index_copy_ part": lambda a, i, d: a[:2].index_copy_(0, i, a[1:3]),
+    "index_add_ itself": lambda a, i, d: a[:2].index_add_(0, i, a[:2]),
+    "index_add_ part": lambda a, i, d: a[:2].index_add_(0, i, a[1:3]),
+    "index_add out= part of its base": lambda a, i, d: tl.index_add(a[:2], 0, i, a[2:4].clone(), out=a[1:3]),
+    "scatter_ itself": lambda a, i, d: a[:2].scatter_(0, i[:, None].expand(2, 3), a[:2]),
+    "scatter out= its base, src itself": lambda a, i, d: tl.scatter(a[:2], 0, i[:, None].expand(2, 3), a[:2],
+                                                                      out=a[:2]),
+    "scatter_add_ part": lambda a, i, d: a[:2].scatter_add_(0, i[:, None].expand(2, 3), a[1:3]),
+    "scatter_reduce_ part": lambda a, i, d: a[:2].scatter_reduce_(0, i[:, None].expand(2, 3), a[1:3], "sum"),
+    "gather out= input": lambda a, i, d: tl.gather(a[:2], 0, i[:, None].expand(2, 3), out=a[:2]),
+    "gather out= part": lambda a, i, d: tl.gather(a[:2], 0, i[:, None].expand(2, 3), out=a[1:3]),
+    "take_along_dim out= part": lambda a, i, d: tl.take_along_dim(a[:2], i[:, None].expand(2, 3), 0, out=a[1:3]),
+    "index_select out= part": lambda a, i, d: tl.index_select(a[:2], 0, i, out=a[1:3]),
+    "take out= part": lambda a, i, d: tl.take(a[:2], i, out=a[0, 1:3]),
+    "index_put_ itself": lambda a, i, d: a[:2].index_put_((i,), a[:2]),
+    "index_put_ accumulate part": lambda a, i, d: a[:2].index_put_((i,), a[1:3], accumulate=True),
+    "setitem part": lambda a, i, d: a[:2].__setitem__(i, a[1:3]),
+    "setitem a row of itself": lambda a, i, d: a.__setitem__(i, a[3]),
+    "setitem an element of itself": lambda a, i, d: a.__setitem__(i, a[0, 0]),
+    "put_ part": lambda a, i, d: a.view(-1)[:4].put_(i, a.view(-1)[1:3]),
+    "cat out= part": lambda a, i, d: tl.cat([a[:1], a[1:2]], out=a[1:3]),
+    "cat out= input": lambda a, i, d: tl.cat([a[:1]], out=a[:1]),
+    "stack out= input": lambda a, i, d: tl.stack([a[0]], out=a[:1]),
+    "masked_select out= part": lambda a, i, d: tl.masked_select(a[:2], a[:2] > 2, out=a.view(-1)[2:6]),
+    "cumsum out= part": lambda a, i, d: tl.cumsum(a[:2], 0, out=a[1:3]),
+    "cumprod out= part": lambda a, i, d: tl.cumprod(a[:2], 0, out=a[1:3]),
+    "logcumsumexp out= part": lambda a, i, d: tl.logcumsumexp(a[:2], 0, out=a[1:3]),
+    "sort out= part": lambda a, i, d: tl.sort(a[:2], 0, out=(a[1:3], _long_empty(d))),
+    "max(dim) out= part": lambda a, i, d: tl.max(a[:2], 0, out=(a[1], _long_empty(d))),
+}
+# Overlaps PyTorch allows, with its results: apart in one storage, an expanded view (too hard to
+# compare), the destination itself for partial-overlap ops, and a value read once.
+_OVERLAP_ALLOWED = {
+    "index_copy_ apart": (lambda a, i, d: a[:2].index_copy_(0, i, a[2:4]),
+                          [[9, 10, 11], [6, 7, 8], [6, 7, 8], [9, 10, 11]]),
+    "index_add_ an expanded row of itself": (lambda a, i, d: a.index_add_(0, i, a[3:4].expand(2, 3)),
+                                             [[9, 11, 13], [12, 14, 16], [6, 7, 8], [9, 10, 11]]),
+    "cat out= apart": (lambda a, i, d: tl.cat([a[0:1]], out=a[2:3]), [[0, 1, 2], [3, 4, 5], [0, 1, 2], [9, 10, 11]]),
+    "gather out= apart": (lambda a, i, d: tl.gather(a[:2], 0, i[:, None].expand(2, 3), out=a[2:4]),
+                          [[0, 1, 2], [3, 4, 5], [3, 4, 5], [0, 1, 2]]),
+    "sort out= input": (lambda a, i, d: tl.sort(a[:2], 1, descending=True, out=(a[:2], _long_empty(d))),
+                        [[2, 1, 0], [5, 4, 3], [6, 7, 8], [9, 10, 11]]),
+    "cumsum out= input": (lambda a, i, d: tl.cumsum(a, 0, out=a), [[0, 1, 2], [3, 5, 7], [9, 12, 15], [18, 22, 26]]),
+    "masked_fill_ value of itself": (lambda a, i, d: a.masked_fill_(a > 2, a[0, 1]),
+                                     [[0, 1, 2], [1, 1, 1], [1, 1, 1], [1, 1, 1]]),
+    "index_fill_ value of itself": (lambda a, i, d: a.index_fill_(0, i, a[0, 1]),
+                                    [[1, 1, 1], [1, 1, 1], [6, 7, 8], [9, 10, 11]]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_OVERLAP_REFUSED))
+def test_write_overlapping_an_input_raises_as_pytorch(device, case):
+    a = tl.arange(12.0, device=device).reshape(4, 3)
+    with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor refer to a "
+                                           "single memory location"):
+        _OVERLAP_REFUSED[case](a, tl.tensor([1, 0], device=device), device)
+    assert a.tolist() == np.arange(12.0).reshape(4, 3).tolist()  # refused before anything was written
+
+
+@pytest.mark.parametrize("case", sorted(_OVERLAP_ALLOWED))
+def test_write_overlapping_an_input_allowed_as_pytorch(device, case):
+    a = tl.arange(12.0, device=device).reshape(4, 3)
+    fn, expected = _OVERLAP_ALLOWED[case]
+    fn(a, tl.tensor([1, 0], device=device), device)
+    assert a.tolist() == expected
 
 
 def test_scatter_reduce_modes_and_legacy_reduce(device):
