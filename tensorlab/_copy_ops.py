@@ -115,8 +115,8 @@ def _as_strided_scatter_meta(x: Tensor, src: Tensor, size, stride, storage_offse
 
 def _as_strided_scatter_backward(ctx, g):
     p = ctx.params
-    g = g.contiguous()
-    g_src = g.as_strided(p["size"], p["stride"], p["storage_offset"]) if ctx.needs_input_grad[1] else None
+    g = g.contiguous()  # (the region's offset counts from g's first element: g may start inside its storage)
+    g_src = g.as_strided(p["size"], p["stride"], g._offset + p["storage_offset"]) if ctx.needs_input_grad[1] else None
     g_in = None
     if ctx.needs_input_grad[0]:
         from ._factories import zeros

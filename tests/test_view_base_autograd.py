@@ -126,3 +126,57 @@ def test_as_strided_of_an_offset_view_reaching_before_it(device):
     expected = [[0.0] * 5 for _ in range(4)]
     expected[1][0] = 3.0
     assert x.grad.tolist() == expected
+
+
+def _behind_three_zeros(y):
+    """``cat([zeros(3), y])``: its backward hands ``y`` a gradient that starts three elements into
+    its storage (a contiguous view with a storage offset), as cat, stack and chained views do."""
+    return tl.cat([tl.zeros(3, dtype=y.dtype, device=y.device), y.reshape(-1)])
+
+
+@pytest.mark.parametrize("write", ["setitem", "slice_scatter", "select_scatter", "put", "mul_ on a view"])
+def test_region_writes_read_an_upstream_gradient_that_starts_inside_its_storage(write, device):
+    # The gradient of the written region is the upstream gradient at the region's positions
+    # counted from the gradient's first element, not from the start of its storage.
+    x = tl.ones(4, dtype=F64, requires_grad=True, device=device)
+    s = tl.full((2,), 2.0, dtype=F64, requires_grad=True, device=device)
+    y = x * 1.0
+    if write == "setitem":
+        y[1:3] = s
+    elif write == "slice_scatter":
+        y = tl.slice_scatter(y, s, 0, 1, 3)
+    elif write == "select_scatter":
+        y = tl.select_scatter(y.reshape(2, 2), s, 0, 1)
+    elif write == "put":
+        y = y.put(tl.tensor([1, 2], device=device), s)
+    else:
+        y[1:3].mul_(s)
+    _behind_three_zeros(y).backward(tl.arange(7.0, dtype=F64, device=device))
+    # (PyTorch 2.15's gradients)
+    if write == "mul_ on a view":
+        assert x.grad.tolist() == [3, 8, 10, 6] and s.grad.tolist() == [4, 5]
+    elif write == "select_scatter":
+        assert x.grad.tolist() == [3, 4, 0, 0] and s.grad.tolist() == [5, 6]
+    else:
+        assert x.grad.tolist() == [3, 0, 0, 6] and s.grad.tolist() == [4, 5]
+
+
+def test_as_strided_scatter_reads_an_upstream_gradient_that_starts_inside_its_storage(device):
+    x = tl.zeros(3, 4, dtype=F64, requires_grad=True, device=device)
+    s = tl.zeros(2, 2, dtype=F64, requires_grad=True, device=device)
+    y = tl.as_strided_scatter(x, s, (2, 2), (1, 4), 1)  # s lands at flat positions 1, 5, 2, 6
+    _behind_three_zeros(y).backward(tl.arange(15.0, dtype=F64, device=device))
+    # the upstream gradient of y's flat position p is 3 + p. (PyTorch 2.15 reads it from the
+    # storage's start, [[1, 5], [2, 6]], and also sends x the written region's gradient.)
+    assert s.grad.tolist() == [[4, 8], [5, 9]]
+    want_x = [[3 + p if p not in (1, 2, 5, 6) else 0 for p in range(r * 4, r * 4 + 4)] for r in range(3)]
+    assert x.grad.tolist() == want_x
+
+
+def test_second_order_through_a_chained_view(device):
+    x = (tl.arange(12.0, dtype=F64, device=device).reshape(3, 4) / 10).requires_grad_()
+    (g,) = tl.autograd.grad(x[2, 1:3] ** 3, x, tl.ones(2, dtype=F64, device=device), create_graph=True)
+    (gg,) = tl.autograd.grad(g, x, tl.arange(12.0, dtype=F64, device=device).reshape(3, 4))
+    # d/dx of 3 x^2 weighted by v is 6 x v on the viewed elements
+    assert gg[2].tolist() == pytest.approx([0, 6 * 0.9 * 9, 6 * 1.0 * 10, 0])
+    assert gg[:2].abs().sum().item() == 0

@@ -671,8 +671,8 @@ def _copy_slices_backward(ctx, g):
     base_stride = ctx.params.get("base_stride")
     if base_stride is not None:
         return _copy_slices_backward_strided(ctx, g, base_stride)
-    g = g.contiguous()
-    g_view = g.as_strided(size, stride, offset) if ctx.needs_input_grad[1] else None
+    g = g.contiguous()  # (the region's offset counts from g's first element: g may start inside its storage)
+    g_view = g.as_strided(size, stride, g._offset + offset) if ctx.needs_input_grad[1] else None
     g_base = None
     if ctx.needs_input_grad[0]:
         g_base = as_strided_scatter(g, zeros(size, dtype=g.dtype, device=g.device), size, stride, offset)
