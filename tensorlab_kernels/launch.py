@@ -68,15 +68,15 @@ def launch(kernel, grid, *args, **meta):
     grid = tuple(grid)
     if 0 in grid:
         return None
+    if _RUNTIME_INTERPRET and max(grid[1:], default=0) > GRID_YZ_MAX:  # (a GPU refuses the launch: so does
+        # the interpreter, before the launch hook records it as a configuration to compile)
+        raise RuntimeError(f"launch: grid {grid} passes CUDA's limit of {GRID_YZ_MAX} on its second and third dims")
     add_compile_options(meta)
     if _launch_hook is not None:
         _launch_hook(kernel, grid, args, meta)
     if direct_launch.ENABLED:
         return direct_launch.launch(kernel, grid, args, meta)
     if _RUNTIME_INTERPRET:
-        if max(grid[1:], default=0) > GRID_YZ_MAX:  # (a GPU refuses the launch: so does the interpreter)
-            raise RuntimeError(f"launch: grid {grid} passes CUDA's limit of {GRID_YZ_MAX} on its second and third "
-                               "dims")
         # Triton's interpreter computes with numpy, which warns where the GPU silently gives inf or
         # nan (x / 0, log(0), overflowing casts, and masked lanes computing 0/0): no warning a GPU
         # user would not see. One launch at a time: the interpreter patches triton.language for the
