@@ -115,14 +115,15 @@ def _as_strided_scatter_meta(x: Tensor, src: Tensor, size, stride, storage_offse
 
 def _as_strided_scatter_backward(ctx, g):
     p = ctx.params
+    offset = p["storage_offset"] or 0  # (None: the input's first element)
     g = g.contiguous()  # (the region's offset counts from g's first element: g may start inside its storage)
-    g_src = g.as_strided(p["size"], p["stride"], g._offset + p["storage_offset"]) if ctx.needs_input_grad[1] else None
+    g_src = g.as_strided(p["size"], p["stride"], g._offset + offset) if ctx.needs_input_grad[1] else None
     g_in = None
     if ctx.needs_input_grad[0]:
         from ._factories import zeros
 
         z = zeros(p["size"], dtype=g.dtype, device=g.device)
-        g_in = as_strided_scatter(g, z, p["size"], p["stride"], p["storage_offset"])
+        g_in = as_strided_scatter(g, z, p["size"], p["stride"], offset)
     return g_in, g_src
 
 

@@ -172,6 +172,12 @@ def test_as_strided_scatter_reads_an_upstream_gradient_that_starts_inside_its_st
     want_x = [[3 + p if p not in (1, 2, 5, 6) else 0 for p in range(r * 4, r * 4 + 4)] for r in range(3)]
     assert x.grad.tolist() == want_x
 
+    s.grad = x.grad = None  # no storage_offset: the region starts at the input's first element
+    _behind_three_zeros(tl.as_strided_scatter(x, s, (2, 2), (1, 4))).backward(tl.arange(15.0, dtype=F64, device=device))
+    assert s.grad.tolist() == [[3, 7], [4, 8]]
+    written = (0, 1, 4, 5)
+    assert x.grad.tolist() == [[3 + p if p not in written else 0 for p in range(r * 4, r * 4 + 4)] for r in range(3)]
+
 
 def test_second_order_through_a_chained_view(device):
     x = (tl.arange(12.0, dtype=F64, device=device).reshape(3, 4) / 10).requires_grad_()
