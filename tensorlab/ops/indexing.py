@@ -1135,15 +1135,16 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         return zeros(minlength, dtype=D.int64, device=input.device)
     length = max(minlength, r[1] + 1)
     index = input if input.dtype in (D.int32, D.int64) else input.to(D.int64)
-    with no_grad():
-        if weights is None:
+    if weights is None:
+        with no_grad():
             out = zeros(length, dtype=D.int64, device=input.device)
             src = ones(input.shape[0], dtype=D.int64, device=input.device)
-        else:
-            wd = D.float32 if weights.dtype is D.float32 else D.float64
-            out = zeros(length, dtype=wd, device=input.device)
-            src = weights.detach().to(wd)
-        return dispatch(INDEX_ADD, out, index, src, dim=0, alpha=1, inplace=True)
+            return dispatch(INDEX_ADD, out, index, src, dim=0, alpha=1, inplace=True)
+    # Weights that require grad get their gradient, g[input], through index_add's (PyTorch has no
+    # bincount derivative and raises at backward; dropping the path silently would be wrong).
+    wd = D.float32 if weights.dtype is D.float32 else D.float64
+    out = zeros(length, dtype=wd, device=input.device)
+    return dispatch(INDEX_ADD, out, index, weights.to(wd), dim=0, alpha=1, inplace=True)
 
 
 # ----------------------------------------------------------------------------------------------

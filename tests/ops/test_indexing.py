@@ -776,6 +776,17 @@ def test_one_hot_and_bincount_values(device):
     assert w.dtype is tl.float64 and w.tolist() == [0.0, 0.75]
 
 
+def test_bincount_weights_that_require_grad_get_their_gradient(device):
+    # (PyTorch marks the result as requiring grad and raises at backward: no derivative. The
+    # gradient is the upstream gradient of each weight's bin; silently detaching would be wrong.)
+    for dtype in (tl.float32, tl.float16):
+        w = tl.tensor([1.0, 2.0, 3.0], dtype=dtype, requires_grad=True, device=device)
+        b = tl.bincount(tl.tensor([0, 2, 2], device=device), w, minlength=4)
+        assert b.requires_grad and b.tolist() == [1, 0, 5, 0]
+        (b * tl.tensor([1.0, 10.0, 100.0, 1000.0], dtype=b.dtype, device=device)).sum().backward()
+        assert w.grad.dtype is dtype and w.grad.tolist() == [1, 100, 100]
+
+
 def test_masked_select_gradient_and_broadcast(device):
     x = tl.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
     mask = tl.tensor([[True, False, True], [False, False, True]], device=device)
