@@ -113,18 +113,25 @@ def _as_strided_scatter_meta(x: Tensor, src: Tensor, size, stride, storage_offse
                 params={"size": size, "stride": stride, "storage_offset": offset})
 
 
-def _as_strided_scatter_backward(ctx, g):
-    p = ctx.params
-    offset = p["storage_offset"] or 0  # (None: the input's first element)
-    g = g.contiguous()  # (the region's offset counts from g's first element: g may start inside its storage)
-    g_src = g.as_strided(p["size"], p["stride"], g._offset + offset) if ctx.needs_input_grad[1] else None
-    g_in = None
-    if ctx.needs_input_grad[0]:
+def region_write_grads(g, size, stride, offset: int, needs_input_grad) -> tuple:
+    """Gradients of ``out = base with the region base.as_strided(size, stride, offset) := src``
+    for a contiguous base (as_strided_scatter; in-place writes into a view, autograd's CopySlices):
+    ``(g with the region zeroed, g's region)``, each None when not needed. The region's offset
+    counts from g's first element: g may start inside its storage (cat's backward hands out such
+    views)."""
+    g = g.contiguous()
+    g_src = g.as_strided(size, stride, g._offset + offset) if needs_input_grad[1] else None
+    g_base = None
+    if needs_input_grad[0]:
         from ._factories import zeros
 
-        z = zeros(p["size"], dtype=g.dtype, device=g.device)
-        g_in = as_strided_scatter(g, z, p["size"], p["stride"], offset)
-    return g_in, g_src
+        g_base = as_strided_scatter(g, zeros(size, dtype=g.dtype, device=g.device), size, stride, offset)
+    return g_base, g_src
+
+
+def _as_strided_scatter_backward(ctx, g):
+    p = ctx.params  # (storage_offset None: the input's first element)
+    return region_write_grads(g, p["size"], p["stride"], p["storage_offset"] or 0, ctx.needs_input_grad)
 
 
 AS_STRIDED_SCATTER = defop(

@@ -664,19 +664,13 @@ def record(op, inputs, outputs, params, inplace: bool = False) -> None:
 
 def _copy_slices_backward(ctx, g):
     """Gradient of ``base_new = base_old with region := view_new``."""
-    from .._copy_ops import as_strided_scatter
-    from .._factories import zeros
+    from .._copy_ops import region_write_grads
 
-    size, stride, offset = ctx.params["size"], ctx.params["stride"], ctx.params["storage_offset"]
     base_stride = ctx.params.get("base_stride")
     if base_stride is not None:
         return _copy_slices_backward_strided(ctx, g, base_stride)
-    g = g.contiguous()  # (the region's offset counts from g's first element: g may start inside its storage)
-    g_view = g.as_strided(size, stride, g._offset + offset) if ctx.needs_input_grad[1] else None
-    g_base = None
-    if ctx.needs_input_grad[0]:
-        g_base = as_strided_scatter(g, zeros(size, dtype=g.dtype, device=g.device), size, stride, offset)
-    return g_base, g_view
+    p = ctx.params
+    return region_write_grads(g, p["size"], p["stride"], p["storage_offset"], ctx.needs_input_grad)
 
 
 def _copy_slices_backward_strided(ctx, g, base_stride):
