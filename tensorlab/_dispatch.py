@@ -369,10 +369,14 @@ def _check_no_partial_overlap(op_name: str, dst: Tensor, src, src_geometry) -> N
     a = _dense_byte_range(dst._shape, dst._stride, dst._offset, dst.dtype.itemsize)
     b = _dense_byte_range(shape, strides, offset, src.dtype.itemsize)
     if a is not None and b is not None and a[0] < b[1] and b[0] < a[1]:
-        raise RuntimeError(
-            f"{op_name}: unsupported operation: some elements of the input tensor and the written-to tensor refer "
-            "to a single memory location. Please clone() the tensor before performing the operation."
-        )
+        raise _overlap_error(op_name)
+
+
+def _overlap_error(op_name: str) -> RuntimeError:
+    return RuntimeError(
+        f"{op_name}: unsupported operation: some elements of the input tensor and the written-to tensor refer "
+        "to a single memory location. Please clone() the tensor before performing the operation."
+    )
 
 
 def check_no_overlap(op_name: str, dst: Tensor, inputs, base_first: bool) -> None:
@@ -389,16 +393,11 @@ def check_no_overlap(op_name: str, dst: Tensor, inputs, base_first: bool) -> Non
     for k, t in enumerate(ts):
         if not isinstance(t, Tensor) or t._storage.data is not dst._storage.data or t.numel() == 0:
             continue
-        full = (t._shape, t._stride, t._offset) == (dst._shape, dst._stride, dst._offset)
-        if full and k == 0 and base_first:
-            continue
-        a = _dense_byte_range(dst._shape, dst._stride, dst._offset, dst.dtype.itemsize)
-        b = _dense_byte_range(t._shape, t._stride, t._offset, t.dtype.itemsize)
-        if full or (a is not None and b is not None and a[0] < b[1] and b[0] < a[1]):
-            raise RuntimeError(
-                f"{op_name}: unsupported operation: some elements of the input tensor and the written-to tensor "
-                "refer to a single memory location. Please clone() the tensor before performing the operation."
-            )
+        if (t._shape, t._stride, t._offset) == (dst._shape, dst._stride, dst._offset):
+            if k == 0 and base_first:
+                continue
+            raise _overlap_error(op_name)  # the whole destination
+        _check_no_partial_overlap(op_name, dst, t, (t._shape, t._stride, t._offset))  # a part of it
 
 
 def check_outs_apart(op_name: str, outs) -> None:
