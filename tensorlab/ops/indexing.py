@@ -1114,7 +1114,6 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     (``index_add`` into zeros). Weights: float32 stays float32, any other dtype gives float64 (PyTorch's rule)."""
     need_tensor("bincount", input)
     from .._factories import ones, zeros
-    from ..autograd.grad_mode import no_grad
 
     if input.dtype.is_floating_point or input.dtype is D.bool:  # PyTorch's dtype dispatch fails first
         raise not_implemented_for("bincount", input.dtype)
@@ -1136,15 +1135,14 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     length = max(minlength, r[1] + 1)
     index = input if input.dtype in (D.int32, D.int64) else input.to(D.int64)
     if weights is None:
-        with no_grad():
-            out = zeros(length, dtype=D.int64, device=input.device)
-            src = ones(input.shape[0], dtype=D.int64, device=input.device)
-            return dispatch(INDEX_ADD, out, index, src, dim=0, alpha=1, inplace=True)
-    # Weights that require grad get their gradient, g[input], through index_add's (PyTorch has no
-    # bincount derivative and raises at backward; dropping the path silently would be wrong).
-    wd = D.float32 if weights.dtype is D.float32 else D.float64
-    out = zeros(length, dtype=wd, device=input.device)
-    return dispatch(INDEX_ADD, out, index, weights.to(wd), dim=0, alpha=1, inplace=True)
+        out = zeros(length, dtype=D.int64, device=input.device)
+        src = ones(input.shape[0], dtype=D.int64, device=input.device)
+    else:  # (weights that require grad get g[input] through index_add's backward; PyTorch has no
+        # bincount derivative and raises at backward: dropping the path silently would be wrong)
+        wd = D.float32 if weights.dtype is D.float32 else D.float64
+        out = zeros(length, dtype=wd, device=input.device)
+        src = weights.to(wd)
+    return dispatch(INDEX_ADD, out, index, src, dim=0, alpha=1, inplace=True)
 
 
 # ----------------------------------------------------------------------------------------------
