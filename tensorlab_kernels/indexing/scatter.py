@@ -743,7 +743,7 @@ def index_put_twin(out, self_, indices, values, dims, accumulate: bool = False, 
     if basic:
         pos = pos[tuple(basic)]
     indices = per_dim(indices, dims, pos.ndim)
-    if res.size:  # (an empty input writes nothing, whatever the indices hold: as the kernel and PyTorch)
+    if pos.size:  # (an empty input or region writes nothing, whatever the indices hold: as the kernel and PyTorch)
         dest = pos[tuple(slice(None) if i is None else i.astype(np.int64) for i in indices)]
         if dest.size:
             fold_twin(res, dest, np.broadcast_to(values, dest.shape), "sum" if accumulate else "set")
