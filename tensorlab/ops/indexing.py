@@ -105,16 +105,15 @@ def _need_tensor(op: str, x, name: str) -> None:
         raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(x).__name__}")
 
 
-def index_on_device(op: str, t: Tensor, like: Tensor) -> Tensor:
-    """An index (or source) tensor on ``like``'s device: a cpu one is copied to a cuda ``like``'s device
-    (as PyTorch's advanced indexing takes cpu indices); a cuda one for a cpu ``like`` is refused, as
-    PyTorch refuses it, rather than copied back without a word."""
-    if t.device == like.device:
-        return t
-    if like.device.type == "cpu":
+def same_device(op: str, t: Tensor, like: Tensor, name: str = "index") -> Tensor:
+    """``t`` (an index, mask, source or weights tensor), refused unless on ``like``'s device: PyTorch's
+    index_select, gather, scatter, index_add, masked_fill, take, put_, bincount ... check every
+    tensor argument's device (only advanced indexing, ``indexing_advanced.parse``, copies cpu
+    indices over to the indexed tensor's device)."""
+    if t.device != like.device:
         raise RuntimeError(f"{op}(): Expected all tensors to be on the same device, but found at least two devices, "
-                           f"{t.device} and cpu!")
-    return t.to(like.device)
+                           f"{like.device} and {t.device}! (when checking argument '{name}')")
+    return t
 
 
 def _index_dtype(op: str, index: Tensor, allowed=(D.int64,), exc=RuntimeError) -> None:
@@ -615,7 +614,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
         raise RuntimeError("index_select(): self and result must have the same scalar type")
     out = exact_out("index_select", out, input, input)
     d = _dim("index_select", dim, input.ndim)
-    index = index_on_device("index_select", index, input)
+    index = same_device("index_select", index, input)
     if input.ndim == 0 and index.numel() != 1:
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
     _check_range("index_select", index, input._shape[d] if input.ndim else 1, d, negative=False)
@@ -650,7 +649,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
     _need_tensor("gather", index, "index")
     _index_dtype("gather", index, _GATHER_INDEX)
     d = _dim("gather", dim, input.ndim)
-    index = index_on_device("gather", index, input)
+    index = same_device("gather", index, input)
     _gather_shape_check("gather", input, d, index)
     _check_range("gather", index, input._shape[d] if input.ndim else 1, d, negative=False)
     return dispatch(GATHER, input, index, dim=d, out=out)
@@ -665,7 +664,7 @@ def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
     out = exact_out("take", out, input, input)
     _need_tensor("take", index, "index")
     _index_dtype("take", index)
-    index = index_on_device("take", index, input)
+    index = same_device("take", index, input)
     check_flat_range("take", index, input.numel())
     return dispatch(TAKE, input, index, out=out)
 
@@ -707,11 +706,11 @@ def _scatter_checks(op: str, input: Tensor, dim, index: Tensor, src: Tensor | No
     _need_tensor(op, index, "index")
     _index_dtype(op, index, _GATHER_INDEX)
     d = _dim(op, dim, input.ndim)
-    index = index_on_device(op, index, input)
+    index = same_device(op, index, input)
     if src is not None:
         _need_tensor(op, src, "src")
         _same_dtype(op, input, src)
-        src = index_on_device(op, src, input) if src.ndim else src
+        src = same_device(op, src, input, "src") if src.ndim else src
     _gather_shape_check(op, input, d, index, src)
     _check_range(op, index, input._shape[d] if input.ndim else 1, d, negative=False)
     return d, index, src
@@ -827,8 +826,8 @@ def _index_rows_checks(op: str, input: Tensor, dim, index: Tensor, source: Tenso
     if source.dtype is not input.dtype:
         raise RuntimeError(f"{op}(): self ({input.dtype.name}) and source ({source.dtype.name}) must have the same "
                            "scalar type")
-    index = index_on_device(op, index, input)
-    source = index_on_device(op, source, input)
+    index = same_device(op, index, input)
+    source = same_device(op, source, input, "source")
     xs, ss = input._shape or (1,), source._shape or (1,)
     if op.startswith("index_add") and input.ndim != source.ndim:
         # PyTorch's index_add wants the same rank (a 0-d self takes only a 0-d source); index_copy
@@ -891,7 +890,7 @@ def _index_fill(op: str, input: Tensor, dim, index: Tensor, value, inplace: bool
     if index.ndim > 1:  # (PyTorch: IndexError for the dtype above, RuntimeError here)
         raise RuntimeError(f"{op}(): Index has to be a vector/scalar")
     d = _dim(op, dim, input.ndim)
-    index = index_on_device(op, index, input)
+    index = same_device(op, index, input)
     value = _fill_value(op, value, input)
     if input.numel() or input.ndim <= 1:
         # PyTorch checks no index of an empty input of rank > 1 (nothing is written; the kernels return)
@@ -975,7 +974,7 @@ def _mask_checks(op: str, input: Tensor, mask: Tensor) -> Tensor:
     _need_tensor(op, mask, "mask")
     if mask.dtype is not D.bool:
         raise RuntimeError(f"{op}: expected BoolTensor for mask, but got mask with dtype {mask.dtype.name}")
-    return index_on_device(op, mask, input)
+    return same_device(op, mask, input, "mask")
 
 
 def _masked_fill(op: str, input: Tensor, mask: Tensor, value, inplace: bool):
@@ -1017,7 +1016,7 @@ def _masked_scatter(op: str, input: Tensor, mask: Tensor, source: Tensor, inplac
     if source.dtype is not input.dtype:
         raise RuntimeError(f"{op}: expected self and source to have same dtypes but got {input.dtype.name} and "
                            f"{source.dtype.name}")
-    source = index_on_device(op, source, input)
+    source = same_device(op, source, input, "source")
     shape = broadcast_shapes(input._shape, mask._shape)
     if inplace:
         broadcast_geometry(mask, input._shape, op)
@@ -1078,6 +1077,7 @@ def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
     return dispatch(NONZERO, input)
 
 
+
 @tensor_method
 def argwhere(input: Tensor) -> Tensor:
     return dispatch(NONZERO, input)
@@ -1126,7 +1126,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         _need_tensor("bincount", weights, "weights")
         if weights.ndim != 1 or weights.shape[0] != input.shape[0]:
             raise RuntimeError("bincount: weights should be 1-d and have the same length as input")
-        weights = index_on_device("bincount", weights, input)
+        weights = same_device("bincount", weights, input, "weights")
     r = index_minmax(input)
     if r is not None and r[0] < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
@@ -1155,6 +1155,6 @@ _adv.install()
 
 __all__ = [
     "IndexOutOfRangeError", "argwhere", "bincount", "gather", "index_add", "index_copy", "index_fill", "index_put",
-    "index_put_", "index_select", "masked_fill", "masked_scatter", "masked_select", "nonzero", "one_hot", "scatter",
-    "scatter_add", "scatter_reduce", "take", "take_along_dim",
+    "index_put_", "index_select", "masked_fill", "masked_scatter", "masked_select", "nonzero", "one_hot",
+    "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim",
 ]

@@ -765,6 +765,7 @@ def test_nonzero_forms(device):
     assert tl.argwhere(x).tolist() == [[0, 1], [1, 0]]
 
 
+
 def test_one_hot_and_bincount_values(device):
     t = tl.tensor([[1, 0], [3, 1]], device=device)
     oh = tl.one_hot(t)
@@ -1279,25 +1280,46 @@ def test_masked_writes_in_place_need_no_temporary(op):
 
 
 @CUDA
-def test_cuda_indices_for_a_cpu_tensor_are_refused():
-    # PyTorch refuses them; they were copied to the cpu without a word (cpu indices for a cuda tensor
-    # are still copied over, as PyTorch's advanced indexing does)
-    z = tl.zeros(3)
-    x, s = tl.tensor([0, 1], device="cuda"), tl.ones(2, device="cuda")
-    m = tl.tensor([True, False, True], device="cuda")
-    for name, call in [("scatter_add", lambda: z.scatter_add(0, x, s)), ("index_add", lambda: z.index_add(0, x, s)),
-                       ("gather", lambda: z.gather(0, x)), ("index_select", lambda: z.index_select(0, x)),
-                       ("masked_fill", lambda: z.masked_fill(m, 1.0)), ("take", lambda: z.take(x)),
-                       ("put_", lambda: z.put_(x, tl.ones(2)))]:
-        with pytest.raises(RuntimeError, match=rf"{name}\(\): Expected all tensors to be on the same device"):
+@pytest.mark.parametrize("dev, other", [("cpu", "cuda"), ("cuda", "cpu")])
+def test_index_tensors_on_another_device_are_refused(dev, other):
+    # PyTorch checks the device of every tensor argument of these ops, both ways (cuda tensors for a
+    # cpu self were refused already; cpu ones for a cuda self were copied over without a word); only
+    # advanced indexing takes cpu indices for a cuda tensor
+    z = tl.zeros(3, device=dev)
+    x, s = tl.tensor([0, 1], device=other), tl.ones(2, device=other)
+    m = tl.tensor([True, False, True], device=other)
+    x0, s0, m0 = tl.tensor([0, 1], device=dev), tl.ones(2, device=dev), m.to(dev)
+    calls = [("scatter_add", "index", lambda: z.scatter_add(0, x, s0)),
+             ("scatter_add", "src", lambda: z.scatter_add(0, x0, s)),
+             ("scatter_", "src", lambda: z.scatter_(0, x0, s)),
+             ("index_add", "index", lambda: z.index_add(0, x, s0)),
+             ("index_add", "source", lambda: z.index_add(0, x0, s)),
+             ("index_copy_", "index", lambda: z.index_copy_(0, x, s0)),
+             ("index_fill_", "index", lambda: z.index_fill_(0, x, 1.0)),
+             ("gather", "index", lambda: z.gather(0, x)), ("index_select", "index", lambda: z.index_select(0, x)),
+             ("masked_fill", "mask", lambda: z.masked_fill(m, 1.0)),
+             ("masked_select", "mask", lambda: z.masked_select(m)),
+             ("masked_scatter_", "source", lambda: z.masked_scatter_(m0, s)),
+             ("take", "index", lambda: z.take(x)), ("put_", "index", lambda: z.put_(x, s0)),
+             ("bincount", "weights", lambda: x0.bincount(s))]
+    for name, arg, call in calls:
+        with pytest.raises(RuntimeError, match=rf"{name}\(\): Expected all tensors to be on the same device.*'{arg}'"):
             call()
-    for index in (x, m):
+    assert z.tolist() == [0.0, 0.0, 0.0]
+
+
+@CUDA
+def test_advanced_indexing_takes_cpu_indices_for_a_cuda_tensor():
+    z = tl.zeros(3)
+    for index in (tl.tensor([0, 1], device="cuda"), tl.tensor([True, False, True], device="cuda")):
         with pytest.raises(IndexError, match="indices should be either on cpu or on the same device"):
             z[index]
         with pytest.raises(IndexError, match="indices should be either on cpu or on the same device"):
             z[index] = 1.0
-    assert z.tolist() == [0.0, 0.0, 0.0]
-    assert s.index_select(0, tl.tensor([1])).device.type == "cuda" and s[tl.tensor([0])].tolist() == [1.0]
+    s = tl.ones(2, device="cuda")
+    assert s[tl.tensor([0])].device.type == "cuda" and s[tl.tensor([0])].tolist() == [1.0]
+    s[tl.tensor([True, False])] = 3.0
+    assert s.tolist() == [3.0, 1.0]
 
 
 def test_empty_index_of_another_rank_gathers_nothing_and_scatters_nothing(device):
