@@ -34,7 +34,7 @@ from tensorlab_kernels.indexing.layout import AdvancedLayout, basic_view_geometr
 from .. import _dtype as D
 from .._broadcast import broadcast_geometry, broadcast_shapes
 from .._dispatch import check_no_overlap, dispatch
-from .._factories import check_scalar_fits
+from .._factories import check_scalar_fits, filled
 from .._layout import preserve_strides
 from .._registry import Plan, defop
 from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
@@ -1077,6 +1077,21 @@ def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
     return dispatch(NONZERO, input)
 
 
+@tensor_method
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """``nonzero`` with a row count fixed in advance (a shape that does not depend on the data):
+    the first ``size`` coordinates, padded with rows of ``fill_value`` when there are fewer."""
+    size, fill_value = operator.index(size), operator.index(fill_value)
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size}")
+    check_scalar_fits("nonzero_static", fill_value, D.int64, name="fill_value")
+    coords = dispatch(NONZERO, input)
+    found = min(size, coords._shape[0])
+    result = filled((size, input.ndim), fill_value, D.int64, input.device)
+    if found:
+        result[:found] = coords[:found]
+    return result
+
 
 @tensor_method
 def argwhere(input: Tensor) -> Tensor:
@@ -1155,6 +1170,6 @@ _adv.install()
 
 __all__ = [
     "IndexOutOfRangeError", "argwhere", "bincount", "gather", "index_add", "index_copy", "index_fill", "index_put",
-    "index_put_", "index_select", "masked_fill", "masked_scatter", "masked_select", "nonzero", "one_hot",
-    "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim",
+    "index_put_", "index_select", "masked_fill", "masked_scatter", "masked_select", "nonzero", "nonzero_static",
+    "one_hot", "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim",
 ]

@@ -765,6 +765,19 @@ def test_nonzero_forms(device):
     assert tl.argwhere(x).tolist() == [[0, 1], [1, 0]]
 
 
+def test_nonzero_static_pads_or_truncates_to_size(device):
+    # values from torch 2.15
+    x = tl.tensor([[0, 1], [2, 0]], device=device)
+    got = tl.nonzero_static(x, size=4)
+    assert got.dtype is tl.int64 and got.tolist() == [[0, 1], [1, 0], [-1, -1], [-1, -1]]
+    assert x.nonzero_static(size=1, fill_value=7).tolist() == [[0, 1]]
+    assert x.nonzero_static(size=3, fill_value=7).tolist() == [[0, 1], [1, 0], [7, 7]]
+    assert tuple(x.nonzero_static(size=0).shape) == (0, 2)
+    assert tuple(tl.nonzero_static(tl.tensor(3.0, device=device), size=2).shape) == (2, 0)
+    assert tl.nonzero_static(tl.zeros(3, device=device), size=2).tolist() == [[-1], [-1]]
+    with pytest.raises(RuntimeError, match="nonzero_static: 'size' must be an non-negative integer"):
+        tl.nonzero_static(x, size=-1)
+
 
 def test_one_hot_and_bincount_values(device):
     t = tl.tensor([[1, 0], [3, 1]], device=device)
