@@ -451,6 +451,12 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
                        for a in inputs):
                     raise RuntimeError(f"{op.name}(): output with shape {list(o._shape)} doesn't match the "
                                        f"broadcast shape {list(shape)}")
+                if not op.tags.isdisjoint(_PARTIAL_OVERLAP_CHECKED):
+                    # PyTorch checks the overlap before it resizes: add(b, a, out=b[0]) is refused
+                    # (resized, b[0] would become b and the write silently replace the input)
+                    for t in (b for a in inputs for b in (a if isinstance(a, list | tuple) else (a,))):
+                        if isinstance(t, Tensor) and t._storage.data is o._storage.data:
+                            _check_no_partial_overlap(op.name, o, t, (t._shape, t._stride, t._offset))
                 if o.numel() != 0:
                     warnings.warn(
                         f"{op.name}(): An output with one or more elements was resized since it had shape "

@@ -267,7 +267,7 @@ def _slice_geom(shape, strides, offset, dim, start, stop, step):
     length = max(0, -(-(stop - start) // step))
     shape = shape[:d] + (length,) + shape[d + 1:]
     new_strides = strides[:d] + (strides[d] * step,) + strides[d + 1:]
-    return shape, new_strides, offset + (start * strides[d] if length else 0)
+    return shape, new_strides, offset + start * strides[d]  # (empty too: it starts at start, as in PyTorch)
 
 
 SLICE = defop("slice", view=_slice_geom, backward=_region_backward("slice"), save=_no_save, tags={"view"})

@@ -1504,6 +1504,22 @@ def test_partially_overlapping_writes_raise_as_pytorch(device):
         assert y.tolist() == expected
 
 
+def test_an_out_view_of_an_input_that_needs_resizing_is_checked_before_it_is_resized(device):
+    # torch 2.15 checks the overlap first: out=b[0] overlaps b, so it is refused (resized first, it
+    # became all of b and the write silently replaced the input)
+    b, a = tl.ones(2, 3, device=device), tl.tensor([1.0, 2.0, 3.0], device=device)
+    with pytest.raises(RuntimeError, match=f"add: {_OVERLAP}"):
+        tl.add(b, a, out=b[0])
+    with pytest.raises(RuntimeError, match=f"neg: {_OVERLAP}"):
+        tl.neg(b, out=b[1, :2])
+    assert b.tolist() == [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+    # an empty out= starts where its slice starts (torch: c[2:2].storage_offset() is 2), and is
+    # resized from there: into c[2:4]
+    c = tl.zeros(4, device=device)
+    assert c[2:2].storage_offset() == 2 and c[4:].storage_offset() == 4 and c[:, None][3:1].storage_offset() == 3
+    tl.add(tl.ones(2, device=device), 1, out=c[2:2])
+    assert c.tolist() == [0.0, 0.0, 2.0, 2.0]
+
 def test_integer_division_by_zero_raises_on_cpu():
     a, z = tl.tensor([7, -7]), tl.tensor([0, 0])
     for call in (lambda: a // z, lambda: a % z, lambda: tl.fmod(a, z), lambda: a % 0,
