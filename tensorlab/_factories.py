@@ -73,7 +73,7 @@ def fill_(self: Tensor, value) -> Tensor:
             # device it is read as a number, and checked as one
             return dispatch(FILL_, self, value.to(self.dtype).item(), inplace=True)
         value = value.item()
-    check_scalar_fits("fill_", value, self.dtype)
+    value = check_scalar_fits("fill_", value, self.dtype)
     return dispatch(FILL_, self, value, inplace=True)
 
 
@@ -100,24 +100,34 @@ def check_int_converts(op: str, name: str, value: int) -> None:
         raise OverflowError(f"{op}(): {name} = {value} is too big to convert (it does not fit in 64 bits)")
 
 
-def check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True, name: str = "value") -> None:
+def check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True, name: str = "value"):
     """PyTorch's check that a Python scalar converts to ``dtype`` without overflow (``fill_``,
     ``full``, ``masked_fill``, ...): integers must lie in the type's range (unsigned types also take
     negatives down to -max, which wrap, as in C++), floats written to an integer type must be
     finite and in range, and a finite value must not overflow a floating type (``floats=False``
     skips that last check, as PyTorch's ``__setitem__`` does). bool takes anything. ``name``: the
-    argument's name in the OverflowError of an int beyond 64 bits."""
+    argument's name in the OverflowError of an int beyond 64 bits.
+
+    Returns the value to write: a complex one (there are no complex dtypes) as its real part when
+    its imaginary part is 0, as PyTorch converts it (``fill_(2+0j)``); any other is refused, as
+    PyTorch refuses it, rather than silently dropping the imaginary part."""
     if not isinstance(value, numbers.Number | np.bool_):  # (NumPy's bool is no numbers.Number)
         raise TypeError(f"{op}: value must be a number, got {type(value).__name__}")
     if isinstance(value, int) and not isinstance(value, builtins.bool):
         check_int_converts(op, name, value)
-    if dtype is D.bool or isinstance(value, builtins.bool | np.bool_) or isinstance(value, complex):
-        return
+    if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
+        if dtype is D.bool:
+            return bool(value)
+        if value.imag != 0:
+            raise RuntimeError(f"{op}: value cannot be converted to type {dtype.name} without overflow: {value}")
+        value = float(value.real)
+    if dtype is D.bool or isinstance(value, builtins.bool | np.bool_):
+        return value
     if dtype.is_floating_point:
         finite = not isinstance(value, builtins.float | np.floating) or math.isfinite(value)  # inf, nan fit
         if floats and finite and _rounds_to_inf(value, dtype):
             raise RuntimeError(f"{op}: value cannot be converted to type {dtype.name} without overflow: {value}")
-        return
+        return value
     info = np.iinfo(dtype.np)
     if isinstance(value, builtins.float | np.floating):
         fits = math.isfinite(value) and info.min <= value <= info.max
@@ -125,6 +135,7 @@ def check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True, name:
         fits = (-info.max if info.min == 0 else info.min) <= value <= info.max
     if not fits:
         raise RuntimeError(f"{op}: value cannot be converted to type {dtype.name} without overflow: {value}")
+    return value
 
 
 # ----------------------------------------------------------------------------------------------
@@ -433,7 +444,7 @@ def _fill_out(op: str, out: Tensor, size: tuple, value, dtype, device, requires_
     """``out=`` of a constant factory: checked (:func:`factory_out`, the value fits out's dtype),
     resized to ``size`` and filled (strided in place when it had that shape; bumps the version)."""
     dt = factory_out(op, out, dtype, device)
-    check_scalar_fits(op, value, dt)
+    value = check_scalar_fits(op, value, dt)
     with no_grad():
         fill_(resize_out(out, size), value)
     return _finish(out, requires_grad)
@@ -469,7 +480,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = Fal
     if out is not None:  # the value converted to out's dtype (full((2,), 7.5, out=int64) is 7)
         return _fill_out("full", out, size, fill_value, dtype, device, requires_grad)
     dt = _infer_dtype_of_scalar(fill_value) if dtype is None else D.as_dtype(dtype, "full")
-    check_scalar_fits("full", fill_value, dt)
+    fill_value = check_scalar_fits("full", fill_value, dt)
     return _finish(filled(size, fill_value, dt, as_device(device)), requires_grad)
 
 
@@ -534,7 +545,7 @@ def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_gr
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     t = empty_like_layout("full_like", input, dtype, device, memory_format)
-    check_scalar_fits("full_like", fill_value, t.dtype)
+    fill_value = check_scalar_fits("full_like", fill_value, t.dtype)
     _raw_fill(t, fill_value)
     return _finish(t, requires_grad)
 

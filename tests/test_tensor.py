@@ -715,6 +715,26 @@ def test_numpy_bool_fill_values():
     assert tl.full_like(tl.ones(2), np.bool_(False)).tolist() == [0.0, 0.0]
 
 
+def test_complex_fill_values_convert_only_without_an_imaginary_part(device):
+    # values from torch 2.15: the real part when the imaginary part is 0, else refused (the cpu
+    # twins dropped it silently: fill_(3+1j) wrote 3; the kernels raised float()'s TypeError)
+    x = tl.tensor([1.0, 2.0], device=device)
+    assert x.fill_(2 + 0j).tolist() == [2.0, 2.0]
+    assert tl.full((2,), 4 + 0j, dtype=tl.int32, device=device).tolist() == [4, 4]
+    assert tl.zeros(3, device=device).scatter_(0, tl.tensor([1], device=device), 4 + 0j).tolist() == [0, 4, 0]
+    assert tl.zeros(2, 2, device=device).fill_diagonal_(3 + 0j).tolist() == [[3, 0], [0, 3]]
+    assert tl.tensor([False], device=device).fill_(1j).tolist() == [True]
+    calls = [lambda: x.fill_(3 + 1j), lambda: x.fill_(np.complex128(1j)), lambda: x.new_full((2,), 1j),
+             lambda: tl.full_like(tl.tensor([1, 2], device=device), 1j),
+             lambda: tl.full((2,), 1j, dtype=tl.float32, device=device),
+             lambda: tl.zeros(3, device=device).scatter_(0, tl.tensor([1], device=device), 1j),
+             lambda: tl.nn.init.constant_(x, 1j), lambda: tl.nn.functional.pad(x, (1, 1), value=3 + 1j)]
+    for call in calls:
+        with pytest.raises(RuntimeError, match="value cannot be converted to type .* without overflow"):
+            call()
+    assert x.tolist() == [2.0, 2.0]
+
+
 def test_glu_of_integers_and_positive_of_bool_raise_not_implemented():
     with pytest.raises(NotImplementedError, match="\"glu\" not implemented for 'Long'"):
         tl.nn.functional.glu(tl.tensor([0, 1, 2, 3]))

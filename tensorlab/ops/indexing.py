@@ -746,7 +746,7 @@ def _scatter(op: str, input, dim, index, src, value, reduce, inplace: bool, out=
         if not isinstance(value, numbers.Number):
             raise TypeError(f"{op}(): value must be a number, got {type(value).__name__}")
         if isinstance(index, Tensor) and index.numel():  # PyTorch converts the value only to write it
-            check_scalar_fits(op, value, input.dtype)
+            value = check_scalar_fits(op, value, input.dtype)
         d, index, _ = _scatter_checks(op, input, dim, index, None)
         return dispatch(SCATTER_VALUE, input, index, dim=d, value=value, inplace=inplace, out=out)
     d, index, src = _scatter_checks(op, input, dim, index, src)

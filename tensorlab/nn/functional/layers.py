@@ -598,7 +598,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
 
         if input.dtype is D.uint8 and isinstance(value, numbers.Real) and value < 0:  # (full would wrap it)
             raise RuntimeError(f"pad: value {value} cannot be converted to type uint8_t without overflow")
-        check_scalar_fits("pad", value, input.dtype)
+        value = check_scalar_fits("pad", value, input.dtype)
     if mode != "constant":
         if value is not None and value != 0:
             raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
