@@ -986,9 +986,14 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace: bool = False):
     """``clamp(input, min_val, max_val)``."""
     if min_val > max_val:
         raise ValueError("hardtanh(): min_val cannot be greater than max_val")
+    nan_bound = min_val != min_val or max_val != max_val
     if isinstance(input, Tensor) and input.dtype.is_floating_point:
         E.check_scalars_fit("hardtanh", input.dtype, min_val, max_val)  # (PyTorch's overflow check)
-    if min_val != min_val or max_val != max_val:  # a NaN bound: every element NaN, as PyTorch's clamp
+    elif nan_bound and isinstance(input, Tensor) and input.dtype is not D.bool:  # (bool: the op refuses it)
+        # an integer input holds no NaN: refused as PyTorch does, rather than clamp promoting it to float
+        raise RuntimeError(f"hardtanh(): value cannot be converted to type {D.cpp_name(input.dtype)} without "
+                           f"overflow: nan")
+    if nan_bound and (not isinstance(input, Tensor) or input.dtype.is_floating_point):  # all NaN, as PyTorch's clamp
         from .elementwise_binary import clamp, clamp_
 
         return (clamp_ if inplace else clamp)(input, min_val, max_val)
@@ -1038,6 +1043,8 @@ def selu_(input):
 @tensor_method
 def gelu(input, *, approximate: str = "none", out=None):
     """``input * Phi(input)`` (Phi: the normal cdf); ``approximate='tanh'`` uses the tanh formula."""
+    if not isinstance(approximate, str):  # (PyTorch's argument parser: a TypeError)
+        raise TypeError(f"gelu(): argument 'approximate' must be str, not {type(approximate).__name__}")
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"gelu(): approximate argument must be either none or tanh, got {approximate!r}")
     return _run("gelu", input, out=out, approximate=approximate)

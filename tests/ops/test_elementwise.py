@@ -875,9 +875,12 @@ def test_relu_selu_gelu_signatures(device):
     F = tl.nn.functional
     x = t([0.5, -1.0, 2.0], device)
     for f in (lambda: tl.relu(x, True), lambda: tl.relu(x, inplace=True), lambda: x.relu(True),
-              lambda: tl.selu(x, True), lambda: tl.selu(x, inplace=True), lambda: F.gelu(x, "tanh")):
+              lambda: tl.selu(x, True), lambda: tl.selu(x, inplace=True), lambda: F.gelu(x, "tanh"),
+              lambda: F.gelu(x, approximate=None)):  # (torch 2.15: a TypeError for None, not a RuntimeError)
         with pytest.raises(TypeError):
             f()
+    with pytest.raises(RuntimeError, match="approximate argument must be either none or tanh"):
+        F.gelu(x, approximate="exact")
     assert_close(F.gelu(x, approximate="tanh"), tl.gelu(x, approximate="tanh"))
     y = x.clone()
     assert F.relu(y, inplace=True) is y and F.relu(x, False) is not x
@@ -1520,6 +1523,7 @@ def test_an_out_view_of_an_input_that_needs_resizing_is_checked_before_it_is_res
     tl.add(tl.ones(2, device=device), 1, out=c[2:2])
     assert c.tolist() == [0.0, 0.0, 2.0, 2.0]
 
+
 def test_integer_division_by_zero_raises_on_cpu():
     a, z = tl.tensor([7, -7]), tl.tensor([0, 0])
     for call in (lambda: a // z, lambda: a % z, lambda: tl.fmod(a, z), lambda: a % 0,
@@ -1677,6 +1681,14 @@ def test_hardtanh_of_integers(device):
                  lambda b: tl.nn.functional.hardtanh(b, inplace=True)):
         with pytest.raises(NotImplementedError, match="Bool inputs not supported for hardtanh"):
             call(t([True], device))
+    # ... also with a NaN limit, which an integer input cannot take (it became a float32 NaN tensor)
+    nan = float("nan")
+    for lo, hi in ((nan, nan), (0.0, nan), (nan, 1.0)):
+        with pytest.raises(RuntimeError, match="value cannot be converted to type .* without overflow"):
+            tl.nn.functional.hardtanh(x, lo, hi)
+        with pytest.raises(NotImplementedError, match="Bool inputs not supported for hardtanh"):
+            tl.nn.functional.hardtanh(t([True], device), lo, hi)
+    assert x.tolist() == [-3, 0, 3]
 
 
 def test_logaddexp_xlogy_and_inverse_hyperbolics(device):
