@@ -45,8 +45,9 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     """The ``ord``-norm of the vectors along ``dim`` (every element by default): any number ``ord``,
     ``inf``/``-inf`` (max/min of ``|x|``), 0 (the count of non-zeros)."""
     _need_float("linalg.vector_norm", x)
-    if isinstance(ord, str) or not isinstance(ord, int | float):
+    if isinstance(ord, str):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
+    ord = E.number_param("linalg_vector_norm", ord, "ord", "Number (real)")  # (a numpy number, a 0-d tensor)
     _check_dtype_arg("linalg.vector_norm", dtype)
     return R.norm(x, float(ord), dim=dim, keepdim=keepdim, dtype=dtype, out=out)
 

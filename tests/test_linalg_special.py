@@ -44,6 +44,25 @@ def test_vector_and_matrix_norms(device):
         tl.linalg.matrix_norm(tl.empty(0, 3, device=device), -math.inf)
 
 
+def test_norm_orders_and_var_corrections_as_pytorch_scalars(device):
+    # torch 2.15's Scalar arguments take numpy numbers, 0-d tensors and bools (True is 1): these
+    # were TypeErrors
+    x = _t(np.arange(12.0).reshape(3, 4) - 5, device)
+    xs = np.arange(12.0).reshape(3, 4) - 5
+    assert math.isclose(tl.linalg.vector_norm(x, tl.tensor(3.0)).item(), (np.abs(xs) ** 3).sum() ** (1 / 3),
+                        rel_tol=1e-6)
+    assert math.isclose(tl.linalg.vector_norm(x, np.int64(1)).item(), 36.0)
+    assert math.isclose(tl.norm(x, p=tl.tensor(2.0)).item(), math.sqrt((xs**2).sum()), rel_tol=1e-6)
+    assert tl.norm(x, p=True).item() == 36.0
+    assert math.isclose(tl.std(x, correction=np.int64(0)).item(), xs.std(), rel_tol=1e-6)
+    assert np.allclose(to_numpy(tl.var(x, 1, correction=tl.tensor(1))), xs.var(1, ddof=1))
+    assert math.isclose(tl.var(x, correction=True).item(), xs.var(ddof=1), rel_tol=1e-6)
+    for call in (lambda: tl.norm(x, p=tl.ones(2)), lambda: tl.linalg.vector_norm(x, 1j),
+                 lambda: tl.var(x, correction="a")):
+        with pytest.raises(TypeError):
+            call()
+
+
 def test_norm_errors(device):
     a = _t(A, device)
     with pytest.raises(RuntimeError, match="linalg.vector_norm: Expected a floating point or complex tensor as "

@@ -23,10 +23,7 @@ from __future__ import annotations
 
 import builtins
 import math
-import numbers
 import operator
-
-import numpy as np
 
 from tensorlab_kernels.reduction import argreduce as kargreduce
 from tensorlab_kernels.reduction import reduce as kreduce
@@ -470,8 +467,8 @@ def _norm_order(p, dim, op: str):
         if p in ("inf", "-inf"):
             return float(p)
         raise RuntimeError(f"{op}(): invalid norm type {p!r}")
-    if isinstance(p, bool | np.bool_) or not isinstance(p, numbers.Real):
-        raise TypeError(f"{op}(): p must be a number or 'fro', got {type(p).__name__}")
+    # a number as PyTorch's Scalar argument takes it: a numpy number, a bool (True is 1), a 0-d tensor
+    p = E.number_param(op, p, "p", "float")
     return float(p)
 
 
@@ -750,10 +747,8 @@ def _var_args(input: Tensor, dim, unbiased, keepdim, correction, name: str):
         raise TypeError(f"{name}(): Cannot specify both unbiased and correction")
     if correction is None:
         correction = 1.0 if unbiased is None or unbiased else 0.0
-    elif isinstance(correction, bool):  # a Python bool is a number to PyTorch's parser: True is 1
-        correction = int(correction)
-    elif not isinstance(correction, int | float):
-        raise TypeError(f"{name}(): correction must be a number, got {type(correction).__name__}")
+    else:  # a number as PyTorch's Scalar argument takes it: a numpy number, a 0-d tensor; a bool (True is 1)
+        correction = E.number_param(name, correction, "correction", "float")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"{name}(): std and var only support floating point and complex dtypes (got "
                                   f"{D.torch_name(input.dtype)})")
