@@ -267,6 +267,21 @@ def test_cross_entropy_label_smoothing_upper_bound(device):
             F.cross_entropy(x, T([2], device), label_smoothing=ls)
 
 
+def test_cross_entropy_mean_with_label_smoothing_and_zero_total_weight_is_nan(device):
+    """torch 2.15 averages the nll and smoothing terms apart, each by sum(w_t): with every target's
+    weight 0 the nll term is 0/0, so the mean is NaN (it was inf: the smoothing term over 0)."""
+    x = T([[1.0, 2.0, 3.0, 0.5], [0.1, -1.0, 2.0, 1.0]], device, tl.float32, grad=True)
+    w = T([0.0, 1.0, 1.0, 1.0], device)
+    for ls in (0.1, 1.0):
+        loss = F.cross_entropy(x, T([0, 0], device), weight=w, label_smoothing=ls)
+        assert math.isnan(loss.item())
+        loss.backward()
+        assert np.isnan(arr(x.grad)).all()
+        x.grad = None
+    # a non-zero total weight: torch 2.15's value
+    close(F.cross_entropy(x, T([0, 2], device), weight=w, label_smoothing=0.1), 0.6601382493972778)
+
+
 def test_cross_entropy_zero_classes_with_label_smoothing_is_nan(device):
     """torch adds ``smooth * (label_smoothing / 0)`` = ``0 * inf``: NaN for every reduction."""
     x = T(np.zeros((2, 0)), device, tl.float32, grad=True)

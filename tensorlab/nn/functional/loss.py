@@ -475,7 +475,12 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     if reduction == "sum":
         loss = loss.sum()
     elif reduction == "mean":
-        loss = loss.sum() / w_t.sum()  # sum(w_t * l_t) / sum(w_t), ignored rows excluded from both
+        total = w_t.sum()
+        loss = loss.sum() / total  # sum(w_t * l_t) / sum(w_t), ignored rows excluded from both
+        if label_smoothing:
+            # PyTorch averages the nll and smoothing terms apart, each by sum(w_t): when that is 0 its
+            # nll term is 0/0, so the loss is NaN (here the smoothing term alone made it inf)
+            loss = loss * (total / total)
     return loss if loss.dtype is input.dtype else loss.to(input.dtype)
 
 
