@@ -388,6 +388,15 @@ def test_batch_norm_errors():
     with pytest.raises(RuntimeError, match="weight should contain 3 elements not 4"):
         F.batch_norm(tl.zeros(4, 3), rm, tl.ones(3), tl.ones(4), training=True)
     assert to_numpy(rm).tolist() == [0.0, 0.0, 0.0]  # nothing was modified
+    # torch 2.15: one running statistic alone, or integer ones, are refused (the mean alone was
+    # updated; integer statistics were truncated)
+    for stats in ((rm, None), (None, tl.ones(3))):
+        with pytest.raises(ValueError, match="running_mean and running_var must either both be None or neither"):
+            F.batch_norm(tl.randn(4, 3), *stats, training=True)
+    ri, vi = tl.zeros(3, dtype=tl.int64), tl.ones(3, dtype=tl.int64)
+    with pytest.raises(RuntimeError, match="expected running_mean to have a floating point dtype, got Long"):
+        F.batch_norm(tl.randn(4, 3) * 10, ri, vi, training=True, momentum=0.5)
+    assert ri.tolist() == [0, 0, 0] and vi.tolist() == [1, 1, 1]
     x = tl.tensor([[1.0, 2.0], [1.0, 2.5]])
     for eps in (-1.0, 0.0):  # (training returned NaN for the constant channel, or everywhere)
         with pytest.raises(ValueError, match=f"batch_norm eps must be positive during training, but got {eps}"):

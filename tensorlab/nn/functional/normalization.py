@@ -289,6 +289,13 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if not eps >= 0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if (running_mean is None) != (running_var is None):  # (one alone would be updated without the other)
+        raise ValueError("running_mean and running_var must either both be None or neither be None")
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if isinstance(t, Tensor) and not t.dtype.is_floating_point:  # (integer statistics would truncate)
+            raise RuntimeError(f"batch_norm: expected {name} to have a floating point dtype, got "
+                               f"{D.torch_name(t.dtype)}")
     return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
