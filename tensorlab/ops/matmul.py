@@ -868,15 +868,19 @@ def einsum(*args) -> Tensor:
                 raise RuntimeError(f"einsum(): operands do not broadcast: subscript {name} has size {n} for operand {i}"
                                    f" but size {cur} for an earlier operand")
             sizes[lab] = max(cur, n) if n and cur else 0
-    tensors = [(t.expand(*[sizes[lab] for lab in ls]) if any(n != sizes[lab] for lab, n in zip(ls, t.shape)) else t,
-                ls) for t, ls in tensors]
+    # (size-1 dims stay as they are, not expanded: as in PyTorch, a label of size 1 in one operand
+    # is no contraction with it, which decides the result's dtype: _contract)
 
     # -- contract left to right ----------------------------------------------------------------------
-    def sum_only(t, ls, keep):
-        """Sum away the labels nobody else needs."""
+    def sum_only(t, ls, keep, squeeze_ones: bool = True):
+        """Sum away the labels nobody else needs; as PyTorch, a size-1 one is squeezed, not summed
+        (summing would promote an integer operand to int64), but for a lone operand."""
         drop = [j for j, lab in enumerate(ls) if lab not in keep]
         if drop:
-            t = t.sum(tuple(drop))
+            summed = tuple(j for j in drop if t.shape[j] != 1 or not squeeze_ones)
+            if summed:
+                t = t.sum(summed, keepdim=True)
+            t = t.reshape([n for j, n in enumerate(t.shape) if j not in drop])
             ls = [lab for j, lab in enumerate(ls) if j not in drop]
         return t, ls
 
@@ -889,7 +893,7 @@ def einsum(*args) -> Tensor:
         t, ls = sum_only(t, ls, later | set(lu))
         u, lu = sum_only(u, lu, later | set(ls))
         t, ls = _contract(t, ls, u, lu, later, mixed)
-    t, ls = sum_only(t, ls, set(out_labels))
+    t, ls = sum_only(t, ls, set(out_labels), squeeze_ones=len(tensors) > 1)
     perm = [ls.index(lab) for lab in out_labels]
     if perm != list(range(len(perm))):
         t = t.permute(perm)
@@ -906,12 +910,22 @@ def _contract(a: Tensor, la: list, b: Tensor, lb: list, keep: set, mixed: bool =
     summed = [lab for lab in la if lab in lb and lab not in keep]
     rows = [lab for lab in la if lab not in lb]
     cols = [lab for lab in lb if lab not in la]
-    size = {lab: n for lab, n in zip(la, a.shape)}
-    size.update({lab: n for lab, n in zip(lb, b.shape)})
-    bs = [size[lab] for lab in batch]
-    M = math.prod(size[lab] for lab in rows)
-    K = math.prod(size[lab] for lab in summed)
-    N = math.prod(size[lab] for lab in cols)
+    # A summed label of size 1 on one side only: the other side is summed over it first (PyTorch's
+    # a_dims_to_sum / b_dims_to_sum), so the two meet in a product, not a matmul over it
+    for lab in summed:
+        na, nb = a.shape[la.index(lab)], b.shape[lb.index(lab)]
+        if na != nb:
+            if na == 1:
+                b = b.sum(lb.index(lab), keepdim=True)
+            else:
+                a = a.sum(la.index(lab), keepdim=True)
+    size_a = dict(zip(la, a.shape))
+    size_b = dict(zip(lb, b.shape))
+    # batch labels broadcast (a size 1 against n); the others have one size
+    bs = [size_a[lab] if size_b[lab] == 1 else size_b[lab] if size_a[lab] == 1 else size_a[lab] for lab in batch]
+    M = math.prod(size_a[lab] for lab in rows)
+    K = math.prod(size_a[lab] for lab in summed)
+    N = math.prod(size_b[lab] for lab in cols)
     if a.dtype is not b.dtype and mixed and K != 1:  # (the operands' own dtypes differ: PyTorch's bmm error)
         raise RuntimeError(f"einsum(): expected scalar type {D.torch_name(a.dtype)} but found {D.torch_name(b.dtype)}")
     if a.dtype is not b.dtype:
@@ -925,8 +939,8 @@ def _contract(a: Tensor, la: list, b: Tensor, lb: list, keep: set, mixed: bool =
             _check_supported("einsum", "addmm", a if a.dtype is D.bool else b)
         dt = D.promote_types(a.dtype, b.dtype)
         a, b = a.to(dt), b.to(dt)
-    pa = a.permute([la.index(lab) for lab in batch + rows + summed]).reshape(bs + [M, K])
-    pb = b.permute([lb.index(lab) for lab in batch + summed + cols]).reshape(bs + [K, N])
+    pa = a.permute([la.index(lab) for lab in batch + rows + summed]).reshape([size_a[lab] for lab in batch] + [M, K])
+    pb = b.permute([lb.index(lab) for lab in batch + summed + cols]).reshape([size_b[lab] for lab in batch] + [K, N])
     if K == 1:
         # Nothing to sum (no shared label left, or only size-1 ones): a broadcast product, as
         # PyTorch's einsum multiplies there, so bool operands, and integers on cuda, work too
@@ -934,5 +948,5 @@ def _contract(a: Tensor, la: list, b: Tensor, lb: list, keep: set, mixed: bool =
         out = pa * pb
     else:
         out = matmul(pa, pb)
-    out = out.reshape(bs + [size[lab] for lab in rows] + [size[lab] for lab in cols])
+    out = out.reshape(bs + [size_a[lab] for lab in rows] + [size_b[lab] for lab in cols])
     return out, batch + rows + cols

@@ -1012,6 +1012,35 @@ def test_einsum_mixed_dtypes_promote_where_nothing_is_summed_between_them():
             tl.einsum(eq, tl.ones(2, 3), b)
 
 
+def test_einsum_label_of_size_1_in_one_operand_is_no_contraction(device):
+    """PyTorch 2.15: against a size-1 dim the other operand is summed over the label first, and the
+    two then meet in a product (which promotes), not a bmm (which refuses mixed dtypes); a size-1
+    label summed away is squeezed, not summed (no int64 promotion). These raised or gave int64."""
+    def T(shape, dtype):
+        return tl.ones(shape, dtype=dtype, device=device)
+
+    got = tl.einsum("i,i->", T(1, tl.float32), tl.arange(3.0, dtype=tl.float64, device=device))
+    assert got.dtype is tl.float64 and got.item() == 3.0
+    got = tl.einsum("ij,jk->ik", T((2, 3), tl.float16), T((1, 2), tl.bfloat16))
+    assert got.dtype is tl.float32 and got.tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    got = tl.einsum("i,i->", T(1, tl.bool), T(3, tl.bool))
+    assert got.dtype is tl.int64 and got.item() == 3
+    got = tl.einsum("i,ij->j", T(1, tl.uint8), T((2, 2), tl.uint8))
+    assert got.dtype is tl.int64 and got.tolist() == [2, 2]
+    got = tl.einsum("ij,k->ik", T((2, 1), tl.int32), T(3, tl.int32))
+    assert got.dtype is tl.int32 and got.tolist() == [[1, 1, 1], [1, 1, 1]]
+    assert tl.einsum("ij,k->ik", T((2, 1), tl.bool), T(3, tl.bool)).dtype is tl.bool
+    assert tl.einsum("ij->i", T((2, 1), tl.int32)).dtype is tl.int64  # (a lone operand is summed)
+    # values: a batch label broadcasts, a size-1 summed label against n sums the other side
+    a = tl.arange(6.0, device=device).reshape(1, 2, 3)
+    b = tl.arange(60.0, device=device).reshape(4, 3, 5)
+    np.testing.assert_allclose(to_numpy(tl.einsum("bij,bjk->bik", a, b)), np.einsum("bij,bjk->bik", to_numpy(a)
+                               .repeat(4, 0), to_numpy(b)))
+    c = tl.arange(4.0, device=device).reshape(2, 1, 2)
+    np.testing.assert_allclose(to_numpy(tl.einsum("ajk,bjk->ab", c, b[:, :, :2])),
+                               np.einsum("ajk,bjk->ab", to_numpy(c).repeat(3, 1), to_numpy(b[:, :, :2])))
+
+
 def test_cross_default_dim_chain_matmul_and_vecdot_out():
     with pytest.warns(UserWarning):
         assert tl.cross(tl.ones(2, 1, 3), tl.ones(1, 3, 3)).shape == (2, 3, 3)  # input's own first size-3 dim
