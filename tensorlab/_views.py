@@ -10,6 +10,7 @@ input's shape and scatter the gradient there (``as_strided_scatter``).
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 
 from . import _dtype as D
@@ -33,6 +34,17 @@ def shape_args(args, op: str, size=None) -> tuple:
         raise TypeError(f"{op}(): shape must be a sequence of ints, got {args!r}") from None
 
 
+def int_arg(op: str, name: str, value) -> int:
+    """An int argument as PyTorch's parser reads it: a Python or numpy int, or a one-element integer
+    tensor, as a Python int; a float is its TypeError. (Anything else would end up in a view's
+    shape, strides or offset: a numpy int there reached the kernels' launch cache, a float offset
+    read garbage.)"""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{op}(): argument '{name}' must be int, not {type(value).__name__}") from None
+
+
 def infer_size(shape: tuple, numel: int, op: str) -> tuple:
     """Resolve one ``-1`` in ``shape`` for ``numel`` elements, with PyTorch's errors."""
     infer = None
@@ -51,6 +63,8 @@ def infer_size(shape: tuple, numel: int, op: str) -> tuple:
             raise RuntimeError(f"{op}: shape '{list(shape)}' is invalid for input of size {numel}")
         return shape
     if known == 0:
+        if numel:  # (view(-1, 0) of 12 elements: no size fits, as PyTorch says)
+            raise RuntimeError(f"{op}: shape '{list(shape)}' is invalid for input of size {numel}")
         raise RuntimeError(
             f"{op}: cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified "
             "dimension size -1 can be any value and is ambiguous"
@@ -593,7 +607,8 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     if isinstance(start, Tensor) and (start.ndim != 0 or start.dtype.is_floating_point or start.dtype is D.bool):
         raise RuntimeError(f"narrow(): start must be an 0-dim integral Tensor, got shape {list(start.shape)} "
                            f"and dtype {start.dtype.name}.")
-    start = operator.index(start)
+    start = int_arg("narrow", "start", start)
+    length = int_arg("narrow", "length", length)
     if length < 0:  # checked before start, as PyTorch does
         raise RuntimeError(f"narrow(): length must be non-negative, got {length}")
     if not -size <= start <= size:
@@ -641,8 +656,10 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
                 f"{d}), but got split_sizes={sections}"
             )
     else:
-        step = operator.index(split_size_or_sections)
-        if step <= 0 and size:
+        step = int_arg("split", "split_size", split_size_or_sections)
+        if step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        if step == 0 and size:
             raise RuntimeError(f"split(): split_size must be positive, got {step}")
         sections = [min(step, size - i) for i in range(0, size, step)] if size else [0]
     out, start = [], 0
@@ -713,8 +730,8 @@ def tensor_split(input: Tensor, indices_or_sections=None, dim: int = 0, *, secti
             raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
                                f"one-dimensional tensor, but got a tensor with {ios.ndim} dims")
         indices_or_sections = ios.item() if ios.ndim == 0 else [int(i) for i in ios.tolist()]
-    if isinstance(indices_or_sections, int):
-        n = indices_or_sections
+    if isinstance(indices_or_sections, numbers.Integral):  # (a numpy int too: sections, not indices)
+        n = int(indices_or_sections)
         if n <= 0:
             raise RuntimeError(f"tensor_split: number of sections must be larger than 0, got {n}")
         base, extra = divmod(size, n)
@@ -764,14 +781,18 @@ moveaxis = tensor_method(movedim, name="moveaxis")
 @tensor_method
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     # (a 0-d or 1-d input: the dims' wrapping raises PyTorch's IndexError, or identical dims a RuntimeError)
-    return dispatch(DIAGONAL, input, offset_=offset, dim1=dim1, dim2=dim2)
+    return dispatch(DIAGONAL, input, offset_=int_arg("diagonal", "offset", offset),
+                    dim1=int_arg("diagonal", "dim1", dim1), dim2=int_arg("diagonal", "dim2", dim2))
 
 
 @tensor_method
 def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:
     from ._copy_ops import _check_in_bounds
 
-    size, stride = tuple(size), tuple(stride)
+    size = tuple(int_arg("as_strided", "size", n) for n in size)
+    stride = tuple(int_arg("as_strided", "stride", n) for n in stride)
+    if storage_offset is not None:
+        storage_offset = int_arg("as_strided", "storage_offset", storage_offset)
     off = input._offset if storage_offset is None else storage_offset
     _check_in_bounds("as_strided", input._storage.nbytes // max(input.dtype.itemsize, 1), size, stride, off)
     contiguous = input.is_contiguous()

@@ -669,6 +669,35 @@ def test_expand_strides_of_new_leading_dims(device):
     assert tl.zeros((), device=device).expand(1, 1).stride() == (0, 0)
 
 
+def test_integer_arguments_of_views_are_python_ints(device):
+    # torch 2.15 reads numpy ints and 1-element integer tensors as ints and refuses floats. A numpy
+    # int reached the view's shape (narrow) and, through the launch cache, broke every later op on
+    # a tensor of that shape; a float offset (diagonal, as_strided) read garbage on cuda.
+    x = tl.arange(12.0, device=device).reshape(3, 4)
+    y = x.narrow(0, 0, np.int64(2))
+    assert y.shape == (2, 4) and all(type(n) is int for n in y.shape) and (y + 0).sum().item() == 28.0
+    assert (tl.ones(2, 4, device=device) * 2).sum().item() == 16.0
+    assert x.narrow_copy(1, 1, np.int64(2)).tolist() == [[1, 2], [5, 6], [9, 10]]
+    assert x.narrow(0, 0, tl.tensor(2)).shape == (2, 4)
+    z = x.as_strided((np.int64(2),) * 2, (np.int64(1),) * 2, np.int64(1))
+    assert type(z.storage_offset()) is int and all(type(n) is int for n in z.stride())
+    assert z.contiguous().tolist() == [[1, 2], [2, 3]]
+    assert x.as_strided((2, 2), (1, 1), storage_offset=tl.tensor(1)).tolist() == [[1, 2], [2, 3]]
+    assert x.diagonal(tl.tensor(1)).tolist() == [1, 6, 11] and type(x.diagonal(np.int64(1)).storage_offset()) is int
+    for call, arg in ((lambda: x.narrow(0, 0, 2.0), "length"), (lambda: x.diagonal(0.5), "offset"),
+                      (lambda: x.as_strided((2, 2), (1, 1), 1.5), "storage_offset"),
+                      (lambda: x.as_strided((2.0, 2), (1, 1)), "size")):
+        with pytest.raises(TypeError, match=f"argument '{arg}' must be int, not float"):
+            call()
+    # a numpy int is a number of sections; a negative split size is refused, even for an empty dim
+    assert [p.shape for p in x.tensor_split(np.int64(2))] == [(2, 4), (1, 4)]
+    assert [p.shape for p in x.hsplit(np.int64(2))] == [(3, 2), (3, 2)]
+    with pytest.raises(RuntimeError, match="split expects split_size be non-negative, but got split_size=-1"):
+        tl.zeros(0, 2, device=device).split(-1)
+    with pytest.raises(RuntimeError, match=r"shape '\[-1, 0\]' is invalid for input of size 12"):
+        x.view(-1, 0)
+
+
 def test_chunk_split_tensor_split_edge_cases(device):
     x = tl.arange(5, device=device)
     # tensor_split indices follow Python's slice rules: negative indices wrap, reversed ranges are empty.
