@@ -65,12 +65,7 @@ def fit_scalars(op: str, dtype: D.dtype, opmath: bool, **scalars) -> dict:
     into = D.float32 if opmath and dtype in (D.float16, D.bfloat16) else dtype
     fitted = {}
     for name, v in scalars.items():
-        if isinstance(v, complex | np.complexfloating):
-            if v.imag != 0:
-                raise RuntimeError(f"{op}: value cannot be converted to type {D.cpp_name(into)} without overflow: "
-                                   f"{name}={v}")
-            v = float(v.real)
-        check_scalar_fits(op, v, into, name=name)  # (an int beyond 64 bits: OverflowError)
+        v = check_scalar_fits(op, v, into, name=name)  # (the real part of a complex; beyond 64 bits: OverflowError)
         if into in D.INTEGRAL:  # C++'s conversion truncates: addcmul(int64, value=2.5) adds 2 * t1 * t2
             v = int(v)
         fitted[name] = v
