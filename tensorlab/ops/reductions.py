@@ -749,6 +749,7 @@ def _var_args(input: Tensor, dim, unbiased, keepdim, correction, name: str):
         correction = 1.0 if unbiased is None or unbiased else 0.0
     else:  # a number as PyTorch's Scalar argument takes it: a numpy number, a 0-d tensor; a bool (True is 1)
         correction = E.number_param(name, correction, "correction", "float")
+        correction = int(correction) if isinstance(correction, bool) else correction
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"{name}(): std and var only support floating point and complex dtypes (got "
                                   f"{D.torch_name(input.dtype)})")
