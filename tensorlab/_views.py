@@ -36,9 +36,11 @@ def shape_args(args, op: str, size=None) -> tuple:
 
 def int_arg(op: str, name: str, value) -> int:
     """An int argument as PyTorch's parser reads it: a Python or numpy int, or a one-element integer
-    tensor, as a Python int; a float is its TypeError. (Anything else would end up in a view's
-    shape, strides or offset: a numpy int there reached the kernels' launch cache, a float offset
-    read garbage.)"""
+    tensor, as a Python int; a float or a bool is its TypeError. (Anything else would end up in a
+    view's shape, strides or offset: a numpy int there reached the kernels' launch cache, a float
+    offset read garbage.)"""
+    if value.__class__ is bool:  # (an int to operator.index, but PyTorch refuses it)
+        raise TypeError(f"{op}(): argument '{name}' must be int, not bool")
     try:
         return operator.index(value)
     except TypeError:

@@ -19,7 +19,6 @@ flip, roll -> roll back, repeat -> reshape + ``sum`` over the repeat dims, tril 
 
 from __future__ import annotations
 
-import operator
 import warnings
 
 import numpy as np
@@ -35,7 +34,7 @@ from .._dispatch import dispatch
 from .._layout import preserve_strides
 from .._registry import Geometry, Plan, defop
 from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
-from .._views import shape_args
+from .._views import int_arg, shape_args
 from . import elementwise_common as E
 
 __all__ = [
@@ -72,15 +71,6 @@ def _same_device(tensors: list, op: str) -> None:
         if t.device != tensors[0].device:
             raise RuntimeError(f"{op}(): Expected all tensors to be on the same device, but found at least two "
                                f"devices, {tensors[0].device} and {t.device}!")
-
-
-def _int(value, op: str, what: str) -> int:
-    if value.__class__ is bool:  # (an int to operator.index, but PyTorch refuses it)
-        raise TypeError(f"{op}(): argument '{what}' must be int, not bool")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{op}(): argument '{what}' must be int, not {type(value).__name__}") from None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -141,7 +131,7 @@ CAT = defop("cat", twin=kcat.cat_twin, kernel=kcat.cat, meta=_cat_meta, backward
 
 def _cat_dim(tensors: list, dim) -> int:
     """Wrap ``dim`` against the first input that is not skipped (PyTorch's legacy_cat_wrap_dim)."""
-    dim = _int(dim, "cat", "dim")
+    dim = int_arg("cat", "dim", dim)
     for t in tensors:
         if not _cat_skipped(t):
             return norm_dim(dim, t.ndim, "cat")
@@ -210,7 +200,7 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
         raise RuntimeError("stack expects a non-empty TensorList")
     _same_device(tensors, "stack")
     _check_join_out(tensors, out, "stack")
-    d = norm_dim(_int(dim, "stack", "dim"), tensors[0].ndim + 1, "stack")
+    d = norm_dim(int_arg("stack", "dim", dim), tensors[0].ndim + 1, "stack")
     return dispatch(STACK, tensors, dim=d, out=out)
 
 
@@ -419,8 +409,8 @@ ROLL = defop("roll", twin=kreorder.roll_twin, kernel=kreorder.roll, meta=_roll_m
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
     """Shift elements cyclically: ``shifts[k]`` places along ``dims[k]``; with ``dims=None`` the
     flattened tensor by a single shift, then the original shape is restored."""
-    shifts = (_int(shifts, "roll", "shifts"),) if not isinstance(shifts, list | tuple) else \
-        tuple(_int(s, "roll", "shifts") for s in shifts)
+    shifts = (int_arg("roll", "shifts", shifts),) if not isinstance(shifts, list | tuple) else \
+        tuple(int_arg("roll", "shifts", s) for s in shifts)
     if not shifts:
         raise RuntimeError("roll(): `shifts` required")
     if dims is None or (isinstance(dims, list | tuple) and len(dims) == 0):
@@ -432,7 +422,7 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         raise RuntimeError(f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     if input.ndim == 0:
         raise IndexError(f"roll(): dimension specified as {dims[0]} but tensor has no dimensions")
-    dims = tuple(norm_dim(_int(d, "roll", "dims"), input.ndim, "roll") for d in dims)
+    dims = tuple(norm_dim(int_arg("roll", "dims", d), input.ndim, "roll") for d in dims)
     return dispatch(ROLL, input, shifts=shifts, dims=dims)
 
 
@@ -569,7 +559,7 @@ def _check_repeats(repeats: Tensor, output_size, op: str = "repeat_interleave") 
     if repeats.ndim != 1:
         raise RuntimeError(f"{op}: repeat_interleave only accept 1D vector as repeat, got {repeats.ndim}-d")
     if output_size is not None:
-        output_size = _int(output_size, op, "output_size")
+        output_size = int_arg(op, "output_size", output_size)
         if output_size < 0:
             raise RuntimeError(f"{op}: output_size must be non-negative, got {output_size}")
         if not repeats.is_cuda:  # free to check on the host (PyTorch's cpu kernel checks it too)
@@ -613,12 +603,12 @@ def repeat_interleave(input: Tensor | None = None, repeats=None, dim=None, *, ou
     else:
         if input.ndim == 0:
             raise IndexError(f"repeat_interleave(): dimension specified as {dim} but tensor has no dimensions")
-        d = norm_dim(_int(dim, "repeat_interleave", "dim"), input.ndim, "repeat_interleave")
+        d = norm_dim(int_arg("repeat_interleave", "dim", dim), input.ndim, "repeat_interleave")
     if not isinstance(repeats, Tensor):
-        r = _int(repeats, "repeat_interleave", "repeats")
+        r = int_arg("repeat_interleave", "repeats", repeats)
         if r < 0:
             raise RuntimeError("repeat_interleave: repeats can not be negative")
-        if output_size is not None and _int(output_size, "repeat_interleave", "output_size") != r * input._shape[d]:
+        if output_size is not None and int_arg("repeat_interleave", "output_size", output_size) != r * input._shape[d]:
             raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {r * input._shape[d]} but got "
                                f"{output_size}")
         return dispatch(REPEAT_INTERLEAVE, input, repeats=r, dim=d)
@@ -667,24 +657,24 @@ TRIU = defop("triu", twin=ktri.triangle_twin, kernel=ktri.triangle, meta=_triang
 def tril(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """Lower triangle of the last two dims: elements with ``col - row <= diagonal``, others 0."""
     out = E.exact_out("tril", out, input, input)  # (PyTorch: out= of exactly the input's dtype)
-    return dispatch(TRIL, input, diagonal=_int(diagonal, "tril", "diagonal"), out=out)
+    return dispatch(TRIL, input, diagonal=int_arg("tril", "diagonal", diagonal), out=out)
 
 
 @tensor_method
 def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """Upper triangle of the last two dims: elements with ``col - row >= diagonal``, others 0."""
     out = E.exact_out("triu", out, input, input)
-    return dispatch(TRIU, input, diagonal=_int(diagonal, "triu", "diagonal"), out=out)
+    return dispatch(TRIU, input, diagonal=int_arg("triu", "diagonal", diagonal), out=out)
 
 
 @tensor_method
 def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
-    return dispatch(TRIL, self, diagonal=_int(diagonal, "tril_", "diagonal"), inplace=True)
+    return dispatch(TRIL, self, diagonal=int_arg("tril_", "diagonal", diagonal), inplace=True)
 
 
 @tensor_method
 def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
-    return dispatch(TRIU, self, diagonal=_int(diagonal, "triu_", "diagonal"), inplace=True)
+    return dispatch(TRIU, self, diagonal=int_arg("triu_", "diagonal", diagonal), inplace=True)
 
 
 def _diag_embed_meta(x, offset, dim1, dim2):
@@ -709,11 +699,11 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     (two new dims of size ``n + |offset|``), zeros elsewhere."""
     need_tensor("diag_embed", input)
     n = input.ndim + 1
-    d1 = norm_dim(_int(dim1, "diag_embed", "dim1"), n, "diag_embed")
-    d2 = norm_dim(_int(dim2, "diag_embed", "dim2"), n, "diag_embed")
+    d1 = norm_dim(int_arg("diag_embed", "dim1", dim1), n, "diag_embed")
+    d2 = norm_dim(int_arg("diag_embed", "dim2", dim2), n, "diag_embed")
     if d1 == d2:
         raise RuntimeError(f"diag_embed(): diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return dispatch(DIAG_EMBED, input, offset=_int(offset, "diag_embed", "offset"), dim1=d1, dim2=d2)
+    return dispatch(DIAG_EMBED, input, offset=int_arg("diag_embed", "offset", offset), dim1=d1, dim2=d2)
 
 
 @tensor_method
@@ -721,7 +711,7 @@ def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """1-D input: the square matrix with ``input`` on diagonal ``diagonal``; 2-D input: a copy of
     that diagonal."""
     need_tensor("diag", input)
-    diagonal = _int(diagonal, "diag", "diagonal")
+    diagonal = int_arg("diag", "diagonal", diagonal)
     out = E.exact_out("diag", out, input, input)
     if input.ndim == 1:
         return dispatch(DIAG_EMBED, input, offset=diagonal, dim1=0, dim2=1, out=out)

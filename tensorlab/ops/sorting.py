@@ -34,10 +34,10 @@ from .._dispatch import dispatch
 from .._layout import preserve_strides
 from .._registry import Plan, defop
 from .._tensor import Tensor, norm_dim, tensor_method
+from .._views import int_arg  # (a bool is refused: sort(True) would sort along dim 1)
 from ..autograd.grad_mode import is_grad_enabled
 from . import elementwise_common as E
 from .elementwise_common import exact_out
-from .shape_ops import _int  # (a bool is refused: sort(True) would sort along dim 1)
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "searchsorted", "bucketize", "unique",
            "unique_consecutive"]
@@ -156,14 +156,14 @@ MEDIAN = defop("median", twin=ks.median_twin, kernel=ks.median, meta=_median_met
 @tensor_method
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None):
     """``(values, indices)`` of ``input`` sorted along ``dim``. Always stable (see the module doc)."""
-    dim = _int(dim, "sort", "dim")
+    dim = int_arg("sort", "dim", dim)
     E.exact_pair_out("sort", out, input)
     return SortResult(*dispatch(SORT, input, dim=dim, descending=descending, out=out))
 
 
 @tensor_method
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None) -> Tensor:
-    dim = _int(dim, "argsort", "dim")
+    dim = int_arg("argsort", "dim", dim)
     if stable is None:  # (sort takes None; PyTorch's argsort wants a bool)
         raise TypeError("argsort(): argument 'stable' must be bool, not NoneType")
     if out is not None:  # an int64 out=, as PyTorch's (which takes it with stable= given)
@@ -186,7 +186,7 @@ def msort(input: Tensor, *, out=None) -> Tensor:
 @tensor_method
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out=None):
     """The ``k`` largest (``largest=False``: smallest) elements along ``dim``, always sorted."""
-    k, dim = _int(k, "topk", "k"), _int(dim, "topk", "dim")
+    k, dim = int_arg("topk", "k", k), int_arg("topk", "dim", dim)
     E.exact_pair_out("topk", out, input)
     return TopkResult(*dispatch(TOPK, input, k=k, dim=dim, largest=largest, out=out))
 
@@ -194,7 +194,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 @tensor_method
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     """The ``k``-th smallest element (1-based) along ``dim`` and its index."""
-    k, dim = _int(k, "kthvalue", "k"), _int(dim, "kthvalue", "dim")
+    k, dim = int_arg("kthvalue", "k", k), int_arg("kthvalue", "dim", dim)
     E.exact_pair_out("kthvalue", out, input)
     return KthvalueResult(*dispatch(KTHVALUE, input, k=k, dim=dim, keepdim=keepdim, out=out))
 
@@ -244,7 +244,7 @@ def median(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
         if keepdim:  # median(input) has no keepdim in PyTorch: refused rather than ignored
             raise TypeError("median(): keepdim=True needs dim")
         return dispatch(MEDIAN_ALL, input)
-    dim = _int(dim, "median", "dim")
+    dim = int_arg("median", "dim", dim)
     E.exact_pair_out("median", out, input)
     return MedianResult(*dispatch(MEDIAN, input, dim=dim, keepdim=keepdim, out=out))
 
@@ -412,7 +412,7 @@ def _unique_impl(op, name: str, input: Tensor, return_inverse, return_counts, di
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(input).__name__}")
     if dim is not None:
-        values, inverse, counts = _unique_dim(name, input.detach(), _int(dim, name, "dim"),
+        values, inverse, counts = _unique_dim(name, input.detach(), int_arg(name, "dim", dim),
                                               consecutive=op is UNIQUE_CONSECUTIVE)
     else:
         values, inverse, counts = dispatch(op, input.detach().reshape(-1))
