@@ -379,6 +379,11 @@ def _overlap_error(op_name: str) -> RuntimeError:
     )
 
 
+def _flat(args) -> list:
+    """The arguments with list arguments (cat's tensors) spread out, in order."""
+    return [b for a in args for b in (a if isinstance(a, list | tuple) else (a,))]
+
+
 def check_no_overlap(op_name: str, dst: Tensor, inputs, base_first: bool) -> None:
     """PyTorch's assert_no_overlap, for the ops tagged ``no_input_overlap`` (index_copy_, scatter_,
     gather's out=, cat's out=, ...): an input tensor that shares memory with the destination, the
@@ -389,8 +394,7 @@ def check_no_overlap(op_name: str, dst: Tensor, inputs, base_first: bool) -> Non
     hard to compare (not dense: an expanded source) pass, as in PyTorch."""
     if dst.numel() == 0:
         return
-    ts = [b for a in inputs for b in (a if isinstance(a, list | tuple) else (a,))]
-    for k, t in enumerate(ts):
+    for k, t in enumerate(_flat(inputs)):
         if not isinstance(t, Tensor) or t._storage.data is not dst._storage.data or t.numel() == 0:
             continue
         if (t._shape, t._stride, t._offset) == (dst._shape, dst._stride, dst._offset):
@@ -454,7 +458,7 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
                 if not op.tags.isdisjoint(_PARTIAL_OVERLAP_CHECKED):
                     # PyTorch checks the overlap before it resizes: add(b, a, out=b[0]) is refused
                     # (resized, b[0] would become b and the write silently replace the input)
-                    for t in (b for a in inputs for b in (a if isinstance(a, list | tuple) else (a,))):
+                    for t in _flat(inputs):
                         if isinstance(t, Tensor) and t._storage.data is o._storage.data:
                             _check_no_partial_overlap(op.name, o, t, (t._shape, t._stride, t._offset))
                 if o.numel() != 0:
@@ -484,7 +488,7 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
         # then rounds once).
         needs_temp = [o for o, (_, dtype, *_) in zip(outs, specs) if o.dtype is not dtype]
     # List arguments (cat's tensors) are checked element by element.
-    flat_args = [b for a in plan.args for b in (a if isinstance(a, list | tuple) else (a,))]
+    flat_args = _flat(plan.args)
     for o in outs:  # (an output listed twice is harmless: membership is by identity)
         for a in flat_args:
             t = a.tensor if isinstance(a, Geometry) else a
