@@ -352,7 +352,8 @@ def _put_checks(op: str, input: Tensor, index: Tensor, source: Tensor) -> Tensor
     if index.numel() != source.numel():
         raise IndexError(f"{op}(): Expected source and index to have the same number of elements, but got "
                          f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
-    index = I.same_device(op, index, input).reshape(-1)
+    I.check_same_device(op, index, input)
+    index = index.reshape(-1)
     I.check_flat_range(op, index, input.numel(), end=".")
     return index
 

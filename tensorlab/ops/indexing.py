@@ -105,7 +105,7 @@ def _need_tensor(op: str, x, name: str) -> None:
         raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(x).__name__}")
 
 
-def same_device(op: str, t: Tensor, like: Tensor, name: str = "index") -> Tensor:
+def check_same_device(op: str, t: Tensor, like: Tensor, name: str = "index") -> None:
     """``t`` (an index, mask, source or weights tensor), refused unless on ``like``'s device: PyTorch's
     index_select, gather, scatter, index_add, masked_fill, take, put_, bincount ... check every
     tensor argument's device (only advanced indexing, ``indexing_advanced.parse``, copies cpu
@@ -113,7 +113,6 @@ def same_device(op: str, t: Tensor, like: Tensor, name: str = "index") -> Tensor
     if t.device != like.device:
         raise RuntimeError(f"{op}(): Expected all tensors to be on the same device, but found at least two devices, "
                            f"{like.device} and {t.device}! (when checking argument '{name}')")
-    return t
 
 
 def _index_dtype(op: str, index: Tensor, allowed=(D.int64,), exc=RuntimeError) -> None:
@@ -614,7 +613,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
         raise RuntimeError("index_select(): self and result must have the same scalar type")
     out = exact_out("index_select", out, input, input)
     d = _dim("index_select", dim, input.ndim)
-    index = same_device("index_select", index, input)
+    check_same_device("index_select", index, input)
     if input.ndim == 0 and index.numel() != 1:
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
     _check_range("index_select", index, input._shape[d] if input.ndim else 1, d, negative=False)
@@ -649,7 +648,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
     _need_tensor("gather", index, "index")
     _index_dtype("gather", index, _GATHER_INDEX)
     d = _dim("gather", dim, input.ndim)
-    index = same_device("gather", index, input)
+    check_same_device("gather", index, input)
     _gather_shape_check("gather", input, d, index)
     _check_range("gather", index, input._shape[d] if input.ndim else 1, d, negative=False)
     return dispatch(GATHER, input, index, dim=d, out=out)
@@ -664,7 +663,7 @@ def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
     out = exact_out("take", out, input, input)
     _need_tensor("take", index, "index")
     _index_dtype("take", index)
-    index = same_device("take", index, input)
+    check_same_device("take", index, input)
     check_flat_range("take", index, input.numel())
     return dispatch(TAKE, input, index, out=out)
 
@@ -706,11 +705,12 @@ def _scatter_checks(op: str, input: Tensor, dim, index: Tensor, src: Tensor | No
     _need_tensor(op, index, "index")
     _index_dtype(op, index, _GATHER_INDEX)
     d = _dim(op, dim, input.ndim)
-    index = same_device(op, index, input)
+    check_same_device(op, index, input)
     if src is not None:
         _need_tensor(op, src, "src")
         _same_dtype(op, input, src)
-        src = same_device(op, src, input, "src") if src.ndim else src
+        if src.ndim:  # (a 0-d cpu src is a scalar, which the dispatcher moves over)
+            check_same_device(op, src, input, "src")
     _gather_shape_check(op, input, d, index, src)
     _check_range(op, index, input._shape[d] if input.ndim else 1, d, negative=False)
     return d, index, src
@@ -826,8 +826,8 @@ def _index_rows_checks(op: str, input: Tensor, dim, index: Tensor, source: Tenso
     if source.dtype is not input.dtype:
         raise RuntimeError(f"{op}(): self ({input.dtype.name}) and source ({source.dtype.name}) must have the same "
                            "scalar type")
-    index = same_device(op, index, input)
-    source = same_device(op, source, input, "source")
+    check_same_device(op, index, input)
+    check_same_device(op, source, input, "source")
     xs, ss = input._shape or (1,), source._shape or (1,)
     if op.startswith("index_add") and input.ndim != source.ndim:
         # PyTorch's index_add wants the same rank (a 0-d self takes only a 0-d source); index_copy
@@ -890,7 +890,7 @@ def _index_fill(op: str, input: Tensor, dim, index: Tensor, value, inplace: bool
     if index.ndim > 1:  # (PyTorch: IndexError for the dtype above, RuntimeError here)
         raise RuntimeError(f"{op}(): Index has to be a vector/scalar")
     d = _dim(op, dim, input.ndim)
-    index = same_device(op, index, input)
+    check_same_device(op, index, input)
     value = _fill_value(op, value, input)
     if input.numel() or input.ndim <= 1:
         # PyTorch checks no index of an empty input of rank > 1 (nothing is written; the kernels return)
@@ -974,7 +974,8 @@ def _mask_checks(op: str, input: Tensor, mask: Tensor) -> Tensor:
     _need_tensor(op, mask, "mask")
     if mask.dtype is not D.bool:
         raise RuntimeError(f"{op}: expected BoolTensor for mask, but got mask with dtype {mask.dtype.name}")
-    return same_device(op, mask, input, "mask")
+    check_same_device(op, mask, input, "mask")
+    return mask
 
 
 def _masked_fill(op: str, input: Tensor, mask: Tensor, value, inplace: bool):
@@ -1016,7 +1017,7 @@ def _masked_scatter(op: str, input: Tensor, mask: Tensor, source: Tensor, inplac
     if source.dtype is not input.dtype:
         raise RuntimeError(f"{op}: expected self and source to have same dtypes but got {input.dtype.name} and "
                            f"{source.dtype.name}")
-    source = same_device(op, source, input, "source")
+    check_same_device(op, source, input, "source")
     shape = broadcast_shapes(input._shape, mask._shape)
     if inplace:
         broadcast_geometry(mask, input._shape, op)
@@ -1141,7 +1142,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         _need_tensor("bincount", weights, "weights")
         if weights.ndim != 1 or weights.shape[0] != input.shape[0]:
             raise RuntimeError("bincount: weights should be 1-d and have the same length as input")
-        weights = same_device("bincount", weights, input, "weights")
+        check_same_device("bincount", weights, input, "weights")
     r = index_minmax(input)
     if r is not None and r[0] < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
