@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import builtins
 import math
-import operator
 
 import numpy as np
 
@@ -28,6 +27,7 @@ from .. import _dtype as D
 from .._dispatch import dispatch
 from .._registry import Plan, defop
 from .._tensor import Tensor, need_tensor, tensor_method
+from .._views import int_arg
 from . import elementwise_common as E
 from .elementwise_binary import THRESHOLD_BACKWARD, where
 from .zero_curvature import gradient_depending_on
@@ -151,15 +151,6 @@ def _number(op: str, name: str, value):
     PyTorch's argument parser reads it: a number or a 0-d tensor (None stays None, for the optional
     ones); anything else is its TypeError, not float()'s ValueError."""
     return None if value is None else E.number_param(op, value, name, "float")
-
-
-def _decimals(op: str, decimals) -> int:
-    if isinstance(decimals, bool | np.bool_):  # (PyTorch's argument parser takes no bool for an int)
-        raise TypeError(f"{op}(): argument 'decimals' must be int, not bool")
-    try:
-        return operator.index(decimals)
-    except TypeError:  # (decimals=1.5 was truncated to 1)
-        raise TypeError(f"{op}(): argument 'decimals' must be int, not {type(decimals).__name__}") from None
 
 
 _NEG_BOOL = ("neg(): Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
@@ -933,12 +924,12 @@ def logit_(input, eps=None):
 @tensor_method
 def round(input, *, decimals=0, out=None):  # noqa: A001
     """Round half to even; ``decimals`` rounds to that many decimal places (negative: tens, ...)."""
-    return _run("round", input, out=out, decimals=_decimals("round", decimals))
+    return _run("round", input, out=out, decimals=int_arg("round", "decimals", decimals))
 
 
 @tensor_method
 def round_(input, *, decimals=0):
-    return _run_("round", input, decimals=_decimals("round_", decimals))
+    return _run_("round", input, decimals=int_arg("round_", "decimals", decimals))
 
 
 @tensor_method
