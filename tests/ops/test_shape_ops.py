@@ -689,6 +689,8 @@ def test_integer_arguments_of_views_are_python_ints(device):
                       (lambda: x.as_strided((2.0, 2), (1, 1)), "size")):
         with pytest.raises(TypeError, match=f"argument '{arg}' must be int, not float"):
             call()
+    with pytest.raises(TypeError, match="argument 'length' must be int, not bool"):  # (as PyTorch's parser)
+        x.narrow(0, 0, True)
     # a numpy int is a number of sections; a negative split size is refused, even for an empty dim
     assert [p.shape for p in x.tensor_split(np.int64(2))] == [(2, 4), (1, 4)]
     assert [p.shape for p in x.hsplit(np.int64(2))] == [(3, 2), (3, 2)]
