@@ -136,6 +136,21 @@ def test_unsupported_types(bad):
         default_collate(bad)
 
 
+def test_python_floats_among_arrays_get_the_default_dtype():
+    # PyTorch converts each element with as_tensor: a Python float is float32, not numpy's float64
+    out = default_collate([np.array([1, 2]), [1.5, 2.5]])
+    assert out.dtype is tl.float32 and out.tolist() == [[1.0, 2.0], [1.5, 2.5]]
+    assert default_collate([np.array(1), 1.5]).dtype is tl.float32
+    assert default_collate([np.array([1.0], np.float32), [2.5]]).dtype is tl.float32
+    assert default_collate([np.array(1), np.float64(1.5)]).dtype is tl.float64  # (a numpy scalar keeps its dtype)
+
+
+@pytest.mark.parametrize("other, name", [(1, "int"), (None, "NoneType"), (np.array([1]), "numpy.ndarray")])
+def test_tensor_first_then_not_a_tensor(other, name):
+    with pytest.raises(TypeError, match=f"expected Tensor as element 1 in argument 0, but got {name}"):
+        default_collate([tl.tensor([1]), other])
+
+
 def test_empty_batch():
     # PyTorch: IndexError from batch[0]
     with pytest.raises(IndexError):

@@ -89,6 +89,12 @@ def collate_tensor_fn(batch, *, collate_fn_map=None):
     from ... import _dtype as D
     from ...autograd import is_grad_enabled
 
+    Tensor = _tensor_type()
+    for i, t in enumerate(batch):  # (the dispatch looked at batch[0] only)
+        if not isinstance(t, Tensor):
+            kind = type(t)
+            name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+            raise TypeError(f"default_collate: expected Tensor as element {i} in argument 0, but got {name}")
     devices = {t.device for t in batch}
     if len(devices) > 1:
         raise RuntimeError(f"default_collate: expected all tensors to be on the same device, but found "
@@ -126,16 +132,19 @@ def _np_dtype_of(arr: np.ndarray):
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
-    # PyTorch converts every array to a tensor and stacks those, so mixed dtypes promote with
-    # torch's rules (int64 with float32 -> float32), not numpy's (-> float64).
+    # PyTorch converts every element with torch.as_tensor and stacks those, so mixed dtypes promote
+    # with torch's rules (int64 with float32 -> float32), not numpy's (-> float64), and a Python
+    # float among arrays is the default dtype (float32), not numpy's float64.
     from ... import _dtype as D
+    from ..._factories import as_tensor
 
     elem = batch[0]
     if _NP_STR_OBJ.search(elem.dtype.str) is not None:
         raise TypeError(_ERR.format(elem.dtype))
     from ..._tensor import Tensor
 
-    arrays = [b._host_array() if isinstance(b, Tensor) else np.asarray(b) for b in batch]
+    arrays = [b if isinstance(b, np.ndarray) else (b if isinstance(b, Tensor) else as_tensor(b))._host_array()
+              for b in batch]
     dtype = elem.dtype
     if any(a.dtype != dtype for a in arrays):
         tl_dtype = _np_dtype_of(arrays[0])
