@@ -24,7 +24,7 @@ from ._factories import refuse_uninitialized
 from ._layout import format_strides, preserve_format
 from ._registry import Plan, defop
 from ._tensor import Tensor, need_tensor, tensor_method
-from ._views import shape_args
+from ._views import int_arg, shape_args
 
 DEFAULT_SEED = 67280421310721  # PyTorch's default seed
 _SEED_MOD = 2**64  # seeds are uint64, as PyTorch's: a negative seed is taken modulo 2**64
@@ -424,6 +424,7 @@ def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: 
     """
     from ._factories import from_numpy
 
+    n = int_arg("randperm", "n", n)  # (a numpy int or a one-element integer tensor reads as its int)
     if n < 0:
         raise RuntimeError(f"randperm: n must be non-negative, got {n}")
     if out is not None:

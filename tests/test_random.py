@@ -82,6 +82,15 @@ def test_randint_randperm_bernoulli(device):
     assert abs(to_numpy(x).mean() - 0.9) < 0.05
 
 
+def test_randperm_reads_n_as_an_int():
+    g = tl.Generator().manual_seed(2)
+    assert sorted(tl.randperm(tl.tensor(4), generator=g).tolist()) == [0, 1, 2, 3]
+    assert tl.randperm(np.int64(3)).shape == (3,)
+    for bad in (3.0, True):
+        with pytest.raises(TypeError, match="randperm\\(\\): argument 'n' must be int"):
+            tl.randperm(bad)
+
+
 def test_generator_state_and_independence():
     g1 = tl.Generator().manual_seed(42)
     state = g1.get_state()

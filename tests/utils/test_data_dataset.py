@@ -133,6 +133,13 @@ def test_random_split_fractions():
         random_split(Range(0, 2), [0.9, 0.1])
 
 
+def test_random_split_takes_tensor_lengths():
+    parts = random_split(Range(0, 10), tl.tensor([3, 7]), generator=tl.Generator().manual_seed(0))
+    assert [len(p) for p in parts] == [3, 7]
+    assert sorted(parts[0].indices + parts[1].indices) == list(range(10))
+    assert all(type(i) is int for i in parts[0].indices)
+
+
 def test_random_split_default_generator_follows_manual_seed():
     tl.manual_seed(5)
     a = random_split(Range(0, 8), [4, 4])

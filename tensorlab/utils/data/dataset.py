@@ -223,8 +223,9 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float], generator=Non
     (tensorlab's default cpu generator when None), so a seeded generator reproduces the split.
     """
     from ... import _random
+    from ..._tensor import Tensor
 
-    lengths = list(lengths)
+    lengths = [x.item() if isinstance(x, Tensor) else x for x in lengths]  # (PyTorch takes 0-d tensors too)
     n = len(dataset)
     if lengths and math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         counts = []
