@@ -250,6 +250,12 @@ def test_timeout(pin):
     assert time.monotonic() - t0 < 4.0
 
 
+def test_timeout_needs_workers():
+    # PyTorch's single-process iterator asserts timeout == 0; a timeout that could never apply is an error
+    with pytest.raises(ValueError, match="timeout=1 .* needs num_workers > 0"):
+        iter(DataLoader(SlowDataset(2, delay=0.0), timeout=1))
+
+
 def test_timeout_not_hit_when_batches_arrive():
     assert [b.tolist() for b in DataLoader(SlowDataset(4, delay=0.01), batch_size=2, num_workers=2, timeout=5)] == \
         [[0, 1], [2, 3]]

@@ -351,6 +351,9 @@ class _BaseDataLoaderIter:
 
 class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader):
+        if loader.timeout != 0:  # (PyTorch's single-process iterator asserts the same)
+            raise ValueError(f"DataLoader: timeout={loader.timeout} bounds the wait for a worker's batch, so it needs "
+                             "num_workers > 0; with num_workers=0 it must be 0")
         super().__init__(loader)
         self._fetcher = make_fetcher(self._dataset_kind == _DatasetKind.Iterable, self._dataset, self._auto_collation,
                                      self._collate_fn, self._drop_last)
