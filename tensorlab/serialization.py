@@ -494,7 +494,12 @@ def _mapped(t: Tensor, saved_device: str, map_location) -> Tensor:
     target = _target_device(saved_device, map_location)
     if callable(target):
         moved = target(t, saved_device)
-        return _to_device(t, saved_device) if moved is None else moved  # (None: the default, as PyTorch's)
+        if moved is None:  # (the default, as PyTorch's)
+            return _to_device(t, saved_device)
+        if not isinstance(moved, Tensor):
+            raise TypeError(f"load: map_location must return a Tensor (or None for the default), but it returned "
+                            f"{type(moved).__name__} for a tensor saved on '{saved_device}'")
+        return moved
     return _to_device(t, target)
 
 
@@ -664,10 +669,7 @@ class _Loader:
             t = cls._make(base._storage, tuple(shape), tuple(stride), base._offset + offset, base.dtype)
         else:  # map_location turned the storage into something else: called on this tensor (its values) alone
             view = Tensor._make(flat._storage, tuple(shape), tuple(stride), offset, flat.dtype)
-            moved = _mapped(view, saved_device, self.map_location)
-            if not isinstance(moved, Tensor):
-                return self.register(node, moved)
-            moved = moved.detach()
+            moved = _mapped(view, saved_device, self.map_location).detach()
             t = cls._make(moved._storage, moved._shape, moved._stride, moved._offset, moved.dtype)
         t._requires_grad = bool(node.get("requires_grad", False)) and t.dtype.is_floating_point
         self.register(node, t)

@@ -103,6 +103,8 @@ def test_sharing_survives_map_location():
     # a map_location giving something other than the storage's elements is called on each tensor
     summed = tl.load(io.BytesIO(raw), map_location=lambda t, loc: t.sum())
     assert summed["x"].item() == 6.0 and summed["v"].item() == 6.0
+    with pytest.raises(TypeError, match="map_location must return a Tensor .* but it returned str"):
+        tl.load(io.BytesIO(raw), map_location=lambda t, loc: "junk")  # (PyTorch's TypeError; was loaded as 'junk')
     if tl.cuda.is_available():
         on_gpu = tl.load(io.BytesIO(raw), map_location="cuda")
         assert on_gpu["v"].is_cuda and _storage_ptr(on_gpu["x"]) == _storage_ptr(on_gpu["v"])
