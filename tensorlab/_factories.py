@@ -698,11 +698,38 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=N
              requires_grad: bool = False, out=None) -> Tensor:
     """``base`` to the powers ``linspace(start, end, steps)``."""
     start, end, steps, dt = _spaced_arguments("logspace", start, end, steps, dtype, device, out)
-    if not dt.is_floating_point:  # integer exponents' ends, as PyTorch's integer kernel
-        start, end = builtins.int(start), builtins.int(end)
-    with np.errstate(over="ignore"):  # a power beyond float64 is inf, as PyTorch's
-        values = np.power(float(base), _linspace_values(start, end, steps))
+    values = _logspace_values(float(base), start, end, steps, dt)
+    if steps == 1 and not dt.is_floating_point:  # (PyTorch fills one value, checked as fill_ checks it)
+        check_scalar_fits("logspace", float(values[0]), dt)
     return _spaced_result(values, dt, device, requires_grad, out)
+
+
+def _logspace_values(base: float, start, end, steps: int, dt: D.dtype) -> np.ndarray:
+    """PyTorch's logspace arithmetic, in float64: the exponents are linspace's halves (``start +
+    step * i``, then ``end - step * (steps - 1 - i)``) from the ends converted to the dtype, with the
+    step ``(end - start) / (steps - 1)`` subtracted in the dtype and each product rounded on its own
+    (no fused multiply-add, unlike linspace: an exponent meant to be 0 stays 0, so ``10 ** 0`` is 1
+    and not 0.99999 truncated to 0 in an integer dtype). One step is ``base ** start`` unconverted.
+    The power is taken in extended precision and rounded once, as the C library's pow rounds it
+    (NumPy's float64 power can be an ulp off: ``10 ** -5``)."""
+    if steps == 0:
+        return np.zeros(0)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if steps == 1:
+            exponents = np.array([float(start)])
+        else:
+            if dt.is_floating_point:
+                lo, hi = (np.asarray(float(v)).astype(dt.np) for v in (start, end))
+                diff = float((hi - lo).astype(dt.np))
+            else:  # integer ends (truncated, wrapped into the dtype), subtracted in int64
+                lo, hi = (np.asarray(builtins.int(v)).astype(np.int64).astype(dt.np).astype(np.int64)
+                          for v in (start, end))
+                diff = float(hi - lo)
+            lo, hi = float(lo), float(hi)
+            step = diff / (steps - 1)
+            i = np.arange(steps, dtype=np.float64)
+            exponents = np.where(i < steps // 2, lo + step * i, hi - step * (steps - 1 - i))
+        return np.power(np.longdouble(base), exponents.astype(np.longdouble)).astype(np.float64)
 
 
 def _spaced_arguments(op: str, start, end, steps, dtype, device, out) -> tuple:

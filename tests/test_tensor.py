@@ -433,6 +433,13 @@ def test_ranges():
     assert tl.linspace(0, 10, 4).tolist() == [0.0, 3.3333332538604736, 6.6666669845581055, 10.0]
     assert tl.linspace(-1, 1, 11).tolist()[5] == -1.4901161193847656e-08
     assert tl.logspace(0, 400, 2, dtype=tl.float64).tolist() == [1.0, float("inf")]  # the powers may overflow
+    # logspace's exponents are rounded product by product (no fused multiply-add), ends in the dtype,
+    # and the power is rounded once: the middle exponent of -5..5 is exactly 0 (values from torch 2.15)
+    assert tl.logspace(-5, 5, 7, dtype=tl.int64).tolist() == [0, 0, 0, 1, 46, 2154, 100000]
+    assert tl.logspace(-5, 5, 7, dtype=tl.float64).tolist()[3] == 1.0
+    assert tl.logspace(-10, -5, 2, dtype=tl.float64).tolist() == [1e-10, 1e-05]
+    assert tl.logspace(-10, 1.7, 2).tolist()[1] == 50.118728637695312  # 10 ** float32(1.7), not 10 ** 1.7
+    assert tl.logspace(0.5, -10, 1, dtype=tl.int64).tolist() == [3]  # one step: base ** start, unconverted
 
 
 def test_fill_and_zero(device):
