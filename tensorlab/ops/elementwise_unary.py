@@ -533,6 +533,10 @@ def _entr_backward(ctx, g):
     return (g * -(log(_x(ctx)) + 1),)
 
 
+def _log_sigmoid_backward(ctx, g):
+    return (g * sigmoid(-_x(ctx)),)
+
+
 # ----------------------------------------------------------------------------------------------
 # declarations
 # ----------------------------------------------------------------------------------------------
@@ -693,6 +697,8 @@ NDTRI = _declare("ndtri", _FLOAT, _ndtri_backward, doc="the inverse of the stand
 LOG_NDTR = _declare("log_ndtr", _FLOAT, _log_ndtr_backward, doc="log of the standard normal cdf")
 ENTR = _declare("entr", _FLOAT, _entr_backward, doc="-input * log(input), 0 at 0, -inf below")
 # (pi travels as a parameter: a float literal in a kernel is float32, which float64 results would show)
+LOG_SIGMOID = _declare("log_sigmoid", _FLOAT_ONLY, _log_sigmoid_backward,
+                       doc="log(sigmoid(input)) = min(input, 0) - log1p(e ** -|input|)")
 ANGLE = _declare("angle", _FLOAT, _zeros_backward, E.save_nothing, kernel_args=lambda x: ("angle", (math.pi,)),
                  needs_input=False, doc="the argument of a real number: pi below 0, else 0 (nan stays nan)")
 
@@ -1058,6 +1064,12 @@ def softplus(input, beta=1.0, threshold=20.0, *, out=None):
     """``log(1 + exp(beta * input)) / beta``; linear where ``beta * input > threshold``."""
     return _run("softplus", input, out=out, beta=float(_number("softplus", "beta", beta)),
                 threshold=float(_number("softplus", "threshold", threshold)))
+
+
+def log_sigmoid(input, *, out=None):
+    """``log(sigmoid(input))``, exact in both tails (``nn.functional.logsigmoid``'s op; PyTorch has
+    it as ``torch._C._nn.log_sigmoid``, not as a top-level function)."""
+    return _run("log_sigmoid", input, out=out)
 
 
 @tensor_method

@@ -37,7 +37,7 @@ OPS = [
     "logical_not", "bitwise_not", "isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit", "nan_to_num",
     "asinh", "acosh", "atanh", "erfc",
     "lgamma", "digamma", "trigamma", "polygamma", "i0", "i0e", "i1", "i1e", "erfcx", "ndtr", "ndtri", "log_ndtr",
-    "entr", "angle",
+    "entr", "angle", "log_sigmoid",
 ]
 CODES = {name: i for i, name in enumerate(OPS)}
 
@@ -114,7 +114,8 @@ NDTRI: tl.constexpr = tl.constexpr(69)
 LOG_NDTR: tl.constexpr = tl.constexpr(70)
 ENTR: tl.constexpr = tl.constexpr(71)
 ANGLE: tl.constexpr = tl.constexpr(72)
-assert len(OPS) == 73 and CODES["erfc"] == 58 and CODES["entr"] == 71 and CODES["angle"] == 72
+LOG_SIGMOID: tl.constexpr = tl.constexpr(73)
+assert len(OPS) == 74 and CODES["erfc"] == 58 and CODES["angle"] == 72 and CODES["log_sigmoid"] == 73
 
 INF: tl.constexpr = tl.constexpr(float("inf"))
 SQRT1_2: tl.constexpr = tl.constexpr(0.70710678118654752440)
@@ -261,6 +262,8 @@ def _unary_op(x, p0, p1, p2, OP: tl.constexpr, IS_FLOAT: tl.constexpr, IS_BOOL: 
     elif OP == ANGLE:  # a real number's argument: pi (p0) below 0, 0 from -0.0 up, nan stays nan
         y = tl.where(x < 0, p0, 0.0)
         y = tl.where(x != x, x, y)
+    elif OP == LOG_SIGMOID:  # min(x, 0) - log1p(e^-|x|): exact in both tails (nan stays nan)
+        y = tl.where(x < 0, x, 0.0) - ld.log1p(ld.exp(-tl.abs(x)))
     elif OP == FLOOR:
         if IS_FLOAT:
             y = ld.floor(x)
@@ -442,6 +445,8 @@ def _np_unary(op: str, x, p, is_float: bool, is_bool: bool):
         return p[1] * GAM.zeta_np(p[0], x, p[2])
     if op == "angle":
         return np.where(x != x, x, np.where(x < 0, c(p[0]), c(0)))
+    if op == "log_sigmoid":
+        return np.minimum(x, c(0)) - np.log1p(np.exp(-np.abs(x)))
     if op == "rsqrt":
         return c(1) / np.sqrt(x)
     if op == "square":

@@ -572,7 +572,7 @@ ACTIVATIONS = {
     "hardtanh": (lambda x: F.hardtanh(x, -2.0, 1.5), lambda x: np.clip(x, -2.0, 1.5)),
     "hardsigmoid": (F.hardsigmoid, lambda x: np.clip(x + 3, 0, 6) / 6),
     "hardswish": (F.hardswish, lambda x: x * np.clip(x + 3, 0, 6) / 6),
-    "logsigmoid": (F.logsigmoid, lambda x: -_softplus(-x)),
+    "logsigmoid": (F.logsigmoid, lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))),
     "softsign": (F.softsign, lambda x: x / (1 + np.abs(x))),
     "tanhshrink": (F.tanhshrink, lambda x: x - np.tanh(x)),
     "threshold": (lambda x: F.threshold(x, 0.5, -3.0), lambda x: np.where(x > 0.5, x, -3.0)),
@@ -909,6 +909,17 @@ def test_shrinks_and_logsigmoid_need_a_floating_input(device):
             with pytest.raises(NotImplementedError, match=f"{fn.__name__}\\(\\).* not implemented for"):
                 fn(x)
     assert F.hardshrink(_t([0.25, 2.0], device, tl.float16)).tolist() == [0.0, 2.0]
+
+
+def test_logsigmoid_far_tails(device):
+    # log(sigmoid(x)) = x - e ** x below -20 in float64 (it was -softplus(-x), whose threshold
+    # returned x itself there: Bernoulli/Geometric entropies off by 1 below logit -20); torch 2.15's values
+    x = _t([-1000.0, -25.0, -20.0, 25.0, 1000.0], device, requires_grad=True)
+    y = F.logsigmoid(x)
+    y.sum().backward()
+    assert_close(y, [-1000.0, -25.000000000013888, -20.000000002061153, -1.3887943864867583e-11, 0.0], rtol=1e-14)
+    assert_close(x.grad, [1.0, 0.9999999999861121, 0.9999999979388464, 1.3887943864771146e-11, 0.0], rtol=1e-13)
+    assert F.logsigmoid(_t([-25.0], device)).item() != -25.0
 
 
 def test_threshold_keeps_the_input_dtype_as_pytorch(device):

@@ -254,6 +254,8 @@ OPS = [
     unary_info("mish", tl.mish, lambda x: x * np.tanh(np.log1p(np.exp(x))), result="same", dtypes=FLOATS),
     unary_info("softplus", tl.softplus, _softplus, result="same", dtypes=FLOATS, domain=(-5.0, 5.0),
                kwargs={"beta": 2.0, "threshold": 4.0}),
+    unary_info("log_sigmoid", tl.nn.functional.logsigmoid, lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))),
+               result="same", dtypes=FLOATS),
     unary_info("hardsigmoid", tl.hardsigmoid, lambda x: np.clip(x + 3, 0, 6) / 6, result="same", dtypes=FLOATS,
                domain=(-5.0, 5.0)),
     unary_info("hardswish", tl.hardswish, lambda x: x * np.clip(x + 3, 0, 6) / 6, result="same", dtypes=FLOATS,

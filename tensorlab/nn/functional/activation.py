@@ -32,6 +32,7 @@ from ...ops.elementwise_unary import (
     hardtanh_,
     leaky_relu,
     leaky_relu_,
+    log_sigmoid,
     mish,
     relu6,
     relu_,
@@ -154,11 +155,13 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 
 def logsigmoid(input: Tensor, *, out=None) -> Tensor:
-    """``log(sigmoid(x)) = -softplus(-x)`` (stable)."""
+    """``log(sigmoid(x)) = min(x, 0) - log1p(e ** -|x|)``, its own kernel: exact in both tails
+    (``-softplus(-x)`` returned ``x`` itself below -20, softplus's threshold, so float64 lost
+    ``-e ** x`` there)."""
     need_tensor("logsigmoid", input)
     _float_only("logsigmoid", input)
     out = E.exact_out("log_sigmoid_forward", out, input, input)  # (of input's dtype exactly, as PyTorch)
-    result = -softplus(-input)
+    result = log_sigmoid(input)
     return result if out is None else E.write_out(result, out)
 
 
