@@ -122,6 +122,17 @@ def test_geometric_values():
     assert_close(Geometric(f64([1.0])).log_prob(f64([0.0])), [0.0])  # certain success at k = 0
 
 
+def test_tiny_probabilities_from_logits():
+    # below logit -20 (probs < 2e-9) float64 keeps its precision: logsigmoid was x itself there, so
+    # Geometric's entropy and KL were off by exactly 1 (torch 2.15's values)
+    from tensorlab.distributions import kl_divergence
+
+    assert_close(Geometric(logits=f64(-25.0)).entropy(), 25.999788807795408, rtol=1e-13, atol=0)
+    assert_close(kl_divergence(Geometric(logits=f64(-25.0)), Geometric(logits=f64(-24.0))), 0.7184930206500795,
+                 rtol=1e-12, atol=0)
+    assert_close(Bernoulli(logits=f64(-25.0)).log_prob(f64(0.0)), -1.3887557770431158e-11, rtol=1e-12, atol=0)
+
+
 @pytest.mark.parametrize("make, mean, var", [
     (lambda: Bernoulli(f64([0.1, 0.6])), [0.1, 0.6], [0.09, 0.24]),
     (lambda: Poisson(f64([0.7, 4.0, 25.0, 300.0])), [0.7, 4.0, 25.0, 300.0], [0.7, 4.0, 25.0, 300.0]),
