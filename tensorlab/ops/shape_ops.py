@@ -280,12 +280,14 @@ def atleast_3d(*tensors):
 
 
 def broadcast_tensors(*tensors) -> tuple:
-    """Every tensor expanded (a stride-0 view, no copy) to the tensors' common broadcast shape."""
+    """Every tensor expanded (a stride-0 view, no copy) to the tensors' common broadcast shape; one
+    already of that shape is returned itself, as PyTorch does (so one made under no_grad keeps its
+    graph: a distribution built in no_grad still differentiates to its parameters)."""
     if len(tensors) == 1 and isinstance(tensors[0], list | tuple):
         tensors = tuple(tensors[0])
     tensors = _tensor_list(tensors, "broadcast_tensors")
-    shape = broadcast_shapes(*(t._shape for t in tensors))
-    return tuple(t.expand(shape) for t in tensors)
+    shape = tuple(broadcast_shapes(*(t._shape for t in tensors)))
+    return tuple(t if t._shape == shape else t.expand(shape) for t in tensors)
 
 
 def meshgrid(*tensors, indexing: str | None = None) -> tuple:

@@ -573,6 +573,19 @@ def test_broadcast_tensors_views_and_errors():
     assert x.shape == y.shape == (3, 4) and x._storage is a._storage
     with pytest.raises(RuntimeError, match="must match"):
         tl.broadcast_tensors(tl.ones(3), tl.ones(4))
+    # one already of the broadcast shape comes back itself (PyTorch): under no_grad it keeps its graph
+    w = tl.ones(3, requires_grad=True)
+    with tl.no_grad():
+        same, wide = tl.broadcast_tensors(w, tl.ones(2, 1))
+        kept, _ = tl.broadcast_tensors(w, tl.ones(3))
+    assert kept is w and same is not w and same.shape == wide.shape == (2, 3)
+    from tensorlab.distributions import Normal
+
+    loc = tl.tensor([0.3], requires_grad=True)
+    with tl.no_grad():
+        d = Normal(loc, tl.tensor([1.0]))
+    d.log_prob(tl.tensor([0.0])).sum().backward()
+    assert loc.grad.tolist() == pytest.approx([-0.3])
 
 
 # ----------------------------------------------------------------------------------------------
