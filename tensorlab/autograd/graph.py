@@ -949,20 +949,24 @@ def _run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inp
                     _accumulate_into_leaf(node, g, create_graph, foreign)
                 continue
             grads = _prepare_grads(node, buf)
-            if targets is not None:
-                for i, g in enumerate(grads):
-                    key = (id(node), i)
-                    if key in targets:
-                        captured[key] = g
-                        if accumulate and g is not None:
-                            _set_non_leaf_grad(targets[key], g, create_graph)
-                if useful is not None and not any(id(n) in useful for n, _ in node.next_functions if n is not None):
-                    continue  # an input's own node, with no other input below it: nothing more to compute
+            # retain_grad() tensors get every gradient that reaches them, autograd.grad's too (PyTorch)
+            retained = []
             if node._retained:
                 for i, ref in node._retained.items():
                     t = ref()
                     if t is not None and grads[i] is not None:
                         _set_non_leaf_grad(t, grads[i], create_graph)
+                        retained.append(t)
+            if targets is not None:
+                for i, g in enumerate(grads):
+                    key = (id(node), i)
+                    if key in targets:
+                        captured[key] = g
+                        t = targets[key]
+                        if accumulate and g is not None and not any(r is t for r in retained):  # (once)
+                            _set_non_leaf_grad(t, g, create_graph)
+                if useful is not None and not any(id(n) in useful for n, _ in node.next_functions if n is not None):
+                    continue  # an input's own node, with no other input below it: nothing more to compute
             if node._pre_hooks:
                 for hook in list(node._pre_hooks.values()):
                     new = hook(grads)
