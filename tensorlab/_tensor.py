@@ -243,12 +243,17 @@ class Tensor:
 
     @grad.setter
     def grad(self, value) -> None:
-        # PyTorch's checks: a gradient matches its tensor's shape and device. (PyTorch also refuses
-        # another dtype here; tensorlab's optimizers refuse it at step(), which their tests rely on.)
+        # PyTorch's checks: a gradient is another tensor of its tensor's dtype, shape and device
+        # (the optimizers check the dtype again at step(): a parameter's dtype may change later)
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
+            if value.dtype is not self.dtype:
+                raise RuntimeError(f"attempting to assign a gradient with dtype '{value.dtype.name}' to a tensor with "
+                                   f"dtype '{self.dtype.name}'. The gradient must match the tensor's dtype")
             if value._shape != self._shape:
                 raise RuntimeError(f"attempting to assign a gradient of size '{list(value._shape)}' to a tensor of "
                                    f"size '{list(self._shape)}'. Please ensure that the gradient and the tensor are "

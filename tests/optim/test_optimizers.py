@@ -478,9 +478,10 @@ def test_add_param_group_and_errors_leave_optimizer_unchanged():
 
 
 def test_gradient_dtype_mismatch_raises_before_updating():
-    p = tl.nn.Parameter(tl.zeros(3))
-    opt = tl.optim.Adam([p], lr=0.1)
+    p = tl.nn.Parameter(tl.zeros(3, dtype=tl.float64))
     p.grad = tl.ones(3, dtype=tl.float64)
+    p.data = tl.zeros(3)  # (the grad setter refuses another dtype; a parameter's may change afterwards)
+    opt = tl.optim.Adam([p], lr=0.1)
     with pytest.raises(RuntimeError, match="Adam: the gradient of parameter 0 is float64 but the parameter is float32"):
         opt.step()
     assert len(opt.state[p]) == 0 and _host(p).tolist() == [0, 0, 0]

@@ -453,12 +453,13 @@ def test_constructor_errors(make, error, message):
 
 @pytest.mark.parametrize("cls", [tl.optim.Rprop, tl.optim.ASGD, tl.optim.Adafactor])
 def test_bad_group_and_gradient_raise_before_anything_changes(cls):
-    p = tl.nn.Parameter(tl.zeros(3))
+    p = tl.nn.Parameter(tl.zeros(3, dtype=tl.float64))
+    p.grad = tl.ones(3, dtype=tl.float64)
+    p.data = tl.zeros(3)  # (the grad setter refuses another dtype; a parameter's may change afterwards)
     opt = cls([p], lr=0.1)
     with pytest.raises(ValueError, match="-1.0"):
         opt.add_param_group({"params": [tl.nn.Parameter(tl.zeros(1))], "lr": -1.0})
     assert len(opt.param_groups) == 1
-    p.grad = tl.ones(3, dtype=tl.float64)
     with pytest.raises(RuntimeError, match=f"{cls.__name__}: the gradient of parameter 0 is float64"):
         opt.step()
     assert len(opt.state[p]) == 0 and _host(p).tolist() == [0, 0, 0]
