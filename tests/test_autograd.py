@@ -405,10 +405,34 @@ def test_assigning_a_mismatched_grad_raises():
         x.grad = tl.zeros(3, dtype=tl.float64)
     with pytest.raises(TypeError, match="assigned grad expected to be a Tensor or None but got grad of type list"):
         x.grad = [1.0, 2.0]
+    # another dtype (it stayed, and accumulation kept it) and the tensor itself (torch 2.15 refuses both)
+    with pytest.raises(RuntimeError, match="attempting to assign a gradient with dtype 'float32' to a tensor with "
+                                           "dtype 'float64'"):
+        x.grad = tl.zeros(2)
+    with pytest.raises(RuntimeError, match="can't assign Variable as its own grad"):
+        x.grad = x
     assert x.grad is None
     x.grad = tl.zeros(2, dtype=tl.float64).expand(2)
     (x * 2).sum().backward()
     assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_retained_grad_is_set_once_and_by_autograd_grad():
+    # torch 2.15: a retain_grad() tensor gets each gradient reaching it once, autograd.grad's too
+    x = _leaf([1.0, 2.0, 3.0])
+    z = x * 2
+    z.retain_grad()
+    (z * z).sum().backward(inputs=[z])  # (was counted twice: as an input and as retained)
+    assert z.grad.tolist() == [4.0, 8.0, 12.0] and x.grad is None
+    z = x * 2
+    z.retain_grad()
+    tl.autograd.grad((z * z).sum(), z)  # (was left None)
+    assert z.grad.tolist() == [4.0, 8.0, 12.0]
+    tl.autograd.grad((z * z).sum(), z)
+    assert z.grad.tolist() == [8.0, 16.0, 24.0]
+    z = x * 2
+    (z * z).sum().backward(inputs=[z])  # an input that does not retain its grad gets it too
+    assert z.grad.tolist() == [4.0, 8.0, 12.0]
 
 
 def test_fill_with_a_value_tensor_that_requires_grad():
