@@ -594,6 +594,14 @@ def check_inplace_autograd(name: str, dst: Tensor) -> None:
     """PyTorch's refusal to write in place into a leaf that requires grad (or a view of one), with
     grad mode on; ``name``: the in-place op (``add_``). Also called by in-place ops that compute
     out of place and copy (``elementwise_common.inplace_composite``), so the error names them."""
+    made_by = dst._custom_function_view
+    if made_by is not None and dst._requires_grad:
+        raise RuntimeError(
+            f"Output {made_by[0]} of {made_by[1]} is a view and is being modified inplace. This view "
+            "was created inside a custom Function (or because an input was returned as-is) and the autograd logic to "
+            "handle view+inplace would override the custom backward associated with the custom Function, leading "
+            "to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the custom "
+            "Function.")
     if dst._view_version is not None and not dst._requires_grad:
         _graph.promote_view(dst)  # (a view whose base came to require grad is not a no_grad view)
     if dst._base is not None and dst._base._requires_grad and not dst._requires_grad:

@@ -50,6 +50,9 @@ class Tensor:
     # A leaf's hooks run after backward accumulated into its .grad (set in the instance's __dict__ by
     # register_post_accumulate_grad_hook; most tensors never have any).
     _post_accumulate_grad_hooks = None
+    # (output index, Function name) of a view a custom Function returned: in-place writes to it are
+    # refused (set in the instance's __dict__ by Function.apply)
+    _custom_function_view = None
 
     # ``Tensor(...)`` is PyTorch's legacy constructor of the default dtype: ``Tensor(2, 3)``
     # (uninitialised), ``Tensor([1, 2])`` (data), ``Tensor()`` (empty); see _legacy_tensor_types.

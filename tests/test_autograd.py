@@ -247,6 +247,115 @@ def test_once_differentiable():
     assert g.tolist() == [6.0] and not g.requires_grad
 
 
+def test_once_differentiable_refuses_a_second_derivative():
+    # torch 2.15: under create_graph with grads that require grad, the results require grad through a
+    # node that raises (tensorlab returned them detached: v.grad silently lacked the g term, [2, 2])
+    class Cube(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a**3
+
+        @staticmethod
+        @tl.autograd.function.once_differentiable
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return 3 * a**2 * g
+
+    x, v = _leaf([1.0, 2.0]), _leaf([1.0, 1.0])
+    (g,) = tl.autograd.grad(Cube.apply(x), x, v, create_graph=True)
+    assert g.tolist() == [3.0, 12.0] and g.requires_grad
+    with pytest.raises(RuntimeError, match="trying to differentiate twice a function that was marked with "
+                                           "@once_differentiable"):
+        (g.sum() + (v**2).sum()).backward()
+
+
+def test_custom_function_pytorch_rules():
+    x = _leaf([1.0, 2.0, 3.0])
+
+    class NonDiffIndex(tl.autograd.Function):  # an integer output's gradient is a zero, not None
+        @staticmethod
+        def forward(ctx, a):
+            i = a.argmax()
+            ctx.mark_non_differentiable(i)
+            return a * 2, i
+
+        @staticmethod
+        def backward(ctx, g, gi):
+            assert gi.dtype is tl.int64 and gi.tolist() == 0
+            return g * 2 + gi
+
+    y, _ = NonDiffIndex.apply(x)
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+    class DirtyNotReturned(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            a.add_(1)
+            ctx.mark_dirty(a)
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    with pytest.raises(RuntimeError, match="Some elements marked as dirty during the forward method were not "
+                                           "returned as output"):
+        DirtyNotReturned.apply(x * 1)
+
+    class Head(tl.autograd.Function):  # returns a view: writing to it in place is refused
+        @staticmethod
+        def forward(ctx, a):
+            return a[:2]
+
+        @staticmethod
+        def backward(ctx, g):
+            return tl.cat([g, tl.zeros(1, dtype=g.dtype)])
+
+    class Same(tl.autograd.Function):  # returns its input: the same
+        @staticmethod
+        def forward(ctx, a):
+            return a
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    for fn in (Head, Same):
+        out = fn.apply(x * 1)
+        with pytest.raises(RuntimeError, match=f"Output 0 of {fn.__name__} is a view and is being modified inplace"):
+            out.mul_(2)
+        out.clone().mul_(2)  # (a clone may be written)
+        with tl.no_grad():
+            fn.apply(x * 1).mul_(2)  # (nothing recorded: allowed)
+
+    class Seven(tl.autograd.Function):  # vjp is PyTorch's alias of backward
+        @staticmethod
+        def forward(ctx, a):
+            return a * 7
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g * 7
+
+    x.grad = None
+    Seven.apply(x).sum().backward()
+    assert x.grad.tolist() == [7.0, 7.0, 7.0]
+
+    class ListGrads(tl.autograd.Function):  # a list is one gradient, as PyTorch reads it
+        @staticmethod
+        def forward(ctx, a, b):
+            return a * b
+
+        @staticmethod
+        def backward(ctx, g):
+            return [g, g]
+
+    with pytest.raises(RuntimeError, match=r"returned an incorrect number of gradients \(expected 2, got 1\)"):
+        ListGrads.apply(x, x).sum().backward()
+
+
 def test_tensor_hooks():
     x = _leaf([1.0, 2.0])
     seen = []

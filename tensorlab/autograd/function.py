@@ -25,6 +25,15 @@ from . import graph
 from .grad_mode import is_grad_enabled, no_grad
 
 
+def _backward_of(cls):
+    """The user's backward: ``backward``, or ``vjp``, PyTorch's alias of it (not both)."""
+    backward, vjp = cls.backward, cls.vjp
+    if backward is not Function.backward and vjp is not Function.vjp:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should "
+                           "only implement one of them.")
+    return vjp if vjp is not Function.vjp else backward
+
+
 def _user_backward(cls):
     def backward(ctx, *grads):
         from .._tensor import Tensor
@@ -35,13 +44,16 @@ def _user_backward(cls):
             for p, g in zip(positions[1], grads):
                 full[p] = g
             grads = full
-        result = cls.backward(ctx, *grads)
-        if not isinstance(result, tuple | list):
+        result = _backward_of(cls)(ctx, *grads)
+        if not isinstance(result, tuple):  # (a list is one gradient, as PyTorch reads it)
             result = (result,)
         structure = ctx._node().input_structure
         n = len(structure)
         if len(result) > n and all(g is None for g in result[n:]):
             result = result[:n]  # PyTorch accepts extra trailing Nones
+        if len(result) != n:
+            raise RuntimeError(f"function {cls.__name__}Backward returned an incorrect number of gradients (expected "
+                               f"{n}, got {len(result)})")
         for i, (kind, g) in enumerate(zip(structure, result)):
             if g is None:
                 continue
@@ -70,7 +82,10 @@ class Function:
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    vjp = backward  # (PyTorch's alias: a Function may define either)
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -109,6 +124,10 @@ class Function:
             else:
                 result = cls.forward(ctx, *args, **kwargs)
         outputs = result if isinstance(result, tuple) else (result,)
+        if ctx.dirty - {id(o) for o in outputs if isinstance(o, Tensor)}:
+            raise RuntimeError(f"{cls.__name__}: Some elements marked as dirty during the forward method were not "
+                               "returned as output. The inputs that are modified inplace must all be outputs of the "
+                               "Function.")
         tensor_inputs = [a for a in args if isinstance(a, Tensor)]
         needs_grad = is_grad_enabled() and any(t._requires_grad for t in tensor_inputs)
         if not needs_grad:
@@ -124,6 +143,7 @@ class Function:
         # an input modified in place (mark_dirty) keeps its identity and is rebased instead.
         fixed = []
         input_ids = {id(t) for t in tensor_inputs}
+        created = {id(o) for o in outputs if isinstance(o, Tensor) and id(o) not in input_ids}
         for o in outputs:
             if isinstance(o, Tensor) and id(o) in input_ids and id(o) not in ctx.dirty:
                 alias = Tensor._make(o._storage, o._shape, o._stride, o._offset, o.dtype)
@@ -147,6 +167,11 @@ class Function:
         ctx._to_save = None
         ctx.save_for_backward(*to_save)
         graph.attach_outputs(node, tensor_outputs)
+        for k, o in enumerate(tensor_outputs):
+            # A view (or an input returned as-is) written in place afterwards would need autograd's
+            # view rebasing, which would bypass the custom backward: PyTorch forbids it (at the write)
+            if id(o) not in ctx.dirty and (o._base is not None or id(o) not in created):
+                o._custom_function_view = (k, cls.__name__)
         for o in tensor_outputs:  # a view written in place (mark_dirty): its base's history is rebased,
             if id(o) in ctx.dirty and o._base is not None:  # as for a built-in in-place op (CopySlices)
                 graph.rebase_view(o)
@@ -155,15 +180,40 @@ class Function:
         return tuple(fixed)
 
 
+class _DelayedError(Function):
+    """Hands its inputs back; differentiating through them raises (PyTorch's DelayedError)."""
+
+    @staticmethod
+    def forward(ctx, message, *tensors):
+        ctx.message = message
+        return tensors
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(ctx.message)
+
+
 class once_differentiable:  # noqa: N801 - PyTorch's name
-    """Decorator for ``backward``: its gradients are computed without recording a graph."""
+    """Decorator for ``backward``: its gradients are computed without recording a graph. Under
+    ``create_graph`` they still require grad, through a node that raises when differentiated, as
+    PyTorch's (a second derivative through them would silently be missing)."""
 
     def __new__(cls, fn):
         import functools
 
         @functools.wraps(fn)
         def wrapper(ctx, *grads):
+            from .._tensor import Tensor
+
             with no_grad():
-                return fn(ctx, *grads)
+                outputs = fn(ctx, *grads)
+            if not is_grad_enabled() or not any(isinstance(g, Tensor) and g.requires_grad for g in grads):
+                return outputs
+            single = not isinstance(outputs, tuple)
+            fake = [o.detach().requires_grad_(True) if isinstance(o, Tensor) and o.dtype.is_floating_point else o
+                    for o in ((outputs,) if single else outputs)]
+            wrapped = _DelayedError.apply("trying to differentiate twice a function that was marked with "
+                                          "@once_differentiable", *fake)
+            return wrapped[0] if single else wrapped
 
         return wrapper

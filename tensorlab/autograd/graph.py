@@ -1017,13 +1017,15 @@ def _nodes_leading_to(target_ids: set, order: list) -> set:
 
 
 def _prepare_grads(node: Node, buf: list) -> tuple:
-    """Apply tensor hooks, and materialise missing gradients of floating outputs as zeros."""
+    """Apply tensor hooks, and materialise missing gradients as zeros: of floating outputs, and of
+    every output of a custom Function (its backward gets a zero for an integer output too, as PyTorch's)."""
     grads = []
     materialize = node.ctx.materialize_grads
+    custom = "custom_function" in node.op.tags
     for i, meta in enumerate(node.outputs_meta):
         g = buf[i] if i < len(buf) else None
         if g is None:
-            if meta.dtype.is_floating_point and materialize:
+            if (meta.dtype.is_floating_point or custom) and materialize:
                 g = _zeros_for(meta)
         elif g.dtype is not meta.dtype and meta.dtype.is_floating_point:
             g = g.to(meta.dtype)  # (as for a leaf: the output's own dtype, PyTorch's validate_outputs)
