@@ -69,9 +69,12 @@ class LogNormal(Distribution):
         return -((x - self.loc) ** 2) / (2 * self.scale ** 2) - self.scale.log() - math.log(math.sqrt(2 * math.pi)) - x
 
     def cdf(self, value):
+        x = value.log()
         if self._validate_args:
-            self._validate_sample(value)
-        return 0.5 * (1 + tl.erf((value.log() - self.loc) * self.scale.reciprocal() / 2 ** 0.5))
+            # as PyTorch's TransformedDistribution: log(value) is checked against the Normal's support, so
+            # value 0 (log -inf) is allowed and gives 0; negative or nan values give nan and are refused
+            self.base_dist._validate_sample(x)
+        return 0.5 * (1 + tl.erf((x - self.loc) * self.scale.reciprocal() / 2 ** 0.5))
 
     def icdf(self, value):
         return self.base_dist.icdf(value).exp()

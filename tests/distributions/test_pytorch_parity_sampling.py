@@ -36,3 +36,18 @@ def test_gamma_sample_takes_a_generator():
     draws = [D.Gamma(tl.tensor(2.0), tl.tensor(1.0)).sample((5,), generator=tl.Generator().manual_seed(42))
              for _ in range(2)]
     assert draws[0].shape == (5,) and draws[0].tolist() == draws[1].tolist()
+
+
+def test_log_normal_cdf_validates_the_log_of_the_value():
+    # torch checks log(value) against the Normal's support (Real()): 0 (log -inf) is allowed, negatives (log nan)
+    # are not; icdf is never validated
+    d = D.LogNormal(0.0, 1.0)
+    assert d.cdf(tl.tensor([0.0, 1.0, float("inf")])).tolist() == [0.0, 0.5, 1.0]
+    with pytest.raises(ValueError, match=r"support \(Real\(\)\) of the distribution Normal"):
+        d.cdf(tl.tensor([-1.0, 2.0]))
+    with pytest.raises(ValueError, match="Real"):
+        d.cdf(tl.tensor(float("nan")))
+    assert d.icdf(tl.tensor([0.0, 0.5])).tolist() == [0.0, 1.0]
+    with pytest.raises(ValueError, match="GreaterThan"):
+        d.log_prob(tl.tensor(0.0))  # log_prob checks the value itself
+    assert D.LogNormal(0.0, 1.0, validate_args=False).cdf(tl.tensor(-1.0)).isnan().item()
