@@ -89,17 +89,28 @@ class Binomial(Distribution):
         with tl.no_grad():
             counts = self.total_count.detach().expand(shape)
             probs = self.probs.detach().expand(shape)
-            result = tl.zeros(shape, dtype=probs.dtype, device=probs.device)
-            n_max = int(counts.max()) if counts.numel() else 0
-            chunk = max(1, _TRIALS_PER_CHUNK_ELEMENTS // max(1, counts.numel()))
+            # as torch.binomial (whose results these follow for total_count that is not an integer, allowed
+            # with validate_args=False): floor(total_count) trials of q = min(p, 1 - p), and total_count - k
+            # where p > 1/2, so p = 1 gives total_count itself; total_count <= 0 gives 0, p = nan gives nan.
+            # (For total_count * q >= 10 torch's BTRS sampler draws from the real-n binomial instead, whose
+            # mean is total_count * q rather than floor(total_count) * q.)
+            flip = probs > 0.5
+            q = tl.where(flip, 1 - probs, probs)
+            q = tl.where(q > 0, q, 0.0)  # p > 1, p < 0 (validate_args=False) and nan draw no successes
+            trials_n = counts.floor()
+            k = tl.zeros(shape, dtype=probs.dtype, device=probs.device)
+            n_max = int(trials_n.max()) if trials_n.numel() else 0
+            chunk = max(1, _TRIALS_PER_CHUNK_ELEMENTS // max(1, trials_n.numel()))
             for start in range(0, n_max, chunk):
                 n = min(chunk, n_max - start)
-                trials = tl.bernoulli(probs.expand((n,) + shape))
-                # trial i counts where i < total_count
+                trials = tl.bernoulli(q.expand((n,) + shape))
+                # trial i counts where i < floor(total_count): each element's draw ignores the others' counts
                 index = tl.arange(start, start + n, dtype=probs.dtype, device=probs.device)
-                live = index.view((n,) + (1,) * len(shape)) < counts
-                result = result + (trials * live).sum(0)
-            return result
+                live = index.view((n,) + (1,) * len(shape)) < trials_n
+                k = k + (trials * live).sum(0)
+            result = tl.where(flip, counts - k, k)
+            result = tl.where(probs.isnan(), float("nan"), result)
+            return tl.where(counts <= 0, 0.0, result)
 
     def log_prob(self, value):
         if self._validate_args:

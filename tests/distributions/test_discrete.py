@@ -111,6 +111,26 @@ def test_binomial_values():
     assert Binomial(probs=f64([0.3])).total_count.item() == 1  # keyword form, default total_count
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_binomial_sample_edge_cases_follow_torch(device):
+    # torch.binomial: floor(total_count) trials of min(p, 1 - p), total_count - k for p > 1/2; a draw does not
+    # depend on the other batch entries (2.5 gave 3 successes beside a count of 10, 2 alone)
+    tl.manual_seed(0)
+
+    def draw(counts, probs, n=()):
+        d = Binomial(tl.tensor(counts, device=device), tl.tensor(probs, device=device), validate_args=False)
+        return d.sample(n).tolist()
+
+    assert draw([2.5, 10.0], [1.0, 1.0]) == [2.5, 10.0]
+    assert draw([2.5], [1.0]) == [2.5]
+    assert draw([2.5, 2.5, -1.0, -1.0, 0.0, 3.0, 3.0], [0.0, 1.5, 0.7, 1.0, float("nan"), -0.5, 1.0]) == [
+        0.0, 2.5, 0.0, 0.0, 0.0, 0.0, 3.0]
+    nan = draw([3.0, 3.0], [float("nan"), 0.5])
+    assert math.isnan(nan[0]) and nan[1] in (0.0, 1.0, 2.0, 3.0)
+    assert set(draw(2.5, 0.3, (200,))) == {0.0, 1.0, 2.0}
+    assert set(draw(2.5, 0.7, (200,))) == {0.5, 1.5, 2.5}
+
+
 def test_geometric_values():
     d = Geometric(f64(P))
     k = np.array([[0.0, 3.0, 1.0], [5.0, 0.0, 2.0]])
