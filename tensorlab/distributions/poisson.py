@@ -10,6 +10,7 @@ from __future__ import annotations
 import numbers
 
 import tensorlab as tl
+from tensorlab._dtype import torch_name as _torch_name
 
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -59,6 +60,13 @@ def _ptrs(lam):
 
 
 def _poisson(rate):
+    # torch.poisson's refusals, before any draw: no kernel for integer rates, and a nan or negative rate
+    # (possible with validate_args=False) is an error rather than a count
+    if not rate.dtype.is_floating_point:
+        raise NotImplementedError(f"\"poisson_{rate.device.type}\" not implemented for '{_torch_name(rate.dtype)}'")
+    if not bool((rate >= 0).all()):
+        bad = rate[~(rate >= 0)]
+        raise RuntimeError(f"invalid Poisson rate, expected rate to be non-negative (found {bad.tolist()})")
     with tl.no_grad():
         big = rate >= _PTRS_MIN_RATE
         small_draws = _knuth(tl.where(big, 0.0, rate))

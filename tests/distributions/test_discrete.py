@@ -93,6 +93,19 @@ def test_poisson_values():
     assert_close(Poisson(f64([0.0])).log_prob(f64([0.0])), [0.0])
 
 
+def test_poisson_sample_refuses_what_torch_poisson_refuses():
+    # torch.poisson: nan or negative rates (allowed by validate_args=False) raise, integer rates have no kernel
+    state = tl.get_rng_state()
+    with pytest.raises(RuntimeError, match=r"invalid Poisson rate, expected rate to be non-negative \(found \[nan\]\)"):
+        Poisson(tl.tensor([1.0, float("nan")]), validate_args=False).sample()
+    with pytest.raises(RuntimeError, match="invalid Poisson rate"):
+        Poisson(tl.tensor(-1.0), validate_args=False).sample()
+    with pytest.raises(NotImplementedError, match="\"poisson_cpu\" not implemented for 'Long'"):
+        Poisson(tl.tensor([2, 3])).sample()
+    assert tl.get_rng_state().tolist() == state.tolist()  # refused before any draw
+    assert Poisson(tl.tensor([0.0, 2.0], dtype=tl.float64)).sample().dtype is tl.float64
+
+
 def test_binomial_values():
     n, p = np.array([5.0, 5.0, 5.0]), P
     for d in (Binomial(f64(n), f64(p)), Binomial(f64(n), logits=f64(np.log(p / (1 - p))))):
