@@ -28,11 +28,14 @@ def _standard_gamma(concentration, generator=None):
         a = tl.where(small, alpha + 1, alpha)  # Gamma(a) = Gamma(a + 1) * U^(1/a)
         d = a - 1.0 / 3.0
         c = (9 * d).rsqrt()
-        # a concentration that is NaN, infinite or not positive never accepts: NaN, and out of the loop
-        bad = ~(alpha > 0) | alpha.isinf()
-        out = tl.where(bad, float("nan"), tl.zeros_like(a))
-        done = bad.clone()
+        # as PyTorch's sampler: a NaN or zero concentration, or one whose d is not positive (alpha <= -2/3, allowed
+        # by validate_args=False), gives NaN or 0 there, which its final max(tiny, x) turns into tiny; an infinite
+        # one gives d * v = inf (c = 0, so v = 1); in (-2/3, 0) it is boosted as a < 1 is. None of these loop.
         tiny = tl.finfo(a.dtype).tiny
+        bad = ~(d > 0) | (alpha == 0)
+        infinite = alpha == float("inf")
+        out = tl.where(infinite, float("inf"), tl.zeros_like(a))
+        done = bad | infinite
         while True:
             x = tl.randn(tuple(a.shape), dtype=a.dtype, device=a.device, generator=generator)
             u = tl.rand(tuple(a.shape), dtype=a.dtype, device=a.device, generator=generator)
@@ -46,7 +49,7 @@ def _standard_gamma(concentration, generator=None):
         u = tl.rand(tuple(a.shape), dtype=a.dtype, device=a.device, generator=generator).clamp(min=tiny)
         # in log space: u^(1/alpha) underflows for tiny alpha long before the product does
         boosted = tl.exp(out.log() + u.log() / alpha)
-        return tl.where(small, boosted, out).clamp(min=tiny)
+        return tl.where(bad, tiny, tl.where(small, boosted, out).clamp(min=tiny))
 
 
 class Gamma(ExponentialFamily):
