@@ -44,7 +44,10 @@ class Dirichlet(ExponentialFamily):
             conc = self.concentration.expand(shape)
             g = _standard_gamma(conc.double())
             x = (g / g.sum(-1, keepdim=True)).to(conc.dtype)
-            return x.clamp(min=tl.finfo(x.dtype).tiny, max=1 - tl.finfo(x.dtype).eps)
+            # as PyTorch's min(nextafter(1, 0), max(tiny, x)): nan (inf / inf, from an infinite concentration)
+            # becomes tiny, and the largest value is the float just below 1 (1 - eps / 2, not 1 - eps)
+            finfo = tl.finfo(x.dtype)
+            return tl.where(x.isnan(), finfo.tiny, x).clamp(min=finfo.tiny, max=1 - finfo.eps / 2)
 
     def rsample(self, sample_shape=()):
         raise NotImplementedError(f"{type(self).__name__}.rsample: tensorlab has no reparametrised (differentiable) "

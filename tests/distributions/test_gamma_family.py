@@ -135,3 +135,13 @@ def test_gamma_sampler_terminates_on_invalid_concentrations():
     assert s[:5] == [tiny, float("inf"), tiny, tiny, tiny] and s[5] > tiny
     assert Gamma(tl.tensor(float("inf"), dtype=tl.float64), 2.0).sample().item() == float("inf")
     assert Gamma(tl.tensor(-0.5), tl.tensor(1.0), validate_args=False).sample((20,)).gt(0).all().item()
+
+
+def test_dirichlet_sample_clamps_as_torch():
+    # torch: min(nextafter(1, 0), max(tiny, x)): nan (inf / inf) gives tiny, the top is 1 - eps / 2 (was 1 - eps)
+    tiny = tl.finfo(tl.float32).tiny
+    assert Dirichlet(tl.tensor([0.0, 1.0]), validate_args=False).sample().tolist() == [tiny, 0.9999999403953552]
+    assert Dirichlet(tl.tensor([float("inf"), 1.0]), validate_args=False).sample().tolist() == [tiny, tiny]
+    assert Beta(tl.tensor(float("inf")), tl.tensor(float("inf")), validate_args=False).sample().item() == tiny
+    top = Dirichlet(tl.tensor([0.0, 1.0], dtype=tl.float64), validate_args=False).sample()[1].item()
+    assert top == 1 - 2.0 ** -53
