@@ -3,14 +3,12 @@ coordinate (sampling, log_prob and entropy go through it)."""
 
 from __future__ import annotations
 
-import numbers
-
 import tensorlab as tl
 
 from . import constraints
 from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
+from .utils import _is_number, broadcast_all
 
 __all__ = ["Beta"]
 
@@ -23,7 +21,7 @@ class Beta(ExponentialFamily):
     has_rsample = False
 
     def __init__(self, concentration1, concentration0, validate_args: bool | None = None) -> None:
-        if isinstance(concentration1, numbers.Number) and isinstance(concentration0, numbers.Number):
+        if _is_number(concentration1) and _is_number(concentration0):
             both = tl.tensor([float(concentration1), float(concentration0)])
         else:
             concentration1, concentration0 = broadcast_all(concentration1, concentration0)

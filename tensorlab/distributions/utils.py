@@ -4,7 +4,6 @@ probs computes its logits on first use and keeps them)."""
 
 from __future__ import annotations
 
-import numbers
 from functools import update_wrapper
 
 import tensorlab as tl
@@ -15,15 +14,18 @@ __all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
 
 
 def _is_number(v) -> bool:
-    # bool is a Number to PyTorch too (Bernoulli(True) is legal)
-    return isinstance(v, numbers.Number)
+    # PyTorch's _Number: int, float, bool (and their subclasses, so np.float64); other numbers.Number types
+    # (np.float32, np.int64, Fraction, complex) are refused by broadcast_all, as there
+    return isinstance(v, (int, float))
 
 
 def broadcast_all(*values):
     """Broadcast tensors and numbers together; numbers become tensors of the first tensor's dtype and
     device (of the default dtype when all are numbers), as PyTorch's ``broadcast_all``."""
-    if not all(isinstance(v, tl.Tensor) or _is_number(v) for v in values):
-        raise ValueError("Input arguments must all be instances of Number or tensorlab.Tensor.")
+    for v in values:
+        if not (isinstance(v, tl.Tensor) or _is_number(v)):
+            raise ValueError(f"Input arguments must all be instances of Number or tensorlab.Tensor (got "
+                             f"{type(v).__module__}.{type(v).__qualname__}: {v!r}).")
     if not all(isinstance(v, tl.Tensor) for v in values):
         options = {"dtype": tl.get_default_dtype()}
         for v in values:

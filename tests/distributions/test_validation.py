@@ -3,12 +3,15 @@ of Independent, and distributions.utils."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
 import tensorlab as tl
 from tensorlab.distributions import (
     Bernoulli,
+    Beta,
     Binomial,
     Categorical,
     Dirichlet,
@@ -45,6 +48,11 @@ from .helpers import assert_close, f64, npy
     (lambda: Geometric(f64([0.0])), "to be positive"),
     (lambda: Independent(Normal(f64([0.0]), f64([1.0])), 2), "reinterpreted_batch_ndims"),
     (lambda: broadcast_all("a", f64([1.0])), "instances of Number"),
+    # torch accepts only int, float and bool (np.float64 is a float) as numbers
+    (lambda: Normal(np.float32(0.0), 1.0), r"instances of Number .*numpy\.float32"),
+    (lambda: Poisson(np.int64(2)), "numpy.int64"),
+    (lambda: Beta(Fraction(1, 2), 1.0), "fractions.Fraction"),
+    (lambda: Bernoulli(logits=1 + 0j), "complex"),
 ])
 def test_constructor_errors(make, fragment):
     with pytest.raises(ValueError, match=fragment):
@@ -64,6 +72,12 @@ def test_constructor_errors(make, fragment):
 def test_value_errors(make, value, fragment):
     with pytest.raises(ValueError, match=fragment):
         make().log_prob(value)
+
+
+def test_numpy_float64_and_bool_are_numbers():
+    assert Normal(np.float64(0.5), 1.0).loc.item() == 0.5 and Normal(np.float64(0.5), 1.0).batch_shape == ()
+    assert Beta(np.float64(2.0), 1).mean.item() == 0.6666666865348816
+    assert Bernoulli(True).probs.item() == 1.0
 
 
 def test_validate_args_switches():
