@@ -378,6 +378,8 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         from .autograd import backward
 
+        if gradient is not None and not isinstance(gradient, Tensor):  # (a list is not spread here)
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(gradient).__name__}")
         backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
     # ------------------------------------------------------------------------------------

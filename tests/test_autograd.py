@@ -544,6 +544,18 @@ def test_retained_grad_is_set_once_and_by_autograd_grad():
     assert z.grad.tolist() == [4.0, 8.0, 12.0]
 
 
+def test_inputs_and_gradients_as_pytorch_reads_them():
+    # any iterable of inputs (a generator too: was an AttributeError); a list as Tensor.backward's
+    # gradient is a TypeError, as torch 2.15's (was "got 3 gradients for 1 tensors")
+    x = _leaf([1.0, 2.0, 3.0])
+    (g,) = tl.autograd.grad((x * x).sum(), (t for t in [x]))
+    assert g.tolist() == [2.0, 4.0, 6.0]
+    tl.autograd.backward([(x * x).sum()], inputs=(t for t in [x]))
+    assert x.grad.tolist() == [2.0, 4.0, 6.0]
+    with pytest.raises(TypeError, match="gradients can be either Tensors or None"):
+        (x * 2).backward([1.0, 1.0, 1.0])
+
+
 def test_fill_with_a_value_tensor_that_requires_grad():
     # values from torch 2.13: the value's gradient sums the filled elements' (NotImplementedError before)
     x = _leaf([[1.0, 2.0], [3.0, 4.0]])

@@ -18,9 +18,15 @@ from .variable import Variable
 
 
 def _as_tuple(x):
+    """PyTorch's ``_tensor_or_tensors_to_tuple``: a tensor is one, any other iterable (a generator
+    too) is spread."""
+    from .._tensor import Tensor
+
     if x is None:
         return None
-    return tuple(x) if isinstance(x, list | tuple) else (x,)
+    if isinstance(x, Tensor) or not hasattr(x, "__iter__"):
+        return (x,)
+    return tuple(x)
 
 
 def _make_grads(outputs, grad_outputs, create_graph: bool, op: str):
