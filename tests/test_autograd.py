@@ -637,6 +637,27 @@ def test_gradcheck_catches_wrong_gradients():
     assert not tl.autograd.gradcheck(WrongSin.apply, (_leaf([0.5]),), raise_exception=False)
 
 
+def test_gradcheck_keywords_and_refusals():
+    # PyTorch's keywords only (a typo such as atoll= was silently accepted), the checks tensorlab
+    # cannot make refused, an expanded input refused (its perturbed elements share memory: a right
+    # backward looked wrong), and gradgradcheck with nothing to check says so
+    x = _leaf([0.5, 1.5])
+    with pytest.raises(TypeError, match="atoll"):
+        tl.autograd.gradcheck(lambda a: a.sin(), (x,), atoll=1e-3)
+    assert tl.autograd.gradcheck(lambda a: a.sin(), (x,), fast_mode=True, nondet_tol=0.0, check_grad_dtypes=True)
+    with pytest.raises(NotImplementedError, match="check_batched_grad=True"):
+        tl.autograd.gradcheck(lambda a: a.sin(), (x,), check_batched_grad=True)
+    with pytest.raises(NotImplementedError, match="check_fwd_over_rev=True"):
+        tl.autograd.gradgradcheck(lambda a: a.sin(), (x,), check_fwd_over_rev=True)
+    wide = tl.tensor([[0.5], [1.5]], dtype=tl.float64).expand(2, 3).requires_grad_()
+    with pytest.raises(RuntimeError, match="The 0th input has a dimension with stride 0"):
+        tl.autograd.gradcheck(lambda a: a * a, (wide,))
+    with pytest.raises(ValueError, match="gradcheck expects at least one input tensor to require gradient"):
+        tl.autograd.gradgradcheck(lambda a: a * a, (tl.ones(2, dtype=tl.float64),))
+    m = _leaf([[1.0, 2.0], [3.0, 4.0]])
+    assert tl.autograd.gradgradcheck(lambda a: a @ a, (m,), gen_non_contig_grad_outputs=True)
+
+
 def test_gradgradcheck():
     x = _leaf([0.3, -0.4, 0.9])
     y = _leaf([1.1, 0.2, -0.5])

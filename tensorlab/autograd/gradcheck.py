@@ -73,7 +73,31 @@ def _write(x: Tensor, idx, value: float) -> None:
         copy_into(view, tensor(value, dtype=x.dtype, device=x.device))
 
 
-def analytical_jacobian(func, inputs) -> list[list[np.ndarray]]:
+def _check_inputs(inputs) -> None:
+    """PyTorch's refusals: nothing to check, and an input whose elements share memory (perturbing
+    one element would move the others too, so a right backward would look wrong)."""
+    if not any(isinstance(x, Tensor) and x.requires_grad for x in inputs):
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
+                         "have requires_grad=True.")
+    for i, x in enumerate(inputs):
+        if isinstance(x, Tensor) and x.requires_grad and 0 not in x.shape:
+            if any(s == 0 and n > 1 for n, s in zip(x.shape, x.stride())):
+                raise RuntimeError(f"The {i}th input has a dimension with stride 0. gradcheck only supports inputs "
+                                   "that are non-overlapping to be able to compute the numerical gradients "
+                                   "correctly. You should call .contiguous on the input before passing it to "
+                                   "gradcheck.")
+
+
+def _refuse_unsupported(op: str, **options) -> None:
+    """The PyTorch options tensorlab cannot check (batched and forward-mode gradients): refused when
+    asked for rather than reported as passed."""
+    for name, value in options.items():
+        if value:
+            raise NotImplementedError(f"{op}: {name}=True is not supported (tensorlab has no vmap and no "
+                                      "forward-mode AD)")
+
+
+def analytical_jacobian(func, inputs, check_grad_dtypes: bool = False) -> list[list[np.ndarray]]:
     from .._factories import tensor
     from . import grad as autograd_grad
 
@@ -90,13 +114,28 @@ def analytical_jacobian(func, inputs) -> list[list[np.ndarray]]:
             grads = autograd_grad(out, [inputs[i] for i in diff], grad_outputs=g, retain_graph=True, allow_unused=True)
             for k, gi in enumerate(grads):
                 if gi is not None:
+                    if check_grad_dtypes and gi.dtype is not inputs[diff[k]].dtype:
+                        raise GradcheckError(f"Gradient has dtype mismatch: input {diff[k]} is "
+                                             f"{inputs[diff[k]].dtype.name}, its gradient {gi.dtype.name}")
                     jac[k][j][:, e] = _host(gi).reshape(-1)
     return jac
 
 
 def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-              raise_exception: bool = True, **_ignored) -> bool:
-    """True when analytical and numerical Jacobians agree; raises GradcheckError otherwise."""
+              raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+              check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+              check_batched_forward_grad: bool = False, check_forward_ad: bool = False,
+              check_backward_ad: bool = True, fast_mode: bool = False, masked: bool | None = None) -> bool:
+    """True when analytical and numerical Jacobians agree; raises GradcheckError otherwise.
+
+    PyTorch's keywords. Always the full (slow-mode) comparison, so ``fast_mode`` gives the same
+    answer; backward is deterministic here, so ``nondet_tol`` has nothing to allow for;
+    ``check_undefined_grad`` (whether a backward copes with missing output gradients) is not
+    exercised. Batched and forward-mode checks are refused (NotImplementedError), as is
+    ``check_backward_ad=False``, which would leave nothing to check."""
+    _refuse_unsupported("gradcheck", check_batched_grad=check_batched_grad,
+                        check_batched_forward_grad=check_batched_forward_grad, check_forward_ad=check_forward_ad,
+                        masked=masked, check_backward_ad=not check_backward_ad)
     inputs = _as_tuple(inputs)
     for i, x in enumerate(inputs):
         if isinstance(x, Tensor) and x.requires_grad and x.dtype.name != "float64":
@@ -104,10 +143,9 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
 
             warnings.warn(f"gradcheck: input {i} is {x.dtype.name}, not float64; finite differences may be too "
                           "imprecise for the check to mean anything")
-    if not any(isinstance(x, Tensor) and x.requires_grad for x in inputs):
-        raise ValueError("gradcheck expects at least one input tensor to require gradient")
+    _check_inputs(inputs)
     numerical = numerical_jacobian(func, inputs, eps)
-    analytical = analytical_jacobian(func, inputs)
+    analytical = analytical_jacobian(func, inputs, check_grad_dtypes)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     for k, i in enumerate(diff):
         for j, (n, a) in enumerate(zip(numerical[k], analytical[k])):
@@ -124,16 +162,23 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-                  raise_exception: bool = True, **_ignored) -> bool:
+                  gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True, nondet_tol: float = 0.0,
+                  check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
+                  check_batched_grad: bool = False, check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True,
+                  fast_mode: bool = False, masked: bool = False) -> bool:
     """gradcheck of the first derivative: checks second-order gradients (``create_graph`` backward).
 
     ``grad_outputs`` default to fixed random float64 tensors shaped like the outputs, which also get
-    ``requires_grad`` so the check covers the gradient with respect to them too.
+    ``requires_grad`` so the check covers the gradient with respect to them too
+    (``gen_non_contig_grad_outputs``: laid out transposed). PyTorch's keywords, as gradcheck's.
     """
     from .. import tensor as make_tensor
     from . import grad as autograd_grad
 
+    _refuse_unsupported("gradgradcheck", check_batched_grad=check_batched_grad, check_fwd_over_rev=check_fwd_over_rev,
+                        masked=masked, check_rev_over_rev=not check_rev_over_rev)
     inputs = _as_tuple(inputs)
+    _check_inputs(inputs)
     outputs = _outputs(func, inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(0)
@@ -141,6 +186,9 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
             make_tensor(rng.standard_normal(o.shape), dtype=o.dtype, device=o.device, requires_grad=True)
             for o in outputs
         )
+        if gen_non_contig_grad_outputs:  # the same values through transposed strides
+            grad_outputs = tuple(g.detach().mT.contiguous().mT.requires_grad_(True) if g.ndim >= 2 else g
+                                 for g in grad_outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
     diff_pos = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
@@ -158,4 +206,4 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
             return tuple(g if g is not None else zeros_like(ins[i]) for g, i in zip(grads, diff_pos))
 
     return gradcheck(first_derivative, (*inputs, *grad_outputs), eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+                     raise_exception=raise_exception, check_grad_dtypes=check_grad_dtypes)
