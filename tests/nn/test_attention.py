@@ -160,6 +160,37 @@ def test_sdpa_causal_is_upper_left_tril(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_sdpa_mask_never_enlarges_the_output(device):
+    # PyTorch adds the mask in place into the weights (batch of query and key, L, S; all-3-D inputs as 4-D with a
+    # leading 1): a mask may have extra leading 1s, never more. The output was (1, 2, 3, 4) here, (2, 2, 3, 4) below.
+    q, k, v = rand(2, 3, 4), rand(2, 5, 4), rand(2, 5, 4)
+    keep = RNG.random((2, 3, 5)) < 0.7
+    keep[..., 0] = True
+    out = run_sdpa(device, tl.float32, q, k, v, keep[None])[0]
+    assert out.shape == (2, 3, 4)
+    np.testing.assert_allclose(out, sdpa_reference(q, k, v, keep), rtol=2e-5, atol=2e-5)
+    assert run_sdpa(device, tl.float32, q, k, v, np.ones((1, 1, 3, 5), bool))[0].shape == (2, 3, 4)
+    for m in (np.ones((2, 1, 3, 5), bool), np.ones((1, 1, 1, 3, 5), bool)):
+        with pytest.raises(RuntimeError, match=r"does not broadcast to the attention weights' shape \[1, 2, 3, 5\]"):
+            run_sdpa(device, tl.float32, q, k, v, m)
+    with pytest.raises(RuntimeError, match=r"attn_mask of shape \[1, 3, 5\] does not broadcast"):
+        run_sdpa(device, tl.float32, rand(3, 4), rand(5, 4), rand(5, 4), np.ones((1, 3, 5), bool))
+    with pytest.raises(RuntimeError, match=r"attn_mask of shape \[1, 1, 2, 3, 5\] does not broadcast"):
+        run_sdpa(device, tl.float32, rand(1, 2, 3, 4), rand(1, 2, 5, 4), rand(1, 2, 5, 4),
+                 np.ones((1, 1, 2, 3, 5), bool))
+    # grouped-query heads: the weights have the query's heads
+    q, k, v = rand(4, 3, 4), rand(2, 5, 4), rand(2, 5, 4)
+    keep = RNG.random((4, 3, 5)) < 0.7
+    keep[..., 0] = True
+    out = run_sdpa(device, tl.float32, q, k, v, keep[None], enable_gqa=True)[0]
+    assert out.shape == (4, 3, 4)
+    np.testing.assert_allclose(out, sdpa_reference(q, np.repeat(k, 2, 0), np.repeat(v, 2, 0), keep), rtol=2e-5,
+                               atol=2e-5)
+    with pytest.raises(RuntimeError, match=r"attn_mask of shape \[2, 4, 3, 5\] does not broadcast"):
+        run_sdpa(device, tl.float32, q, k, v, np.ones((2, 4, 3, 5), bool), enable_gqa=True)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_sdpa_gqa_and_batch_broadcast(device):
     q, k, v = rand(2, 6, 5, 16), rand(2, 2, 7, 16), rand(2, 2, 7, 16)
     g = rand(2, 6, 5, 16)

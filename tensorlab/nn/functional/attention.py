@@ -235,6 +235,31 @@ def _gqa_views(query, key, value, attn_mask):
     return q5, k5, v5, m5
 
 
+def _fit_mask(query, key, value, attn_mask, enable_gqa: bool):
+    """``attn_mask`` as it adds into the attention weights (batch of query and key, L, S): PyTorch adds it in place, so
+    it broadcasts to that shape and never enlarges the output: leading dims beyond the output's (all 1 then) are
+    dropped."""
+    op = "scaled_dot_product_attention"
+    kb = tuple(key.shape[:-2])
+    if enable_gqa and query.ndim >= 3 and key.ndim >= 3 and key.shape[-3] != 0 and query.shape[-3] % key.shape[-3] == 0:
+        kb = kb[:-1] + (query.shape[-3],)  # key's heads repeated to the query's
+    try:
+        weights = tuple(broadcast_shapes(tuple(query.shape[:-2]), kb)) + (query.shape[-2], key.shape[-2])
+    except RuntimeError:
+        return attn_mask  # query and key do not broadcast: the op's own error follows
+    if query.ndim == key.ndim == value.ndim == 3:
+        weights = (1,) + weights  # PyTorch computes all-3-D inputs as 4-D ones with a leading batch of 1
+    try:
+        both = tuple(broadcast_shapes(tuple(attn_mask.shape), weights))
+    except RuntimeError:
+        both = None
+    if both != weights:
+        raise RuntimeError(f"{op}: attn_mask of shape {list(attn_mask.shape)} does not broadcast to the attention "
+                           f"weights' shape {list(weights)} (query {list(query.shape)}, key {list(key.shape)})")
+    extra = attn_mask.ndim - min(len(weights), max(query.ndim, key.ndim, value.ndim))
+    return attn_mask.reshape(tuple(attn_mask.shape[extra:])) if extra > 0 else attn_mask
+
+
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
@@ -244,6 +269,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         raise RuntimeError("scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if attn_mask is not None and attn_mask.dtype is D.float32 and query.dtype is not D.float32:
         attn_mask = attn_mask.to(query.dtype)  # a float (float32) mask goes with any query dtype, as PyTorch
+    if attn_mask is not None:
+        attn_mask = _fit_mask(query, key, value, attn_mask, enable_gqa)
     E = query.shape[-1]
     # with E == 0 every score is an empty sum, 0 whatever the scale (PyTorch scales q and k before
     # the matmul, so its 1/sqrt(0) = inf never multiplies anything); 0 * inf here would give NaN
