@@ -1006,6 +1006,17 @@ def test_normalize_and_distances(device):
                  atol=1e-12)
 
 
+def test_pairwise_distance_of_0d_inputs_honours_p(device):
+    # PyTorch's norm of the scalar x1 - x2 + eps; p=0 counts it (was |x1 - x2 + eps| for every p)
+    x, y = _t(3.0, device), _t(1.0, device)
+    for p, eps, want in ((0, 1e-6, 1.0), (0, 0.0, 1.0), (1, 0.0, 2.0), (2, 1.0, 3.0), (float("inf"), 0.0, 2.0),
+                         (float("-inf"), 0.0, 2.0), (0.5, 0.0, 2.0)):
+        d = F.pairwise_distance(x, y, p=p, eps=eps)
+        assert d.shape == () and d.item() == want, (p, eps)
+    assert F.pairwise_distance(y, y, p=0, eps=0.0).item() == 0.0
+    assert F.pairwise_distance(y, y, p=0, keepdim=True).item() == 1.0  # (eps = 1e-6 is nonzero)
+
+
 def test_distance_gradients():
     a = _t(RNG.standard_normal((3, 4)), requires_grad=True)
     b = _t(RNG.standard_normal((3, 4)), requires_grad=True)

@@ -532,8 +532,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     """``||x1 - x2 + eps||_p`` over the last dim (broadcasting)."""
     ndim = max(x1.ndim, x2.ndim)
     diff = x1 - x2 + eps
-    if ndim == 0:
-        return diff.abs() if not keepdim else diff.abs()
+    # 0-d inputs: PyTorch's norm over dim -1 of a scalar, which honours p (p=0 counts a nonzero as 1)
     return diff.norm(p, ndim - 1, keepdim=keepdim)
 
 
