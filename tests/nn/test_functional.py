@@ -779,6 +779,14 @@ def test_bilinear_gradcheck_and_errors():
         F.bilinear(tl.zeros(2, 3), tl.zeros(2, 4), tl.zeros(5, 3, 3))
     with pytest.raises(RuntimeError, match="input batch dimensions do not match at dim 0: got 2 and 3"):
         F.bilinear(tl.zeros(2, 3), tl.zeros(3, 4), tl.zeros(5, 3, 4))
+    # PyTorch refuses mixed dtypes before any other check (a float64 input2 promoted the result to float64)
+    with pytest.raises(RuntimeError, match="same dtype, got input1: float32, input2: float64, weight: float32$"):
+        F.bilinear(tl.ones(5, 2), tl.ones(5, 3, dtype=tl.float64), tl.ones(4, 2, 3))
+    with pytest.raises(RuntimeError, match="same dtype, got input1: float32, input2: float32, weight: float32, bias: "
+                                           "int64"):
+        F.bilinear(tl.ones(5, 2), tl.ones(5, 3), tl.ones(4, 2, 3), tl.ones(4, dtype=tl.int64))
+    with pytest.raises(RuntimeError, match="same dtype"):
+        F.bilinear(tl.ones(5, 2, dtype=tl.float64), tl.ones(5, 3), tl.ones(4, 3))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -457,6 +457,11 @@ def _bag_max(out: Tensor, rows: Tensor, target: Tensor, later: Tensor) -> Tensor
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]``."""
+    named = [("input1", input1), ("input2", input2), ("weight", weight)]
+    named += [("bias", bias)] if bias is not None else []
+    if any(t.dtype is not input1.dtype for _, t in named):  # PyTorch's first check: no promotion between them
+        raise RuntimeError("bilinear(): All tensors must have the same dtype, got "
+                           + ", ".join(f"{n}: {t.dtype.name}" for n, t in named))
     if weight.ndim != 3:
         raise RuntimeError(f"bilinear(): weight must be three-dimensional, but got {weight.ndim}")
     o, i1, i2 = weight._shape
