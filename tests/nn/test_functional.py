@@ -632,6 +632,15 @@ def test_prelu_weight_gradient_and_errors():
         tl.nn.PReLU().double()(tl.ones(2, 3))
     with pytest.raises(RuntimeError, match="Got Double and Float"):
         F.prelu(x, tl.ones(1))
+    # integer and bool inputs: PyTorch has no kernel for them (after its shape checks); they were computed
+    with pytest.raises(NotImplementedError, match="\"prelu\" not implemented for 'Long'"):
+        F.prelu(tl.tensor([-2, 3]), tl.tensor([1]))
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        F.prelu(tl.tensor([True, False]), tl.tensor([True]))
+    with pytest.raises(NotImplementedError, match="not implemented for 'Int'"):
+        F.prelu(tl.ones(0, 3, dtype=tl.int32), tl.ones(3, dtype=tl.int32))
+    with pytest.raises(RuntimeError, match="parameter numbers = 2 and channel size = 3"):
+        F.prelu(tl.ones(2, 3, dtype=tl.int32), tl.ones(2, dtype=tl.int32))
 
 
 def test_cosine_similarity_dtypes():

@@ -150,6 +150,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         shape = [1] * input.ndim
         shape[cdim] = n
         w = weight.reshape(shape)
+    if not input.dtype.is_floating_point:  # PyTorch's prelu kernels are floating only (after the shape checks)
+        raise E.not_implemented_for("prelu", input.dtype)
     x = piecewise_linear_input(input)
     return where(x > 0, x, w * x)
 
