@@ -37,6 +37,35 @@ def test_dropout_returns_an_integer_input_when_it_has_nothing_to_do_and_refuses_
             F.dropout(tl.ones(3), float("nan"), training=training)
 
 
+def test_dropouts_answer_p_1_and_empty_inputs_before_the_dtype_and_rank_checks(device):
+    # PyTorch's _dropout_impl: not training, p = 0 or no elements -> the input; p = 1 -> input * 0 in its dtype
+    # (in place with inplace); only then the dtype and feature-rank checks. These raised.
+    x = tl.tensor([1, 2, 3], device=device)
+    y = F.dropout(x, 1.0)
+    assert y is not x and y.dtype is tl.int64 and y.tolist() == [0, 0, 0] and x.tolist() == [1, 2, 3]
+    assert F.dropout(x, 1.0, inplace=True) is x and x.tolist() == [0, 0, 0]
+    b = tl.tensor([True, False], device=device)
+    assert F.alpha_dropout(b, 1.0, True).tolist() == [False, False] and F.alpha_dropout(b, 1.0, True).dtype is tl.bool
+    e = tl.ones(0, 3, dtype=tl.int64, device=device)
+    assert F.alpha_dropout(e, 0.5, True) is e and F.feature_alpha_dropout(e, 0.5, True) is e
+    assert F.dropout(e, 0.5) is e
+    assert F.feature_alpha_dropout(tl.ones(4, device=device), 1.0, True).tolist() == [0.0, 0.0, 0.0, 0.0]
+    with pytest.warns(UserWarning, match="Received a 1-D input to dropout2d"):
+        assert F.dropout2d(tl.ones(4, device=device), 1.0).tolist() == [0.0, 0.0, 0.0, 0.0]
+    with pytest.warns(UserWarning, match="Received a 1-D input to dropout3d"):
+        assert F.dropout3d(tl.tensor([-1.0, 2.0], device=device), 1.0).tolist() == [-0.0, 0.0]
+    assert F.dropout1d(tl.ones(2, 3, dtype=tl.int32, device=device), 1.0).tolist() == [[0, 0, 0], [0, 0, 0]]
+    # p is checked first (dropout1d checked the rank first), and the checks still apply for 0 < p < 1
+    with pytest.raises(ValueError, match="between 0 and 1, but got 1.5"):
+        F.dropout1d(tl.ones(4, device=device), 1.5)
+    with pytest.raises(RuntimeError, match="Expected 2D or 3D input"):
+        F.dropout1d(tl.ones(4, device=device), 1.0)
+    with pytest.raises(RuntimeError, match="Feature dropout requires at least 2 dimensions"):
+        F.feature_alpha_dropout(tl.ones(4, device=device), 0.5, True)
+    with pytest.raises(RuntimeError, match="floating point"):
+        F.alpha_dropout(x, 0.5, True)
+
+
 def test_grouped_query_attention_with_different_key_and_value_heads():
     rng = np.random.default_rng(0)
     q, k, v = rng.normal(size=(1, 4, 2, 3)), rng.normal(size=(1, 2, 3, 3)), rng.normal(size=(1, 1, 3, 3))

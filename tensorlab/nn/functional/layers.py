@@ -74,12 +74,24 @@ def _check_p(p, name: str = "dropout") -> float:
     return float(p)
 
 
-def _check_floating(op: str, input: Tensor, nothing_to_do: bool = False) -> None:
-    """``input`` must be a Tensor, and a floating one unless the call returns it as it is
-    (``nothing_to_do``: not training, or p = 0; PyTorch returns an integer input then)."""
+def _shortcut(op: str, input: Tensor, p: float, training: bool, inplace: bool) -> Tensor | None:
+    """PyTorch's ``_dropout_impl`` answers these before looking at the dtype or the rank: the input
+    itself when not training, p = 0 or no elements; ``input * 0`` (its dtype, in place with
+    ``inplace``) for p = 1. None otherwise."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if not input.dtype.is_floating_point and not nothing_to_do:
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    if p == 1.0:
+        from ..._factories import zeros
+
+        zero = zeros((), dtype=input.dtype, device=input.device)
+        return input.mul_(zero) if inplace else input * zero
+    return None
+
+
+def _check_floating(op: str, input: Tensor) -> None:
+    if not input.dtype.is_floating_point:
         raise RuntimeError(f"{op}(): result type Float can't be cast to the desired output type {input.dtype} "
                            "(dropout needs a floating point input)")
 
@@ -97,12 +109,14 @@ def _dropout(input: Tensor, p: float, inplace: bool = False, generator=None) -> 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only).
 
-    As PyTorch: with ``training=False``, ``p = 0`` or no elements the input itself is returned.
+    As PyTorch: with ``training=False``, ``p = 0`` or no elements the input itself is returned, with
+    ``p = 1`` ``input * 0`` (any dtype; no random numbers drawn).
     """
     p = _check_p(p)
-    _check_floating("dropout", input, nothing_to_do=not training or p == 0.0)
-    if not training or p == 0.0 or input.numel() == 0:
-        return input
+    done = _shortcut("dropout", input, p, training, inplace)
+    if done is not None:
+        return done
+    _check_floating("dropout", input)
     return _dropout(input, p, inplace)
 
 
@@ -121,22 +135,20 @@ def _alpha_or_feature(op: str, input: Tensor, p: float, training: bool, inplace:
                       feature: bool) -> Tensor:
     """PyTorch's ``_dropout_impl``: alpha and/or feature (channel-wise) dropout, mask from bernoulli."""
     p = _check_p(p)
-    _check_floating(op, input, nothing_to_do=not training or p == 0.0)
-    if not training or p == 0.0 or input.numel() == 0:
-        return input
+    done = _shortcut(op, input, p, training, inplace)
+    if done is not None:
+        return done
     if feature and input.ndim < 2:
         raise RuntimeError(f"{op}: Feature dropout requires at least 2 dimensions in the input")
-    if p == 1.0:
-        result = input * 0.0
+    _check_floating(op, input)
+    shape = (input._shape[0], input._shape[1]) + (1,) * (input.ndim - 2) if feature else input._shape
+    noise = _noise(input, shape, p)
+    if alpha:
+        a = 1.0 / math.sqrt((_SELU_ALPHA_SCALE ** 2 * p + 1) * (1 - p))
+        b = (noise - 1.0) * (_SELU_ALPHA_SCALE * a) + _SELU_ALPHA_SCALE * a * p
+        result = input * (noise * a) + b
     else:
-        shape = (input._shape[0], input._shape[1]) + (1,) * (input.ndim - 2) if feature else input._shape
-        noise = _noise(input, shape, p)
-        if alpha:
-            a = 1.0 / math.sqrt((_SELU_ALPHA_SCALE ** 2 * p + 1) * (1 - p))
-            b = (noise - 1.0) * (_SELU_ALPHA_SCALE * a) + _SELU_ALPHA_SCALE * a * p
-            result = input * (noise * a) + b
-        else:
-            result = input * (noise / (1.0 - p))
+        result = input * (noise / (1.0 - p))
     return input.copy_(result) if inplace else result
 
 
@@ -157,6 +169,7 @@ def _feature_dropout(op: str, input: Tensor, p: float, training: bool, inplace: 
     still does (with its warning); dropout3d warns for other than 4-D/5-D and adds a batch dim to
     anything but 5-D."""
     lo, hi = spatial + 1, spatial + 2
+    _check_p(p)  # (PyTorch checks p before the rank)
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     note = (f"Note that {op} exists to provide channel-wise dropout on inputs with {spatial} spatial "
