@@ -1123,6 +1123,46 @@ def test_pad_errors():
     assert F.pad(tl.ones(2, dtype=tl.int8), (1, 0), value=1.5).tolist() == [1, 1, 1]  # (truncated, as PyTorch)
 
 
+def test_pad_takes_ints_only(device):
+    # PyTorch's parser: a tuple or list of ints (a float was truncated, a tensor iterated)
+    x = tl.ones(2, 3, device=device)
+    with pytest.raises(TypeError, match="must be tuple of ints, but found element of type float at pos 0"):
+        F.pad(x, (1.5, 2))
+    with pytest.raises(TypeError, match="must be tuple of ints, but found element of type bool at pos 0"):
+        F.pad(x, (True, 1))
+    with pytest.raises(TypeError, match="must be tuple of ints, but found element of type Tensor at pos 1"):
+        F.pad(x, (1, tl.tensor(2.0)))
+    for bad, name in ((tl.tensor([1, 2]), "Tensor"), (1, "int"), (range(2), "range")):
+        with pytest.raises(TypeError, match=f"must be tuple of ints, not {name}"):
+            F.pad(x, bad)
+    for ok in ([1, 2], (np.int64(1), 2), (tl.tensor(1), 2), (tl.tensor([1]), 2), tl.Size([1, 2])):
+        assert F.pad(x, ok).shape == (2, 6)
+
+
+def test_pad_sizes_reflect_replicate_circular(device):
+    x = tl.arange(1.0, 6.0, device=device).reshape(1, 1, 5)
+    # reflect/replicate need an output of at least 1 (an empty one was returned)
+    for mode in ("reflect", "replicate"):
+        with pytest.raises(RuntimeError, match=r"input \(W: 5\) is too small. Calculated output W: 0"):
+            F.pad(x, (-3, -2), mode)
+        with pytest.raises(RuntimeError, match=r"Calculated output H: 2 W: 0 must be >= 1 in every dimension "
+                                               r"\(input H: 2, W: 3\)"):
+            F.pad(tl.ones(1, 2, 3, device=device), (-3, 0, 0, 0), mode)
+        assert F.pad(x, (-3, -1), mode).tolist() == [[[4.0]]]
+    # circular: at most the input size (PyTorch's check), then at most what is left after cropping; beyond that
+    # PyTorch raises an overlap error or returns uninitialised memory, (-5, 1) raised an IndexError here
+    with pytest.raises(RuntimeError, match="^Padding value causes wrapping around more than once.$"):
+        F.pad(x, (-1, 6), "circular")
+    for pad, left in (((-5, 1), 0), ((-2, 4), 3), ((3, -3), 2), ((1, -6), 0)):
+        with pytest.raises(RuntimeError, match=f"wraps around more than once: {left} element\\(s\\) are left"):
+            F.pad(x, pad, "circular")
+    with pytest.raises(RuntimeError, match="Negative padding value is resulting in an empty dimension"):
+        F.pad(x, (-4, -2), "circular")
+    assert F.pad(x, (-3, -2), "circular").shape == (1, 1, 0)
+    assert F.pad(x, (-2, 3), "circular").tolist() == [[[3.0, 4.0, 5.0, 3.0, 4.0, 5.0]]]
+    assert F.pad(x, (2, -1), "circular").tolist() == [[[3.0, 4.0, 1.0, 2.0, 3.0, 4.0]]]
+
+
 def test_functional_namespace_has_the_issue_list():
     names = ["linear", "bilinear", "dropout", "alpha_dropout", "embedding", "embedding_bag", "normalize", "pad",
              "one_hot", "cosine_similarity", "pairwise_distance", "layer_norm", "rms_norm", "group_norm",

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 import warnings
 
 import numpy as np
@@ -593,6 +594,61 @@ def _pad_indices(mode: str, size: int, left: int, right: int) -> np.ndarray:
     return np.clip(i, 0, size - 1)  # replicate
 
 
+def _pad_ints(pad) -> list[int]:
+    """``pad`` as PyTorch's argument parser takes it: a tuple or list of ints (anything with ``__index__`` but
+    bool, or a one-element integer tensor); a float was truncated and a tensor iterated."""
+    msg = "pad(): argument 'pad' (position 2) must be tuple of ints"
+    if not isinstance(pad, tuple | list):
+        raise TypeError(f"{msg}, not {type(pad).__name__}")
+    out = []
+    for i, v in enumerate(pad):
+        if isinstance(v, Tensor) and v.numel() == 1 and not v.dtype.is_floating_point and v.dtype is not D.bool:
+            out.append(int(v.item()))
+            continue
+        try:
+            if isinstance(v, bool | np.bool_ | Tensor):
+                raise TypeError
+            out.append(operator.index(v))
+        except TypeError:
+            raise TypeError(f"{msg}, but found element of type {type(v).__name__} at pos {i}") from None
+    return out
+
+
+def _pad_sizes_check(mode: str, input: Tensor, pad: list[int], k: int) -> None:
+    """PyTorch's shape checks of the reflect/replicate/circular pads, in its order, and the circular pads it
+    cannot do: more than what is left of a dim after cropping (it raises an overlap error, or returns
+    uninitialised memory when nothing is left)."""
+    sizes = [input._shape[input.ndim - 1 - j] for j in range(k)]  # last dim first, as ``pad``
+    outs = [sizes[j] + pad[2 * j] + pad[2 * j + 1] for j in range(k)]
+    if mode == "reflect":
+        for j in range(k):
+            if pad[2 * j] >= sizes[j] or pad[2 * j + 1] >= sizes[j]:
+                raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
+                                   f"dimension, but got: padding ({pad[2 * j]}, {pad[2 * j + 1]}) at dimension "
+                                   f"{input.ndim - 1 - j} of input {list(input._shape)}")
+    if mode != "circular":
+        if min(outs) < 1:
+            names = "WHD"[:k][::-1]
+            if k == 1:
+                raise RuntimeError(f"pad: input (W: {sizes[0]}) is too small. Calculated output W: {outs[0]}")
+            got = " ".join(f"{n}: {o}" for n, o in zip(names, outs[::-1], strict=True))
+            ins = ", ".join(f"{n}: {z}" for n, z in zip(names, sizes[::-1], strict=True))
+            raise RuntimeError(f"pad: Calculated output {got} must be >= 1 in every dimension (input {ins})")
+        return
+    for j in reversed(range(k)):  # (PyTorch's circular pad checks the outer dims first)
+        if pad[2 * j] > sizes[j] or pad[2 * j + 1] > sizes[j]:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if outs[j] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    for j in reversed(range(k)):
+        left, right = pad[2 * j], pad[2 * j + 1]
+        kept = sizes[j] - max(-left, 0) - max(-right, 0)
+        if max(left, right) > kept:
+            raise RuntimeError(f"pad: circular padding ({left}, {right}) of dimension {input.ndim - 1 - j} (size "
+                               f"{sizes[j]}) wraps around more than once: {max(kept, 0)} element(s) are left after "
+                               "cropping")
+
+
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad (or, with negative sizes, crop) the last ``len(pad) // 2`` dims; ``pad`` is PyTorch's order:
     ``(last_left, last_right, second_last_left, second_last_right, ...)``."""
@@ -601,7 +657,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
 
     if not isinstance(input, Tensor):
         raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    pad = [int(v) for v in pad]
+    pad = _pad_ints(pad)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     k = len(pad) // 2
@@ -631,6 +687,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
             # (PyTorch's reflection/replication kernels: only the batch dim may be empty)
             raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and "
                                f"other non-zero dimensions for input, but got: {list(input._shape)}")
+        _pad_sizes_check(mode, input, pad, k)
     x = input
     for j in range(k):
         d = input.ndim - 1 - j
@@ -652,11 +709,6 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
                 parts.append(full(tuple(shape), 0.0 if value is None else value, dtype=x.dtype, device=x.device))
             x = cat([parts[0], x, parts[1]], dim=d)
             continue
-        if mode == "reflect" and (left >= size or right >= size):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
-                               f"but got: padding ({left}, {right}) at dimension {d} of input {list(input._shape)}")
-        if mode == "circular" and (left > size or right > size):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
         src = _pad_indices(mode, size, left, right)
         # PyTorch's reflection/replication pad backward takes the input: 0 second derivative, recorded
         # (its circular pad is a composite of slices, whose gradient does not)
