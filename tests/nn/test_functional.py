@@ -1003,6 +1003,33 @@ def test_embedding_bag_errors():
         F.embedding_bag(tl.tensor([[[1]]]), w)
 
 
+def test_embedding_int_arguments():
+    # padding_idx is an int (1.5 was truncated to 1), offsets integers (float ones were truncated), as PyTorch
+    w, i = tl.ones(3, 2), tl.tensor([0, 1])
+    for v in (1.5, -1.5, 2.0):
+        with pytest.raises(TypeError, match="embedding\\(\\): argument 'padding_idx' \\(position 3\\) must be int, not "
+                                            "float"):
+            F.embedding(i, w, padding_idx=v)
+        with pytest.raises(TypeError, match="argument 'padding_idx' \\(position 9\\) must be int, not float"):
+            F.embedding_bag(i, w, tl.tensor([0]), padding_idx=v)
+    with pytest.raises(TypeError, match="must be int, not bool"):
+        F.embedding(i, w, padding_idx=True)
+    with pytest.raises(TypeError, match="must be int, not Tensor"):
+        F.embedding(i, w, padding_idx=tl.tensor(1.0))
+    with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):  # (its assert first)
+        F.embedding(i, w, padding_idx=5.5)
+    for v in (np.int64(1), tl.tensor(1)):
+        assert F.embedding(i, w, padding_idx=v).shape == (2, 2)
+        assert F.embedding_bag(i, w, tl.tensor([0]), padding_idx=v).shape == (1, 2)
+    with pytest.raises(RuntimeError, match="Expected tensor for argument #1 'indices' to have one of the following "
+                                           "scalar types: Long, Int; but got tensorlab.float32"):
+        F.embedding_bag(i, w, tl.tensor([0.0]))
+    with pytest.raises(RuntimeError, match="padding_idx must be within the number of embeddings"):  # (checked before)
+        F.embedding_bag(i, w, tl.tensor([0.0]), padding_idx=7)
+    for off in (tl.tensor([0], dtype=tl.int32), tl.tensor([0], dtype=tl.int16), tl.tensor([0], dtype=tl.uint8)):
+        assert F.embedding_bag(i, w, off).tolist() == [[1.0, 1.0]]
+
+
 # ----------------------------------------------------------------------------------------------
 # normalize, cosine_similarity, pairwise_distance, one_hot
 # ----------------------------------------------------------------------------------------------

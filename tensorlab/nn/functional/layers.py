@@ -266,6 +266,19 @@ def _index_range(indices: Tensor) -> tuple[int, int] | None:
     return index_minmax(indices)
 
 
+def _index_arg(op: str, name: str, pos: int, v) -> int:
+    """An int argument as PyTorch's parser takes it: anything with ``__index__`` but bool, or a one-element
+    integer tensor (a float was truncated)."""
+    if isinstance(v, Tensor) and v.numel() == 1 and not v.dtype.is_floating_point and v.dtype is not D.bool:
+        return int(v.item())
+    if not isinstance(v, bool | np.bool_ | Tensor):
+        try:
+            return operator.index(v)
+        except TypeError:
+            pass
+    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, not {type(v).__name__}")
+
+
 def _check_embedding(op: str, input, weight, padding_idx):
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError(f"{op}(): input and weight must be Tensors")
@@ -279,7 +292,9 @@ def _check_embedding(op: str, input, weight, padding_idx):
                            f"{weight.device} and {input.device}!")
     num = weight._shape[0]
     if padding_idx is not None:
-        padding_idx = int(padding_idx)
+        if op == "embedding" and isinstance(padding_idx, numbers.Real) and not -num <= padding_idx < num:
+            raise AssertionError("Padding_idx must be within num_embeddings")  # (F.embedding's, before the type)
+        padding_idx = _index_arg(op, "padding_idx", 3 if op == "embedding" else 9, padding_idx)
         if padding_idx >= num or padding_idx < -num:
             if op == "embedding_bag":  # PyTorch checks it in ATen there (F.embedding asserts in Python)
                 raise RuntimeError(f"padding_idx must be within the number of embeddings, -{num} through "
@@ -381,6 +396,10 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
                                   "GitHub.")
     padding_idx = _check_embedding("embedding_bag", input, weight, padding_idx)
+    if offsets is not None and offsets.dtype.is_floating_point:  # (PyTorch promotes the indices to the offsets')
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {offsets.dtype} instead (while checking arguments for embedding_bag: "
+                           f"the indices are promoted to the offsets' dtype)")
     if sparse:
         raise NotImplementedError("embedding_bag(): sparse=True needs sparse gradients, which tensorlab does not have")
     if per_sample_weights is not None and per_sample_weights.dtype is not weight.dtype:
