@@ -266,17 +266,24 @@ def _index_range(indices: Tensor) -> tuple[int, int] | None:
     return index_minmax(indices)
 
 
+def _as_index(v) -> int | None:
+    """``v`` as PyTorch's parser reads an int: anything with ``__index__`` (a one-element integer
+    tensor too) but a bool, Python's, NumPy's or a bool tensor; None when it is not one (a float was
+    truncated before)."""
+    if isinstance(v, bool | np.bool_) or (isinstance(v, Tensor) and v.dtype is D.bool):
+        return None
+    try:
+        return operator.index(v)
+    except TypeError:
+        return None
+
+
 def _index_arg(op: str, name: str, pos: int, v) -> int:
-    """An int argument as PyTorch's parser takes it: anything with ``__index__`` but bool, or a one-element
-    integer tensor (a float was truncated)."""
-    if isinstance(v, Tensor) and v.numel() == 1 and not v.dtype.is_floating_point and v.dtype is not D.bool:
-        return int(v.item())
-    if not isinstance(v, bool | np.bool_ | Tensor):
-        try:
-            return operator.index(v)
-        except TypeError:
-            pass
-    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, not {type(v).__name__}")
+    """An int argument (``_as_index``), else PyTorch's TypeError naming its position."""
+    i = _as_index(v)
+    if i is None:
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, not {type(v).__name__}")
+    return i
 
 
 def _check_embedding(op: str, input, weight, padding_idx):
@@ -614,22 +621,17 @@ def _pad_indices(mode: str, size: int, left: int, right: int) -> np.ndarray:
 
 
 def _pad_ints(pad) -> list[int]:
-    """``pad`` as PyTorch's argument parser takes it: a tuple or list of ints (anything with ``__index__`` but
-    bool, or a one-element integer tensor); a float was truncated and a tensor iterated."""
+    """``pad`` as PyTorch's argument parser takes it: a tuple or list of ints (``_as_index``); a float
+    was truncated and a tensor iterated."""
     msg = "pad(): argument 'pad' (position 2) must be tuple of ints"
     if not isinstance(pad, tuple | list):
         raise TypeError(f"{msg}, not {type(pad).__name__}")
     out = []
     for i, v in enumerate(pad):
-        if isinstance(v, Tensor) and v.numel() == 1 and not v.dtype.is_floating_point and v.dtype is not D.bool:
-            out.append(int(v.item()))
-            continue
-        try:
-            if isinstance(v, bool | np.bool_ | Tensor):
-                raise TypeError
-            out.append(operator.index(v))
-        except TypeError:
-            raise TypeError(f"{msg}, but found element of type {type(v).__name__} at pos {i}") from None
+        k = _as_index(v)
+        if k is None:
+            raise TypeError(f"{msg}, but found element of type {type(v).__name__} at pos {i}")
+        out.append(k)
     return out
 
 
