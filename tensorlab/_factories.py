@@ -345,6 +345,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None) -> T
         t = t.clone() if t is obj else t
     else:
         t = tensor(obj, dtype=dtype, device=device) if copy else as_tensor(obj, dtype=dtype, device=device)
+        if copy is False:
+            _check_aliases("asarray", obj, t)
     if requires_grad is None:
         if isinstance(obj, Tensor) and obj.requires_grad:
             warnings.warn("asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. "
@@ -356,6 +358,31 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None) -> T
     if t.requires_grad:
         return t.requires_grad_(False) if t.is_leaf else t.detach()
     return t
+
+
+def _check_aliases(op: str, obj, t: Tensor) -> None:
+    """``copy=False`` promises memory shared with ``obj``: PyTorch's ValueError where ``t`` is a copy
+    (another dtype or device, or data that is no array: a list, a number)."""
+    if isinstance(obj, Tensor):
+        source_dtype, source_device, shared = obj.dtype, obj.device, t._storage is obj._storage
+    elif isinstance(obj, np.ndarray):
+        source_dtype, source_device = None, CPU
+        shared = t.is_cpu and (obj.size == 0 or np.shares_memory(t._np_view(), obj))
+        if not shared and obj.dtype != t.dtype.np:
+            source_dtype = D.from_numpy_dtype(obj.dtype, op)
+    elif isinstance(obj, list | tuple | numbers.Number | np.generic):
+        raise ValueError(f"{op}: can't alias arbitrary sequence into a tensor (copy=False, but "
+                         f"{type(obj).__name__} data must be copied)")
+    else:  # (DLPack and buffer objects: as_tensor shares their memory where it can)
+        return
+    if shared:
+        return
+    if source_dtype is not None and source_dtype is not t.dtype:
+        raise ValueError(f"{op}: can't alias tensor with dtype '{D.torch_name(source_dtype)}' into dtype "
+                         f"'{D.torch_name(t.dtype)}' (copy=False)")
+    if source_device != t.device:
+        raise ValueError(f"{op}: can't alias tensor from device '{source_device}' to '{t.device}' (copy=False)")
+    raise ValueError(f"{op}: can't alias the data into a tensor without a copy (copy=False)")
 
 
 # ----------------------------------------------------------------------------------------------

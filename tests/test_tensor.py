@@ -749,6 +749,24 @@ def test_glu_of_integers_and_positive_of_bool_raise_not_implemented():
         +tl.tensor([True])
 
 
+def test_asarray_copy_false_refuses_to_copy():
+    # PyTorch: copy=False promises shared memory, so a conversion or a list is a ValueError (was copied)
+    a = np.arange(3.0)
+    t = tl.asarray(a, copy=False)
+    t[0] = 5.0
+    assert a[0] == 5.0
+    x = tl.arange(3.0, dtype=tl.float64)
+    assert tl.asarray(x, copy=False) is x
+    with pytest.raises(ValueError, match="can't alias tensor with dtype 'Double' into dtype 'Float'"):
+        tl.asarray(a, dtype=tl.float32, copy=False)
+    with pytest.raises(ValueError, match="can't alias tensor with dtype 'Double' into dtype 'Float'"):
+        tl.asarray(x, dtype=tl.float32, copy=False)
+    for data in ([1.0, 2.0], 3.0):
+        with pytest.raises(ValueError, match="can't alias arbitrary sequence into a tensor"):
+            tl.asarray(data, copy=False)
+    assert tl.asarray(np.zeros((0, 3)), copy=False).shape == (0, 3)
+
+
 def test_asarray_copy_of_a_tensor_keeps_its_history():
     # torch 2.15: asarray(t, copy=True) is t.clone() (CloneBackward), not a detached copy
     o = tl.ones(3, requires_grad=True)
