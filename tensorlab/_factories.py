@@ -201,6 +201,14 @@ def _infer_dtype_of_scalar(x) -> D.dtype:
     raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")  # (PyTorch's type and words)
 
 
+def _is_sequence(x) -> bool:
+    """What PyTorch's data walk takes as a sequence besides lists and tuples: anything with
+    ``__len__`` and ``__getitem__`` (Python's sequence protocol) but a string, bytes or a mapping."""
+    return (not isinstance(x, list | tuple | np.ndarray | Tensor | str | bytes | dict)
+            and hasattr(type(x), "__len__") and hasattr(type(x), "__getitem__")
+            and not hasattr(type(x), "keys"))
+
+
 def _nested_to_numpy(data, op: str, target: D.dtype | None = None) -> tuple[np.ndarray, D.dtype]:
     """Python scalars / nested sequences (possibly holding tensors, numpy scalars and arrays) -> numpy
     array + inferred dtype (PyTorch's: a Python number gives bool/int64/the default dtype, a tensor or
@@ -225,8 +233,8 @@ def _nested_to_numpy(data, op: str, target: D.dtype | None = None) -> tuple[np.n
             d = D.from_numpy_dtype(np.asarray(x).dtype, op)
             dtype = d if dtype is None else D.promote_types(dtype, d)
             return x.item()
-        if isinstance(x, range):
-            x = list(x)
+        if _is_sequence(x):  # range, array.array, bytearray, a class with __len__ and __getitem__...
+            x = x.tolist() if isinstance(x, memoryview) else list(x)
         if isinstance(x, list | tuple | np.ndarray):
             n = len(x)
             if leaf_depth is not None and depth >= leaf_depth:  # [1, [2]]
@@ -240,10 +248,17 @@ def _nested_to_numpy(data, op: str, target: D.dtype | None = None) -> tuple[np.n
         if depth != len(shape):  # [[1], 2]
             raise TypeError(f"{op}: expected a sequence at dim {depth}, got {type(x).__name__}")
         leaf_depth = depth
-        if isinstance(x, str):  # (PyTorch's types: a string is a sequence of too many dimensions)
+        if isinstance(x, str | bytes):  # (PyTorch's types: a string is a sequence of too many dimensions)
             if depth == 0:
-                raise TypeError(f"{op}: invalid data type 'str'")
-            raise ValueError(f"{op}: too many dimensions 'str'")
+                raise TypeError(f"{op}: invalid data type '{type(x).__name__}'")
+            raise ValueError(f"{op}: too many dimensions '{type(x).__name__}'")
+        if target is not None and not isinstance(x, numbers.Number | np.bool_):
+            # with a dtype asked for, PyTorch converts any object through __float__ / __index__
+            try:
+                x = float(x) if target.is_floating_point else builtins.bool(x) if target is D.bool else \
+                    operator.index(x)
+            except TypeError:
+                raise TypeError(f"{op}: could not convert {type(x).__name__} to {target.name}") from None
         d = _infer_dtype_of_scalar(x)
         dtype = d if dtype is None else D.promote_types(dtype, d)
         return x
@@ -344,6 +359,11 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None) -> T
         t = obj.to(dtype=obj.dtype if dtype is None else dtype, device=obj.device if device is None else device)
         t = t.clone() if t is obj else t
     else:
+        if not isinstance(obj, Tensor | np.ndarray) and not hasattr(obj, "__dlpack__"):
+            try:  # an object with the buffer protocol (bytes, bytearray, array.array): its memory, its type
+                obj = np.asarray(memoryview(obj))
+            except TypeError:
+                pass
         t = tensor(obj, dtype=dtype, device=device) if copy else as_tensor(obj, dtype=dtype, device=device)
         if copy is False:
             _check_aliases("asarray", obj, t)

@@ -749,6 +749,46 @@ def test_glu_of_integers_and_positive_of_bool_raise_not_implemented():
         +tl.tensor([True])
 
 
+def test_sequences_buffers_and_number_like_objects():
+    # torch 2.15: tensor/as_tensor walk any sequence (array.array, bytearray, memoryview, a class with
+    # __len__/__getitem__) element by element; asarray reads a buffer with its own type and shares it;
+    # with a dtype given, an object with __float__/__index__ converts (all were "Could not infer dtype")
+    import array
+
+    class Pair:
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            if i >= 2:
+                raise IndexError(i)
+            return [1.5, 2.5][i]
+
+    class Num:
+        def __float__(self):
+            return 2.5
+
+        def __index__(self):
+            return 2
+
+    t = tl.tensor(array.array("d", [1.0, 2.0]))
+    assert t.dtype is tl.float32 and t.tolist() == [1.0, 2.0]
+    assert tl.as_tensor(bytearray(b"\x01\x02")).dtype is tl.int64
+    assert tl.tensor(Pair()).tolist() == [1.5, 2.5] and tl.tensor(memoryview(np.arange(3.0))).tolist() == [0, 1, 2]
+    ints = array.array("i", [1, 2])
+    shared = tl.asarray(ints)
+    assert shared.dtype is tl.int32 and shared.tolist() == [1, 2]
+    shared[0] = 7
+    assert ints[0] == 7
+    assert tl.asarray(bytearray(b"\x01\x02")).dtype is tl.uint8
+    assert tl.tensor([Num()], dtype=tl.float64).tolist() == [2.5]
+    assert tl.tensor([Num()], dtype=tl.int64).tolist() == [2]
+    with pytest.raises(RuntimeError, match="Could not infer dtype of Num"):
+        tl.tensor([Num()])
+    with pytest.raises(TypeError, match="invalid data type 'bytes'"):
+        tl.tensor(b"\x01\x02")
+
+
 def test_asarray_copy_false_refuses_to_copy():
     # PyTorch: copy=False promises shared memory, so a conversion or a list is a ValueError (was copied)
     a = np.arange(3.0)
