@@ -201,6 +201,9 @@ def _infer_dtype_of_scalar(x) -> D.dtype:
     raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")  # (PyTorch's type and words)
 
 
+_PLAIN_NUMBERS = frozenset({float, int, builtins.bool})  # (the walk's common case, checked first)
+
+
 def _is_sequence(x) -> bool:
     """What PyTorch's data walk takes as a sequence besides lists and tuples: anything with
     ``__len__`` and ``__getitem__`` (Python's sequence protocol) but a string, bytes or a mapping."""
@@ -233,7 +236,7 @@ def _nested_to_numpy(data, op: str, target: D.dtype | None = None) -> tuple[np.n
             d = D.from_numpy_dtype(np.asarray(x).dtype, op)
             dtype = d if dtype is None else D.promote_types(dtype, d)
             return x.item()
-        if _is_sequence(x):  # range, array.array, bytearray, a class with __len__ and __getitem__...
+        if x.__class__ not in _PLAIN_NUMBERS and _is_sequence(x):  # range, array.array, bytearray, memoryview...
             x = x.tolist() if isinstance(x, memoryview) else list(x)
         if isinstance(x, list | tuple | np.ndarray):
             n = len(x)
