@@ -674,6 +674,8 @@ def _parse_to(t: Tensor, args, kwargs):
             dtype = a
         elif isinstance(a, str | device | builtins.int):
             dev = a
+        elif a is None:  # (PyTorch's optional device, to(None): no change)
+            continue
         else:
             raise TypeError(f"to() received an invalid argument {a!r}")
     dev = t.device if dev is None else as_device(dev)

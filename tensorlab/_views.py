@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import warnings
 
 from . import _dtype as D
 from ._dispatch import dispatch
@@ -532,15 +533,32 @@ def t(input: Tensor) -> Tensor:
     return transpose(input, 0, 1)
 
 
+def _deprecated(message: str) -> None:
+    warnings.warn(message, UserWarning, stacklevel=3)  # (at the user's line, through the property)
+
+
 def _T(self: Tensor) -> Tensor:
+    # PyTorch 2.15 warns for 0-d tensors and for more than 2 dims (reversing all dims is deprecated)
+    if self.ndim == 0:
+        _deprecated("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.")
+    elif self.ndim > 2:
+        _deprecated("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and "
+                    "it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices "
+                    "or `x.permute(*tensorlab.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
     if self.ndim < 2:
         return self
     return permute(self, tuple(reversed(range(self.ndim))))
 
 
+_ZERO_D_NOTES = {"tensor.mT": "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+                 "tensor.mH": "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().",
+                 "tensor.adjoint()": "adjoint() is deprecated on 0-D tensors. Consider using x.conj()."}
+
+
 def _mT(self: Tensor, name: str = "tensor.mT") -> Tensor:
-    # PyTorch: the identity on 0-d tensors (deprecated there), an error on 1-d ones.
+    # PyTorch: the identity on 0-d tensors (deprecated there, with its warning), an error on 1-d ones.
     if self.ndim == 0:
+        _deprecated(_ZERO_D_NOTES[name])
         return permute(self, ())
     if self.ndim < 2:
         raise RuntimeError(f"{name} is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
@@ -552,7 +570,10 @@ def _H(self: Tensor) -> Tensor:
     if self.ndim not in (0, 2):
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
                            + (" For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""))
-    return _T(self) if self.ndim else permute(self, ())
+    if self.ndim == 0:
+        _deprecated("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
+        return permute(self, ())
+    return _T(self)
 
 
 Tensor.T = property(_T)

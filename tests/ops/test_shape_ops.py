@@ -756,9 +756,20 @@ def test_view_op_errors_as_pytorch():
 
 def test_matrix_transpose_properties_on_small_ranks(device):
     s = tl.tensor(2.0, device=device)
-    # PyTorch: mT / mH / adjoint / H are the identity on 0-d tensors, errors on 1-d ones; H needs 2-d.
-    for v in (s.mT, s.mH, s.adjoint(), s.H):
+    # PyTorch: mT / mH / adjoint / H are the identity on 0-d tensors (deprecated, with torch 2.15's
+    # warnings), errors on 1-d ones; H needs 2-d. T warns on 0-d and on more than 2 dims.
+    for get, note in [(lambda: s.mT, "Tensor.mT is deprecated on 0-D"), (lambda: s.mH, "Tensor.mH is deprecated"),
+                      (lambda: s.adjoint(), r"adjoint\(\) is deprecated"), (lambda: s.H, "Tensor.H is deprecated"),
+                      (lambda: s.T, "Tensor.T is deprecated on 0-D")]:
+        with pytest.warns(UserWarning, match=note):
+            v = get()
         assert v.shape == () and v.item() == 2.0
+    with pytest.warns(UserWarning, match="The use of `x.T` on tensors of dimension other than 2"):
+        assert tl.zeros(2, 3, 4).T.shape == (4, 3, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tl.zeros(3).T.shape == (3,) and tl.zeros(2, 3).T.shape == (3, 2)
+        assert tl.zeros(2).to(None).shape == (2,)  # (PyTorch's optional device: no change)
     v = tl.arange(3, device=device)
     for fn, msg in [(lambda: v.mT, "tensor.mT"), (lambda: v.mH, "tensor.mH"),
                     (lambda: v.adjoint(), r"tensor.adjoint\(\)"), (lambda: v.H, "tensor.H")]:
