@@ -41,6 +41,8 @@ _CLAMP_OF = {**_CLAMP, "clamp_min": "clamp_min", "clamp_max": "clamp_max"}  # (t
 
 
 def _list(op: str, tensors) -> list:
+    if not isinstance(tensors, list | tuple):  # (a Tensor would be taken apart into its rows)
+        raise TypeError(f"{op}(): argument 'self' must be tuple of Tensors, not {type(tensors).__name__}")
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError(f"{op}: Tensor list must have at least one tensor.")
@@ -58,6 +60,32 @@ def _nth(op: str, other, i: int, n: int):
             raise RuntimeError(f"{op}: Tensor lists must have the same number of tensors, got {n} and {len(other)}.")
         return other[i]
     return other
+
+
+# the binary ops with a TensorList overload taking alpha=, and those whose Tensor overload does too
+_ALPHA_LIST = frozenset({"add", "sub"})
+_ALPHA_TENSOR = frozenset({"add"})
+_TENSOR_OTHER = frozenset({"add", "mul", "div"})  # (a Tensor overload: a 0-d tensor, broadcast to each entry)
+
+
+def _check_other(op: str, name: str, other, kwargs: dict) -> None:
+    """PyTorch's overloads of the binary ops, checked before any entry is touched: a list is all
+    tensors or all numbers; a tensor ``other`` is 0-d (a Scalar, or add/mul/div's Tensor); ``alpha=``
+    only with a list of tensors (add, sub) or add's tensor."""
+    if isinstance(other, list | tuple):
+        kinds = {isinstance(x, Tensor) for x in other}
+        if len(kinds) > 1 or (kinds == {False} and not all(isinstance(x, numbers.Number) for x in other)):
+            raise TypeError(f"{op}(): argument 'other' must be a list of Tensors or a list of numbers, got "
+                            f"[{', '.join(type(x).__name__ for x in other)}]")
+    elif isinstance(other, Tensor) and other._shape:
+        if name in _TENSOR_OTHER:
+            raise RuntimeError(f"{op}: scalar tensor expected to be 0 dim but it has {other.ndim} dimensions")
+        raise TypeError(f"{op}(): a tensor 'other' must be 0-d (taken as a Scalar), got shape {list(other.shape)}")
+    if "alpha" in kwargs:
+        tensors = isinstance(other, list | tuple) and all(isinstance(x, Tensor) for x in other)
+        if not ((tensors and name in _ALPHA_LIST) or (isinstance(other, Tensor) and name in _ALPHA_TENSOR)):
+            raise TypeError(f"{op}() got an unexpected keyword argument 'alpha' (only with "
+                            f"{'a list of tensors or a tensor' if name == 'add' else 'a list of tensors'} as other)")
 
 
 def _grad_on() -> bool:
@@ -107,6 +135,7 @@ def _binary(name: str):
         ts = _list(op, self)
         if name in _CLAMP and kwargs:
             raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        _check_other(op, name, other, kwargs)
         number = name in _SCALAR_OTHER and "alpha" not in kwargs and _is_scalar_tensor(other)
         if number and other.dtype is D.bool and name == "sub":
             number = False  # (sub's error for a bool operand, as for True)

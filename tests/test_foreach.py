@@ -46,3 +46,30 @@ def test_errors():
         tl._foreach_add([tl.ones(1)], [tl.ones(1), tl.ones(1)])
     with pytest.raises(RuntimeError, match="at least one tensor"):
         tl._foreach_mul_([], 2.0)
+
+
+def test_overloads_are_checked_before_any_entry_changes():
+    # torch 2.15's overloads: a list or tuple of tensors (a Tensor was taken apart into its rows and
+    # changed in place), a 0-d tensor other (a 1-d one was broadcast, and raised half-way), alpha=
+    # only with tensors, and no list mixing numbers and tensors
+    t = tl.ones(2, 2)
+    with pytest.raises(TypeError, match="must be tuple of Tensors, not Tensor"):
+        tl._foreach_mul_(t, 3)
+    assert t.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    with pytest.raises(TypeError, match="must be tuple of Tensors, not generator"):
+        tl._foreach_exp(x for x in [t])
+    a = [tl.ones(2), tl.ones(())]
+    with pytest.raises(RuntimeError, match="scalar tensor expected to be 0 dim but it has 1 dimensions"):
+        tl._foreach_add_(a, tl.ones(1))
+    assert a[0].tolist() == [1.0, 1.0]
+    with pytest.raises(TypeError, match="must be 0-d"):
+        tl._foreach_maximum([tl.ones(2)], tl.tensor([3.0]))
+    for other in (2, [2.0]):
+        with pytest.raises(TypeError, match="unexpected keyword argument 'alpha'"):
+            tl._foreach_add([tl.ones(2)], other, alpha=3)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'alpha'"):
+        tl._foreach_sub([tl.ones(2)], tl.tensor(2.0), alpha=3)
+    assert tl._foreach_add([tl.ones(2)], tl.tensor(2.0), alpha=3)[0].tolist() == [7.0, 7.0]
+    assert tl._foreach_sub([tl.ones(2)], [tl.ones(2)], alpha=3)[0].tolist() == [-2.0, -2.0]
+    with pytest.raises(TypeError, match="a list of Tensors or a list of numbers"):
+        tl._foreach_add([tl.ones(2), tl.ones(2)], [1.0, tl.tensor(2.0)])
