@@ -460,19 +460,21 @@ def numel(input: Tensor) -> int:
 @tensor_method
 def ldexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """``input * 2**other`` in the promoted floating dtype. As PyTorch's (``mul(input, pow(2, other))``),
-    ``2**other`` of a float16/bfloat16 exponent is rounded to that dtype before the product."""
+    ``2**other`` is taken in the exponent's own floating dtype (the default dtype for an integer one)
+    and rounded there before the product; a floating input with an integer exponent is C's ldexp."""
     need_tensor("ldexp", input, "input", 1)
     need_tensor("ldexp", other, "other", 2)
     if other.dtype is D.bool and input.dtype.is_floating_point:  # (PyTorch's kernel for that pair)
         raise E.not_implemented_for("ldexp", other.dtype)
     dtype = D.result_type(input, other)
     dtype = dtype if dtype.is_floating_point else D.get_default_dtype()
-    if not other.dtype.is_floating_point and other.dtype is not D.bool:
-        # PyTorch 2.15: an integral exponent is C's ldexp, not the product with 2**other (which overflows
-        # or underflows where the result does not: 1e-38 * 2**200 is 1.6e22)
+    if input.dtype.is_floating_point and not other.dtype.is_floating_point and other.dtype is not D.bool:
+        # PyTorch 2.15: a floating input with an integral exponent is C's ldexp, not the product with
+        # 2**other (which overflows or underflows where the result does not: 1e-38 * 2**200 is 1.6e22);
+        # an integer input takes the product (1 * 2**(2**32 + 3) is inf, 0 * 2**200 nan)
         return E.composite_out("ldexp", _LdexpIntegral.apply(input, other, dtype), out)
     compute = D.float64 if dtype is D.float64 else D.float32
-    power = B.pow(2.0, other) if other.dtype in (D.float16, D.bfloat16) else B.pow(2.0, other.to(compute))
+    power = B.pow(2.0, other)  # (a float32 exponent's power is float32 even for a float64 input)
     return E.composite_out("ldexp", (input.to(compute) * power.to(compute)).to(dtype), out)
 
 

@@ -541,6 +541,12 @@ def test_ldexp_renorm_index_reduce_and_small_helpers(device):
     assert got.dtype is tl.float16 and to_numpy(got.float()).tolist() == [12.59375, -12.3125]
     got = tl.ldexp(_t([3.0, 5.0], device, tl.bfloat16), _t([2.07, 1.3], device, tl.bfloat16))
     assert to_numpy(got.float()).tolist() == [12.5625, 12.25]
+    # ... and so is a float32 one's for a float64 input; an integer input takes the product with
+    # 2 ** other even for an integer exponent (C's ldexp is for floating inputs): torch 2.15's values
+    got = tl.ldexp(_t([1.0, 1.0], device, tl.float64), _t([0.5, 200.0], device, tl.float32))
+    assert to_numpy(got).tolist() == [1.4142135381698608, float("inf")]
+    got = to_numpy(tl.ldexp(_t([1, 0], device, tl.int64), _t([2**32 + 3, 200], device, tl.int64)))
+    assert got[0] == float("inf") and np.isnan(got[1])
     r = tl.renorm(_t([[1.0, 1.0, 1.0], [2.0, 2.0, 2.0], [3.0, 3.0, 3.0]], device), 1, 0, 5)
     np.testing.assert_allclose(to_numpy(r), [[1.0] * 3, [5 / 6 * 2] * 3, [5 / 9 * 3] * 3], rtol=1e-6)  # torch 2.13
     with pytest.raises(RuntimeError, match="renorm\\(\\): non-positive-norm not supported"):
