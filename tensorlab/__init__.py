@@ -164,7 +164,15 @@ from ._views import (
 from ._warn_always import is_warn_always_enabled, set_warn_always
 from .amp import autocast, get_autocast_dtype, is_autocast_available, is_autocast_enabled
 from .amp.autocast_mode import get_autocast_gpu_dtype
-from .autograd import enable_grad, inference_mode, is_anomaly_enabled, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import (
+    enable_grad,
+    inference_mode,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .autograd.grad_mode import is_inference_mode_enabled
 from .linalg import (
     chain_matmul,  # (PyTorch's deprecated top-level alias of linalg.multi_dot)

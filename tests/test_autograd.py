@@ -612,12 +612,15 @@ def test_detect_anomaly_names_the_forward_op():
             return g * float("nan")
 
     x = _leaf([1.0])
-    with tl.autograd.detect_anomaly():
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"), tl.autograd.detect_anomaly():
         y = NaNGrad.apply(x) * 2
         with pytest.raises(RuntimeError, match="NaNGradBackward.*returned nan values.*NaNGrad"):
             y.sum().backward()
     assert not tl.autograd.is_anomaly_enabled()
     assert tl.is_anomaly_enabled is tl.autograd.is_anomaly_enabled  # torch.is_anomaly_enabled's place
+    with pytest.warns(UserWarning), tl.autograd.detect_anomaly(check_nan=False):
+        assert tl.is_anomaly_enabled() and not tl.is_anomaly_check_nan_enabled()
+    assert tl.is_anomaly_check_nan_enabled()
 
 
 def test_gradcheck_catches_wrong_gradients():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import functional, graph
-from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, once_differentiable
 from .grad_mode import (
     enable_grad,
@@ -200,7 +200,8 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
 
 __all__ = [
     "Function", "GradcheckError", "Variable", "backward", "detect_anomaly", "gradgradcheck",
-    "is_anomaly_enabled", "once_differentiable", "set_detect_anomaly", "enable_grad", "functional", "grad",
+    "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "once_differentiable", "set_detect_anomaly",
+    "enable_grad", "functional", "grad",
     "gradcheck", "graph", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
     "set_grad_enabled"
 ]

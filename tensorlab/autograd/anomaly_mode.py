@@ -7,6 +7,8 @@ names the node, the forward op and where it was called.
 
 from __future__ import annotations
 
+import warnings
+
 from . import graph
 from .grad_mode import _DecoratorContextManager
 
@@ -14,6 +16,8 @@ from .grad_mode import _DecoratorContextManager
 class detect_anomaly(_DecoratorContextManager):  # noqa: N801 - PyTorch's name
     def __init__(self, check_nan: bool = True):
         self.check_nan = check_nan
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+                      "enabled for debugging.", UserWarning, stacklevel=2)
 
     def __enter__(self):
         self.prev = dict(graph._anomaly)
@@ -46,3 +50,8 @@ class set_detect_anomaly(_DecoratorContextManager):  # noqa: N801
 
 def is_anomaly_enabled() -> bool:
     return graph.anomaly_enabled()
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    """Whether anomaly mode also checks backward results for NaN (``detect_anomaly(check_nan=...)``)."""
+    return bool(graph._anomaly.get("check_nan", True))
