@@ -49,9 +49,12 @@ def counters_needed(kind: str, n: int) -> int:
 # ----------------------------------------------------------------------------------------------
 
 
-@triton.jit(do_not_specialize=["seed", "offset", "low_bits", "high_bits"])
-def _uniform_kernel(out_ptr, n, seed, offset, low, high, low_bits, high_bits, MANT: tl.constexpr,
+@triton.jit(do_not_specialize=["seed", "offset", "low_bits", "high_bits", "top", "top_bits"])
+def _uniform_kernel(out_ptr, n, seed, offset, low, high, low_bits, high_bits, top, top_bits, MANT: tl.constexpr,
                     F64: tl.constexpr, BLOCK: tl.constexpr):
+    # ``top``: the largest value of the output dtype below ``high``. low + u * span may round up to
+    # ``high`` itself (in float32 arithmetic, or when rounded to float16/bfloat16: uniform_(100, 101)
+    # in float16 gave 101 for 1 value in 32), which [low, high) excludes: such a value is ``top``.
     c = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
     r0, r1, r2, r3 = tl.randint4x(seed, c + offset)
     if F64:
@@ -61,21 +64,28 @@ def _uniform_kernel(out_ptr, n, seed, offset, low, high, low_bits, high_bits, MA
         # (the bounds as float64 bit patterns: a Python float argument reaches a kernel as float32)
         lo = low_bits.to(tl.int64).to(tl.float64, bitcast=True)
         span = high_bits.to(tl.int64).to(tl.float64, bitcast=True) - lo
+        top64 = top_bits.to(tl.int64).to(tl.float64, bitcast=True)
         base = c * 2
-        tl.store(out_ptr + base, lo + u0 * span, mask=base < n)
-        tl.store(out_ptr + base + 1, lo + u1 * span, mask=base + 1 < n)
+        v = lo + u0 * span
+        tl.store(out_ptr + base, tl.where(v > top64, top64, v), mask=base < n)
+        v = lo + u1 * span
+        tl.store(out_ptr + base + 1, tl.where(v > top64, top64, v), mask=base + 1 < n)
     else:
         scale = 1.0 / (1 << MANT)
         base = c * 4
         ty = out_ptr.dtype.element_ty
         u = (r0 >> (32 - MANT)).to(tl.float32) * scale
-        tl.store(out_ptr + base, (low + u * (high - low)).to(ty), mask=base < n)
+        v = (low + u * (high - low)).to(ty).to(tl.float32)  # (on the output's grid)
+        tl.store(out_ptr + base, tl.where(v > top, top, v).to(ty), mask=base < n)
         u = (r1 >> (32 - MANT)).to(tl.float32) * scale
-        tl.store(out_ptr + base + 1, (low + u * (high - low)).to(ty), mask=base + 1 < n)
+        v = (low + u * (high - low)).to(ty).to(tl.float32)  # (on the output's grid)
+        tl.store(out_ptr + base + 1, tl.where(v > top, top, v).to(ty), mask=base + 1 < n)
         u = (r2 >> (32 - MANT)).to(tl.float32) * scale
-        tl.store(out_ptr + base + 2, (low + u * (high - low)).to(ty), mask=base + 2 < n)
+        v = (low + u * (high - low)).to(ty).to(tl.float32)  # (on the output's grid)
+        tl.store(out_ptr + base + 2, tl.where(v > top, top, v).to(ty), mask=base + 2 < n)
         u = (r3 >> (32 - MANT)).to(tl.float32) * scale
-        tl.store(out_ptr + base + 3, (low + u * (high - low)).to(ty), mask=base + 3 < n)
+        v = (low + u * (high - low)).to(ty).to(tl.float32)  # (on the output's grid)
+        tl.store(out_ptr + base + 3, tl.where(v > top, top, v).to(ty), mask=base + 3 < n)
 
 
 @triton.jit(do_not_specialize=["seed", "offset", "mean_bits", "std_bits"])
@@ -173,8 +183,9 @@ def uniform(out, seed: int, offset: int, low: float = 0.0, high: float = 1.0) ->
     n = out.numel
     f64 = out.dtype == np.float64
     grid, meta = _grid(counters_needed("uniform64" if f64 else "uniform", n))
+    top = largest_below(high, low, out.dtype)
     launch(_uniform_kernel, grid, out, n, seed_argument(seed), offset, float(low), float(high), _f64_bits(low),
-           _f64_bits(high), MANT=mantissa_bits(out.dtype), F64=f64, **meta)
+           _f64_bits(high), top, _f64_bits(top), MANT=mantissa_bits(out.dtype), F64=f64, **meta)
 
 
 def normal(out, seed: int, offset: int, mean: float = 0.0, std: float = 1.0) -> None:
@@ -243,14 +254,39 @@ def uniform_twin(out: np.ndarray, seed: int, offset: int, low: float = 0.0, high
         u1 = ((r[2] >> 5).astype(np.float64) * 67108864.0 + (r[3] >> 6).astype(np.float64)) * scale
         u = np.stack([u0, u1], axis=1).reshape(-1)[:n]
         lo = np.float64(low)
+        top = np.float64(largest_below(high, low, out.dtype))
         with np.errstate(over="ignore", invalid="ignore"):
-            out.reshape(-1)[...] = lo + u * (np.float64(high) - lo)
+            v = lo + u * (np.float64(high) - lo)
+        out.reshape(-1)[...] = np.where(v > top, top, v)
         return
     mant = mantissa_bits(out.dtype)
     r = np.stack(_lanes(seed, offset, "uniform", n), axis=1).reshape(-1)[:n]
     u = (r >> np.uint32(32 - mant)).astype(np.float32) * np.float32(2.0**-mant)
     lo, span = _f32_scalars(low, high)
-    out.reshape(-1)[...] = (lo + u * span).astype(out.dtype)
+    v = (lo + u * span).astype(out.dtype)
+    top = np.float32(largest_below(high, low, out.dtype))
+    out.reshape(-1)[...] = np.where(v.astype(np.float32) > top, top.astype(out.dtype), v)
+
+
+def largest_below(high: float, low: float, np_dtype) -> float:
+    """The largest value of ``np_dtype`` below ``high`` (``high`` itself when ``high <= low``: the
+    interval is a point then), so a draw of [low, high) never rounds up to ``high``."""
+    dt = np.dtype(np_dtype)
+    a = np.array(high, dtype=dt)  # (nearest, maybe above high)
+    if not high > low or np.isnan(a):
+        return float(a)
+    bits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[dt.itemsize]
+    sign = bits(1) << bits(8 * dt.itemsize - 1)
+    while float(a) >= high:
+        b = a.view(bits)
+        if float(a) > 0:
+            b = b - bits(1)
+        elif float(a) == 0:  # (below +0 and -0: the smallest negative subnormal)
+            b = sign | bits(1)
+        else:
+            b = b + bits(1)
+        a = np.array(b, dtype=bits).view(dt)
+    return float(a)
 
 
 def _f64_bits(x: float) -> int:

@@ -82,6 +82,22 @@ def test_randint_randperm_bernoulli(device):
     assert abs(to_numpy(x).mean() - 0.9) < 0.05
 
 
+def test_uniform_never_returns_its_upper_bound(device):
+    # [from, to) as PyTorch: low + u * span rounded up to `to` in float16/bfloat16 (uniform_(100, 101):
+    # 1 value in 32 was 101) and in float32 (uniform_(1e6, 1e6 + 1): 1 in 16)
+    for dtype, lo, hi in ((tl.float16, 100, 101), (tl.bfloat16, 100, 101), (tl.bfloat16, 1, 2),
+                          (tl.float32, 1e6, 1e6 + 1), (tl.float64, -1.0, -1.0 + 2**-40)):
+        x = to_numpy(tl.empty(4096, dtype=dtype, device=device).uniform_(lo, hi)).astype(np.float64)
+        assert x.max() < hi and x.min() >= lo
+        assert len(np.unique(x)) > 1
+    assert to_numpy(tl.empty(5, device=device).uniform_(2.0, 2.0)).tolist() == [2.0] * 5
+    from tensorlab_kernels.random import largest_below
+
+    assert largest_below(101.0, 100.0, np.float16) == 100.9375
+    assert largest_below(0.0, -1.0, np.float32) == -float(np.finfo(np.float32).smallest_subnormal)
+    assert largest_below(float("inf"), 0.0, np.float16) == 65504.0
+
+
 def test_randperm_reads_n_as_an_int():
     g = tl.Generator().manual_seed(2)
     assert sorted(tl.randperm(tl.tensor(4), generator=g).tolist()) == [0, 1, 2, 3]
