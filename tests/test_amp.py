@@ -140,8 +140,13 @@ def test_custom_fwd_casts_inputs_and_custom_bwd_restores_state(device):
     with tl.autocast(device):
         out = Square.apply(a)
     out.sum().backward()
-    assert seen["fwd"] == (tl.float32, False) and seen["bwd"] is True
+    # torch 2.15: with cast_inputs the backward runs without autocast too (it ran with it: a matmul
+    # there was in the low dtype), and float64 inputs are not cast
+    assert seen["fwd"] == (tl.float32, False) and seen["bwd"] is False
     assert out.dtype is tl.float32 and a.grad.tolist() == [2.0, 6.0]
+    with tl.autocast(device):
+        Square.apply(tl.tensor([1.0], device=device, dtype=tl.float64))
+    assert seen["fwd"] == (tl.float64, False)
 
 
 def _scaler_run(scaler, opt, model, x, steps, inf_at):
@@ -175,6 +180,20 @@ def test_grad_scaler_scales_skips_backs_off_and_grows(device):
     restored = tl.amp.GradScaler(device)
     restored.load_state_dict(scaler.state_dict())
     assert restored.get_scale() == 8.0 and restored.get_growth_interval() == 2
+
+
+def test_grad_scaler_grows_only_to_a_finite_scale():
+    # torch 2.15's _amp_update_scale_: a growth that overflows float32 is not taken (the scale became
+    # inf, every later step was skipped and backing off kept it inf)
+    p = tl.nn.Parameter(tl.ones(2))
+    opt = tl.optim.SGD([p], lr=0.0)
+    scaler = tl.amp.GradScaler("cpu", init_scale=2.0**127, growth_interval=1)
+    for _ in range(3):
+        opt.zero_grad()
+        scaler.scale((p * 1e-30).sum()).backward()
+        scaler.step(opt)
+        scaler.update()
+        assert scaler.get_scale() == 2.0**127 and scaler._get_growth_tracker() == 0
 
 
 def test_grad_scaler_call_order_errors_and_disabled():

@@ -319,14 +319,16 @@ def custom_fwd(fwd=None, *, device_type: str = "cuda", cast_inputs=None):
     def wrapper(*args, **kwargs):
         ctx = args[0] if args else None
         if ctx is not None:
-            ctx._fwd_used_autocast = is_autocast_enabled(device_type)
+            # (PyTorch's: with cast_inputs the forward runs without autocast, and so does the backward)
+            ctx._fwd_used_autocast = cast_inputs is None and is_autocast_enabled(device_type)
             ctx._autocast_dtype = get_autocast_dtype(device_type)
         if cast_inputs is None or not is_autocast_enabled(device_type):
             return fwd(*args, **kwargs)
         dtype = D.as_dtype(cast_inputs, "custom_fwd")
 
-        def cast(v):
-            if isinstance(v, Tensor) and v.dtype.is_floating_point and v.device.type == device_type:
+        def cast(v):  # (float64 tensors are left as they are, as PyTorch's _cast)
+            if (isinstance(v, Tensor) and v.dtype.is_floating_point and v.dtype is not D.float64
+                    and v.device.type == device_type):
                 return v.to(dtype)
             return v
 

@@ -14,6 +14,8 @@ import warnings
 from collections import defaultdict
 from enum import Enum
 
+import numpy as np
+
 from .. import _dtype as D
 from .._tensor import Tensor
 
@@ -171,7 +173,11 @@ class GradScaler:
                 else:
                     grown = self._growth_tracker.item() + 1
                     if grown == self._growth_interval:
-                        self._scale.mul_(self._growth_factor)
+                        # (grown only while it stays finite in float32, as PyTorch's _amp_update_scale_: an
+                        # inf scale would skip every later step, and backing off from inf stays inf)
+                        new = np.float32(self._scale.item()) * np.float32(self._growth_factor)
+                        if np.isfinite(new):
+                            self._scale.fill_(float(new))
                         grown = 0
                     self._growth_tracker.fill_(grown)
         self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
