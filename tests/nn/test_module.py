@@ -402,3 +402,38 @@ def test_extra_state_that_creates_a_submodule_loads():
     with pytest.raises(RuntimeError, match="Unexpected key"):
         kept.load_state_dict({"_extra_state": 7, "bogus": tl.ones(1)})
     assert kept.foo == 5
+
+
+def test_module_api_as_pytorch_2_15():
+    # an nn.Buffer over another attribute is refused (register_buffer's KeyError; `training` was
+    # replaced and eval() then failed)
+    m = nn.Linear(2, 2)
+    m.plain = 5
+    for name in ("training", "plain"):
+        with pytest.raises(KeyError, match=f"attribute '{name}' already exists"):
+            setattr(m, name, nn.Buffer(tl.ones(1)))
+    assert m.training is True and m.plain == 5 and list(m.state_dict()) == ["weight", "bias"]
+    # load_state_dict(assign=True) puts the state dict's own tensors in: tied weights stay tied
+    seq = nn.Sequential(nn.Linear(2, 2, bias=False), nn.Linear(2, 2, bias=False))
+    p = nn.Parameter(tl.ones(2, 2))
+    seq.load_state_dict({"0.weight": p, "1.weight": p}, assign=True)
+    assert seq[0].weight is p and seq[1].weight is p and len(list(seq.parameters())) == 1
+    frozen = nn.Linear(2, 2)
+    frozen.weight.requires_grad_(False)
+    q = nn.Parameter(tl.ones(2, 2))
+    frozen.load_state_dict({"weight": q, "bias": tl.zeros(2)}, assign=True)
+    assert frozen.weight is q and not q.requires_grad and frozen.bias.requires_grad
+    with pytest.raises(RuntimeError, match='While copying the parameter named "weight".*floating point'):
+        nn.Linear(2, 2).load_state_dict({"weight": tl.ones(2, 2, dtype=tl.int64), "bias": tl.zeros(2)},
+                                        assign=True)
+    # a user's _load_from_state_dict sees the loaded values after super()
+    class Summed(nn.Linear):
+        def _load_from_state_dict(self, *args):
+            super()._load_from_state_dict(*args)
+            self.total = self.weight.sum().item()
+
+    s = Summed(2, 2)
+    s.load_state_dict({"weight": tl.ones(2, 2), "bias": tl.zeros(2)})
+    assert s.total == 4.0
+    with pytest.raises(RuntimeError, match="does not accept copy argument"):
+        nn.Linear(1, 1).to("cpu", copy=True)

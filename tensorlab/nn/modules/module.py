@@ -148,7 +148,8 @@ class Module:
                                 "(tensorlab.nn.Module or None expected)")
             self._modules[name] = value
         elif isinstance(value, Buffer):
-            self._remove_from(name, self.__dict__, self._parameters, self._modules)
+            # (nothing removed first, as PyTorch: register_buffer refuses a name that is another
+            # attribute, a parameter or a module, with its KeyError; `m.training = Buffer(...)` was taken)
             self._register_assigned_buffer(name, value, getattr(value, "persistent", True))
         elif params is not None and name in self._buffers:
             if value is not None and not isinstance(value, Tensor):
@@ -528,7 +529,9 @@ class Module:
         probe = _Probe()
         kwargs = dict(kwargs)
         memory_format = kwargs.pop("memory_format", None)
-        dev, dtype, non_blocking, _, _ = _parse_to(probe, args, kwargs)
+        dev, dtype, non_blocking, copy, _ = _parse_to(probe, args, kwargs)
+        if copy:  # (PyTorch's refusal, for the keyword and the positional form)
+            raise RuntimeError("nn.Module.to() does not accept copy argument")
         if dtype is not None and dtype is not probe.dtype and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
 
@@ -695,6 +698,13 @@ class Module:
                     error_msgs.append(f"size mismatch for {key}: copying a param with shape {list(value.shape)} from "
                                       f"checkpoint, the shape in current model is {list(param.shape)}.")
                     continue
+                if (assign and name in self._parameters and param.requires_grad
+                        and not value.dtype.is_floating_point):  # (the Parameter it would become)
+                    error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
+                                      f"{list(param.shape)} and whose dimensions in the checkpoint are "
+                                      f"{list(value.shape)}, an exception occurred : ('Only Tensors of floating point "
+                                      "dtype can require gradients',).")
+                    continue
                 writes.append((self, name, param, value, assign))
             elif strict and not self._missing_in_version(name, version):
                 missing_keys.append(key)
@@ -721,9 +731,9 @@ class Module:
                     elif input_name[0] not in local_state:
                         unexpected_keys.append(key)
         plans = _LOAD_PLANS.plans
-        if plans:
+        if plans and not _user_load_override(self):
             plans[-1].extend(writes)
-        else:  # called on its own, as PyTorch's: write now
+        else:  # called on its own, or through a user's override, which may read the values after super(): now
             _apply_writes(writes)
 
     def _names_unknown_children(self, state_dict, prefix: str, extra_state_key: str) -> bool:
@@ -854,17 +864,33 @@ def _overrides(module: Module, method: str) -> bool:
     return getattr(type(module), method, None) is not getattr(Module, method)
 
 
+def _user_load_override(module: Module) -> bool:
+    """Whether ``_load_from_state_dict`` comes from a class outside tensorlab. Such an override may
+    read the loaded values after calling ``super()`` (a derived cache, a format conversion), so its
+    module is written at once, as PyTorch writes, instead of after every module was checked."""
+    for cls in type(module).__mro__:
+        if "_load_from_state_dict" in cls.__dict__:
+            return not cls.__module__.startswith("tensorlab.")
+    return False
+
+
 def _apply_writes(writes) -> None:
-    """Perform the copies (or, with ``assign``, replacements) and extra states load_state_dict queued."""
+    """Perform the copies (or, with ``assign``, replacements) and extra states load_state_dict queued.
+    ``assign`` puts the state dict's own tensors in (PyTorch's: a Parameter given is used, its
+    requires_grad set to the model's; another tensor becomes a Parameter over the same memory)."""
     with no_grad():
         for mod, name, current, value, assign in writes:
             if name is None:
                 mod.set_extra_state(value)
             elif assign:
                 if name in mod._parameters:
-                    mod._parameters[name] = Parameter(value.detach(), current.requires_grad)
+                    if isinstance(value, Parameter):
+                        value.requires_grad_(current.requires_grad)
+                    else:
+                        value = Parameter(value, current.requires_grad)
+                    mod._parameters[name] = value
                 else:
-                    mod._buffers[name] = value.detach()
+                    mod._buffers[name] = value
             else:
                 current.copy_(value)
 
