@@ -746,8 +746,10 @@ class Module:
         (load pre-hooks, ``_load_from_state_dict``, children, load post-hooks).
 
         Every key and shape is checked before anything is written: on an error nothing changes and
-        the message lists the missing, unexpected and mismatched keys. (One exception: a module whose
-        ``set_extra_state`` must run to create the submodules that keys name gets it when reached.)
+        the message lists the missing, unexpected and mismatched keys. (Exceptions: a module whose
+        ``set_extra_state`` must run to create the submodules that keys name gets it when reached, and
+        a module whose class outside tensorlab overrides ``_load_from_state_dict`` is written when
+        reached, so the override can read the values after ``super()``, as in PyTorch.)
         Load post-hooks (which may clear missing/unexpected keys, so decide a strict load's error) run
         after the writes, as in PyTorch; a module tree with post-hooks is therefore written before a
         remaining strict key error is raised."""
