@@ -48,6 +48,14 @@ def int_arg(op: str, name: str, value) -> int:
         raise TypeError(f"{op}(): argument '{name}' must be int, not {type(value).__name__}") from None
 
 
+def flag_arg(op: str, name: str, value) -> bool:
+    """A bool argument as PyTorch's parser reads it: a Python bool only (None, an int or a NumPy
+    bool is its TypeError: ``sort(descending=None)`` silently sorted ascending)."""
+    if value.__class__ is not bool:
+        raise TypeError(f"{op}(): argument '{name}' must be bool, not {type(value).__name__}")
+    return value
+
+
 def infer_size(shape: tuple, numel: int, op: str) -> tuple:
     """Resolve one ``-1`` in ``shape`` for ``numel`` elements, with PyTorch's errors."""
     infer = None

@@ -82,7 +82,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor: 
         raise NotImplementedError(f"histc(): \"histogram_cpu\" not implemented for '{D.torch_name(input.dtype)}'")
     if bins <= 0:
         raise RuntimeError(f"histc(): bins must be > 0, but got {bins} for dimension 0")
-    lo, hi = float(min), float(max)
+    lo, hi = float(E.number_param("histc", min, "min")), float(E.number_param("histc", max, "max"))
     if lo == hi and input.numel() > 0:
         lo, hi = R.amin(input).item(), R.amax(input).item()
     if lo == hi:

@@ -34,7 +34,7 @@ from .._dispatch import dispatch
 from .._layout import preserve_strides
 from .._registry import Plan, defop
 from .._tensor import Tensor, norm_dim, tensor_method
-from .._views import int_arg  # (a bool is refused: sort(True) would sort along dim 1)
+from .._views import flag_arg, int_arg  # (int_arg refuses a bool: sort(True) would sort along dim 1)
 from ..autograd.grad_mode import is_grad_enabled
 from . import elementwise_common as E
 from .elementwise_common import exact_out
@@ -121,8 +121,8 @@ def _kthvalue_meta(x: Tensor, k, dim=-1, keepdim=False) -> Plan:
         raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} (k = {k}, size {n})")
-    if x.dtype is D.bool:  # PyTorch has no bool kernel (sort, msort and argsort of bool work)
-        raise E.not_implemented_for("kthvalue", x.dtype)
+    if x.dtype is D.bool and x.ndim:  # PyTorch has no bool kernel (a 0-d one is its own value; sort, msort
+        raise E.not_implemented_for("kthvalue", x.dtype)  # and argsort of bool work)
     shape = _reduced_shape(x, d, keepdim)
     return Plan(args=[x], outputs=[(shape, x.dtype), (shape, D.int64)],
                 params={"k": k, "dim": d, "keepdim": builtins.bool(keepdim)}, single=False)
@@ -157,6 +157,9 @@ MEDIAN = defop("median", twin=ks.median_twin, kernel=ks.median, meta=_median_met
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None):
     """``(values, indices)`` of ``input`` sorted along ``dim``. Always stable (see the module doc)."""
     dim = int_arg("sort", "dim", dim)
+    flag_arg("sort", "descending", descending)
+    if stable is not None:
+        flag_arg("sort", "stable", stable)
     E.exact_pair_out("sort", out, input)
     return SortResult(*dispatch(SORT, input, dim=dim, descending=descending, out=out))
 
@@ -164,8 +167,8 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
 @tensor_method
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None) -> Tensor:
     dim = int_arg("argsort", "dim", dim)
-    if stable is None:  # (sort takes None; PyTorch's argsort wants a bool)
-        raise TypeError("argsort(): argument 'stable' must be bool, not NoneType")
+    flag_arg("argsort", "descending", descending)
+    flag_arg("argsort", "stable", stable)  # (sort takes None; PyTorch's argsort wants a bool)
     if out is not None:  # an int64 out=, as PyTorch's (which takes it with stable= given)
         out = exact_out("argsort", out, input, input, dtype=D.int64)
     return dispatch(ARGSORT, input, dim=dim, descending=descending, out=out)
@@ -187,6 +190,8 @@ def msort(input: Tensor, *, out=None) -> Tensor:
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out=None):
     """The ``k`` largest (``largest=False``: smallest) elements along ``dim``, always sorted."""
     k, dim = int_arg("topk", "k", k), int_arg("topk", "dim", dim)
+    flag_arg("topk", "largest", largest)
+    flag_arg("topk", "sorted", sorted)
     E.exact_pair_out("topk", out, input)
     return TopkResult(*dispatch(TOPK, input, k=k, dim=dim, largest=largest, out=out))
 
@@ -195,6 +200,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     """The ``k``-th smallest element (1-based) along ``dim`` and its index."""
     k, dim = int_arg("kthvalue", "k", k), int_arg("kthvalue", "dim", dim)
+    flag_arg("kthvalue", "keepdim", keepdim)
     E.exact_pair_out("kthvalue", out, input)
     return KthvalueResult(*dispatch(KTHVALUE, input, k=k, dim=dim, keepdim=keepdim, out=out))
 
@@ -472,10 +478,14 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
            dim=None):
     """The distinct elements of ``input`` (flattened), sorted; optionally the inverse indices
     (``input``'s shape: where each element went) and the count of each value. Every NaN is distinct."""
+    for name, value in (("sorted", sorted), ("return_inverse", return_inverse), ("return_counts", return_counts)):
+        flag_arg("unique", name, value)
     return _unique_impl(UNIQUE, "unique", input, return_inverse, return_counts, dim)
 
 
 @tensor_method
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None):
     """Collapse runs of equal consecutive elements of ``input`` (flattened)."""
+    for name, value in (("return_inverse", return_inverse), ("return_counts", return_counts)):
+        flag_arg("unique_consecutive", name, value)
     return _unique_impl(UNIQUE_CONSECUTIVE, "unique_consecutive", input, return_inverse, return_counts, dim)

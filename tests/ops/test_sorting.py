@@ -617,3 +617,22 @@ def test_bool_is_not_a_dim_and_argsort_stable_must_be_a_bool(device):
     with pytest.raises(TypeError, match="argument 'stable' must be bool, not NoneType"):
         x.argsort(stable=None)
     assert to_numpy(x.sort(stable=None).values).tolist() == to_numpy(x).tolist()  # sort takes None
+
+
+def test_flags_are_bools_as_pytorch_reads_them():
+    # torch 2.15's parser: descending/largest/sorted/keepdim/return_* are bools (None was taken as
+    # False: sort(descending=None) sorted ascending); kthvalue of a 0-d bool is itself; histc's
+    # bounds are numbers (a string was float()'s ValueError)
+    x = tl.tensor([3.0, 1.0, 2.0])
+    for call in (lambda: tl.sort(x, 0, None), lambda: tl.sort(x, 0, 1), lambda: tl.topk(x, 1, largest=None),
+                 lambda: tl.topk(x, 1, sorted=None), lambda: tl.unique(x, sorted=None),
+                 lambda: tl.unique(x, return_inverse=None), lambda: tl.kthvalue(x, 1, 0, None),
+                 lambda: tl.unique_consecutive(x, return_counts=None), lambda: tl.argsort(x, stable=None)):
+        with pytest.raises(TypeError, match="must be bool"):
+            call()
+    assert tl.sort(x, stable=None).values.tolist() == [1.0, 2.0, 3.0]
+    values, indices = tl.kthvalue(tl.tensor(True), 1)
+    assert values.item() is True and indices.item() == 0
+    with pytest.raises(TypeError, match="argument 'min' must be Number, not str"):
+        tl.histc(x, 3, "a")
+    assert tl.histc(x, 3, tl.tensor(0.0), 4).tolist() == [1.0, 1.0, 1.0]
