@@ -151,6 +151,12 @@ def test_tensor_first_then_not_a_tensor(other, name):
         default_collate([tl.tensor([1]), other])
 
 
+def test_empty_samples_stack_contiguous():
+    # strides as PyTorch's and tensorlab's cuda path give: (3, 3, 1), not NumPy's (0, 0, 0)
+    assert default_collate([tl.zeros(0, 3)] * 2).stride() == (3, 3, 1)
+    assert default_collate([np.zeros((0, 3))] * 2).stride() == (3, 3, 1)
+
+
 def test_empty_batch():
     # PyTorch: IndexError from batch[0]
     with pytest.raises(IndexError):
