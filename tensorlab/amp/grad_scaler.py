@@ -175,7 +175,8 @@ class GradScaler:
                     if grown == self._growth_interval:
                         # (grown only while it stays finite in float32, as PyTorch's _amp_update_scale_: an
                         # inf scale would skip every later step, and backing off from inf stays inf)
-                        new = np.float32(self._scale.item()) * np.float32(self._growth_factor)
+                        with np.errstate(over="ignore"):
+                            new = np.float32(self._scale.item()) * np.float32(self._growth_factor)
                         if np.isfinite(new):
                             self._scale.fill_(float(new))
                         grown = 0
