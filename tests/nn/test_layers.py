@@ -325,12 +325,28 @@ def test_batchnorm_refused_batch_changes_nothing(device):
     # one value per channel in training is refused before anything is counted or updated
     for momentum in (0.1, None):
         bn = nn.BatchNorm1d(2, momentum=momentum).to(device)
-        bn(_t(RNG.standard_normal((4, 2)).astype(np.float32), device))
+        bn(_t(RNG.standard_normal((4, 2)), device, tl.float32))
         before = {k: to_numpy(v).copy() for k, v in bn.state_dict().items()}
         with pytest.raises(ValueError, match="more than 1 value per channel"):
-            bn(_t(np.ones((1, 2), np.float32), device))
+            bn(_t(np.ones((1, 2)), device, tl.float32))
         for k, v in bn.state_dict().items():
             np.testing.assert_array_equal(to_numpy(v), before[k])
+
+
+def test_norms_mixed_dtypes_and_channels_as_pytorch(device):
+    # torch 2.15: parameters of the input's dtype, or float32 with a float16/bfloat16 input (a float64
+    # input through float32 weights was computed); no channel check without weights or running stats
+    for run in (lambda: nn.BatchNorm1d(3).to(device)(_t(np.ones((4, 3)), device, tl.float64)),
+                lambda: nn.BatchNorm1d(3, dtype=tl.float16).to(device)(_t(np.ones((4, 3)), device, tl.float32)),
+                lambda: nn.LayerNorm(3).to(device)(_t(np.ones((4, 3)), device, tl.float64)),
+                lambda: nn.GroupNorm(1, 3).to(device)(_t(np.ones((4, 3)), device, tl.float64)),
+                lambda: nn.InstanceNorm1d(3, affine=True).to(device)(_t(np.ones((2, 3, 4)), device, tl.float64))):
+        with pytest.raises(RuntimeError, match="mixed dtype"):
+            run()
+    x = _t(RNG.standard_normal((4, 3)), device, tl.bfloat16)
+    assert nn.BatchNorm1d(3).to(device)(x).dtype is tl.bfloat16 and nn.LayerNorm(3).to(device)(x).dtype is tl.bfloat16
+    free = nn.BatchNorm1d(3, affine=False, track_running_stats=False).to(device)
+    assert free(_t(RNG.standard_normal((4, 5)), device, tl.float32)).shape == (4, 5)
 
 
 def test_batchnorm_cumulative_average_and_untracked(device):

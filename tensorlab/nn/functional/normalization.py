@@ -202,6 +202,21 @@ def _check_norm_args(op: str, input, normalized_shape, weight, bias, star: str) 
     return shape
 
 
+def _check_param_dtypes(op: str, input: Tensor, **params) -> None:
+    """PyTorch's mixed-dtype rule of its norm kernels: the parameters (and running statistics) have
+    the input's dtype, or are float32 with a float16/bfloat16 input (a float64 input with float32
+    weights computed silently, in whichever dtype the arithmetic promoted to)."""
+    given = [(name, t) for name, t in params.items() if isinstance(t, Tensor)]
+    for name, t in given:
+        low_with_float32 = input.dtype in (D.float16, D.bfloat16) and t.dtype is D.float32
+        if t.dtype is not input.dtype and not low_with_float32:
+            raise RuntimeError(f"{op}: mixed dtype: input is {input.dtype.name} but {name} is {t.dtype.name} (all "
+                               "inputs must share the same dtype, or be float32 with a float16/bfloat16 input)")
+    if len({t.dtype for _, t in given}) > 1:
+        raise RuntimeError(f"{op}: mixed dtype: the parameters must share one dtype, got "
+                           + ", ".join(f"{name} {t.dtype.name}" for name, t in given))
+
+
 # ----------------------------------------------------------------------------------------------
 # public functions
 # ----------------------------------------------------------------------------------------------
@@ -211,6 +226,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
                eps: float = 1e-5) -> Tensor:
     """Layer normalisation over the trailing ``normalized_shape`` dims (biased variance)."""
     shape = _check_norm_args("layer_norm", input, normalized_shape, weight, bias, "*, ")
+    _check_param_dtypes("layer_norm", input, weight=weight, bias=bias)
     return dispatch(LAYER_NORM, input, weight, bias, norm_ndim=len(shape), eps=float(eps))[0]
 
 
@@ -253,6 +269,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                                f"but got {name} of shape {list(t._shape)} and input of shape {list(input._shape)}")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"group_norm(): not implemented for '{input.dtype}'")
+    _check_param_dtypes("group_norm", input, weight=weight, bias=bias)
     # the group size spelled out: reshape(n, num_groups, -1) cannot infer it when n is 0
     grouped = input.reshape(n, num_groups, c // num_groups * math.prod(input._shape[2:]))
     if weight is not None or bias is not None:
@@ -296,6 +313,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if isinstance(t, Tensor) and not t.dtype.is_floating_point:  # (integer statistics would truncate)
             raise RuntimeError(f"batch_norm: expected {name} to have a floating point dtype, got "
                                f"{D.torch_name(t.dtype)}")
+    if input.dtype.is_floating_point:
+        _check_param_dtypes("batch_norm", input, running_mean=running_mean, running_var=running_var, weight=weight,
+                            bias=bias)
     return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
@@ -425,6 +445,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     if input.ndim < 2:
         raise IndexError(f"instance_norm: expected an input of shape (N, C, *), got shape {list(input._shape)}")
     b, c = input._shape[0], input._shape[1]
+    if input.dtype.is_floating_point:
+        _check_param_dtypes("instance_norm", input, running_mean=running_mean, running_var=running_var,
+                            weight=weight, bias=bias)
 
     def repeat(t):
         return None if t is None else t.repeat(b)

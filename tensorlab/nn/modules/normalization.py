@@ -170,7 +170,8 @@ class _BatchNorm(_NormBase):
     _input_ndims: tuple = ()
 
     def forward(self, input):
-        check_channels(type(self).__name__, input, self.num_features, "num_features", self._input_ndims)
+        if self.weight is not None or self.running_mean is not None:  # (else, as PyTorch, any channel count)
+            check_channels(type(self).__name__, input, self.num_features, "num_features", self._input_ndims)
         factor = 0.0 if self.momentum is None else self.momentum
         count = self.training and self.track_running_stats and self.num_batches_tracked is not None
         if count and self.momentum is None:  # cumulative moving average over the batches, this one too
