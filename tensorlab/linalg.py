@@ -20,6 +20,7 @@ from . import _dtype as D
 from ._layout import contiguous_format
 from ._tensor import Tensor, norm_dim, tensor_method
 from ._views import diagonal as _diagonal
+from .amp.autocast_mode import autocast_op
 from .ops import composite as _composite
 from .ops import elementwise_common as E
 from .ops import reductions as R
@@ -127,6 +128,7 @@ def norm(input: Tensor, ord=None, dim=None, keepdim: bool = False, *, out=None, 
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
 
 
+@autocast_op("linalg_vecdot")
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """The dot products of the vectors along ``dim`` (``x`` and ``y`` broadcast; one dtype)."""
     op = "linalg.vecdot"
@@ -176,6 +178,7 @@ def _chain_order(sizes: list) -> list:
     return split
 
 
+@autocast_op("chain_matmul")
 def chain_matmul(*matrices, out=None) -> Tensor:
     """PyTorch's deprecated ``torch.chain_matmul`` (top level; not in ``linalg``): ``multi_dot`` of
     2-d matrices, one of them allowed."""
@@ -195,6 +198,7 @@ def chain_matmul(*matrices, out=None) -> Tensor:
     return multi_dot(matrices, out=out)
 
 
+@autocast_op("linalg_multi_dot")
 def multi_dot(tensors, *, out=None) -> Tensor:
     """The product of a chain of matrices, multiplied in the order of least work; the first may be
     a 1-d row vector and the last a 1-d column vector (their dims are dropped from the result)."""

@@ -96,6 +96,41 @@ def test_parameter_casts_are_cached_within_a_region(device):
         tl.Tensor.to = real
 
 
+def test_the_rest_of_pytorchs_lists(device):
+    f32, bf16, f16 = tl.float32, tl.bfloat16, tl.float16
+    x, h = tl.rand(3, 3, device=device) + 0.5, (tl.rand(3, 3, device=device) + 0.5).to(_low(device))
+    with tl.autocast(device):
+        cases = {  # name: (result, dtype on cpu (bfloat16), dtype on cuda (float16)) -- torch 2.15's lists
+            "vecdot": (tl.linalg.vecdot(x, x), bf16, f16),  # lower precision
+            "addbmm": (tl.addbmm(x, x[None], x[None]), bf16, f16),
+            "einsum": (tl.einsum("ij,jk->i", x, x), bf16, f16),  # (its sum is not cast to float32 on cuda)
+            "multi_dot": (tl.linalg.multi_dot([x, x, x]), bf16, f16),
+            "trace": (tl.trace(h), f32, f16),  # float32 (cpu: a bfloat16 trace; cuda: no float32 sum inside)
+            # (cuda: a float16 quantile is PyTorch's error, as without autocast)
+            "quantile": (tl.quantile(h if device == "cpu" else x, 0.5), f32, f32),
+            "huber_loss": (F.huber_loss(h, h), f32, f32),
+            "logsumexp": (tl.logsumexp(h, 0), bf16, f32),
+            "renorm": (tl.renorm(h, 2, 0, 1.0), bf16, f32),
+            "rms_norm": (F.rms_norm(h, (3,)), bf16, f32),
+            "reflect pad": (F.pad(h[None], (1, 1), mode="reflect"), f32, f16),
+            "replicate pad": (F.pad(h[None, None], (1, 1, 1, 1), mode="replicate"), f32, f16),
+            "circular pad": (F.pad(h[None], (1, 1), mode="circular"), bf16, f16),
+            "tensordot": (tl.tensordot(x, x, 1), bf16, f32),  # promote on cuda: its mm is not cast
+            "cross": (tl.cross(h, h, dim=1), bf16, f16),
+            "bilinear": (F.bilinear(h, h, h[None]), bf16, f16),  # cpu: its matmul is not cast (one kernel in PyTorch)
+        }
+        for name, (r, want_cpu, want_cuda) in cases.items():
+            assert r.dtype is (want_cpu if device == "cpu" else want_cuda), (name, r.dtype)
+    # the op runs without autocast inside, as PyTorch's: tensordot's mm in float32 on cuda, cdist's
+    # (its mm path: more than 25 rows) in float32 on both
+    y = tl.rand(30, 3, device=device)
+    with tl.autocast(device):
+        dot, dist = tl.tensordot(x, x, 1), tl.cdist(y, y)
+    assert tl.equal(dist, tl.cdist(y, y))
+    if device == "cuda":
+        assert tl.equal(dot, tl.tensordot(x, x, 1))
+
+
 def test_decorator_and_errors():
     @tl.autocast("cpu")
     def f(a):

@@ -5,23 +5,28 @@ runs in the dtype its kind calls for, following PyTorch's lists for that device 
 
 - **lower precision**: float32 inputs are cast to the autocast dtype (float16 on cuda, bfloat16 on
   cpu by default), so they run on the tensor cores with fp32 accumulation. cuda: the matmuls
-  (mm, bmm, matmul, addmm, baddbmm, mv, addmv), linear, attention, prelu; cpu: the same but mv/addmv;
+  (mm, bmm, matmul, addmm, baddbmm, addbmm, mv, addmv, einsum, chain_matmul, linalg.multi_dot,
+  linalg.vecdot), linear, attention, prelu; cpu: the same but mv/addmv, einsum, chain_matmul and
+  multi_dot;
 - **float32**: float16/bfloat16 inputs are cast to float32, where range and precision matter. cuda:
-  exp/log/pow and friends, sums, products, cumulative sums, softmax, log_softmax, layer_norm,
-  group_norm, norms, normalize, cosine_similarity, cdist, dist and every loss; cpu (a shorter
-  list): products, cdist and the losses;
+  exp/log/pow and friends, sums, products, cumulative sums, logsumexp, softmax, log_softmax,
+  layer_norm, rms_norm, group_norm, norms, renorm, normalize, cosine_similarity, cdist, pdist, dist
+  and every loss but gaussian_nll_loss, multilabel_soft_margin_loss and
+  triplet_margin_with_distance_loss; cpu (a shorter list): products, trace, quantile, nanquantile,
+  cdist, pdist, the reflect (1-d, 2-d) and replicate pads and those losses;
 - **promote**: inputs are cast to the widest floating dtype among them. cuda: addcmul, addcdiv,
-  atan2, dot, index_put, scatter_add; cpu: cat, stack, index_copy;
+  atan2, dot, vdot, cross, tensordot, bilinear, index_put, scatter_add; cpu: cat, stack, index_copy;
 - everything else runs in its inputs' dtypes. float64 tensors are never cast.
 
 The state is per thread, as PyTorch's. How: registered ops are cast in the dispatcher (one module
 flag, ``_dispatch.AUTOCAST``, whether any thread has autocast on, is tested per dispatch, so an
-autocast-free program pays one comparison); composite functions built from
-several ops (the losses, ``normalize``, ``cdist``...) cast at their entry with
-:func:`autocast_float32`. Casts are ordinary differentiable ``to()`` ops, so gradients flow back in
-each tensor's own dtype. Backward passes run without autocast (as PyTorch's: a backward op runs in
-its forward op's dtype). With ``cache_enabled`` a leaf parameter's cast is made once per outermost
-autocast region and reused.
+autocast-free program pays one comparison); composite functions built from several ops (the
+losses, ``normalize``, ``cdist``, ``tensordot``...), and ops whose Python wrapper checks dtypes
+before it dispatches, cast at their entry (:func:`autocast_op`, :func:`autocast_float32`) and run
+their body without autocast, as PyTorch runs the op it cast. Casts are ordinary differentiable
+``to()`` ops, so gradients flow back in each tensor's own dtype. Backward passes run without
+autocast (as PyTorch's: a backward op runs in its forward op's dtype). With ``cache_enabled`` a
+leaf parameter's cast is made once per outermost autocast region and reused.
 """
 
 from __future__ import annotations
@@ -34,21 +39,26 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 
-# PyTorch's autocast lists (autocast_mode.cpp), by registered op name; composites: autocast_float32 /
-# autocast_lower_precision at their definitions
+# PyTorch's autocast lists (autocast_mode.cpp / autocast_mode.h), by PyTorch's op name: the registered ops
+# are cast in the dispatcher; the composites, and the ops whose Python wrapper checks dtypes before the
+# dispatcher runs, at their entry (autocast_op, autocast_float32 for the losses, autocast_lower_precision)
 LOWER_PRECISION = {
-    "cuda": frozenset({"addmm", "addmv", "baddbmm", "bmm", "linear", "matmul", "mm", "mv",
-                       "scaled_dot_product_attention"}),
-    "cpu": frozenset({"addmm", "baddbmm", "bmm", "linear", "matmul", "mm", "scaled_dot_product_attention"}),
+    "cuda": frozenset({"addbmm", "addmm", "addmv", "baddbmm", "bmm", "chain_matmul", "einsum", "linalg_multi_dot",
+                       "linalg_vecdot", "linear", "matmul", "mm", "mv", "scaled_dot_product_attention"}),
+    "cpu": frozenset({"addbmm", "addmm", "baddbmm", "bmm", "linalg_vecdot", "linear", "matmul", "mm",
+                      "scaled_dot_product_attention"}),
 }
 FLOAT32 = {
     "cuda": frozenset({"acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log1p", "log2", "pow",
                        "reciprocal", "rsqrt", "sinh", "tan", "softplus", "sum", "prod", "cumsum", "cumprod",
-                       "layer_norm", "log_softmax", "softmax", "norm", "cross_entropy_loss"}),
-    "cpu": frozenset({"prod", "cross_entropy_loss"}),
+                       "layer_norm", "rms_norm", "log_softmax", "softmax", "norm", "logsumexp", "renorm",
+                       "cross_entropy_loss"}),
+    "cpu": frozenset({"prod", "trace", "quantile", "nanquantile", "cross_entropy_loss", "reflection_pad1d",
+                      "reflection_pad2d", "replication_pad1d", "replication_pad2d", "replication_pad3d"}),
 }
 PROMOTE = {
-    "cuda": frozenset({"addcdiv", "addcmul", "atan2", "dot", "index_put", "scatter_add"}),
+    "cuda": frozenset({"addcdiv", "addcmul", "atan2", "bilinear", "cross", "dot", "vdot", "index_put", "scatter_add",
+                       "tensordot"}),
     "cpu": frozenset({"cat", "stack", "index_copy"}),
 }
 _POLICY = {dev: {**{n: "lower" for n in LOWER_PRECISION[dev]}, **{n: "float32" for n in FLOAT32[dev]},
@@ -195,9 +205,10 @@ class suspended:
 
 
 def _eligible(t) -> bool:
-    """A floating tensor (not float64) of a device type with autocast on."""
+    """A floating tensor (not float64) of a device type with autocast on (and not suspended: another
+    thread's region keeps the dispatcher's flag up during this thread's backward pass)."""
     return (isinstance(t, Tensor) and t.dtype.is_floating_point and t.dtype is not D.float64
-            and _state.enabled.get(t.device.type, False))
+            and _state.enabled.get(t.device.type, False) and not _state.suspended)
 
 
 def _cast(t: Tensor, dtype) -> Tensor:
@@ -223,32 +234,86 @@ def _tensors(inputs):
             yield from (t for t in a if isinstance(t, Tensor))
 
 
-def _map(args, fn):
-    return tuple(fn(a) if isinstance(a, Tensor) else a for a in args)
+def _policy(name: str, inputs) -> str | None:
+    """The list ``name`` is on for the device type of the first tensor autocast applies to."""
+    first = next((t for t in _tensors(inputs) if _eligible(t)), None)
+    return None if first is None else _POLICY[first.device.type].get(name)
+
+
+def _caster(policy: str, inputs):
+    """The cast of one eligible tensor under ``policy``."""
+    if policy == "lower":
+        dtypes = _state.dtype
+        return lambda t: _cast(t, dtypes[t.device.type])
+    if policy == "float32":
+        return lambda t: _cast(t, D.float32)
+    widest = None
+    for t in _tensors(inputs):  # (cat/stack, einsum, multi_dot: the tensors come as one list)
+        if _eligible(t):
+            widest = t.dtype if widest is None else D.promote_types(widest, t.dtype)
+    return lambda t: _cast(t, widest)
+
+
+def _cast_value(a, cast):
+    if isinstance(a, Tensor):
+        return cast(a) if _eligible(a) else a
+    if isinstance(a, list | tuple) and any(isinstance(x, Tensor) for x in a):
+        return type(a)(cast(x) if _eligible(x) else x for x in a)
+    return a
 
 
 def cast_inputs(op, inputs) -> tuple:
     """The dispatcher's hook (called only while autocast is on): ``inputs`` cast for ``op``."""
-    first = next((t for t in _tensors(inputs) if _eligible(t)), None)
-    if first is None:
-        return inputs
-    policy = _POLICY[first.device.type].get(op.name)
+    policy = _policy(op.name, inputs)
     if policy is None:
         return inputs
-    if policy == "lower":
-        return _map(inputs, lambda t: _cast(t, _state.dtype[t.device.type]) if _eligible(t) else t)
-    if policy == "float32":
-        return _map(inputs, lambda t: _cast(t, D.float32) if _eligible(t) else t)
-    widest = None
-    for t in _tensors(inputs):  # (cat/stack: the tensors come as one list)
-        if _eligible(t):
-            widest = t.dtype if widest is None else D.promote_types(widest, t.dtype)
+    cast = _caster(policy, inputs)
+    return tuple(_cast_value(a, cast) for a in inputs)
 
-    def cast(t):
-        return _cast(t, widest) if _eligible(t) else t
 
-    return tuple(type(a)(cast(x) if isinstance(x, Tensor) else x for x in a) if isinstance(a, list | tuple)
-                 else cast(a) if isinstance(a, Tensor) else a for a in inputs)
+def autocast_op(name: str, *, opaque: bool = False):
+    """For the Python function of PyTorch's op ``name``: while autocast is on, its tensor arguments
+    (in lists too) are cast at its entry by the list ``name`` is on for their device type, and its
+    body runs without autocast, as PyTorch's autocast runs the op it cast (so the ops inside, a
+    composite's mm say, are not cast again: ``tensordot`` promotes and stays in the widest dtype).
+    For an op on a list whose wrapper checks dtypes before it dispatches (``index_copy``,
+    ``scaled_dot_product_attention``), so that mixed dtypes are cast before the check, as
+    PyTorch's. ``opaque``: the body runs without autocast also where the op is on no list (PyTorch's
+    op is one kernel there: ``bilinear``'s matmul inside is no lower-precision matmul on cpu).
+    Calls with ``out=`` are not cast, as PyTorch's (its out variants are on no list)."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if not _dispatch.AUTOCAST or kwargs.get("out") is not None:
+                return fn(*args, **kwargs)
+            values = (*args, *kwargs.values())
+            policy = _policy(name, values)
+            if policy is None:
+                if not opaque or not any(_eligible(t) for t in _tensors(values)):
+                    return fn(*args, **kwargs)
+            else:
+                cast = _caster(policy, values)
+                args = tuple(_cast_value(a, cast) for a in args)
+                kwargs = {k: _cast_value(v, cast) for k, v in kwargs.items()}
+            with suspended():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def cast_for(name: str, *tensors) -> tuple:
+    """``tensors`` cast for PyTorch's op ``name`` where a function reaches it on some arguments only
+    (``pad``: ``reflection_pad1d`` for mode="reflect" on a 3-d input)."""
+    if not _dispatch.AUTOCAST:
+        return tensors
+    policy = _policy(name, tensors)
+    if policy is None:
+        return tensors
+    cast = _caster(policy, tensors)
+    return tuple(_cast_value(t, cast) for t in tensors)
 
 
 def _float32_value(v, devices):
@@ -259,33 +324,43 @@ def _float32_value(v, devices):
     return v
 
 
+def _any_eligible(values, devices) -> bool:
+    return any(_eligible(t) and t.device.type in devices for t in _tensors(values))
+
+
 def autocast_float32(fn=None, *, devices=("cuda", "cpu")):
     """A composite function that PyTorch's autocast runs in float32 on ``devices`` (the losses and
     ``cdist`` on both; ``normalize``, ``cosine_similarity``, ``group_norm``, ``dist`` on cuda): its
-    float16/bfloat16 tensor arguments on those device types are cast to float32 while autocast is on."""
+    float16/bfloat16 tensor arguments on those device types are cast to float32 while autocast is on,
+    and its body runs without autocast (as :func:`autocast_op`'s)."""
     if fn is None:
         return functools.partial(autocast_float32, devices=devices)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if _dispatch.AUTOCAST:
-            args = tuple(_float32_value(a, devices) for a in args)
-            kwargs = {k: _float32_value(v, devices) for k, v in kwargs.items()}
-        return fn(*args, **kwargs)
+        if not _dispatch.AUTOCAST or not _any_eligible((*args, *kwargs.values()), devices):
+            return fn(*args, **kwargs)
+        args = tuple(_float32_value(a, devices) for a in args)
+        kwargs = {k: _float32_value(v, devices) for k, v in kwargs.items()}
+        with suspended():
+            return fn(*args, **kwargs)
 
     return wrapper
 
 
 def autocast_lower_precision(fn):
-    """A composite function that PyTorch's autocast runs in the autocast dtype (``prelu``)."""
+    """A composite function that PyTorch's autocast runs in the autocast dtype (``prelu``), its body
+    without autocast."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if _dispatch.AUTOCAST:
-            dtypes = _state.dtype
-            args = tuple(_cast(a, dtypes[a.device.type]) if _eligible(a) else a for a in args)
-            kwargs = {k: _cast(v, dtypes[v.device.type]) if _eligible(v) else v for k, v in kwargs.items()}
-        return fn(*args, **kwargs)
+        if not _dispatch.AUTOCAST or not any(_eligible(t) for t in _tensors((*args, *kwargs.values()))):
+            return fn(*args, **kwargs)
+        dtypes = _state.dtype
+        args = tuple(_cast(a, dtypes[a.device.type]) if _eligible(a) else a for a in args)
+        kwargs = {k: _cast(v, dtypes[v.device.type]) if _eligible(v) else v for k, v in kwargs.items()}
+        with suspended():
+            return fn(*args, **kwargs)
 
     return wrapper
 

@@ -28,6 +28,7 @@ from .._factories import tensor as _tensor
 from .._layout import contiguous_format
 from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
 from .._views import of_a_temporary
+from ..amp.autocast_mode import autocast_op
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from . import elementwise_binary as B
@@ -238,6 +239,7 @@ def _cross(op: str, input: Tensor, other: Tensor, dim: int) -> Tensor:
 
 
 @tensor_method
+@autocast_op("cross")
 def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> Tensor:
     """The 3-d cross product along ``dim`` (broadcast elsewhere). Without ``dim``: the first dim
     of size 3, with PyTorch's deprecation warning. ``out=``: of ``input``'s dtype."""
@@ -556,6 +558,7 @@ def _renorm_input(input: Tensor) -> Tensor:
 
 
 @tensor_method
+@autocast_op("renorm")
 def renorm(input: Tensor, p, dim: int, maxnorm, *, out=None) -> Tensor:
     """Each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to norm ``maxnorm``.
     ``out=``: of ``input``'s dtype."""

@@ -33,6 +33,7 @@ from .._broadcast import broadcast_geometry
 from .._dispatch import dispatch
 from .._registry import Geometry, Plan, defop
 from .._tensor import Tensor, tensor_method
+from ..amp.autocast_mode import autocast_op
 from . import elementwise_common as E
 from .deprecated_overloads import scalars_first
 
@@ -564,6 +565,7 @@ def baddbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -
 
 @tensor_method
 @scalars_first("beta_alpha")
+@autocast_op("addbmm")
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``: one addmm over the (B * K) reduction."""
     for x, n in ((input, "input"), (batch1, "batch1"), (batch2, "batch2")):
@@ -640,6 +642,7 @@ def _dim_list(x, ndim: int, which: str) -> list:
     return out
 
 
+@autocast_op("tensordot")
 def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     """Sum of products over ``dims``: an int (the last ``dims`` of a with the first of b) or a pair
     of dim lists. Computed as permute + reshape + one ``mm``."""
@@ -756,6 +759,7 @@ _EINSUM_USAGE = ("einsum(): must specify the equation string and at least one op
                  "its subscripts list")
 
 
+@autocast_op("einsum")
 def einsum(*args) -> Tensor:
     """Einstein summation (``torch.einsum``): ``einsum("ij,jk->ik", a, b)``, implicit output
     (labels seen once, sorted), ``...`` broadcasting, repeated labels in one operand (its

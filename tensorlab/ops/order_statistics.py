@@ -24,6 +24,7 @@ from .. import return_types as RT
 from .._dispatch import dispatch
 from .._registry import defop
 from .._tensor import Tensor, norm_dim, tensor_method
+from ..amp.autocast_mode import autocast_op
 from . import elementwise_binary as B
 from . import elementwise_common as E
 from . import sorting as SO
@@ -114,6 +115,7 @@ def _quantile(op: str, input: Tensor, q, dim, keepdim: bool, interpolation: str,
 
 
 @tensor_method
+@autocast_op("quantile")
 def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
              interpolation: str = "linear", out=None) -> Tensor:
     """The ``q``-quantiles (a number or a 1-d tensor in [0, 1]) along ``dim`` (everything when
@@ -122,6 +124,7 @@ def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
 
 
 @tensor_method
+@autocast_op("nanquantile")
 def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear", out=None) -> Tensor:
     """:func:`quantile` of the values that are not NaN."""

@@ -35,6 +35,7 @@ from .._layout import preserve_strides
 from .._registry import Geometry, Plan, defop
 from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
 from .._views import int_arg, shape_args
+from ..amp.autocast_mode import autocast_op
 from . import elementwise_common as E
 
 __all__ = [
@@ -725,6 +726,7 @@ def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
 
 
 @tensor_method
+@autocast_op("trace", opaque=True)  # (PyTorch's trace is one kernel: no float32 sum on cuda)
 def trace(input: Tensor) -> Tensor:
     """Sum of the main diagonal of a matrix (integers sum to int64, as ``sum``)."""
     need_tensor("trace", input)

@@ -36,7 +36,7 @@ from ..._dispatch import dispatch
 from ..._layout import preserve_strides
 from ..._registry import Plan, defop
 from ..._tensor import Tensor
-from ...amp.autocast_mode import autocast_float32
+from ...amp.autocast_mode import autocast_float32, autocast_op, cast_for
 from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
 from ...ops.indexing import one_hot
@@ -495,6 +495,7 @@ def _bag_max(out: Tensor, rows: Tensor, target: Tensor, later: Tensor) -> Tensor
 # ----------------------------------------------------------------------------------------------
 
 
+@autocast_op("bilinear", opaque=True)  # (PyTorch's _trilinear: its matmul is on no cpu list)
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]``."""
     named = [("input1", input1), ("input2", input2), ("weight", weight)]
@@ -709,6 +710,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
             raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and "
                                f"other non-zero dimensions for input, but got: {list(input._shape)}")
         _pad_sizes_check(mode, input, pad, k)
+        if mode != "circular":  # PyTorch's pad runs reflection_pad{k}d / replication_pad{k}d: cpu autocast's float32
+            input, = cast_for(f"{'reflection' if mode == 'reflect' else 'replication'}_pad{k}d", input)
     x = input
     for j in range(k):
         d = input.ndim - 1 - j

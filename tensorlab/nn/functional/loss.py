@@ -209,6 +209,7 @@ def _smooth_l1_terms(diff: Tensor, beta: float, quad_scale: float, lin_shift: fl
     return where(big, linear, where(big, 0.0, diff).square() * quad_scale)
 
 
+@autocast_float32
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``; with ``weight``, 'mean'

@@ -31,7 +31,7 @@ from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._registry import Plan, defop
 from ..._tensor import Tensor
-from ...amp.autocast_mode import autocast_float32
+from ...amp.autocast_mode import autocast_float32, autocast_op
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 
@@ -230,6 +230,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     return dispatch(LAYER_NORM, input, weight, bias, norm_ndim=len(shape), eps=float(eps))[0]
 
 
+@autocast_op("rms_norm")
 def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
     """Root-mean-square normalisation over the trailing dims. ``eps=None`` is the machine epsilon of the
     computation type (fp32, or fp64 for fp64 inputs), as PyTorch."""
