@@ -131,6 +131,33 @@ def test_the_rest_of_pytorchs_lists(device):
         assert tl.equal(dot, tl.tensordot(x, x, 1))
 
 
+def test_mixed_dtypes_are_cast_before_the_ops_own_dtype_checks(device):
+    f32, low = tl.float32, _low(device)
+    x, h = tl.rand(3, 4, device=device), tl.rand(3, 4, device=device).to(low)
+    i = tl.tensor([0, 2], device=device)
+    q = x.reshape(1, 3, 4)
+    with tl.autocast(device):
+        # lower precision on both device types (cpu: einsum's bmm is what PyTorch casts)
+        assert tl.addbmm(x[:, :3], h[None], x.T[None]).dtype is low
+        assert tl.einsum("ij,kj->ik", x, h).dtype is low
+        assert F.scaled_dot_product_attention(q, h[None], h[None]).dtype is low
+        assert tl.linalg.vecdot(x, h).dtype is low
+        if device == "cpu":  # promote: cpu's list
+            assert tl.index_copy(x, 0, i, h[:2]).dtype is f32
+        else:  # cuda's lists
+            assert x.index_put((i,), h[:2]).dtype is f32
+            assert x.scatter_add(0, tl.zeros(2, 4, dtype=tl.int64, device=device), h[:2]).dtype is f32
+            assert tl.vdot(x[0], h[0]).dtype is f32
+            assert tl.cross(x[:, :3], h[:, :3], dim=1).dtype is f32
+            assert F.bilinear(x, h, h[:2, None].expand(2, 4, 4)).dtype is f32
+            assert tl.linalg.multi_dot([x, h.T]).dtype is low
+        # in-place and out= variants are on no list, as PyTorch's: their dtype checks stand
+        with pytest.raises(RuntimeError, match="same"):
+            x.clone().index_copy_(0, i, h[:2])
+        with pytest.raises(RuntimeError, match="einsum"):  # float64 is never cast: bmm's mismatch
+            tl.einsum("ij,kj->ik", x.double(), h)
+
+
 def test_decorator_and_errors():
     @tl.autocast("cpu")
     def f(a):

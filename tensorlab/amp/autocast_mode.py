@@ -304,6 +304,12 @@ def autocast_op(name: str, *, opaque: bool = False):
     return decorate
 
 
+def autocast_policy(name: str, inputs) -> str | None:
+    """The list PyTorch's op ``name`` is on for ``inputs`` while autocast is on for them ("lower",
+    "float32", "promote"), else None."""
+    return _policy(name, inputs) if _dispatch.AUTOCAST else None
+
+
 def cast_for(name: str, *tensors) -> tuple:
     """``tensors`` cast for PyTorch's op ``name`` where a function reaches it on some arguments only
     (``pad``: ``reflection_pad1d`` for mode="reflect" on a 3-d input)."""

@@ -38,6 +38,7 @@ from .._factories import check_scalar_fits, filled
 from .._layout import preserve_strides
 from .._registry import Plan, defop
 from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
+from ..amp.autocast_mode import autocast_op
 from .elementwise_common import exact_out, not_implemented_for, write_out
 
 
@@ -766,6 +767,7 @@ def scatter_(self: Tensor, dim: int, index: Tensor, src=None, value=None, *, red
 
 
 @tensor_method
+@autocast_op("scatter_add")
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None) -> Tensor:
     """``input`` with ``src[i]`` added at ``out[..index[i]..]`` along ``dim``, in source order (deterministic)."""
     out = exact_out("scatter_add", out, input, input, src)
@@ -871,6 +873,7 @@ def _alpha_for(input: Tensor, alpha):
 
 
 @tensor_method
+@autocast_op("index_copy")
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *, out=None) -> Tensor:
     """``input`` with ``source``'s slices copied to ``index`` along ``dim`` (duplicates: the last wins)."""
     out = exact_out("index_copy", out, input, input, source)
@@ -960,6 +963,7 @@ def _index_put_dtype_error(op: str, input: Tensor, values: Tensor) -> RuntimeErr
 
 
 @tensor_method
+@autocast_op("index_put")
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
     """``input`` with ``input[indices] = values`` (``+=`` with ``accumulate``: duplicates summed in order)."""
     return _index_put("index_put", input, indices, values, accumulate, False)

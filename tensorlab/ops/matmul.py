@@ -33,7 +33,7 @@ from .._broadcast import broadcast_geometry
 from .._dispatch import dispatch
 from .._registry import Geometry, Plan, defop
 from .._tensor import Tensor, tensor_method
-from ..amp.autocast_mode import autocast_op
+from ..amp.autocast_mode import autocast_op, autocast_policy
 from . import elementwise_common as E
 from .deprecated_overloads import scalars_first
 
@@ -842,8 +842,11 @@ def einsum(*args) -> Tensor:
                     counts[lab] = counts.get(lab, 0) + 1
         out_labels = ell_labels + sorted(lab for lab, c in counts.items() if c == 1)
     # Operands of different dtypes: PyTorch promotes where its path multiplies (no summed label
-    # between them: "i,j->ij", "ij,j->ij") and its bmm refuses a contraction ("ij,jk"): _contract
-    mixed = len({t.dtype for t in operands}) > 1
+    # between them: "i,j->ij", "ij,j->ij") and its bmm refuses a contraction ("ij,jk"): _contract.
+    # Unless autocast casts that bmm to one dtype (cpu: einsum is on no list, its bmm is): then it runs lower.
+    dtypes = {t.dtype for t in operands}
+    mixed = len(dtypes) > 1 and not (dtypes <= {D.float16, D.bfloat16, D.float32}
+                                     and autocast_policy("bmm", operands) == "lower")
 
     # -- per operand: repeated labels -> diagonal --------------------------------------------------
     tensors = []

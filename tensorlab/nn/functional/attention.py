@@ -33,6 +33,7 @@ from ..._broadcast import broadcast_geometry, broadcast_shapes
 from ..._dispatch import dispatch
 from ..._registry import Plan, defop
 from ..._tensor import Tensor
+from ...amp.autocast_mode import autocast_op
 from ...autograd.grad_mode import is_grad_enabled
 
 # ----------------------------------------------------------------------------------------------
@@ -260,6 +261,7 @@ def _fit_mask(query, key, value, attn_mask, enable_gqa: bool):
     return attn_mask.reshape(tuple(attn_mask.shape[extra:])) if extra > 0 else attn_mask
 
 
+@autocast_op("scaled_dot_product_attention")
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
