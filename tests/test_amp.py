@@ -166,8 +166,15 @@ def test_decorator_and_errors():
     assert f(tl.ones(2, 2)).dtype is tl.bfloat16
     with pytest.raises(RuntimeError, match="unsupported autocast device_type"):
         tl.autocast("tpu")
-    with pytest.raises(RuntimeError, match="not supported"):
-        tl.autocast("cpu", dtype=tl.float64)
+    # cpu: an unsupported dtype warns and turns autocast off, as PyTorch's (the dtype is still set)
+    x = tl.ones(2, 2)
+    with pytest.warns(UserWarning, match="In CPU autocast, but the target dtype is not supported. Disabling"):
+        region = tl.autocast("cpu", dtype=tl.float32)
+    with region:
+        assert not tl.is_autocast_enabled("cpu") and tl.get_autocast_dtype("cpu") is tl.float32
+        assert (x @ x).dtype is tl.float32
+    with pytest.warns(UserWarning, match="not supported"), tl.autocast("cpu", dtype=tl.float64):
+        assert (x @ x).dtype is tl.float32
     with pytest.raises(ValueError, match="device_type"):
         tl.autocast(0)
 

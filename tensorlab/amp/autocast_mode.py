@@ -145,6 +145,12 @@ class autocast:
         self.fast_dtype = _DEFAULT_DTYPES[self.device] if dtype is None else D.as_dtype(dtype, "autocast")
         self._enabled = bool(enabled)
         self._cache_enabled = _state.cache_enabled if cache_enabled is None else bool(cache_enabled)
+        if self._enabled and self.device == "cpu" and self.fast_dtype not in _SUPPORTED["cpu"]:
+            import warnings  # (PyTorch's: a warning, and autocast off)
+
+            warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\nCPU Autocast "
+                          "only supports dtypes of tensorlab.bfloat16, tensorlab.float16 currently.", stacklevel=2)
+            self._enabled = False
         if self._enabled and self.fast_dtype not in _SUPPORTED[self.device]:
             raise RuntimeError(f"In autocast, but the target dtype {self.fast_dtype} is not supported: "
                                f"autocast on {self.device} supports float16 and bfloat16")
