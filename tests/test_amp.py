@@ -177,6 +177,11 @@ def test_decorator_and_errors():
         assert (x @ x).dtype is tl.float32
     with pytest.raises(ValueError, match="device_type"):
         tl.autocast(0)
+    for enabled in (1, 0, None):  # a bool only, as PyTorch's: TypeError on entry, autocast left as it was
+        region = tl.autocast("cpu", enabled=enabled)
+        with pytest.raises(TypeError, match="argument 'enabled' .* must be bool, not"), region:
+            pass
+        assert not tl.is_autocast_enabled("cpu")
 
 
 def test_binary_cross_entropy_refuses_cuda_autocast():

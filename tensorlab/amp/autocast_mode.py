@@ -143,7 +143,7 @@ class autocast:
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
         self.device = _check_device_type(device_type)
         self.fast_dtype = _DEFAULT_DTYPES[self.device] if dtype is None else D.as_dtype(dtype, "autocast")
-        self._enabled = bool(enabled)
+        self._enabled = enabled  # (a bool: checked on entry, as PyTorch's set_autocast_enabled)
         self._cache_enabled = _state.cache_enabled if cache_enabled is None else bool(cache_enabled)
         if self._enabled and self.device == "cpu" and self.fast_dtype not in _SUPPORTED["cpu"]:
             import warnings  # (PyTorch's: a warning, and autocast off)
@@ -165,6 +165,9 @@ class autocast:
                 self._enabled = False
 
     def __enter__(self):
+        if not isinstance(self._enabled, bool):  # (PyTorch's: TypeError on entry, not at construction)
+            raise TypeError(f"set_autocast_enabled(): argument 'enabled' (position 2) must be bool, not "
+                            f"{type(self._enabled).__name__}")
         # (an explicit region applies even inside a backward pass: custom_bwd relies on it)
         state = _state
         self._prev = (state.enabled[self.device], state.dtype[self.device], state.cache_enabled, state.suspended)
