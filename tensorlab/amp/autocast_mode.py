@@ -5,9 +5,9 @@ runs in the dtype its kind calls for, following PyTorch's lists for that device 
 
 - **lower precision**: float32 inputs are cast to the autocast dtype (float16 on cuda, bfloat16 on
   cpu by default), so they run on the tensor cores with fp32 accumulation. cuda: the matmuls
-  (mm, bmm, matmul, addmm, baddbmm, addbmm, mv, addmv, einsum, chain_matmul, linalg.multi_dot,
-  linalg.vecdot), linear, attention, prelu; cpu: the same but mv/addmv, einsum, chain_matmul and
-  multi_dot;
+  (mm, bmm, matmul, addmm, baddbmm, addbmm, mv, addmv, addr, einsum, chain_matmul, linalg.multi_dot,
+  linalg.vecdot), linear, attention, prelu; cpu: the same but mv/addmv, addr, einsum, chain_matmul
+  and multi_dot;
 - **float32**: float16/bfloat16 inputs are cast to float32, where range and precision matter. cuda:
   exp/log/pow and friends, sums, products, cumulative sums, logsumexp, softmax, log_softmax,
   layer_norm, rms_norm, group_norm, norms, renorm, normalize, cosine_similarity, cdist, pdist, dist
@@ -43,8 +43,9 @@ from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 # are cast in the dispatcher; the composites, and the ops whose Python wrapper checks dtypes before the
 # dispatcher runs, at their entry (autocast_op, autocast_float32 for the losses, autocast_lower_precision)
 LOWER_PRECISION = {
-    "cuda": frozenset({"addbmm", "addmm", "addmv", "baddbmm", "bmm", "chain_matmul", "einsum", "linalg_multi_dot",
-                       "linalg_vecdot", "linear", "matmul", "mm", "mv", "scaled_dot_product_attention"}),
+    "cuda": frozenset({"addbmm", "addmm", "addmv", "addr", "baddbmm", "bmm", "chain_matmul", "einsum",
+                       "linalg_multi_dot", "linalg_vecdot", "linear", "matmul", "mm", "mv",
+                       "scaled_dot_product_attention"}),
     "cpu": frozenset({"addbmm", "addmm", "baddbmm", "bmm", "linalg_vecdot", "linear", "matmul", "mm",
                       "scaled_dot_product_attention"}),
 }

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
-from ..amp.autocast_mode import autocast_float32
+from ..amp.autocast_mode import autocast_float32, autocast_op
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from . import elementwise_binary as B
@@ -234,6 +234,7 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
 
 @tensor_method
 @scalars_first("beta_alpha")
+@autocast_op("addr")
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)`` (``input`` broadcast to the outer product;
     ``beta = 0`` ignores it, NaN included; for bools ``and``/``or`` instead of ``*``/``+``)."""
