@@ -182,6 +182,8 @@ def to_dlpack(t: Tensor, stream=None, versioned: bool = False, *, read_only: boo
     """A ``dltensor`` capsule viewing ``t``'s memory (``dltensor_versioned``, DLPack 1.0, when asked:
     it can say the memory is writable, which legacy consumers such as numpy 2 otherwise assume not).
     As PyTorch's ``to_dlpack``, a tensor that requires grad is exported too (``__dlpack__`` refuses)."""
+    if not isinstance(t, Tensor):
+        raise TypeError(f"to_dlpack(): argument 'tensor' must be Tensor, not {type(t).__name__}")
     if t.is_cuda and stream is not None and stream != -1:
         from tensorlab_kernels import runtime as rt
 

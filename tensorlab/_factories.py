@@ -144,7 +144,16 @@ def check_scalar_fits(op: str, value, dtype: D.dtype, floats: bool = True, name:
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:
-    """A cpu tensor sharing memory with ``ndarray`` (writes show in both)."""
+    """A cpu tensor sharing memory with ``ndarray`` (writes show in both; ``resize_`` may not grow
+    it, as PyTorch's: the array keeps using this memory)."""
+    t = wrap_numpy(ndarray)
+    t._storage.resizable = False
+    return t
+
+
+def wrap_numpy(ndarray: np.ndarray) -> Tensor:
+    """:func:`from_numpy` for an array made for the tensor (an op's result, a copy, a loaded
+    file): nobody else holds it, so the tensor's storage stays resizable."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"from_numpy: expected np.ndarray (got {type(ndarray).__name__})")
     dtype = D.from_numpy_dtype(ndarray.dtype, "from_numpy")
@@ -312,7 +321,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
         arr = np.array(arr, dtype=dt.np, copy=True, order="C")
     # (numpy gives an empty array 0 strides; PyTorch's tensor([]) has contiguous ones, as zeros(0): an
     # empty numpy array's own strides are kept, as PyTorch keeps them)
-    t = from_numpy(arr) if arr.size or isinstance(data, np.ndarray) else empty(arr.shape, dtype=dt)
+    t = wrap_numpy(arr) if arr.size or isinstance(data, np.ndarray) else empty(arr.shape, dtype=dt)
     dev = as_device(device)
     if dev.type != "cpu":
         t = t.to(dev)
@@ -640,7 +649,7 @@ def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad: bo
 def _from_host(arr: np.ndarray, dt: D.dtype, device, requires_grad: bool) -> Tensor:
     with np.errstate(invalid="ignore", over="ignore"):
         # (an empty result gets contiguous strides, as PyTorch's; numpy gives it 0 strides)
-        t = from_numpy(np.ascontiguousarray(arr.astype(dt.np))) if arr.size else empty(arr.shape, dtype=dt)
+        t = wrap_numpy(np.ascontiguousarray(arr.astype(dt.np))) if arr.size else empty(arr.shape, dtype=dt)
     dev = as_device(device)
     if dev != CPU:
         t = t.to(dev)

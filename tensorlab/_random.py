@@ -68,9 +68,9 @@ class Generator:
         return self._seed
 
     def get_state(self) -> Tensor:
-        from ._factories import from_numpy
+        from ._factories import wrap_numpy
 
-        return from_numpy(np.array([self._seed, self._offset], dtype=np.uint64).view(np.uint8).copy())
+        return wrap_numpy(np.array([self._seed, self._offset], dtype=np.uint64).view(np.uint8).copy())
 
     def set_state(self, new_state: Tensor) -> Generator:
         if not isinstance(new_state, Tensor):
@@ -422,7 +422,7 @@ def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: 
     device) and are argsorted on the host; the permutation is then copied to the device. A
     permutation is a setup-time object (shuffles, splits), so this costs one small transfer.
     """
-    from ._factories import from_numpy
+    from ._factories import wrap_numpy
 
     n = int_arg("randperm", "n", n)  # (a numpy int or a one-element integer tensor reads as its int)
     if n < 0:
@@ -445,7 +445,7 @@ def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: 
         from ._factories import _host_into
 
         return _host_into(out, perm.astype(dt.np), requires_grad)
-    t = from_numpy(perm.astype(dt.np))
+    t = wrap_numpy(perm.astype(dt.np))
     return _done(t if dev == CPU else t.to(dev), requires_grad)
 
 

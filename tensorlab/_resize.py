@@ -9,6 +9,8 @@ PyTorch only where a view of the old storage is used after the growth.
 
 from __future__ import annotations
 
+import math
+
 from ._determinism import filling_uninitialized_memory, uninitialized_fill_value
 from ._dispatch import _resize_
 from ._layout import format_strides
@@ -25,6 +27,10 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
         raise RuntimeError("cannot resize variables that require grad")
     if shape == self._shape and memory_format is None:
         return self
+    needed = (self._offset + math.prod(shape)) * self.dtype.itemsize
+    if needed > self._storage.nbytes and not self._storage.resizable:
+        raise RuntimeError("resize_: Trying to resize storage that is not resizable (its memory is shared with a "
+                           f"NumPy array: {self._storage.nbytes} bytes, {needed} needed)")
     old_elements = self._storage.nbytes // self.dtype.itemsize
     _resize_(self, shape, format_strides("resize_", shape, memory_format), keep_contents=True)
     grown = self._storage.nbytes // self.dtype.itemsize - old_elements

@@ -19,7 +19,7 @@ from ._device import CPU, device
 
 
 class Storage:
-    __slots__ = ("device", "data", "nbytes", "version", "owner", "__weakref__")
+    __slots__ = ("device", "data", "nbytes", "version", "owner", "resizable", "__weakref__")
 
     def __init__(self, dev: device, data, nbytes: int, owner=None):
         self.device = dev
@@ -27,11 +27,16 @@ class Storage:
         self.nbytes = nbytes
         self.version = 0
         self.owner = owner  # keeps foreign memory alive (pinned buffers, DLPack producers)
+        # False once NumPy shares the memory (from_numpy, Tensor.numpy()): resize_ may not grow it then,
+        # as PyTorch's (a grown tensor would silently stop sharing with the array)
+        self.resizable = True
 
     def alias(self) -> Storage:
         """The same memory with a version counter of its own (``Tensor.data``): writes through it are
         seen by every tensor of this storage but do not bump their version, as PyTorch's ``.data``."""
-        return Storage(self.device, self.data, self.nbytes, owner=self.owner)
+        alias = Storage(self.device, self.data, self.nbytes, owner=self.owner)
+        alias.resizable = self.resizable
+        return alias
 
     def __reduce__(self):  # (pickled with the tensors over it: _tensor_copying)
         from ._tensor_copying import reduce_storage

@@ -411,6 +411,7 @@ class Tensor:
             if is_grad_enabled():  # (under no_grad the array cannot reach a graph: PyTorch allows it)
                 raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                    "instead.")
+        self._storage.resizable = False  # (the array shares the memory from now on, as PyTorch's)
         return self._np_view()
 
     def __array__(self, dtype=None, copy=None):
@@ -419,14 +420,19 @@ class Tensor:
         arr = self.numpy()
         if copy:
             arr = arr.copy()
-        return arr if dtype is None else arr.astype(dtype, copy=False)
+        if dtype is None or np.dtype(dtype) == arr.dtype:
+            return arr
+        if copy is False:  # (NumPy 2's protocol: a conversion is a copy, which copy=False forbids)
+            raise ValueError(f"Unable to avoid copy while creating an array as requested: the tensor is "
+                             f"{self.dtype.name}, the array asked for {np.dtype(dtype)}")
+        return arr.astype(dtype)
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
         """A NumPy ufunc's result on a tensor is a (cpu) tensor sharing the result's memory, as
         PyTorch's (``np.sin(t)``); bool results stay bool (PyTorch turns them into uint8)."""
-        from ._factories import from_numpy
+        from ._factories import wrap_numpy
 
-        return from_numpy(np.asarray(array))
+        return wrap_numpy(np.asarray(array))
 
     def _host_array(self) -> np.ndarray:
         """A numpy array with this tensor's values (a copy for cuda, without a cpu Tensor around it;

@@ -56,6 +56,8 @@ def reduce_storage(storage: Storage):
 def _rebuild_storage(arr: np.ndarray, dev: str) -> Storage:
     dev = device(dev)
     arr = np.ascontiguousarray(arr).reshape(-1)
+    if not arr.flags.writeable:  # (protocol 5's out-of-band buffers may be read-only bytes: a tensor is writable)
+        arr = arr.copy()
     if dev.type == "cpu":
         return Storage(CPU, arr, arr.nbytes)
     storage = new_storage(arr.nbytes, np.dtype(np.uint8), dev)

@@ -506,7 +506,7 @@ def _mapped(t: Tensor, saved_device: str, map_location) -> Tensor:
 def _materialise(name: str, header: dict, data: memoryview, saved_device: str, requires_grad: bool,
                  map_location, where: str, strides=None) -> Tensor:
     """A tensor of a ``tensorlab-1`` file (or of a plain safetensors file): its own entry, in C order."""
-    from ._factories import from_numpy
+    from ._factories import wrap_numpy
 
     entry = header.get(name)
     if entry is None:
@@ -514,7 +514,7 @@ def _materialise(name: str, header: dict, data: memoryview, saved_device: str, r
     dtype = _CODE_DTYPES[entry["dtype"]]
     b, e = entry["data_offsets"]
     arr = np.frombuffer(data[b:e], dtype=dtype.np).reshape(entry["shape"]).copy()
-    t = _mapped(from_numpy(arr), saved_device, map_location)
+    t = _mapped(wrap_numpy(arr), saved_device, map_location)
     if strides is not None:
         t = _laid_out(t, tuple(strides), where)
     if requires_grad and t.dtype.is_floating_point:
@@ -636,14 +636,14 @@ class _Loader:
         ``map_location`` made something of it that is not a flat tensor; the flat cpu tensor read)."""
         got = self.storages.get(name)
         if got is None:
-            from ._factories import from_numpy
+            from ._factories import wrap_numpy
 
             entry = self.header.get(name)
             if entry is None:
                 self.fail(f"the structure refers to storage '{name}', which the header does not list")
             dtype = _CODE_DTYPES[entry["dtype"]]
             b, e = entry["data_offsets"]
-            flat = from_numpy(np.frombuffer(self.data[b:e], dtype=dtype.np).copy())
+            flat = wrap_numpy(np.frombuffer(self.data[b:e], dtype=dtype.np).copy())
             moved = _mapped(flat, saved_device, self.map_location)
             if not (isinstance(moved, Tensor) and moved._shape == flat._shape
                     and (moved._stride == (1,) or flat.numel() <= 1)):

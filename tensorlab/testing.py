@@ -263,13 +263,13 @@ class _TensorLikePair(_Pair):
         from .ops import isclose
 
         matches = isclose(actual, expected, rtol=self.rtol, atol=self.atol, equal_nan=self.equal_nan)
-        matches = np.asarray(matches.cpu().numpy(), dtype=bool)
+        matches = np.asarray(matches._host_array(), dtype=bool)
         if matches.all():
             return
         if actual.ndim == 0:
             msg = _scalar_mismatch_msg(actual.item(), expected.item(), rtol=self.rtol, atol=self.atol)
         else:
-            msg = _tensor_mismatch_msg(np.asarray(actual.cpu().numpy()), np.asarray(expected.cpu().numpy()),
+            msg = _tensor_mismatch_msg(np.asarray(actual._host_array()), np.asarray(expected._host_array()),
                                        matches, rtol=self.rtol, atol=self.atol)
         self._fail(AssertionError, msg)
 

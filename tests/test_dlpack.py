@@ -187,3 +187,34 @@ def test_tensor_of_a_dlpack_producer_copies_bfloat16_too():
     src.add_(1)
     assert t.tolist() == [1.5, -2.0, 3.0]  # a copy
     assert tl.tensor(Wrapper(tl.arange(3, dtype=tl.int16)), dtype=tl.float32).tolist() == [0.0, 1.0, 2.0]
+
+
+def test_numpy_sharing_rules_as_pytorch():
+    # torch 2.15: np.asarray(t, dtype=other, copy=False) raises (a copy was returned, writes lost);
+    # a storage NumPy shares cannot grow (resize_ moved the tensor away from the array silently);
+    # to_dlpack of a non-tensor is a TypeError
+    import pickle
+
+    t = tl.ones(3)
+    with pytest.raises(ValueError, match="Unable to avoid copy"):
+        np.asarray(t, dtype=np.float64, copy=False)
+    assert np.asarray(t, dtype=np.float32, copy=False).base is not None
+    a = np.zeros(3, np.float32)
+    with pytest.raises(RuntimeError, match="Trying to resize storage that is not resizable"):
+        tl.from_numpy(a).resize_(10)
+    assert tl.from_numpy(a).resize_(2).shape == (2,)
+    u = tl.zeros(3)
+    u.numpy()
+    with pytest.raises(RuntimeError, match="not resizable"):
+        u.resize_(10)
+    v = tl.tensor([1.0, 2.0])
+    v.tolist()
+    assert v.resize_(5).shape == (5,)  # (a tensor made from data owns its memory)
+    with pytest.raises(TypeError, match="to_dlpack\\(\\): argument 'tensor' must be Tensor"):
+        tl.utils.dlpack.to_dlpack(np.zeros(2))
+    # protocol 5's out-of-band buffers may be read-only bytes: the tensor is still writable
+    buffers = []
+    data = pickle.dumps(tl.arange(4.0), protocol=5, buffer_callback=buffers.append)
+    w = pickle.loads(data, buffers=[bytes(b.raw()) for b in buffers])
+    w.add_(1)
+    assert w.tolist() == [1.0, 2.0, 3.0, 4.0]

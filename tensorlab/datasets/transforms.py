@@ -56,9 +56,9 @@ def _host(x, op: str) -> tuple[np.ndarray, bool]:
 def _back(arr: np.ndarray, as_tensor: bool):
     if not as_tensor:
         return arr
-    from .._factories import from_numpy
+    from .._factories import wrap_numpy
 
-    return from_numpy(np.ascontiguousarray(arr))
+    return wrap_numpy(np.ascontiguousarray(arr))
 
 
 _rngs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

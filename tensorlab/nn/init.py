@@ -236,7 +236,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
     cols = tensor.numel() // rows
     with no_grad():
         flat = empty((rows, cols), dtype=tensor.dtype, device=tensor.device).normal_(0, 1, generator=generator)
-        a = np.asarray(flat.cpu().numpy(), dtype=np.float64)
+        a = np.asarray(flat._host_array(), dtype=np.float64)
         if rows < cols:
             a = a.T
         q, r = np.linalg.qr(a)

@@ -343,7 +343,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     if r is not None and (r[0] < 0 or r[1] >= weight._shape[0]):
         raise IndexError("index out of range in self")
     if max_norm is not None:
-        _renorm_(weight, input.detach().cpu().numpy(), float(max_norm), float(norm_type))
+        _renorm_(weight, input.detach()._host_array(), float(max_norm), float(norm_type))
     return dispatch(EMBEDDING, weight, input, padding_idx=padding_idx, scale_grad_by_freq=bool(scale_grad_by_freq))
 
 
@@ -389,7 +389,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         raise ValueError("max mode does not support scaling the gradient by the frequency")
     if mode == "max" and sparse:
         raise ValueError("max mode does not support sparse weights")
-    idx = input.detach().cpu().numpy().astype(np.int64).reshape(-1)
+    idx = input.detach()._host_array().astype(np.int64).reshape(-1)
     num = weight._shape[0] if isinstance(weight, Tensor) and weight.ndim == 2 else 0
     if max_norm is not None:
         # PyTorch renormalises before ATen's checks, on every index of the input; its renorm
@@ -421,7 +421,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         if per_sample_weights is not None:
             per_sample_weights = per_sample_weights.reshape(-1)
     else:
-        starts = offsets.detach().cpu().numpy().astype(np.int64)
+        starts = offsets.detach()._host_array().astype(np.int64)
         if include_last_offset and not starts.size:
             raise RuntimeError("include_last_offset: number of offset should be at least 1")
     if starts.size and starts[0] != 0:

@@ -349,9 +349,9 @@ def unpack(obj, attached: dict | None = None, release=None):
         arr = np.ndarray(obj.shape, obj.dtype, buffer=seg.array, offset=obj.offset, strides=obj.strides)
         if obj.tensor is None:
             return arr
-        from ..._factories import from_numpy
+        from ..._factories import wrap_numpy
 
-        t = from_numpy(arr)
+        t = wrap_numpy(arr)
         t._storage.owner = seg  # the mapping lives as long as the tensor's storage (and any view of it)
         if obj.requires_grad:
             t.requires_grad_(True)

@@ -75,11 +75,11 @@ def _stack_host(arrays: list[np.ndarray], np_dtype) -> np.ndarray:
 
 
 def _wrap(arr: np.ndarray):
-    from ..._factories import from_numpy
+    from ..._factories import wrap_numpy
 
     if arr.size == 0:  # (NumPy gives an empty array 0 strides; a stacked batch is contiguous, as on cuda)
         arr = np.lib.stride_tricks.as_strided(arr, strides=_contiguous_byte_strides(arr.shape, arr.itemsize))
-    return from_numpy(arr)
+    return wrap_numpy(arr)
 
 
 def _contiguous_byte_strides(shape: tuple, itemsize: int) -> tuple:

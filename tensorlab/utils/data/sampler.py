@@ -164,7 +164,7 @@ class WeightedRandomSampler(Sampler):
 
     def _checked_weights(self) -> np.ndarray:
         """The weights as numpy, with the errors (types and messages) of ``torch.multinomial``."""
-        w = np.asarray(self.weights.detach().cpu().numpy(), dtype=np.float64)
+        w = np.asarray(self.weights.detach()._host_array(), dtype=np.float64)
         bad = ~(np.isfinite(w) & (w >= 0))
         if not self.replacement and self.num_samples > w.size:
             raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
