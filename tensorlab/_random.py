@@ -246,15 +246,23 @@ def random_(self: Tensor, from_: int | None = None, to=_NOT_GIVEN, *, generator=
         from_, to = (0, from_) if from_ is not None else (0, None)
     elif from_ is None:
         from_ = 0
-    from_ = int(from_)
-    if to is not None and from_ >= to:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+    from_ = _int64_arg("random_", "from", from_)
+    if to is not None:
+        to = _int64_arg("random_", "to", to)
+        if from_ >= to:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+    elif from_ == _INT64_MIN:
+        return _random_full_range(self, generator)
     floating = self.dtype.is_floating_point
     if floating:  # (PyTorch's update_from/update_to: keep the drawn integers inside [from, to) once
         from_ = _update_from(self.dtype, from_)  # they are rounded to the dtype)
     if to is None:
         if floating:
-            to = 2 ** _EXACT_INT_BITS[self.dtype] + 1
+            to_inc = 2 ** _EXACT_INT_BITS[self.dtype]
+            if from_ >= to_inc:  # (PyTorch's check is from < to_inc, whatever its message says)
+                raise RuntimeError("random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted "
+                                   f"to dtype, but got from={from_} > to_inc={to_inc}")
+            to = to_inc + 1
         elif self.dtype is D.bool:
             to = 2
         else:
@@ -270,6 +278,33 @@ def random_(self: Tensor, from_: int | None = None, to=_NOT_GIVEN, *, generator=
     if floating:
         _warn_random_precision(self.dtype, from_, to)
     return _sample_into(self, RANDOM_, "randint", generator, "random_", low=int(from_), high=int(to))
+
+
+_INT64_MIN = -(2**63)
+
+
+def _int64_arg(op: str, name: str, value) -> int:
+    """A bound of random_/randint as PyTorch's parser reads it: an int64 (2**63 is its ValueError; it
+    was drawn from, or refused later as out of the dtype's bounds)."""
+    v = int(value)
+    if not _INT64_MIN <= v < 2**63:
+        raise ValueError(f"Overflow when unpacking long long: {op}() argument '{name}' {v} is not in [-2**63, 2**63)")
+    return v
+
+
+# PyTorch's kernel for random_(from=-2**63, to=None) (every int64) fills only these dtypes
+_FULL_RANGE_DTYPES = (D.int64, D.float64, D.float32, D.bfloat16)
+
+
+def _random_full_range(self: Tensor, generator) -> Tensor:
+    """random_(-2**63, None): a uniform 64-bit integer cast to the dtype (span 2**64, which the
+    [from, to) path cannot hold), as PyTorch's random_full_64_bits_range kernel."""
+    if self.dtype not in _FULL_RANGE_DTYPES and self.numel():  # (an empty tensor is returned before the kernel)
+        if self.dtype in (D.bool, D.float16):  # (outside the kernel's dispatch: PyTorch's missing-kernel error)
+            raise NotImplementedError(f"\"random_full_64_bits_range_kernel_cpu\" not implemented for "
+                                      f"'{D.torch_name(self.dtype)}'")
+        raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16")
+    return _sample_into(self, RANDOM_, "randint", generator, "random_", low=_INT64_MIN, high=2**63)
 
 
 def _round_int(v: int, digits: int) -> int:
@@ -408,6 +443,7 @@ def randint(low=None, high=None, size=None, *, generator=None, dtype=None, devic
         low, high, size = 0, low, high
     elif high is None:
         low, high = 0, low
+    low, high = _int64_arg("randint", "low", low), _int64_arg("randint", "high", high)
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     t = _new(size, dtype, device, "randint", default=D.int64, out=out,

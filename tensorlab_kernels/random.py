@@ -123,12 +123,17 @@ def _normal_kernel(out_ptr, n, seed, offset, mean, std, mean_bits, std_bits, F64
 
 
 @triton.jit(do_not_specialize=["seed", "offset", "low", "span"])
-def _randint_kernel(out_ptr, n, seed, offset, low, span, BLOCK: tl.constexpr):
+def _randint_kernel(out_ptr, n, seed, offset, low, span, FULL: tl.constexpr, BLOCK: tl.constexpr):
+    # FULL: the span is 2**64 (every int64: random_(-2**63, None)), which no uint64 holds; every
+    # 64-bit draw is then a value as it is
     c = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
     r0, r1, r2, r3 = tl.randint4x(seed, c + offset)
-    span64 = span.to(tl.uint64)
-    a = ((r0.to(tl.uint64) << 32) | r1.to(tl.uint64)) % span64
-    b = ((r2.to(tl.uint64) << 32) | r3.to(tl.uint64)) % span64
+    a = (r0.to(tl.uint64) << 32) | r1.to(tl.uint64)
+    b = (r2.to(tl.uint64) << 32) | r3.to(tl.uint64)
+    if not FULL:
+        span64 = span.to(tl.uint64)
+        a = a % span64
+        b = b % span64
     ty = out_ptr.dtype.element_ty
     va = low + a.to(tl.int64)
     vb = low + b.to(tl.int64)
@@ -200,7 +205,9 @@ def randint(out, seed: int, offset: int, low: int, high: int) -> None:
     _check_seed(seed, offset)
     n = out.numel
     grid, meta = _grid(counters_needed("randint", n))
-    launch(_randint_kernel, grid, out, n, seed_argument(seed), offset, int(low), int(high - low), **meta)
+    full = high - low == 1 << 64
+    launch(_randint_kernel, grid, out, n, seed_argument(seed), offset, int(low), 0 if full else int(high - low),
+           FULL=full, **meta)
 
 
 def bernoulli(out, p, seed: int, offset: int) -> None:
@@ -326,9 +333,11 @@ def randint_twin(out: np.ndarray, seed: int, offset: int, low: int, high: int) -
     _check_seed(seed, offset)
     n = out.size
     r = [x.astype(np.uint64) for x in _lanes(seed, offset, "randint", n)]
-    span = np.uint64(high - low)
-    a = ((r[0] << np.uint64(32)) | r[1]) % span
-    b = ((r[2] << np.uint64(32)) | r[3]) % span
+    a = (r[0] << np.uint64(32)) | r[1]
+    b = (r[2] << np.uint64(32)) | r[3]
+    if high - low != 1 << 64:  # (a span of 2**64, every int64, takes every 64-bit draw as it is)
+        span = np.uint64(high - low)
+        a, b = a % span, b % span
     v = np.stack([a, b], axis=1).reshape(-1)[:n].astype(np.int64) + np.int64(low)
     out.reshape(-1)[...] = v.astype(out.dtype)
 

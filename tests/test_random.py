@@ -344,3 +344,29 @@ def test_half_random_bounds_that_collapse_raise_and_imprecise_bounds_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tl.empty(3, dtype=tl.float16).random_(0, 2049)  # 2048 = 2**11 is still exact: no warning
+
+
+def test_random_full_int64_range_and_int64_bounds(device):
+    # torch 2.15: random_(-2**63, None) draws every int64 (its span 2**64 overflowed: OverflowError), for
+    # int64/float64/float32/bfloat16 only; a bound outside int64 is the parser's ValueError
+    g = tl.Generator(device).manual_seed(3)
+    x = tl.empty(4, dtype=tl.int64, device=device).random_(-2**63, None, generator=g)
+    assert x.tolist() == [5841253890697742286, 2878622986421020665, -4275511843399579843, -5084214293338808545]
+    y = to_numpy(tl.empty(4000, dtype=tl.int64, device=device).random_(-2**63, None))
+    assert y.min() < -2**62 * 3 // 2 and y.max() > 2**62 * 3 // 2
+    f = to_numpy(tl.empty(4000, dtype=tl.float32, device=device).random_(-2**63, None)).astype(np.float64)
+    assert f.min() < -6e18 and f.max() > 6e18
+    assert tl.empty(4, dtype=tl.int64, device=device).random_(-2**63, 2**63 - 1).dtype is tl.int64
+    with pytest.raises(RuntimeError, match="random_full_64_bits_range_kernel_cpu handles only int64, double, float"):
+        tl.empty(2, dtype=tl.int32, device=device).random_(-2**63, None)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Half'"):
+        tl.empty(2, dtype=tl.float16, device=device).random_(-2**63, None)
+    assert tl.empty(0, dtype=tl.bool, device=device).random_(-2**63, None).shape == (0,)  # (no kernel runs)
+    for call in (lambda: tl.empty(2, dtype=tl.int64, device=device).random_(2**63),
+                 lambda: tl.empty(2, dtype=tl.int64, device=device).random_(-2**63 - 1, None),
+                 lambda: tl.randint(-1, 2**63, (2,), device=device)):
+        with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+            call()
+    # a float random_(from, None) draws up to 2**digits and needs from below it
+    with pytest.raises(RuntimeError, match="from=16777216 > to_inc=16777216"):
+        tl.empty(2, device=device).random_(2**24, None)
