@@ -8,6 +8,7 @@ kernels need no state, and cpu and cuda draw the same uniform bits for the same 
 
 from __future__ import annotations
 
+import math
 import operator
 import os
 import threading
@@ -225,9 +226,13 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
     if not self.dtype.is_floating_point:
         raise NotImplementedError(f"normal_: \"normal_kernel_cpu\" not implemented for "
                                   f"'{D.torch_name(self.dtype)}' (a floating point tensor is needed)")
-    if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    _check_std(std)
     return _sample_into(self, NORMAL_, "normal", generator, "normal_", mean=float(mean), std=float(std))
+
+
+def _check_std(std) -> None:
+    if not std >= 0:  # (NaN fails too, as PyTorch's check: its samples would all be NaN)
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")  # (C++'s printing)
 
 
 # a floating dtype holds every integer up to 2**bits exactly (its significand's bits)
@@ -546,8 +551,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     if not mean_t and not std_t:
         if size is None:
             raise TypeError("normal(): with float mean and std, the size argument is required")
-        if std < 0:
-            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        _check_std(std)
         t = _new(size, dtype, device, "normal", out=out, check=_floating("normal"))
         return _done(normal_(t, float(mean), float(std), generator=generator), requires_grad)
     if size is not None:  # (PyTorch has no such overload: the shape is mean's and std's, broadcast)
@@ -559,18 +563,23 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         check_outs("normal", out, (None,), (mean if mean_t else std).device, *(t for t in (mean, std)
                                                                              if isinstance(t, Tensor)))
     ref = mean if mean_t else std
-    if std_t and bool((std < 0).any()):
+    if std_t and std.numel() and not bool((std >= 0).all()):  # (PyTorch's std.min() >= 0: NaN fails too)
         raise RuntimeError("normal expects all elements of std >= 0.0")
-    if not std_t and std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    if not std_t:
+        _check_std(std)
     from ._broadcast import broadcast_shapes
 
     shape = broadcast_shapes(mean.shape if mean_t else (), std.shape if std_t else ())
-    dt = ref.dtype if ref.dtype.is_floating_point else D.get_default_dtype()
-    z = normal_(empty_tensor(shape, dt, ref.device), generator=generator)
-    result = z * std + mean
-    if result.dtype is not dt:  # (PyTorch's: the samples take mean's dtype, or std's without a tensor mean)
-        result = result.to(dt)
+    dt = ref.dtype  # (PyTorch's: the samples take mean's dtype, or std's without a tensor mean)
+    if not dt.is_floating_point:  # (PyTorch fills a tensor of that dtype: only an empty one has no kernel to miss)
+        if math.prod(shape):
+            raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{D.torch_name(dt)}'")
+        result = empty_tensor(shape, dt, ref.device)
+    else:
+        z = normal_(empty_tensor(shape, dt, ref.device), generator=generator)
+        result = z * std + mean
+        if result.dtype is not dt:
+            result = result.to(dt)
     if out is not None:
         from .ops.elementwise_common import composite_out
 

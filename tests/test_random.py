@@ -370,3 +370,26 @@ def test_random_full_int64_range_and_int64_bounds(device):
     # a float random_(from, None) draws up to 2**digits and needs from below it
     with pytest.raises(RuntimeError, match="from=16777216 > to_inc=16777216"):
         tl.empty(2, device=device).random_(2**24, None)
+
+
+def test_normal_refuses_nan_std_and_integer_mean_or_std(device):
+    # torch 2.15: a NaN std is refused as a negative one (tensorlab drew NaNs), in every form
+    nan = float("nan")
+    for call in (lambda: tl.empty(3, device=device).normal_(0, nan), lambda: tl.empty(0, device=device).normal_(0, nan),
+                 lambda: tl.normal(tl.zeros(3, device=device), nan), lambda: tl.normal(0.0, nan, (3,), device=device)):
+        with pytest.raises(RuntimeError, match="normal expects std >= 0.0, but found std nan"):
+            call()
+    for std in (tl.tensor([1.0, nan, 1.0], device=device), tl.tensor([1.0, -1.0, 1.0], device=device)):
+        with pytest.raises(RuntimeError, match="normal expects all elements of std >= 0.0"):
+            tl.normal(tl.zeros(3, device=device), std)
+        with pytest.raises(RuntimeError, match="normal expects all elements of std >= 0.0"):
+            tl.normal(0.0, std)
+    # the samples take mean's (or std's) dtype: an integer or bool one has no normal kernel
+    ones = tl.ones(3, device=device)
+    for call, name in [(lambda: tl.normal(tl.zeros(3, dtype=tl.int64, device=device), 1.0), "Long"),
+                       (lambda: tl.normal(0.0, tl.ones(3, dtype=tl.bool, device=device)), "Bool"),
+                       (lambda: tl.normal(tl.zeros(3, dtype=tl.int32, device=device), ones), "Int")]:
+        with pytest.raises(NotImplementedError, match=f"\"normal_kernel_cpu\" not implemented for '{name}'"):
+            call()
+    assert tl.normal(tl.zeros(0, dtype=tl.int64, device=device), 1.0).dtype is tl.int64  # (nothing to fill)
+    assert tl.normal(tl.zeros(3, device=device), tl.ones(3, dtype=tl.int64, device=device)).dtype is tl.float32
