@@ -522,6 +522,9 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
             raise TypeError("bernoulli(): p= and out= cannot be given together")
         (out,) = check_outs("bernoulli", out, (None,), input.device if isinstance(input, Tensor) else None, input)
     probs = input
+    if p is None and not input.dtype.is_floating_point and input.numel():  # (an empty one is returned before)
+        # (PyTorch's kernel reads probabilities of a floating dtype only: its missing-kernel error)
+        raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{D.torch_name(input.dtype)}'")
     if p is not None:
         from ._factories import full_like
 

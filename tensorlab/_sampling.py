@@ -51,6 +51,8 @@ def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
     """Fill with Geometric(``p``) samples on {1, 2, ...}: the number of trials to the first success."""
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    if self.dtype is D.bool and self.numel():  # (integers are filled, but bool has no kernel in PyTorch)
+        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
     u = _uniform_like(self, generator)
     # ceil(log(1 - U) / log(1 - p)); 1 - U is in (0, 1], so the count is at least 1
     trials = ((-u).log1p() / math.log1p(-p)).ceil().clamp_min(1)

@@ -102,3 +102,20 @@ def test_bernoulli_method(device):
     assert r[0] == 0.0 and r[1] == 1.0
     m = _draw(lambda d: tl.empty(20000, device=d).fill_(0.3).bernoulli(), device)
     assert abs(m.mean() - 0.3) < 0.015
+
+
+def test_bernoulli_of_integer_probabilities_and_bool_geometric_raise(device):
+    # torch 2.15: probabilities must be floating (an int or bool p tensor has no kernel) and geometric_
+    # fills integers but not bool; tensorlab sampled them. An empty tensor runs no kernel.
+    for dtype, name in [(tl.int64, "Long"), (tl.int32, "Int"), (tl.uint8, "Byte"), (tl.bool, "Bool")]:
+        p = tl.ones(3, dtype=dtype, device=device)
+        with pytest.raises(NotImplementedError, match=f"\"bernoulli_tensor_cpu_p_\" not implemented for '{name}'"):
+            tl.bernoulli(p)
+        with pytest.raises(NotImplementedError, match=f"\"bernoulli_tensor_cpu_p_\" not implemented for '{name}'"):
+            tl.zeros(3, device=device).bernoulli_(p)
+        assert tl.bernoulli(p[:0]).dtype is dtype
+        assert tl.bernoulli(p, p=1.0).tolist() == [1, 1, 1]  # (a number p: the tensor only gives the dtype)
+    assert tl.zeros(3, dtype=tl.bool, device=device).bernoulli_(tl.ones(3, device=device)).tolist() == [True] * 3
+    with pytest.raises(NotImplementedError, match="\"geometric_cpu\" not implemented for 'Bool'"):
+        tl.zeros(3, dtype=tl.bool, device=device).geometric_(0.5)
+    assert tl.zeros(0, dtype=tl.bool, device=device).geometric_(0.5).shape == (0,)
