@@ -423,14 +423,22 @@ def _done(t: Tensor, requires_grad: bool) -> Tensor:
     return t.requires_grad_(True) if requires_grad else t
 
 
+def _need_size(op: str, sizes: tuple, size) -> None:
+    """PyTorch's rand/randn take a size (``rand(())`` is a 0-d tensor; ``rand()`` drew one)."""
+    if not sizes and size is None:
+        raise TypeError(f"{op}() missing 1 required positional arguments: \"size\"")
+
+
 def rand(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     """Uniform samples in [0, 1) (``out=``: resized and filled, in its dtype)."""
+    _need_size("rand", sizes, size)
     t = _new(shape_args(sizes, "rand", size), dtype, device, "rand", out=out, check=_floating("rand"))
     return _done(uniform_(t, generator=generator), requires_grad)
 
 
 def randn(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     """Standard normal samples (``out=``: resized and filled, in its dtype)."""
+    _need_size("randn", sizes, size)
     t = _new(shape_args(sizes, "randn", size), dtype, device, "randn", out=out, check=_floating("randn"))
     return _done(normal_(t, generator=generator), requires_grad)
 

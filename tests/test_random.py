@@ -393,3 +393,12 @@ def test_normal_refuses_nan_std_and_integer_mean_or_std(device):
             call()
     assert tl.normal(tl.zeros(0, dtype=tl.int64, device=device), 1.0).dtype is tl.int64  # (nothing to fill)
     assert tl.normal(tl.zeros(3, device=device), tl.ones(3, dtype=tl.int64, device=device)).dtype is tl.float32
+
+
+def test_rand_and_randn_need_a_size():
+    # torch 2.15: rand()/randn() are TypeErrors (tensorlab drew a 0-d tensor); an empty size is 0-d
+    for f in (tl.rand, tl.randn):
+        for kwargs in ({}, {"dtype": tl.float64}, {"out": tl.empty(2)}):
+            with pytest.raises(TypeError, match="missing 1 required positional arguments: \"size\""):
+                f(**kwargs)
+        assert f(()).shape == () and f([]).shape == () and f(size=()).shape == ()
