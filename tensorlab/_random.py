@@ -290,8 +290,9 @@ _INT64_MIN = -(2**63)
 
 def _int64_arg(op: str, name: str, value) -> int:
     """A bound of random_/randint as PyTorch's parser reads it: an int64 (2**63 is its ValueError; it
-    was drawn from, or refused later as out of the dtype's bounds)."""
-    v = int(value)
+    was drawn from, or refused later as out of the dtype's bounds), not a float or a bool (TypeError:
+    int() truncated randint(1.5, 10.5) to [1, 10))."""
+    v = int_arg(op, name, value)
     if not _INT64_MIN <= v < 2**63:
         raise ValueError(f"Overflow when unpacking long long: {op}() argument '{name}' {v} is not in [-2**63, 2**63)")
     return v
@@ -631,6 +632,7 @@ def randint_like(input: Tensor, low=None, high=None, *, dtype=None, device=None,
         low, high = 0, low
     elif low is None:
         low = 0
+    low, high = _int64_arg("randint_like", "low", low), _int64_arg("randint_like", "high", high)
     refuse_uninitialized(input)
     t = randint(low, high, input._shape, dtype=dtype or input.dtype, device=device or input.device,
                 generator=generator)

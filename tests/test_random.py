@@ -402,3 +402,20 @@ def test_rand_and_randn_need_a_size():
             with pytest.raises(TypeError, match="missing 1 required positional arguments: \"size\""):
                 f(**kwargs)
         assert f(()).shape == () and f([]).shape == () and f(size=()).shape == ()
+
+
+def test_random_bounds_must_be_ints():
+    # torch 2.15: float or bool bounds are TypeErrors (tensorlab truncated them: randint(1.5, 10.5) drew
+    # from [1, 10)); integer tensors and numpy ints are ints
+    x = tl.zeros(3)
+    for call in (lambda: tl.randint(1.5, 10.5, (3,)), lambda: tl.randint(1, 10.5, (3,)),
+                 lambda: tl.randint(10.5, (3,)), lambda: tl.randint(True, 10, (3,)),
+                 lambda: tl.randint(tl.tensor(1.5), 10, (3,)), lambda: tl.randint_like(x, 1.5),
+                 lambda: tl.randint_like(x, 1, 10.5), lambda: tl.randint_like(x, 10.0), lambda: x.random_(1.5),
+                 lambda: x.random_(1.5, 10), lambda: x.random_(1, 10.5), lambda: x.random_(0, True)):
+        with pytest.raises(TypeError, match="must be int, not"):
+            call()
+    assert tl.randint(tl.tensor(9), 10, (3,)).tolist() == [9, 9, 9]
+    assert tl.randint(np.int64(4), 5, (2,)).tolist() == [4, 4]
+    assert tl.randint_like(x, tl.tensor(1)).tolist() == [0.0, 0.0, 0.0]
+    assert x.random_(tl.tensor(2), 3).tolist() == [2.0, 2.0, 2.0]
