@@ -50,8 +50,10 @@ class Generator:
         self._lock = threading.Lock()
 
     def manual_seed(self, seed) -> Generator:
-        if isinstance(seed, float | np.floating) or not hasattr(seed, "__index__"):  # (top-level manual_seed
-            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")  # int()s first)
+        # (top-level manual_seed int()s first; a Generator's takes an int only: PyTorch refuses a bool and a
+        # Tensor, which has __index__, here)
+        if isinstance(seed, float | np.floating | bool | np.bool_ | Tensor) or not hasattr(seed, "__index__"):
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
         seed = operator.index(seed)
         if not -(2**63) <= seed < 2**64:  # (PyTorch's message from its argument parser)
             raise ValueError(f"Overflow when unpacking long long: seed {seed} is not in [-2**63, 2**64)")

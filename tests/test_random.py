@@ -419,3 +419,14 @@ def test_random_bounds_must_be_ints():
     assert tl.randint(np.int64(4), 5, (2,)).tolist() == [4, 4]
     assert tl.randint_like(x, tl.tensor(1)).tolist() == [0.0, 0.0, 0.0]
     assert x.random_(tl.tensor(2), 3).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_generator_manual_seed_refuses_bools_and_tensors():
+    # torch 2.15: Generator.manual_seed(True) and manual_seed(tensor(5)) are RuntimeErrors (tensorlab
+    # seeded 1 and 5); the top-level manual_seed int()s its seed and takes both
+    for seed, name in [(True, "bool"), (False, "bool"), (tl.tensor(5), "Tensor"), (tl.tensor([5]), "Tensor")]:
+        with pytest.raises(RuntimeError, match=f"manual_seed expected a long, but got {name}"):
+            tl.Generator().manual_seed(seed)
+    assert tl.Generator().manual_seed(np.int64(5)).initial_seed() == 5
+    assert tl.manual_seed(True).initial_seed() == 1
+    assert tl.manual_seed(tl.tensor(5)).initial_seed() == 5
