@@ -204,8 +204,27 @@ def _sample_into(t: Tensor, op, kind: str, generator, name: str, **params) -> Te
     return dispatch(op, t, inplace=True, seed=seed, offset=offset, **params)
 
 
+_NOT_GIVEN = object()
+
+
+def _from_keyword(op: str, from_, unset, kwargs: dict):
+    """PyTorch names the lower bound ``from``, a Python keyword, so it is passed as
+    ``x.uniform_(**{"from": 0, "to": 1})``: ``from_`` or that keyword (``unset`` when neither)."""
+    for name in kwargs:
+        if name != "from":
+            raise TypeError(f"{op}() got an unexpected keyword argument '{name}'")
+    if "from" not in kwargs:
+        return from_
+    if from_ is not unset:
+        raise TypeError(f"{op}() got multiple values for argument 'from'")
+    return kwargs["from"]
+
+
 @tensor_method
-def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
+def uniform_(self: Tensor, from_: float = _NOT_GIVEN, to: float = 1.0, *, generator=None, **kwargs) -> Tensor:
+    """Uniform samples in [from, to); ``from`` may be a keyword as PyTorch's (``**{"from": 0}``)."""
+    a = _from_keyword("uniform_", from_, _NOT_GIVEN, kwargs)
+    a, b = 0.0 if a is _NOT_GIVEN else a, to
     if not self.dtype.is_floating_point:
         raise NotImplementedError(f"uniform_: \"check_uniform_bounds\" not implemented for "
                                   f"'{D.torch_name(self.dtype)}' (a floating point tensor is needed)")
@@ -241,14 +260,16 @@ def _check_std(std) -> None:
 _EXACT_INT_BITS = {D.float16: 11, D.bfloat16: 8, D.float32: 24, D.float64: 53}
 
 
-_NOT_GIVEN = object()
-
-
 @tensor_method
-def random_(self: Tensor, from_: int | None = None, to=_NOT_GIVEN, *, generator=None) -> Tensor:
+def random_(self: Tensor, from_: int | None = None, to=_NOT_GIVEN, *, generator=None, **kwargs) -> Tensor:
     """Integers uniform in [from_, to) (``to=None``: up to the dtype's largest value, included). One
     argument is ``to`` (``x.random_(10)`` draws from [0, 10)), as PyTorch's random_(to) overload;
-    ``x.random_(-128, None)`` is its random_(from, to=None) one."""
+    ``x.random_(-128, None)`` is its random_(from, to=None) one. ``from`` may be a keyword as
+    PyTorch's (``x.random_(**{"from": 2, "to": 5})``)."""
+    if kwargs:
+        from_ = _from_keyword("random_", from_, None, kwargs)
+        if to is _NOT_GIVEN:  # (PyTorch has no random_(from) overload: alone, a bound is 'to')
+            raise TypeError("random_() got 'from' without 'to': random_(from, to), random_(to) or random_()")
     if to is _NOT_GIVEN:
         from_, to = (0, from_) if from_ is not None else (0, None)
     elif from_ is None:

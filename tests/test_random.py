@@ -430,3 +430,22 @@ def test_generator_manual_seed_refuses_bools_and_tensors():
     assert tl.Generator().manual_seed(np.int64(5)).initial_seed() == 5
     assert tl.manual_seed(True).initial_seed() == 1
     assert tl.manual_seed(tl.tensor(5)).initial_seed() == 5
+
+
+def test_uniform_and_random_take_from_and_to_keywords(device):
+    # torch 2.15 names the bounds 'from' and 'to' (a Python keyword: passed as **{"from": ...}); uniform_
+    # took a=/b= and neither took from=
+    x = tl.zeros(500, device=device)
+    u = to_numpy(x.uniform_(**{"from": 2, "to": 3}))
+    assert u.min() >= 2 and u.max() < 3
+    assert to_numpy(x.uniform_(to=0.5)).max() < 0.5 and to_numpy(x.uniform_(2, to=3)).min() >= 2
+    assert sorted(set(x.random_(**{"from": 2, "to": 5}).tolist())) == [2.0, 3.0, 4.0]
+    assert to_numpy(x.random_(**{"from": 5, "to": None})).min() >= 5
+    with pytest.raises(TypeError, match="unexpected keyword argument 'a'"):
+        x.uniform_(a=2, b=3)
+    with pytest.raises(TypeError, match="multiple values for argument 'from'"):
+        x.uniform_(2, **{"from": 3})
+    with pytest.raises(TypeError, match="'from' without 'to'"):
+        x.random_(**{"from": 5})
+    with pytest.raises(RuntimeError, match="found from=2 > to=1"):
+        x.uniform_(**{"from": 2})
