@@ -26,6 +26,7 @@ from ._layout import format_strides, preserve_format
 from ._registry import Plan, defop
 from ._tensor import Tensor, need_tensor, tensor_method
 from ._views import int_arg, shape_args
+from .autograd.grad_mode import is_grad_enabled
 
 DEFAULT_SEED = 67280421310721  # PyTorch's default seed
 _SEED_MOD = 2**64  # seeds are uint64, as PyTorch's: a negative seed is taken modulo 2**64
@@ -188,8 +189,9 @@ def _bernoulli_meta(p: Tensor, seed: int, offset: int, dtype: D.dtype) -> Plan:
     return Plan(args=[p], outputs=[(p._shape, dtype)], params={"seed": seed, "offset": offset})
 
 
+# (differentiable as PyTorch's: the samples require grad with their probabilities, whose gradient is zero)
 BERNOULLI = defop("bernoulli", twin=krand.bernoulli_twin, kernel=krand.bernoulli, meta=_bernoulli_meta,
-                  tags={"random"})
+                  backward=_zero_grad_backward, tags={"random"}, **_NO_SAVE)
 
 
 def _sample_into(t: Tensor, op, kind: str, generator, name: str, **params) -> Tensor:
@@ -575,8 +577,12 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
 
         resize_out(out, input._shape)
         return dispatch(BERNOULLI, probs_c.detach(), seed=seed, offset=offset, dtype=out.dtype, out=out)
-    dt = input.dtype
-    return dispatch(BERNOULLI, probs_c.detach(), seed=seed, offset=offset, dtype=dt)
+    result = dispatch(BERNOULLI, probs_c, seed=seed, offset=offset, dtype=input.dtype)
+    if p is not None and input.requires_grad and is_grad_enabled():
+        # (PyTorch's bernoulli(input, p) requires grad with input, a zero gradient: the samples written
+        # over a copy of input, whose overwritten values get no gradient)
+        result = input.clone().copy_(result)
+    return result
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,

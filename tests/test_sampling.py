@@ -119,3 +119,17 @@ def test_bernoulli_of_integer_probabilities_and_bool_geometric_raise(device):
     with pytest.raises(NotImplementedError, match="\"geometric_cpu\" not implemented for 'Bool'"):
         tl.zeros(3, dtype=tl.bool, device=device).geometric_(0.5)
     assert tl.zeros(0, dtype=tl.bool, device=device).geometric_(0.5).shape == (0,)
+
+
+def test_bernoulli_requires_grad_with_its_probabilities_and_gives_them_zero_gradient(device):
+    # torch 2.15: bernoulli's samples require grad when input does (tensor p or number p, and bernoulli_ of a
+    # p that requires grad); the gradient is zero. tensorlab's samples never required grad.
+    x = tl.full((3,), 0.5, device=device, requires_grad=True)
+    for y in (tl.bernoulli(x), tl.bernoulli(x, p=0.3), tl.zeros(3, device=device).bernoulli_(x), x.bernoulli()):
+        assert y.requires_grad
+        x.grad = None
+        y.sum().backward()
+        assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    with tl.no_grad():
+        assert not tl.bernoulli(x).requires_grad and not tl.bernoulli(x, p=0.3).requires_grad
+    assert tl.bernoulli(tl.tensor([0.0, 1.0], device=device, requires_grad=True)).tolist() == [0.0, 1.0]
