@@ -729,12 +729,14 @@ def deprecated_range(start, end, step=1, *, dtype=None, device=None, requires_gr
             raise TypeError(f"range(): {name} must be a number, got {type(v).__name__}")
         if not math.isfinite(v):
             raise RuntimeError(f"unsupported range: {start} -> {end}")
+    dt = factory_out("range", out, dtype, device) if out is not None else (
+        D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "range"))
+    if not dt.is_floating_point:  # (PyTorch's kernel takes the bounds and step in the dtype: truncated)
+        start, end, step = builtins.int(start), builtins.int(end), builtins.int(step)
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    dt = factory_out("range", out, dtype, device) if out is not None else (
-        D.get_default_dtype() if dtype is None else D.as_dtype(dtype, "range"))
     n = builtins.int(math.floor((end - start) / step)) + 1
     exact_ints = not dt.is_floating_point and all(isinstance(v, numbers.Integral) for v in (start, end, step))
     values = start + np.arange(n, dtype=np.int64 if exact_ints else np.float64) * step

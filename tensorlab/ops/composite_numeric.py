@@ -334,16 +334,17 @@ def sinc_(self: Tensor) -> Tensor:
 
 
 def _widths(y: Tensor, x: Tensor, dim: int) -> Tensor:
-    """The interval widths ``x[1:] - x[:-1]`` along ``dim`` of y (a 1-d ``x`` lies along ``dim``)."""
+    """The interval widths ``x[1:] - x[:-1]`` along ``dim`` (of y, non-negative), as PyTorch's: a 1-d
+    ``x`` lies along ``dim``; one of fewer dims than y gets leading 1s; otherwise x is sliced along
+    the same dim index (its widths then broadcast with y's samples, or raise)."""
     if x.ndim == 1:
         shape = [1] * y.ndim
         shape[dim] = x.shape[0]
         x = x.reshape(shape)
-        d = dim
-    else:
-        d = dim - y.ndim  # counted from the end: x broadcasts with y
-    n = x.shape[d]
-    return x.narrow(d, 1, n - 1) - x.narrow(d, 0, n - 1)
+    elif x.ndim < y.ndim:
+        x = x.reshape((1,) * (y.ndim - x.ndim) + tuple(x.shape))
+    n = x.shape[dim]
+    return x.narrow(dim, 1, n - 1) - x.narrow(dim, 0, n - 1)
 
 
 def _integration_args(op: str, y: Tensor, x, dx, dim: int) -> int:

@@ -822,6 +822,23 @@ def test_isclose_refuses_a_nan_tolerance(device):
     assert to_numpy(tl.isclose(x, x + 1, rtol=float("inf"))).tolist() == [True]
 
 
+def test_trapezoid_x_of_other_ranks_and_deprecated_range_as_pytorch(device):
+    # torch 2.15: an x of fewer dims gets leading 1s (a 0-d x raised IndexError), one of more dims is
+    # sliced along the same dim index (its widths were taken along the last dim: [0, 0] where torch
+    # raises); tl.range with an integer dtype truncates its bounds first ([-1, 0, 0, 1] before)
+    y = tl.ones(2, 3, device=device)
+    assert to_numpy(tl.trapezoid(y, tl.tensor(1.0, device=device), dim=0)).tolist() == [0.0, 0.0, 0.0]
+    assert tl.cumulative_trapezoid(y, tl.tensor(1.0, device=device), dim=0).shape == (0, 3)
+    with pytest.raises(RuntimeError):
+        tl.trapezoid(tl.tensor([1.0, 2.0, 3.0], device=device), tl.ones(2, 3, device=device))
+    x = tl.arange(3.0, device=device).reshape(1, 3)
+    assert to_numpy(tl.trapezoid(tl.arange(6.0, device=device).reshape(2, 3), x)).tolist() == [2.0, 8.0]
+    with pytest.warns(UserWarning, match="deprecated"):
+        assert tl.range(-1.5, 2, dtype=tl.int64).tolist() == [-1, 0, 1, 2]
+    with pytest.warns(UserWarning, match="deprecated"):
+        assert tl.range(0.5, 2, dtype=tl.int64).tolist() == [0, 1, 2]
+
+
 def test_trapezoid_checks_the_length_of_a_1d_x(device):
     # a 1-d x of another length than y along dim broadcast into a wrong result (torch raises)
     y = _t([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], device)
