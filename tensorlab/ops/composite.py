@@ -27,7 +27,7 @@ from .. import return_types as RT
 from .._factories import tensor as _tensor
 from .._layout import contiguous_format
 from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
-from .._views import of_a_temporary
+from .._views import int_arg, of_a_temporary
 from ..amp.autocast_mode import autocast_op
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
@@ -178,9 +178,9 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
                 raise RuntimeError("diff(): diff expects the shape of tensor to prepend or append to match that of "
                                    f"input except along the differencing dimension; input.size({i}) = {m}, but got "
                                    f"tensor.size({i}) = {k}")
-    # n = 0 is the input itself, without prepend/append (PyTorch's rule)
+    # n = 0 is a copy of the input, without prepend/append (PyTorch's rule; the input itself aliased it)
     parts = [t for t in (prepend, input, append) if t is not None] if n else [input]
-    x = S.cat(parts, d) if len(parts) > 1 else input
+    x = S.cat(parts, d) if len(parts) > 1 else input.clone() if n == 0 else input
     for _ in range(n):
         size = x.shape[d]
         if size == 0:
@@ -279,7 +279,7 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     d0, d1 = norm_dim(dims[0], input.ndim, "rot90"), norm_dim(dims[1], input.ndim, "rot90")
     if d0 == d1:
         raise RuntimeError(f"rot90(): expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
-    k %= 4
+    k = int_arg("rot90", "k", k) % 4  # (k %= 4 changed a 0-d tensor k of the caller's in place)
     if k == 1:  # (a transpose of the flipped copy, which no one else holds: not a view, as PyTorch's transpose_)
         return of_a_temporary(S.flip(input, [d1]).transpose(d0, d1))
     if k == 2:

@@ -839,6 +839,17 @@ def test_trapezoid_x_of_other_ranks_and_deprecated_range_as_pytorch(device):
         assert tl.range(0.5, 2, dtype=tl.int64).tolist() == [0, 1, 2]
 
 
+def test_rot90_and_diff_leave_their_arguments_alone(device):
+    # rot90's `k %= 4` changed a 0-d tensor k in place (5 became 1); diff(n=0) returned the input
+    # itself, so writing to the result changed the input (torch 2.15: a copy)
+    k = tl.tensor(5)
+    assert tl.arange(6.0, device=device).reshape(2, 3).rot90(k).shape == (3, 2) and k.item() == 5
+    x = tl.tensor([1.0, 2.0], device=device)
+    y = x.diff(n=0)
+    y.add_(10)
+    assert to_numpy(x).tolist() == [1.0, 2.0] and to_numpy(y).tolist() == [11.0, 12.0]
+
+
 def test_trapezoid_checks_the_length_of_a_1d_x(device):
     # a 1-d x of another length than y along dim broadcast into a wrong result (torch raises)
     y = _t([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], device)
