@@ -720,9 +720,9 @@ def _scatter_checks(op: str, input: Tensor, dim, index: Tensor, src: Tensor | No
 def _scatter(op: str, input, dim, index, src, value, reduce, inplace: bool, out=None):
     if out is not None:  # of input's dtype (checked first, as PyTorch)
         out = exact_out(op, out, input, input, src)
+    if src is not None and value is not None:  # (value was silently ignored beside a tensor src)
+        raise TypeError(f"{op}(): got both a value and src (pass one: src, a Tensor, or value, a number)")
     if src is not None and not isinstance(src, Tensor):
-        if value is not None:
-            raise TypeError(f"{op}(): got both a value and src")
         value, src = src, None
     if src is None and value is None:
         raise TypeError(f"{op}(): expected src (a Tensor) or value (a number)")

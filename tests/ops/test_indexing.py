@@ -722,6 +722,18 @@ def test_write_overlapping_an_input_allowed_as_pytorch(device, case):
     assert a.tolist() == expected
 
 
+def test_scatter_refuses_a_value_beside_a_tensor_src(device):
+    # torch 2.15: TypeError; value (or a positional 'add') beside a tensor src was silently ignored
+    idx = tl.tensor([[0], [1]], device=device)
+    src = tl.ones(2, 1, device=device)
+    for call in (lambda: tl.zeros(2, 3, device=device).scatter(1, idx, src, value=7.0),
+                 lambda: tl.zeros(2, 3, device=device).scatter(1, idx, src, "add")):
+        with pytest.raises(TypeError, match="got both a value and src"):
+            call()
+    out = tl.zeros(2, 3, device=device).scatter(1, idx, value=2.0, reduce="add")
+    assert to_numpy(out).tolist() == [[2.0, 0.0, 0.0], [0.0, 2.0, 0.0]]
+
+
 def test_scatter_reduce_modes_and_legacy_reduce(device):
     x = tl.tensor([1.0, 2.0, 3.0], device=device)
     idx = tl.tensor([0, 0, 2, 2], device=device)
