@@ -212,14 +212,19 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        value = builtins.bool(value)
+        # PyTorch's attribute: a bool only ('no' was True), and a non-leaf's flag is not to be set at all
+        # (requires_grad_(True) on a non-leaf is the no-op)
+        if value.__class__ is not builtins.bool:
+            raise RuntimeError(f"requires_grad must be a bool, got {type(value).__name__}")
         if self.grad_fn is not None:
-            if not value:
-                raise RuntimeError(
-                    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
-                    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
-                )
-            return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables."
+                + ("" if value else " If you want to use a computed variable in a subgraph that doesn't require "
+                   "differentiation use var_no_grad = var.detach().")
+            )
+        self._set_requires_grad(value)
+
+    def _set_requires_grad(self, value: bool) -> None:
         if value and not self.dtype.is_floating_point:
             raise RuntimeError(
                 f"only Tensors of floating point dtype can require gradients (got {self.dtype})"
@@ -271,7 +276,17 @@ class Tensor:
         self._grad = None  # ``del t.grad``, as PyTorch
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        self.requires_grad = requires_grad
+        if requires_grad.__class__ is not builtins.bool:
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                            f"{type(requires_grad).__name__}")
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+                )
+            return self  # (a non-leaf already requires grad)
+        self._set_requires_grad(requires_grad)
         return self
 
     @property

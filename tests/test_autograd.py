@@ -556,6 +556,24 @@ def test_inputs_and_gradients_as_pytorch_reads_them():
         (x * 2).backward([1.0, 1.0, 1.0])
 
 
+def test_requires_grad_flag_as_pytorch():
+    # the attribute takes a bool only ('no' was True) and not on a non-leaf; requires_grad_(True) on a
+    # non-leaf is a no-op, requires_grad_(1) a TypeError (torch 2.15)
+    x = tl.ones(2)
+    for bad in ("no", 1):
+        with pytest.raises(RuntimeError, match="requires_grad must be a bool"):
+            x.requires_grad = bad
+    assert not x.requires_grad
+    with pytest.raises(TypeError, match="must be bool, not int"):
+        x.requires_grad_(1)
+    z = _leaf([1.0]) * 2
+    with pytest.raises(RuntimeError, match="only change requires_grad flags of leaf variables"):
+        z.requires_grad = True
+    assert z.requires_grad_(True) is z
+    with pytest.raises(RuntimeError, match="only change requires_grad flags of leaf variables"):
+        z.requires_grad_(False)
+
+
 def test_fill_with_a_value_tensor_that_requires_grad():
     # values from torch 2.13: the value's gradient sums the filled elements' (NotImplementedError before)
     x = _leaf([[1.0, 2.0], [3.0, 4.0]])
