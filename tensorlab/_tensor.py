@@ -185,6 +185,7 @@ class Tensor:
         return False
 
     def is_same_size(self, other: Tensor) -> bool:
+        need_tensor("is_same_size", other, "other", 1)
         return self._shape == other._shape
 
     def is_signed(self) -> bool:
@@ -566,6 +567,7 @@ class Tensor:
         return self.to(CPU, memory_format=memory_format)
 
     def type_as(self, other: Tensor) -> Tensor:
+        need_tensor("type_as", other, "other", 1)
         return self.to(other.dtype)
 
     def float(self, *, memory_format=preserve_format) -> Tensor:
@@ -678,8 +680,18 @@ def _parse_to(t: Tensor, args, kwargs):
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
     args = list(args)
+    given = {"device": dev is not None, "dtype": dtype is not None}
+
+    def once(what: str):  # (PyTorch's overloads take each once: a second one was silently the winner)
+        if given[what]:
+            raise TypeError(f"to() received an invalid combination of arguments: {what} given twice "
+                            f"({tuple(args)!r}, device={dev!r}, dtype={dtype!r})")
+        given[what] = True
+
     if args and isinstance(args[0], Tensor):
         other = args.pop(0)
+        once("device")
+        once("dtype")
         dev, dtype = other.device, other.dtype
     flags = 0  # positional bools: non_blocking, then copy (to(dtype, non_blocking, copy), ...)
     for a in args:
@@ -692,8 +704,10 @@ def _parse_to(t: Tensor, args, kwargs):
                 raise TypeError(f"to() received too many positional bools (non_blocking, copy): {tuple(args)!r}")
             flags += 1
         elif isinstance(a, D.dtype) or a in (builtins.float, builtins.int, builtins.bool):
+            once("dtype")
             dtype = a
         elif isinstance(a, str | device | builtins.int):
+            once("device")
             dev = a
         elif a is None:  # (PyTorch's optional device, to(None): no change)
             continue

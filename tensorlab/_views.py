@@ -453,6 +453,7 @@ def _is_int(x) -> bool:
 
 @tensor_method
 def view_as(input: Tensor, other: Tensor) -> Tensor:
+    need_tensor("view_as", other, "other", 1)
     return view(input, other._shape)
 
 
@@ -479,6 +480,7 @@ def of_a_temporary(v: Tensor) -> Tensor:
 
 @tensor_method
 def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    need_tensor("reshape_as", other, "other", 1)
     return reshape(input, other._shape)
 
 
@@ -605,6 +607,7 @@ def expand(input: Tensor, *sizes, size=None, implicit: bool = False) -> Tensor:
 
 @tensor_method
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    need_tensor("expand_as", other, "other", 1)
     return expand(input, other._shape)
 
 

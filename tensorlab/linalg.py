@@ -203,6 +203,8 @@ def multi_dot(tensors, *, out=None) -> Tensor:
     """The product of a chain of matrices, multiplied in the order of least work; the first may be
     a 1-d row vector and the last a 1-d column vector (their dims are dropped from the result)."""
     op = "multi_dot()"
+    if not isinstance(tensors, list | tuple):  # (a Tensor would be taken apart into its rows)
+        raise TypeError(f"multi_dot(): argument 'tensors' must be tuple of Tensors, not {type(tensors).__name__}")
     tensors = list(tensors)
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):

@@ -275,3 +275,26 @@ def test_a_function_given_a_number_for_its_tensor_raises_type_error():
     with pytest.raises(TypeError, match=r"where\(\): argument 'condition' \(position 1\) must be Tensor, not bool"):
         tl.where(True, tl.ones(1), 0.0)
     assert tl.reshape(input=tl.arange(4), shape=(2, 2)).shape == (2, 2)  # the keyword still reaches the method
+
+
+def test_call_forms_of_the_signature_sweep():
+    # torch 2.15's behaviour for call forms a signature sweep found different
+    x = tl.ones(2)
+    # to(): each of device and dtype once (a second was silently the winner)
+    for call in (lambda: x.to(tl.float64, tl.int32), lambda: x.to(tl.ones(1, dtype=tl.float64), dtype=tl.float16),
+                 lambda: x.to("cpu", device="cpu")):
+        with pytest.raises(TypeError, match="given twice"):
+            call()
+    assert x.to("cpu", tl.float64, True).dtype is tl.float64
+    # a non-tensor other is a TypeError naming it (AttributeError '_shape' before)
+    for name, call in (("equal", lambda: tl.equal(x, 1)), ("view_as", lambda: x.view_as(1)),
+                       ("reshape_as", lambda: x.reshape_as(1)), ("expand_as", lambda: x.expand_as(1)),
+                       ("is_same_size", lambda: x.is_same_size(1)), ("type_as", lambda: x.type_as(1))):
+        with pytest.raises(TypeError, match=f"{name}\\(\\): argument 'other'.* must be Tensor, not int"):
+            call()
+    assert tl.rsub(x, 2, 3).tolist() == [-1.0, -1.0]  # (alpha positional, as PyTorch's number overload)
+    with pytest.raises(RuntimeError, match="eps must be non-negative"):
+        tl.nn.functional.cosine_similarity(tl.ones(2, 2), tl.ones(2, 2), eps=-1.0)
+    with pytest.raises(TypeError, match="must be tuple of Tensors, not Tensor"):
+        tl.linalg.multi_dot(tl.ones(2, 3))  # (its rows were multiplied: tensor(3.))
+    assert math.isnan(tl.var(tl.zeros(0, 3), correction=-1).item())  # (an empty variance was 0)

@@ -635,8 +635,9 @@ tensor_method(subtract_, name="subtract_")
 
 
 @tensor_method
-def rsub(input, other, *, alpha=1):
-    """``other - alpha * input`` (PyTorch's ``rsub``; what ``2 - t`` computes)."""
+def rsub(input, other, alpha=1):
+    """``other - alpha * input`` (PyTorch's ``rsub``; what ``2 - t`` computes; ``alpha`` positional too, as
+    PyTorch's overload for a number ``other``)."""
     need_tensor("rsub", input)  # (rsub(2, t) would compute t - 2)
     if alpha.__class__ is not int:
         alpha = E.number_param("rsub", alpha, "alpha")
@@ -910,6 +911,8 @@ for _f in (logical_and, logical_or, logical_xor, bitwise_and, bitwise_or, bitwis
 @tensor_method
 def equal(input, other) -> bool:
     """True when both tensors have the same shape and elements (PyTorch's ``equal``)."""
+    need_tensor("equal", input, "input", 1)
+    need_tensor("equal", other, "other", 2)
     if input._shape != other._shape:
         return False
     return bool(eq(input, other).all())

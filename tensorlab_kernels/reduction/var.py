@@ -157,6 +157,7 @@ def _var_kernel(
     if FINAL:
         divisor = tl.cast(divisor_bits, tl.int64).to(tl.float64, bitcast=True).to(ACC)
         v = m2 / divisor  # max(0, N - correction) = 0 gives inf or nan, as PyTorch
+        v = tl.where(n > 0, v, float("nan"))  # (an empty row is nan whatever the correction: -1 gave 0)
         if STD:
             v = sqrt_rn(v)
         mean = tl.where(n > 0, _unhalve_mean(mean, K), float("nan"))  # an empty row's mean is nan
@@ -269,6 +270,8 @@ def var_mean_twin(var, mean, inp, *, dims, correction: float = 1.0, std: bool = 
         s2 = (dd * dd).sum(axis=dims, keepdims=True)
         m2 = np.where(s2 < np.inf, s2 - (c + c) * (c + c) * acc.type(n), s2)
         v = m2 / acc.type(max(0.0, n - correction))
+        if not n:  # (an empty row is nan whatever the correction: -1 gave 0)
+            v = np.full_like(v, np.nan)
         if std:
             v = np.sqrt(v)
         twice = m + m

@@ -550,6 +550,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     input is divided by its own norm first, as PyTorch, which keeps the result within [-1, 1]."""
     from ... import broadcast_tensors
 
+    if not eps >= 0:  # (PyTorch's check; a negative eps could divide by a negative norm)
+        raise RuntimeError(f"cosine_similarity: eps must be non-negative, got: {eps}")
     a, b = broadcast_tensors(x1, x2)
     common = D.promote_types(a.dtype, b.dtype)  # (PyTorch's rule: integers are refused, mixed ones promote)
     if not common.is_floating_point:
