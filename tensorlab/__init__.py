@@ -226,6 +226,16 @@ for _name in ("is_inference", "is_same_size"):  # (methods only until here)
     globals()[_name] = _checked_function(getattr(Tensor, _name), _name)
 del _name
 
+# PyTorch's factory keywords layout= and pin_memory= (requires_grad= where missing) on the public
+# factories; tensorlab's own code calls the functions underneath, without the wrapper's cost
+from ._factories import torch_factory as _torch_factory  # noqa: E402
+
+for _name in ("zeros", "ones", "full", "empty", "arange", "linspace", "logspace", "eye", "zeros_like", "ones_like",
+              "full_like", "empty_like", "empty_strided", "scalar_tensor", "tril_indices", "triu_indices", "range",
+              "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like"):
+    globals()[_name] = _torch_factory(globals()[_name])
+del _name, _torch_factory
+
 # PyTorch's NumPy keyword names (axis=, keepdims=) on the public functions and methods
 from . import _numpy_names  # noqa: E402
 

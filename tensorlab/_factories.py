@@ -467,6 +467,36 @@ def _host_into(out: Tensor, values: np.ndarray, requires_grad: bool) -> Tensor:
     return _finish(out, requires_grad)
 
 
+def torch_factory(fn):
+    """``fn`` with PyTorch's factory keywords: ``layout`` (``strided`` or None; tensorlab has no sparse
+    layouts) and, where ``fn`` lacks them, ``pin_memory`` (the result in pinned host memory) and
+    ``requires_grad``. (Ported code passes ``layout=torch.strided, pin_memory=False``.)"""
+    import functools
+    import inspect
+
+    from ._layout import strided
+
+    params = inspect.signature(fn).parameters
+    own_pin, own_grad = "pin_memory" in params, "requires_grad" in params
+
+    @functools.wraps(fn)
+    def factory(*args, layout=None, **kwargs):
+        if layout is not None and layout is not strided:
+            raise NotImplementedError(f"{fn.__name__}(): layout={layout} is not supported: tensorlab's tensors are "
+                                      "strided (there are no sparse layouts)")
+        pin = False if own_pin else kwargs.pop("pin_memory", False)
+        grad = False if own_grad else kwargs.pop("requires_grad", False)
+        t = fn(*args, **kwargs)
+        if pin:
+            keep = t.requires_grad
+            t = t.detach().pin_memory()
+            if keep:
+                t.requires_grad_(True)
+        return t.requires_grad_(True) if grad else t
+
+    return factory
+
+
 def _finish(t: Tensor, requires_grad: bool, pin_memory: bool = False) -> Tensor:
     if pin_memory:
         t = t.pin_memory()

@@ -298,3 +298,15 @@ def test_call_forms_of_the_signature_sweep():
     with pytest.raises(TypeError, match="must be tuple of Tensors, not Tensor"):
         tl.linalg.multi_dot(tl.ones(2, 3))  # (its rows were multiplied: tensor(3.))
     assert math.isnan(tl.var(tl.zeros(0, 3), correction=-1).item())  # (an empty variance was 0)
+
+
+@pytest.mark.parametrize("make", [lambda **k: tl.zeros(2, **k), lambda **k: tl.full((2,), 1.0, **k),
+                                  lambda **k: tl.arange(2, **k), lambda **k: tl.eye(2, **k),
+                                  lambda **k: tl.ones_like(tl.ones(2), **k), lambda **k: tl.randn(2, **k),
+                                  lambda **k: tl.tril_indices(2, 2, **k),
+                                  lambda **k: tl.empty_strided((2,), (1,), **k)])
+def test_factories_take_layout_and_pin_memory(make):
+    # PyTorch's factory keywords (a TypeError before): ported code passes layout=torch.strided
+    assert make(layout=tl.strided, pin_memory=False).layout is tl.strided
+    with pytest.raises(NotImplementedError, match="layout=.* is not supported"):
+        make(layout="sparse")
