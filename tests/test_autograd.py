@@ -247,6 +247,18 @@ def test_once_differentiable():
     assert g.tolist() == [6.0] and not g.requires_grad
 
 
+class _Same(tl.autograd.Function):
+    """Returns its input as it is."""
+
+    @staticmethod
+    def forward(ctx, a):
+        return a
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
 def test_once_differentiable_refuses_a_second_derivative():
     # torch 2.15: under create_graph with grads that require grad, the results require grad through a
     # node that raises (tensorlab returned them detached: v.grad silently lacked the g term, [2, 2])
@@ -313,16 +325,7 @@ def test_custom_function_pytorch_rules():
         def backward(ctx, g):
             return tl.cat([g, tl.zeros(1, dtype=g.dtype)])
 
-    class Same(tl.autograd.Function):  # returns its input: the same
-        @staticmethod
-        def forward(ctx, a):
-            return a
-
-        @staticmethod
-        def backward(ctx, g):
-            return g
-
-    for fn in (Head, Same):
+    for fn in (Head, _Same):  # (_Same returns its input: the same)
         out = fn.apply(x * 1)
         with pytest.raises(RuntimeError, match=f"Output 0 of {fn.__name__} is a view and is being modified inplace"):
             out.mul_(2)
@@ -1072,18 +1075,9 @@ def test_custom_function_marking_a_view_dirty_rebases_its_base():
 
 
 def test_custom_function_returning_its_input_under_no_grad_gives_an_alias():
-    class Identity(tl.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x
-
-        @staticmethod
-        def backward(ctx, g):
-            return g
-
     x = tl.ones(3, requires_grad=True)
     with tl.no_grad():
-        y = Identity.apply(x)
+        y = _Same.apply(x)
     assert y is not x and not y.requires_grad and not (y * 2).requires_grad
 
 
