@@ -349,6 +349,10 @@ def is_pinned(self: Tensor) -> bool:
 @tensor_method
 def record_stream(self: Tensor, stream) -> None:
     """Tell the allocator ``stream`` uses this tensor, so its memory is not reused too early."""
+    from tensorlab_kernels.runtime.streams import Stream
+
+    if not isinstance(stream, Stream):  # (anything else reached the allocator, to fail when the block is freed)
+        raise TypeError(f"record_stream(): argument 'stream' must be a cuda Stream, not {type(stream).__name__}")
     if self.is_cuda:
         self._storage.data.record_stream(stream)
 

@@ -14,10 +14,15 @@ class device:
         if isinstance(type_or_str, device):
             if index is not None:
                 raise ValueError("device(): index given twice")
-            self.type, self.index = type_or_str.type, type_or_str.index
+            object.__setattr__(self, "type", type_or_str.type)
+            object.__setattr__(self, "index", type_or_str.index)
             return
         if isinstance(type_or_str, int) and not isinstance(type_or_str, bool):
             type_or_str, index = "cuda", type_or_str
+        if index is not None:  # (an int index, as PyTorch's: 1.0 or True was stored as it was)
+            if isinstance(index, bool) or not hasattr(index, "__index__"):
+                raise TypeError(f"device(): index must be an int, got {builtins.type(index).__name__}")
+            index = int(index.__index__())
         if not isinstance(type_or_str, str):
             raise TypeError(f"device(): expected a string, int or device, got {builtins.type(type_or_str).__name__}")
         text = type_or_str.strip()
@@ -36,8 +41,11 @@ class device:
             raise RuntimeError(f"Device index must not be negative, got {index}")
         if text == "cpu" and index not in (None, 0):
             raise RuntimeError(f"cpu device index must be 0 or absent, got {index}")
-        self.type = text
-        self.index = index  # (cpu:0 keeps its 0, as PyTorch's; tensors on it still report plain cpu)
+        object.__setattr__(self, "type", text)
+        object.__setattr__(self, "index", index)  # (cpu:0 keeps its 0, as PyTorch's; tensors on it report cpu)
+
+    def __setattr__(self, name, value):  # read-only, as PyTorch's: as_device shares one object per device
+        raise AttributeError(f"attribute '{name}' of 'tensorlab.device' objects is not writable")
 
     def __enter__(self):  # ``with tl.device("cuda"):`` makes it the default device inside
         _defaults.stack.append(_defaults.device)

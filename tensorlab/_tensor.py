@@ -561,6 +561,8 @@ class Tensor:
 
     def cuda(self, device=None, non_blocking: bool = False, *, memory_format=preserve_format) -> Tensor:
         dev = as_device("cuda" if device is None else device if not isinstance(device, int) else f"cuda:{device}")
+        if dev.type != "cuda":  # (PyTorch's: .cuda('cpu') returned a cpu tensor)
+            raise RuntimeError(f"Invalid device, must be cuda device (got {dev})")
         return self.to(dev, non_blocking=non_blocking, memory_format=memory_format)
 
     def cpu(self, *, memory_format=preserve_format) -> Tensor:

@@ -43,14 +43,25 @@ def unavailable_reason() -> str | None:
 
 
 def _index(dev) -> int:
+    """The cuda device index ``dev`` names (None or a negative index: the current device, as PyTorch);
+    an index past the devices there are is an error (it answered for device 0, or made a generator
+    or a stream of a device that does not exist)."""
     if dev is None:
         return _rt.current_device()
-    if isinstance(dev, int):
-        return dev
-    d = _device(dev) if not isinstance(dev, _device) else dev
-    if d.type != "cuda":
-        raise ValueError(f"Expected a cuda device, but got: {d}")
-    return _rt.current_device() if d.index is None else d.index
+    if isinstance(dev, int) and not isinstance(dev, bool):
+        index = dev
+    else:
+        d = _device(dev) if not isinstance(dev, _device) else dev
+        if d.type != "cuda":
+            raise ValueError(f"Expected a cuda device, but got: {d}")
+        index = d.index
+    if index is None or index < 0:
+        return _rt.current_device()
+    count = device_count()
+    if index >= count:
+        raise RuntimeError(f"Invalid device index {index}: there {'is' if count == 1 else 'are'} {count} cuda "
+                           f"device{'' if count == 1 else 's'}")
+    return index
 
 
 def _backend():
@@ -131,6 +142,8 @@ def default_stream(dev=None) -> Stream:
 
 
 def set_stream(s: Stream) -> None:
+    if s is None:  # (PyTorch's: no-op)
+        return
     _rt.set_stream(s)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import tensorlab as tl
@@ -288,3 +289,39 @@ def test_tensor_of_float64_data_to_half_rounds_through_float32_as_to_does():
     assert tl.tensor([v], dtype=tl.float64).to(tl.float16).tolist() == [1.0]
     assert tl.tensor([v], dtype=tl.float32).tolist() == [float(np.float32(v))]
     assert tl.tensor([1e39, -1e39], dtype=tl.float16).tolist() == [float("inf"), float("-inf")]
+
+
+def test_device_objects_are_read_only_and_take_int_indices():
+    # torch 2.15: a device's attributes are not writable (as_device shares one object per device, so
+    # `t.device.index = 7` broke every later cuda allocation), and the index is an int
+    d = tl.device("cuda:0")
+    with pytest.raises(AttributeError, match="not writable"):
+        d.index = 7
+    with pytest.raises(TypeError, match="index must be an int"):
+        tl.device("cuda", 1.0)
+    assert type(tl.device("cuda", np.int64(0)).index) is int
+    with pytest.raises(RuntimeError, match="must be cuda device"):
+        tl.ones(2).cuda("cpu")  # (it returned a cpu tensor)
+
+
+@pytest.mark.skipif(not tl.cuda.is_available(), reason="needs cuda (a GPU or TRITON_INTERPRET=1)")
+def test_cuda_device_arguments_as_pytorch():
+    n = tl.cuda.device_count()
+    # an index past the devices is an error (device 0's answers, or a stream/generator of a device
+    # that does not exist, before); a negative one is the current device
+    for call in (lambda: tl.cuda.get_device_properties(n), lambda: tl.cuda.synchronize(f"cuda:{n}"),
+                 lambda: tl.cuda.current_stream(n), lambda: tl.cuda.get_rng_state(n)):
+        with pytest.raises(RuntimeError, match=f"Invalid device index {n}"):
+            call()
+    assert tl.cuda.current_stream(-1).device_index == tl.cuda.current_device()
+    tl.cuda.set_device(-1)  # (no-op, as PyTorch's)
+    tl.cuda.set_stream(None)  # (no-op; it raised AttributeError)
+    # a Stream of a device string (TypeError from str.index before) and not of a cpu device
+    assert tl.cuda.Stream("cuda:0").device_index == 0 and tl.cuda.Stream(device="cuda").device_index == 0
+    for bad in ("cpu", tl.device("cpu")):
+        with pytest.raises(ValueError, match="Expected a cuda device"):
+            tl.cuda.Stream(bad)
+    x = tl.ones(2, device="cuda")
+    with pytest.raises(TypeError, match="must be a cuda Stream"):
+        x.record_stream(None)
+    x.record_stream(tl.cuda.current_stream())

@@ -161,15 +161,17 @@ def _index_of(device) -> int:
         return current_device()
     if isinstance(device, int):
         return device
-    index = getattr(device, "index", None)
-    if index is not None or hasattr(device, "type"):
-        return current_device() if index is None else int(index)
-    if isinstance(device, str):
+    if isinstance(device, str):  # (before the attribute: a str's .index is its method)
         if device == "cuda":
             return current_device()
-        if device.startswith("cuda:"):
+        if device.startswith("cuda:") and device[5:].isdecimal():
             return int(device[5:])
-    raise ValueError(f"expected a cuda device, got {device!r}")
+        raise ValueError(f"Expected a cuda device, but got: {device!r}")
+    if hasattr(device, "type"):  # (a device object)
+        if device.type != "cuda":
+            raise ValueError(f"Expected a cuda device, but got: {device}")
+        return current_device() if device.index is None else int(device.index)
+    raise ValueError(f"Expected a cuda device, but got {device!r}")
 
 
 def default_stream(device=None) -> Stream:
