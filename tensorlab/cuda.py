@@ -78,15 +78,15 @@ def current_device() -> int:
     return _rt.current_device()
 
 
-def set_device(dev) -> None:
-    _rt.set_device(_index(dev))
+def set_device(device) -> None:
+    _rt.set_device(_index(device))
 
 
 @contextlib.contextmanager
-def device(dev):
-    """Make ``dev`` the current cuda device inside the block."""
+def device(device):  # (PyTorch's keyword; inside, the parameter shadows this function)
+    """Make ``device`` the current cuda device inside the block."""
     prev = _rt.current_device()
-    idx = _index(dev)
+    idx = _index(device)
     if idx != prev:
         _rt.set_device(idx)
     try:
@@ -96,12 +96,12 @@ def device(dev):
             _rt.set_device(prev)
 
 
-def get_device_name(dev=None) -> str:
-    return _backend().device_name(_index(dev))
+def get_device_name(device=None) -> str:
+    return _backend().device_name(_index(device))
 
 
-def get_device_capability(dev=None) -> tuple[int, int]:
-    return _backend().capability(_index(dev))
+def get_device_capability(device=None) -> tuple[int, int]:
+    return _backend().capability(_index(device))
 
 
 class _DeviceProperties:
@@ -117,39 +117,39 @@ class _DeviceProperties:
                 f"total_memory={self.total_memory // (1 << 20)}MB, multi_processor_count={self.multi_processor_count})")
 
 
-def get_device_properties(dev=None) -> _DeviceProperties:
-    return _DeviceProperties(_index(dev))
+def get_device_properties(device=None) -> _DeviceProperties:
+    return _DeviceProperties(_index(device))
 
 
-def mem_get_info(dev=None) -> tuple[int, int]:
+def mem_get_info(device=None) -> tuple[int, int]:
     """(free, total) bytes on the device."""
-    return _backend().mem_get_info(_index(dev))
+    return _backend().mem_get_info(_index(device))
 
 
-def synchronize(dev=None) -> None:
+def synchronize(device=None) -> None:
     """Wait for all work on the device."""
-    _rt.synchronize(_index(dev))
+    _rt.synchronize(_index(device))
 
 
-def current_stream(dev=None) -> Stream:
+def current_stream(device=None) -> Stream:
     _backend()
-    return _rt.current_stream(_index(dev))
+    return _rt.current_stream(_index(device))
 
 
-def default_stream(dev=None) -> Stream:
+def default_stream(device=None) -> Stream:
     _backend()
-    return _rt.default_stream(_index(dev))
+    return _rt.default_stream(_index(device))
 
 
-def set_stream(s: Stream) -> None:
-    if s is None:  # (PyTorch's: no-op)
+def set_stream(stream: Stream) -> None:  # (PyTorch's keyword)
+    if stream is None:  # (PyTorch's: no-op)
         return
-    _rt.set_stream(s)
+    _rt.set_stream(stream)
 
 
-def stream(s: Stream | None):
-    """Context manager: make ``s`` the current stream of its device (``None`` does nothing)."""
-    return _rt.stream(s)
+def stream(stream: Stream | None):  # (PyTorch's keyword; inside, the parameter shadows this function)
+    """Context manager: make ``stream`` the current stream of its device (``None`` does nothing)."""
+    return _rt.stream(stream)
 
 
 # -- memory ---------------------------------------------------------------------------------------
@@ -165,30 +165,30 @@ def empty_cache() -> None:
         _rt.allocator_for(i).empty_cache()
 
 
-def memory_allocated(dev=None) -> int:
+def memory_allocated(device=None) -> int:
     """Bytes held by live tensors on the device (rounded to the allocator's size classes)."""
-    return _allocator(dev).allocated
+    return _allocator(device).allocated
 
 
-def max_memory_allocated(dev=None) -> int:
-    return _allocator(dev).peak_allocated
+def max_memory_allocated(device=None) -> int:
+    return _allocator(device).peak_allocated
 
 
-def memory_reserved(dev=None) -> int:
+def memory_reserved(device=None) -> int:
     """Bytes the allocator holds from the driver: live plus cached."""
-    return _allocator(dev).reserved
+    return _allocator(device).reserved
 
 
-def max_memory_reserved(dev=None) -> int:
-    return _allocator(dev).peak_reserved
+def max_memory_reserved(device=None) -> int:
+    return _allocator(device).peak_reserved
 
 
-def reset_peak_memory_stats(dev=None) -> None:
-    _allocator(dev).reset_peak_stats()
+def reset_peak_memory_stats(device=None) -> None:
+    _allocator(device).reset_peak_stats()
 
 
-def memory_stats(dev=None) -> dict:
-    return _allocator(dev).stats()
+def memory_stats(device=None) -> dict:
+    return _allocator(device).stats()
 
 
 def manual_seed(seed: int) -> None:

@@ -325,3 +325,13 @@ def test_cuda_device_arguments_as_pytorch():
     with pytest.raises(TypeError, match="must be a cuda Stream"):
         x.record_stream(None)
     x.record_stream(tl.cuda.current_stream())
+
+
+@pytest.mark.skipif(not tl.cuda.is_available(), reason="needs cuda (a GPU or TRITON_INTERPRET=1)")
+def test_cuda_functions_take_pytorchs_keywords():
+    # device= and stream= as torch.cuda's (TypeError: they were named dev= and s=)
+    assert tl.cuda.memory_allocated(device=0) >= 0 and tl.cuda.current_stream(device=0).device_index == 0
+    tl.cuda.synchronize(device="cuda")
+    tl.cuda.reset_peak_memory_stats(device=0)
+    with tl.cuda.device(device=0), tl.cuda.stream(stream=tl.cuda.current_stream()):
+        tl.cuda.set_stream(stream=tl.cuda.current_stream())
