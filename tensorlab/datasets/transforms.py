@@ -8,9 +8,9 @@ The rule for what they take and return:
 * The others take a numpy array *or* a cpu tensor laid out ``[..., H, W]`` (``Normalize``:
   ``[..., C, H, W]``) and return the same kind they were given.
 
-All the arithmetic is numpy on the host, so the transforms are cheap in DataLoader workers and
-never touch a GPU; the collate step stacks the resulting cpu tensors straight into the batch's
-shared-memory buffer.
+numpy inputs are transformed with numpy on the host, so the transforms are cheap in DataLoader
+workers and never touch a GPU. Tensor inputs are transformed with tensorlab ops, so autograd
+follows them as in torchvision (``Normalize(m, s)(x).requires_grad`` for an ``x`` that requires grad).
 
 Random transforms draw from a numpy generator that is seeded from a tensorlab generator (the
 default cpu generator, or ``generator=``) and re-seeded whenever that generator's state was
@@ -41,12 +41,16 @@ def _is_tensor(x) -> bool:
     return isinstance(x, Tensor)
 
 
+def _check_cpu_tensor(x, op: str) -> None:
+    if not x.is_cpu:
+        raise TypeError(f"{op}: expected a cpu tensor or numpy array, got a tensor on '{x.device}' (transforms run "
+                        "on the host, before the batch moves to the device)")
+
+
 def _host(x, op: str) -> tuple[np.ndarray, bool]:
     """(numpy array, was it a tensor)."""
     if _is_tensor(x):
-        if not x.is_cpu:
-            raise TypeError(f"{op}: expected a cpu tensor or numpy array, got a tensor on '{x.device}' (transforms run "
-                            "on the host, before the batch moves to the device)")
+        _check_cpu_tensor(x, op)
         return x.detach()._np_view(), True
     if isinstance(x, np.ndarray):
         return x, False
@@ -163,22 +167,34 @@ class Normalize:
         self.inplace = inplace
 
     def __call__(self, x):
-        arr, was_tensor = _host(x, "Normalize")
-        if not np.issubdtype(arr.dtype, np.floating) and str(arr.dtype) != "bfloat16":
-            raise TypeError(f"Normalize: input should be a float image, got {arr.dtype} (use ToTensor first)")
-        if arr.ndim < 3:
-            raise ValueError(f"Normalize: expected an image of shape [..., C, H, W], got shape {arr.shape}")
-        c = arr.shape[-3]
-        for name, v in (("mean", self.mean), ("std", self.std)):
-            if v.size not in (1, c):
-                raise ValueError(f"Normalize: {name} has {v.size} values but the image has {c} channels")
+        if _is_tensor(x) and not self.inplace:
+            _check_cpu_tensor(x, "Normalize")
+            self._check(x.dtype.is_floating_point, x.dtype, tuple(x.shape))
+            from .._factories import as_tensor
+
+            # tensorlab ops (not numpy on a detached view), so autograd follows, as in torchvision
+            mean = as_tensor(self.mean, dtype=x.dtype).reshape(-1, 1, 1)
+            std = as_tensor(self.std, dtype=x.dtype).reshape(-1, 1, 1)
+            return (x - mean) / std
+        arr, _ = _host(x, "Normalize")
+        self._check(np.issubdtype(arr.dtype, np.floating) or str(arr.dtype) == "bfloat16", arr.dtype, arr.shape)
         mean = self.mean.astype(arr.dtype).reshape(-1, 1, 1)
         std = self.std.astype(arr.dtype).reshape(-1, 1, 1)
         if self.inplace:
             np.subtract(arr, mean, out=arr)
             np.divide(arr, std, out=arr)
             return x
-        return _back((arr - mean) / std, was_tensor)
+        return (arr - mean) / std
+
+    def _check(self, is_float: bool, dtype, shape: tuple) -> None:
+        if not is_float:
+            raise TypeError(f"Normalize: input should be a float image, got {dtype} (use ToTensor first)")
+        if len(shape) < 3:
+            raise ValueError(f"Normalize: expected an image of shape [..., C, H, W], got shape {shape}")
+        c = shape[-3]
+        for name, v in (("mean", self.mean), ("std", self.std)):
+            if v.size not in (1, c):
+                raise ValueError(f"Normalize: {name} has {v.size} values but the image has {c} channels")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(mean={self.mean.tolist()}, std={self.std.tolist()})"
@@ -243,6 +259,8 @@ class RandomCrop:
         rng = _rng(self.generator)
         i = int(rng.integers(0, h - th + 1))
         j = int(rng.integers(0, w - tw + 1))
+        if was_tensor:
+            return self._crop_tensor(x, i, j, (left, top, right, bottom))
         if self.padding_mode == "constant":
             # Materialise only the crop: the fill, then the part of the image that falls inside it.
             out = np.full((*arr.shape[:-2], th, tw), self.fill, dtype=arr.dtype)
@@ -254,6 +272,23 @@ class RandomCrop:
             padded = self._pad(arr, left, top, right, bottom) if (left or top or right or bottom) else arr
             out = np.ascontiguousarray(padded[..., i:i + th, j:j + tw])
         return _back(out, was_tensor)
+
+    def _crop_tensor(self, x, i: int, j: int, pads: tuple[int, int, int, int]):
+        # tensorlab ops (not numpy on a detached view), so autograd follows, as in torchvision
+        left, top, right, bottom = pads
+        th, tw = self.size
+        if self.padding_mode == "constant":
+            from ..nn import functional as F
+
+            padded = F.pad(x, (left, right, top, bottom), value=self.fill) if any(pads) else x
+            return padded[..., i:i + th, j:j + tw].contiguous()
+        # edge/reflect/symmetric: gather the window's rows and columns of the padded image from x
+        from .._factories import as_tensor
+
+        mode = self._MODES[self.padding_mode]
+        rows = np.pad(np.arange(x.shape[-2]), (top, bottom), mode=mode)[i:i + th]
+        cols = np.pad(np.arange(x.shape[-1]), (left, right), mode=mode)[j:j + tw]
+        return x.index_select(-2, as_tensor(rows)).index_select(-1, as_tensor(cols))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(size={self.size}, padding={self.padding})"
@@ -273,7 +308,8 @@ class RandomHorizontalFlip:
         if arr.ndim < 2:
             raise ValueError(f"RandomHorizontalFlip: expected an image of shape [..., H, W], got shape {arr.shape}")
         if _rng(self.generator).random() < self.p:
-            return _back(np.ascontiguousarray(arr[..., ::-1]), was_tensor)
+            # a tensor is flipped with tensorlab's flip, so autograd follows, as in torchvision
+            return x.flip(-1) if was_tensor else np.ascontiguousarray(arr[..., ::-1])
         return x
 
     def __repr__(self) -> str:

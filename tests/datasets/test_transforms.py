@@ -163,3 +163,32 @@ def test_transforms_in_workers_reproducible():
     a, b = run(), run()
     np.testing.assert_array_equal(a, b)
     assert a.shape == (8, 1, 8, 8)
+
+
+def test_tensor_inputs_keep_autograd():
+    # torchvision transforms tensors with tensor ops, so gradients reach the input (values from torchvision 0.29)
+    x = tl.arange(12, dtype=tl.float32).reshape(1, 3, 4).requires_grad_()
+    y = T.Normalize((1.0,), (4.0,))(x)
+    assert y.requires_grad
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((1, 3, 4), 0.25, np.float32))
+    expected = {"constant": [[15, 16, 17, 18], [22, 23, 24, 25], [29, 30, 31, 32]],
+                "edge": [[45, 27, 30, 108], [43, 23, 24, 78], [128, 67, 69, 219]],
+                "reflect": [[15, 50, 36, 18], [66, 213, 150, 75], [30, 100, 72, 36]],
+                "symmetric": [[44, 25, 60, 60], [44, 25, 60, 60], [128, 67, 144, 144]]}
+    for mode, grad in expected.items():
+        x.grad = None
+        y = T.RandomCrop((6, 7), padding=(1, 2, 2, 1), padding_mode=mode)(x)  # the crop is the whole padded image
+        (y * tl.arange(42, dtype=tl.float32).reshape(1, 6, 7)).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), np.array([grad], np.float32), err_msg=mode)
+    x.grad = None
+    y = T.RandomHorizontalFlip(1.0)(x)
+    (y * tl.arange(12, dtype=tl.float32).reshape(1, 3, 4)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[[3, 2, 1, 0], [7, 6, 5, 4], [11, 10, 9, 8]]])
+    # a tensor crop and a numpy crop with the same generator state agree
+    img = np.random.default_rng(3).random((2, 5, 6)).astype(np.float32)
+    for mode in ("constant", "edge", "reflect", "symmetric"):
+        a = T.RandomCrop(4, padding=2, fill=0.5, padding_mode=mode, generator=tl.Generator().manual_seed(1))(img)
+        b = T.RandomCrop(4, padding=2, fill=0.5, padding_mode=mode,
+                         generator=tl.Generator().manual_seed(1))(tl.from_numpy(img))
+        np.testing.assert_array_equal(b.numpy(), a, err_msg=mode)
