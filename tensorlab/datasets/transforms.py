@@ -167,7 +167,7 @@ class Normalize:
         self.inplace = inplace
 
     def __call__(self, x):
-        if _is_tensor(x) and not self.inplace:
+        if _is_tensor(x):
             _check_cpu_tensor(x, "Normalize")
             self._check(x.dtype.is_floating_point, x.dtype, tuple(x.shape))
             from .._factories import as_tensor
@@ -175,7 +175,8 @@ class Normalize:
             # tensorlab ops (not numpy on a detached view), so autograd follows, as in torchvision
             mean = as_tensor(self.mean, dtype=x.dtype).reshape(-1, 1, 1)
             std = as_tensor(self.std, dtype=x.dtype).reshape(-1, 1, 1)
-            return (x - mean) / std
+            # in place through sub_/div_ so autograd's in-place checks (leaf, saved tensor, expanded) apply
+            return x.sub_(mean).div_(std) if self.inplace else (x - mean) / std
         arr, _ = _host(x, "Normalize")
         self._check(np.issubdtype(arr.dtype, np.floating) or str(arr.dtype) == "bfloat16", arr.dtype, arr.shape)
         mean = self.mean.astype(arr.dtype).reshape(-1, 1, 1)

@@ -192,3 +192,20 @@ def test_tensor_inputs_keep_autograd():
         b = T.RandomCrop(4, padding=2, fill=0.5, padding_mode=mode,
                          generator=tl.Generator().manual_seed(1))(tl.from_numpy(img))
         np.testing.assert_array_equal(b.numpy(), a, err_msg=mode)
+
+
+def test_normalize_inplace_tensor_goes_through_autograd():
+    x = tl.arange(12, dtype=tl.float32).reshape(1, 3, 4).requires_grad_()
+    with pytest.raises(RuntimeError, match="leaf"):
+        T.Normalize((1.0,), (4.0,), inplace=True)(x)
+    y = x * 2
+    assert T.Normalize((1.0,), (4.0,), inplace=True)(y) is y
+    np.testing.assert_array_equal(y.detach().numpy(), (np.arange(12, dtype=np.float32).reshape(1, 3, 4) * 2 - 1) / 4)
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((1, 3, 4), 0.5, np.float32))
+    e = x.exp()  # exp saves its output for backward: changing it in place must fail the backward
+    T.Normalize((1.0,), (4.0,), inplace=True)(e)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        e.sum().backward()
+    with pytest.raises(RuntimeError):  # expanded: several elements share one memory location
+        T.Normalize((1.0,), (4.0,), inplace=True)(tl.zeros(1, 1, 4).expand(1, 3, 4))
