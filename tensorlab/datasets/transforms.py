@@ -3,8 +3,8 @@
 
 The rule for what they take and return:
 
-* ``ToTensor`` takes a numpy image (``H x W`` or ``H x W x C``; ``uint8`` is scaled to [0, 1]) or
-  a tensor, and always returns a cpu ``float32`` tensor of shape ``C x H x W``.
+* ``ToTensor`` takes a numpy image (``H x W`` or ``H x W x C``; ``uint8`` is scaled to [0, 1] in
+  the default float dtype, other dtypes are kept) or a tensor, and returns a cpu tensor ``C x H x W``.
 * The others take a numpy array *or* a cpu tensor laid out ``[..., H, W]`` (``Normalize``:
   ``[..., C, H, W]``) and return the same kind they were given.
 
@@ -121,34 +121,38 @@ class Lambda:
 
 
 class ToTensor:
-    """numpy image ``H x W`` or ``H x W x C`` -> cpu float32 tensor ``C x H x W``; ``uint8`` values
-    are divided by 255, other dtypes only cast (torchvision's rule). A tensor is taken as
-    ``H x W`` or already ``C x H x W`` and only cast."""
+    """numpy image ``H x W`` or ``H x W x C`` -> cpu tensor ``C x H x W``, as torchvision: ``uint8``
+    becomes the default float dtype (``tensorlab.get_default_dtype()``) divided by 255; every other
+    dtype is kept, values unscaled. A tensor is taken as ``H x W`` or already ``C x H x W`` under
+    the same dtype rule (torchvision refuses tensors)."""
 
     def __call__(self, pic):
         from .. import _dtype as D
+        from .._factories import wrap_numpy
 
         if _is_tensor(pic):
-            if pic.ndim == 3 and pic.dtype is D.float32:
-                return pic
-            arr, _ = _host(pic, "ToTensor")
+            _check_cpu_tensor(pic, "ToTensor")
+            shape = tuple(pic.shape)
         elif isinstance(pic, np.ndarray):
-            arr = pic
+            shape = pic.shape
         else:
             raise TypeError(f"ToTensor: pic should be a numpy array or a tensor, got {type(pic).__name__}")
-        if arr.ndim not in (2, 3):
-            raise ValueError(f"ToTensor: pic should be 2 or 3 dimensional (H x W or H x W x C), got {arr.ndim} "
-                             f"dimensions (shape {arr.shape})")
-        if arr.ndim == 2:
-            arr = arr[None, :, :]
-        elif not _is_tensor(pic):
-            arr = arr.transpose(2, 0, 1)
-        out = np.empty(arr.shape, np.float32)
+        if len(shape) not in (2, 3):
+            raise ValueError(f"ToTensor: pic should be 2 or 3 dimensional (H x W or H x W x C), got {len(shape)} "
+                             f"dimensions (shape {shape})")
+        default = D.get_default_dtype()
+        if _is_tensor(pic):
+            t = pic[None] if pic.ndim == 2 else pic
+            return t.to(default).div(255) if t.dtype is D.uint8 else t
+        arr = pic[None, :, :] if pic.ndim == 2 else pic.transpose(2, 0, 1)
         if arr.dtype == np.uint8:
-            np.divide(arr, np.float32(255), out=out, dtype=np.float32)  # x / 255 in fp32, as torchvision
-        else:
-            out[...] = arr
-        return _back(out, True)
+            out = arr.astype(default.np, order="C")  # a fresh contiguous copy
+            out /= default.np.type(255)  # x / 255 in the default dtype, as torchvision
+            return wrap_numpy(out)
+        if arr.dtype.kind == "u":
+            raise TypeError(f"ToTensor: numpy dtype {arr.dtype} has no tensorlab counterpart (torchvision keeps it); "
+                            f"convert the image first, e.g. pic.astype(np.int64)")
+        return wrap_numpy(np.ascontiguousarray(arr))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

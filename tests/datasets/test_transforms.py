@@ -24,7 +24,7 @@ def test_to_tensor_uint8_hw_and_hwc():
 
 def test_to_tensor_float_not_scaled_and_tensor_input():
     f = np.full((2, 2), 3.5, np.float64)
-    np.testing.assert_array_equal(T.ToTensor()(f).numpy(), np.full((1, 2, 2), 3.5, np.float32))
+    np.testing.assert_array_equal(T.ToTensor()(f).numpy(), np.full((1, 2, 2), 3.5, np.float64))
     t = tl.ones(1, 2, 2)
     assert T.ToTensor()(t) is t
     assert T.ToTensor()(tl.ones(2, 2, dtype=tl.float64)).shape == (1, 2, 2)
@@ -32,6 +32,30 @@ def test_to_tensor_float_not_scaled_and_tensor_input():
         T.ToTensor()(np.zeros(4, np.uint8))
     with pytest.raises(TypeError, match="numpy array or a tensor"):
         T.ToTensor()([1, 2])
+
+
+def test_to_tensor_keeps_non_uint8_dtypes_and_scales_uint8_in_the_default_dtype():
+    # torchvision 0.29: only uint8 is converted (to the default dtype, / 255); the rest keep dtype and values
+    for np_dt, tl_dt, v in [(np.int8, tl.int8, -3), (np.int16, tl.int16, 300), (np.int32, tl.int32, 70000),
+                            (np.int64, tl.int64, 2**40), (np.float16, tl.float16, 2.5), (np.float32, tl.float32, 2.5),
+                            (np.float64, tl.float64, 2.5), (np.bool_, tl.bool, True)]:
+        t = T.ToTensor()(np.full((2, 3, 2), v, np_dt))
+        assert t.dtype is tl_dt and t.shape == (2, 2, 3) and t.is_contiguous(), np_dt
+        assert t[0, 0, 0].item() == v
+    with pytest.raises(TypeError, match="ToTensor: numpy dtype uint16 has no tensorlab counterpart"):
+        T.ToTensor()(np.zeros((2, 2), np.uint16))
+    img = np.array([[1, 128, 255]], np.uint8)
+    try:
+        tl.set_default_dtype(tl.float64)
+        t = T.ToTensor()(img)
+        assert t.dtype is tl.float64
+        assert t.numpy().tolist() == [[[0.00392156862745098, 0.5019607843137255, 1.0]]]
+        tl.set_default_dtype(tl.float16)
+        t = T.ToTensor()(img)
+        assert t.dtype is tl.float16
+        assert t.numpy().astype(np.float64).tolist() == [[[0.0039215087890625, 0.501953125, 1.0]]]
+    finally:
+        tl.set_default_dtype(tl.float32)
 
 
 def test_normalize_values_and_kinds():
