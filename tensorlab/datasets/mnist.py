@@ -5,7 +5,9 @@ target_transform=None, download=False)``. A sample is ``(image, target)``: ``ima
 ``uint8`` numpy array of shape ``(28, 28)`` (torchvision gives a PIL image; use
 ``transforms.ToTensor()`` for a float tensor), ``target`` a Python int; ``transform`` and
 ``target_transform`` are applied to them. ``data`` (``uint8`` tensor ``(N, 28, 28)``) and
-``targets`` (``int64`` tensor ``(N,)``) share memory with the arrays read from the files.
+``targets`` (``int64`` tensor ``(N,)``) share memory with the arrays read from the files; as in
+torchvision they can be assigned (``ds.data, ds.targets = ds.data[:100], ds.targets[:100]`` for a
+subset) and ``len`` and indexing follow.
 
 Files are looked up, raw or gzipped (``.gz``), in ``root/<ClassName>/raw``, ``root/<ClassName>``
 and ``root`` (torchvision's layout and a plain folder); ``FashionMNIST`` also looks in
@@ -68,6 +70,17 @@ def read_idx(path) -> np.ndarray:
     return arr.astype(dtype.newbyteorder("="), copy=True)  # native order, writable
 
 
+def _numpy_of(value, what: str) -> np.ndarray:
+    """The numpy array behind an assigned ``data``/``targets`` (shared for a cpu tensor or an array)."""
+    from .._tensor import Tensor
+
+    if isinstance(value, Tensor):
+        return value.detach().cpu().numpy()
+    if isinstance(value, (np.ndarray, list, tuple)):
+        return np.asarray(value)
+    raise TypeError(f"MNIST: {what} should be a tensor or a numpy array, got {type(value).__name__}")
+
+
 class MNIST(Dataset):
     """The MNIST handwritten digits (60,000 train / 10,000 test images, 28x28 uint8) from IDX files."""
 
@@ -96,8 +109,10 @@ class MNIST(Dataset):
             raise ValueError(f"{name}: {images_path} holds {len(images)} images but {labels_path} holds "
                              f"{len(labels)} labels")
         self.images_path, self.labels_path = images_path, labels_path
-        self._images = images
-        self._labels = labels.astype(np.int64)
+        from .._factories import from_numpy
+
+        self.data = from_numpy(images)
+        self.targets = from_numpy(labels.astype(np.int64))
 
     # -- locating the files ---------------------------------------------------------------
     def _search_dirs(self) -> list[Path]:
@@ -130,17 +145,25 @@ class MNIST(Dataset):
         raise FileNotFoundError(msg)
 
     # -- data -----------------------------------------------------------------------------
+    # data and targets are assignable, as in torchvision (ds.data = ds.data[:100] makes a subset);
+    # the numpy views that __getitem__ reads are refreshed on assignment.
     @property
     def data(self):
-        from .._factories import from_numpy
+        return self._data
 
-        return from_numpy(self._images)
+    @data.setter
+    def data(self, value):
+        self._images = _numpy_of(value, "data")
+        self._data = value
 
     @property
     def targets(self):
-        from .._factories import from_numpy
+        return self._targets
 
-        return from_numpy(self._labels)
+    @targets.setter
+    def targets(self, value):
+        self._labels = _numpy_of(value, "targets")
+        self._targets = value
 
     @property
     def images(self) -> np.ndarray:

@@ -107,6 +107,21 @@ def test_mnist_reads_files(tmp_path, layout, gz):
     assert ds.targets.dtype is tl.int64 and ds.targets.tolist() == labels.tolist()
 
 
+def test_mnist_data_and_targets_are_assignable(tmp_path):
+    images, labels = write_mnist(tmp_path, 7)
+    ds = MNIST(tmp_path)
+    assert ds.data is ds.data
+    ds.data, ds.targets = ds.data[2:5], ds.targets[2:5]  # the torchvision idiom for a subset
+    assert len(ds) == 3 and ds.data.shape == (3, 28, 28) and ds.targets.tolist() == labels[2:5].tolist()
+    img, target = ds[1]
+    np.testing.assert_array_equal(img, images[3])
+    assert target == int(labels[3])
+    assert [t for _, t in ds] == labels[2:5].tolist()
+    with pytest.raises(TypeError, match="MNIST: targets should be a tensor or a numpy array, got int"):
+        ds.targets = 3
+    assert ds.targets.tolist() == labels[2:5].tolist()
+
+
 def test_mnist_transforms(tmp_path):
     images, labels = write_mnist(tmp_path, 5)
     ds = MNIST(str(tmp_path), transform=T.ToTensor(), target_transform=lambda y: y + 100)
