@@ -236,17 +236,24 @@ class RandomCrop:
                 raise ValueError(f"RandomCrop: padding must be non-negative, got {padding}")
         if padding_mode not in self._MODES:
             raise ValueError(f"RandomCrop: padding_mode should be one of {list(self._MODES)}, got {padding_mode!r}")
+        if fill is not None and not isinstance(fill, numbers.Real):
+            # torchvision takes a per-channel fill only for PIL images; for tensors it raises TypeError
+            raise TypeError(f"RandomCrop: fill should be a number (or None for 0), got {fill!r}; a per-channel fill "
+                            "is not supported")
         self.padding = padding
         self.pad_if_needed = pad_if_needed
         self.fill = fill
         self.padding_mode = padding_mode
         self.generator = generator
 
-    def _pad(self, arr: np.ndarray, left: int, top: int, right: int, bottom: int) -> np.ndarray:
-        widths = [(0, 0)] * (arr.ndim - 2) + [(top, bottom), (left, right)]
-        if self.padding_mode == "constant":
-            return np.pad(arr, widths, mode="constant", constant_values=self.fill)
-        return np.pad(arr, widths, mode=self._MODES[self.padding_mode])
+    def _window(self, n: int, stages: list[tuple[int, int]], start: int, size: int) -> np.ndarray:
+        """Indices into an axis of length n of the crop window [start, start + size) of that axis padded
+        stage after stage (torchvision pads `padding`, then the `pad_if_needed` amount on the result,
+        which differs from one padding by the sum in reflect and symmetric modes)."""
+        idx = np.arange(n)
+        for before, after in stages:
+            idx = np.pad(idx, (before, after), mode=self._MODES[self.padding_mode])
+        return idx[start:start + size]
 
     def __call__(self, x):
         arr, was_tensor = _host(x, "RandomCrop")
@@ -255,44 +262,48 @@ class RandomCrop:
         left, top, right, bottom = self.padding if self.padding is not None else (0, 0, 0, 0)
         th, tw = self.size
         h, w = arr.shape[-2] + top + bottom, arr.shape[-1] + left + right  # padded size
+        row_stages, col_stages = [(top, bottom)], [(left, right)]
         if self.pad_if_needed and (h < th or w < tw):
             dh, dw = max(th - h, 0), max(tw - w, 0)
             left, top, right, bottom = left + dw, top + dh, right + dw, bottom + dh
             h, w = h + 2 * dh, w + 2 * dw
+            row_stages.append((dh, dh))
+            col_stages.append((dw, dw))
         if h < th or w < tw:
             raise ValueError(f"RandomCrop: required crop size {(th, tw)} is larger than the input image size {(h, w)}")
         rng = _rng(self.generator)
         i = int(rng.integers(0, h - th + 1))
         j = int(rng.integers(0, w - tw + 1))
+        fill = 0 if self.fill is None else self.fill  # torchvision: None pads with 0
         if was_tensor:
-            return self._crop_tensor(x, i, j, (left, top, right, bottom))
+            return self._crop_tensor(x, i, j, (left, top, right, bottom), fill, row_stages, col_stages)
         if self.padding_mode == "constant":
             # Materialise only the crop: the fill, then the part of the image that falls inside it.
-            out = np.full((*arr.shape[:-2], th, tw), self.fill, dtype=arr.dtype)
+            out = np.full((*arr.shape[:-2], th, tw), fill, dtype=arr.dtype)
             r0, c0 = max(i - top, 0), max(j - left, 0)  # image rows/cols inside the window
             r1, c1 = min(i + th - top, arr.shape[-2]), min(j + tw - left, arr.shape[-1])
             if r1 > r0 and c1 > c0:
                 out[..., r0 + top - i:r1 + top - i, c0 + left - j:c1 + left - j] = arr[..., r0:r1, c0:c1]
         else:
-            padded = self._pad(arr, left, top, right, bottom) if (left or top or right or bottom) else arr
-            out = np.ascontiguousarray(padded[..., i:i + th, j:j + tw])
+            rows = self._window(arr.shape[-2], row_stages, i, th)
+            cols = self._window(arr.shape[-1], col_stages, j, tw)
+            out = np.ascontiguousarray(arr[..., rows, :][..., cols])
         return _back(out, was_tensor)
 
-    def _crop_tensor(self, x, i: int, j: int, pads: tuple[int, int, int, int]):
+    def _crop_tensor(self, x, i: int, j: int, pads: tuple[int, int, int, int], fill, row_stages, col_stages):
         # tensorlab ops (not numpy on a detached view), so autograd follows, as in torchvision
         left, top, right, bottom = pads
         th, tw = self.size
         if self.padding_mode == "constant":
             from ..nn import functional as F
 
-            padded = F.pad(x, (left, right, top, bottom), value=self.fill) if any(pads) else x
+            padded = F.pad(x, (left, right, top, bottom), value=fill) if any(pads) else x
             return padded[..., i:i + th, j:j + tw].contiguous()
         # edge/reflect/symmetric: gather the window's rows and columns of the padded image from x
         from .._factories import as_tensor
 
-        mode = self._MODES[self.padding_mode]
-        rows = np.pad(np.arange(x.shape[-2]), (top, bottom), mode=mode)[i:i + th]
-        cols = np.pad(np.arange(x.shape[-1]), (left, right), mode=mode)[j:j + tw]
+        rows = self._window(x.shape[-2], row_stages, i, th)
+        cols = self._window(x.shape[-1], col_stages, j, tw)
         return x.index_select(-2, as_tensor(rows)).index_select(-1, as_tensor(cols))
 
     def __repr__(self) -> str:

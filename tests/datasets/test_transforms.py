@@ -233,3 +233,25 @@ def test_normalize_inplace_tensor_goes_through_autograd():
         e.sum().backward()
     with pytest.raises(RuntimeError):  # expanded: several elements share one memory location
         T.Normalize((1.0,), (4.0,), inplace=True)(tl.zeros(1, 1, 4).expand(1, 3, 4))
+
+
+def test_random_crop_fill_none_tuple_fill_and_double_padding():
+    img = np.arange(1, 13, dtype=np.float32).reshape(1, 3, 4)
+    for x in (img, tl.from_numpy(img)):
+        out = T.RandomCrop((5, 6), padding=1, fill=None)(x)  # torchvision: None pads with 0
+        expected = np.zeros((1, 5, 6), np.float32)
+        expected[0, 1:4, 1:5] = img[0]
+        np.testing.assert_array_equal(np.asarray(out), expected)
+    with pytest.raises(TypeError, match=r"RandomCrop: fill should be a number \(or None for 0\), got \(5, 6, 7\)"):
+        T.RandomCrop(2, padding=1, fill=(5, 6, 7))
+    # padding, then the pad_if_needed amount on the padded image (torchvision's order), which in reflect and
+    # symmetric modes differs from padding once by the sum
+    for mode in ("reflect", "symmetric"):
+        twice = np.pad(np.pad(img, [(0, 0), (1, 1), (1, 1)], mode=mode), [(0, 0), (4, 4), (4, 4)], mode=mode)
+        for seed in range(5):
+            rng = T._rng(tl.Generator().manual_seed(seed))
+            i, j = int(rng.integers(0, 13 - 9 + 1)), int(rng.integers(0, 14 - 10 + 1))
+            for x in (img, tl.from_numpy(img)):
+                crop = T.RandomCrop((9, 10), padding=1, pad_if_needed=True, padding_mode=mode,
+                                    generator=tl.Generator().manual_seed(seed))
+                np.testing.assert_array_equal(np.asarray(crop(x)), twice[:, i:i + 9, j:j + 10], err_msg=mode)
