@@ -485,14 +485,9 @@ def torch_factory(fn):
             raise NotImplementedError(f"{fn.__name__}(): layout={layout} is not supported: tensorlab's tensors are "
                                       "strided (there are no sparse layouts)")
         pin = False if own_pin else kwargs.pop("pin_memory", False)
-        grad = False if own_grad else kwargs.pop("requires_grad", False)
-        t = fn(*args, **kwargs)
-        if pin:
-            keep = t.requires_grad
-            t = t.detach().pin_memory()
-            if keep:
-                t.requires_grad_(True)
-        return t.requires_grad_(True) if grad else t
+        # (requires_grad is applied after pinning, by _finish, as the factories' own pin_memory does)
+        grad = kwargs.pop("requires_grad", False) if pin or not own_grad else False
+        return _finish(fn(*args, **kwargs), grad, pin)
 
     return factory
 
