@@ -41,12 +41,12 @@ from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 
 # PyTorch's autocast lists (autocast_mode.cpp / autocast_mode.h), by PyTorch's op name: the registered ops
 # are cast in the dispatcher; the composites, and the ops whose Python wrapper checks dtypes before the
-# dispatcher runs, at their entry (autocast_op, autocast_float32 for the losses, autocast_lower_precision)
+# dispatcher runs, at their entry (autocast_op, autocast_float32 for the losses)
 LOWER_PRECISION = {
     "cuda": frozenset({"addbmm", "addmm", "addmv", "addr", "baddbmm", "bmm", "chain_matmul", "einsum",
-                       "linalg_multi_dot", "linalg_vecdot", "linear", "matmul", "mm", "mv",
+                       "linalg_multi_dot", "linalg_vecdot", "linear", "matmul", "mm", "mv", "prelu",
                        "scaled_dot_product_attention"}),
-    "cpu": frozenset({"addbmm", "addmm", "baddbmm", "bmm", "linalg_vecdot", "linear", "matmul", "mm",
+    "cpu": frozenset({"addbmm", "addmm", "baddbmm", "bmm", "linalg_vecdot", "linear", "matmul", "mm", "prelu",
                       "scaled_dot_product_attention"}),
 }
 FLOAT32 = {
@@ -358,23 +358,6 @@ def autocast_float32(fn=None, *, devices=("cuda", "cpu")):
             return fn(*args, **kwargs)
         args = tuple(_float32_value(a, devices) for a in args)
         kwargs = {k: _float32_value(v, devices) for k, v in kwargs.items()}
-        with suspended():
-            return fn(*args, **kwargs)
-
-    return wrapper
-
-
-def autocast_lower_precision(fn):
-    """A composite function that PyTorch's autocast runs in the autocast dtype (``prelu``), its body
-    without autocast."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        if not _dispatch.AUTOCAST or not any(_eligible(t) for t in _tensors((*args, *kwargs.values()))):
-            return fn(*args, **kwargs)
-        dtypes = _state.dtype
-        args = tuple(_cast(a, dtypes[a.device.type]) if _eligible(a) else a for a in args)
-        kwargs = {k: _cast(v, dtypes[v.device.type]) if _eligible(v) else v for k, v in kwargs.items()}
         with suspended():
             return fn(*args, **kwargs)
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._tensor import Tensor, need_tensor, tensor_method
-from ...amp.autocast_mode import autocast_lower_precision
+from ...amp.autocast_mode import autocast_op
 from ...autograd.function import Function
 from ...ops import elementwise_common as E
 from ...ops.elementwise_unary import (
@@ -121,7 +121,7 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     return celu(input, alpha, inplace=True)
 
 
-@autocast_lower_precision
+@autocast_op("prelu")
 @tensor_method
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has 1 element or one per channel (dim 1)."""
