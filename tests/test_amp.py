@@ -103,6 +103,7 @@ def test_the_rest_of_pytorchs_lists(device):
         cases = {  # name: (result, dtype on cpu (bfloat16), dtype on cuda (float16)) -- torch 2.15's lists
             "vecdot": (tl.linalg.vecdot(x, x), bf16, f16),  # lower precision
             "addr": (tl.addr(x, x[0], x[1]), f32, f16),  # (cuda's lower-precision list only)
+            "prelu": (F.prelu(x, tl.tensor([0.25], device=device)), bf16, f16),
             "addbmm": (tl.addbmm(x, x[None], x[None]), bf16, f16),
             "einsum": (tl.einsum("ij,jk->i", x, x), bf16, f16),  # (its sum is not cast to float32 on cuda)
             "multi_dot": (tl.linalg.multi_dot([x, x, x]), bf16, f16),
