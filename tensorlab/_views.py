@@ -40,8 +40,9 @@ def int_arg(op: str, name: str, value) -> int:
     tensor, as a Python int; a float or a bool is its TypeError. (Anything else would end up in a
     view's shape, strides or offset: a numpy int there reached the kernels' launch cache, a float
     offset read garbage.)"""
-    if value.__class__ is bool:  # (an int to operator.index, but PyTorch refuses it)
-        raise TypeError(f"{op}(): argument '{name}' must be int, not bool")
+    if value.__class__ is bool or (isinstance(value, Tensor) and value.dtype is D.bool):
+        # (an int to operator.index, but PyTorch refuses a bool, and a bool tensor)
+        raise TypeError(f"{op}(): argument '{name}' must be int, not {type(value).__name__}")
     try:
         return operator.index(value)
     except TypeError:

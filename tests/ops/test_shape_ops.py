@@ -704,6 +704,9 @@ def test_integer_arguments_of_views_are_python_ints(device):
             call()
     with pytest.raises(TypeError, match="argument 'length' must be int, not bool"):  # (as PyTorch's parser)
         x.narrow(0, 0, True)
+    with pytest.raises(TypeError, match="argument 'length' must be int, not Tensor"):  # (nor a bool tensor)
+        x.narrow(0, 0, tl.tensor(True))
+    assert x.narrow(0, 0, tl.tensor(2)).shape == (2, 4)
     # a numpy int is a number of sections; a negative split size is refused, even for an empty dim
     assert [p.shape for p in x.tensor_split(np.int64(2))] == [(2, 4), (1, 4)]
     assert [p.shape for p in x.hsplit(np.int64(2))] == [(3, 2), (3, 2)]

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import operator
 import warnings
 
 import numpy as np
@@ -36,6 +35,7 @@ from ..._dispatch import dispatch
 from ..._layout import preserve_strides
 from ..._registry import Plan, defop
 from ..._tensor import Tensor
+from ..._views import int_arg
 from ...amp.autocast_mode import autocast_float32, autocast_op, cast_for
 from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
@@ -267,13 +267,10 @@ def _index_range(indices: Tensor) -> tuple[int, int] | None:
 
 
 def _as_index(v) -> int | None:
-    """``v`` as PyTorch's parser reads an int: anything with ``__index__`` (a one-element integer
-    tensor too) but a bool, Python's, NumPy's or a bool tensor; None when it is not one (a float was
-    truncated before)."""
-    if isinstance(v, bool | np.bool_) or (isinstance(v, Tensor) and v.dtype is D.bool):
-        return None
+    """``v`` as PyTorch's parser reads an int (``views.int_arg``), or None when it is not one (a
+    float was truncated before)."""
     try:
-        return operator.index(v)
+        return int_arg("", "", v)
     except TypeError:
         return None
 
