@@ -950,8 +950,9 @@ def _run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool, inp
                 continue
             grads = _prepare_grads(node, buf)
             # retain_grad() tensors get every gradient that reaches them, autograd.grad's too (PyTorch)
-            retained = []
+            retained = ()  # (a list only for the few nodes with retained outputs: no allocation per node)
             if node._retained:
+                retained = []
                 for i, ref in node._retained.items():
                     t = ref()
                     if t is not None and grads[i] is not None:
