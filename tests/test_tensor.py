@@ -432,6 +432,10 @@ def test_ranges():
     assert tl.logspace(0.5, 2.5, 3, dtype=tl.int64).tolist() == [1, 10, 100]
     assert tl.linspace(0, 10, 4).tolist() == [0.0, 3.3333332538604736, 6.6666669845581055, 10.0]
     assert tl.linspace(-1, 1, 11).tolist()[5] == -1.4901161193847656e-08
+    # float32's step is (end - start) / (steps - 1) in float32 arithmetic (a float64 step, rounded
+    # once, moved the middle values by up to 20 ulps)
+    assert tl.linspace(-1.1206011000689373, 1.547112456618598, 26).tolist()[10:14] == [
+        -0.05351556837558746, 0.05319298058748245, 0.15990152955055237, 0.26660987734794617]
     assert tl.logspace(0, 400, 2, dtype=tl.float64).tolist() == [1.0, float("inf")]  # the powers may overflow
     # logspace's exponents are rounded product by product (no fused multiply-add), ends in the dtype,
     # and the power is rounded once: the middle exponent of -5..5 is exactly 0 (values from torch 2.15)
