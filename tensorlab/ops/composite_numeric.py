@@ -1,7 +1,7 @@
 """Numeric ops PyTorch users expect, built from registered ops (no OpDef here; see composite.py).
 
 - membership and counting: ``isin`` (sort + searchsorted), ``histc`` (bucket index + bincount,
-  no data-dependent shapes);
+  no data-dependent shapes), ``histogram`` (searchsorted over the bin edges + bincount);
 - distances: ``cdist`` (p = 0, 1, 2, inf or any p > 0, batched), ``dist``;
 - products: ``addr``;
 - piecewise functions: ``heaviside``, ``sinc`` (its gradient at 0 is 0, not NaN);
@@ -30,7 +30,7 @@ from . import shape_ops as S
 from . import sorting as SO
 from .deprecated_overloads import scalars_first
 
-__all__ = ["isin", "histc", "cdist", "dist", "addr", "heaviside", "sinc", "trapezoid", "trapz",
+__all__ = ["isin", "histc", "histogram", "cdist", "dist", "addr", "heaviside", "sinc", "trapezoid", "trapz",
            "cumulative_trapezoid", "cov", "corrcoef", "sinc_"]  # (addr_, heaviside_: methods only, as PyTorch's)
 
 
@@ -105,6 +105,106 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor: 
         index = B.where(outside, bins, pos.clamp(0, bins - 1)).to(D.int64)  # outside: an extra bin, dropped
         counts = index.bincount(minlength=bins + 1)[:bins]
     return counts.to(input.dtype) if out is None else E.write_out(counts, out)
+
+
+def _histogram_edges(input: Tensor, bins, range) -> Tensor:  # noqa: A002
+    """PyTorch's bin edges of ``histogram``: a 1-D edge tensor as given (input's dtype), or
+    ``bins + 1`` linspace edges over ``range`` / the data's [min, max] ([0, 1] for no data), a
+    zero-width range widened by 0.5 on each side (numpy's rule)."""
+    from .._factories import linspace
+
+    if isinstance(bins, Tensor):
+        if range is not None:  # PyTorch's overload with a bins tensor has no range
+            raise TypeError("histogram(): range can't be given with a bins tensor (give bins as an int to use range)")
+        if bins.ndim != 1:
+            raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {bins.ndim} "
+                               "dimensions in the bins tensor for dimension 0")
+        if bins.dtype is not input.dtype:
+            raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but got "
+                               f"input with dtype {D.cpp_name(input.dtype)} and bins for dimension 0 with dtype "
+                               f"{D.cpp_name(bins.dtype)}")
+        if bins.numel() < 2:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins.numel() - 1} for dimension 0")
+        return bins
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)):
+        raise TypeError(f"histogram(): argument 'bins' must be int or Tensor, not {type(bins).__name__}")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if range is not None:
+        if len(range) != 2:
+            raise RuntimeError("torch.histogramdd: for a 1-dimensional histogram range should have 2 elements, but "
+                               f"got {len(range)}")
+        lo, hi = float(range[0]), float(range[1])
+    elif input.numel() > 0:
+        lo, hi = R.amin(input).item(), R.amax(input).item()
+    else:
+        lo, hi = 0.0, 1.0
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{lo:g}, {hi:g}] is not finite")
+    if lo > hi:
+        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} "
+                           "for dimension 0")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return linspace(lo, hi, int(bins) + 1, dtype=input.dtype, device=input.device)
+
+
+@tensor_method
+def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None, density: bool = False,  # noqa: A002
+              out=None):
+    """``(hist, bin_edges)`` of ``input`` (flattened) as ``torch.histogram``: ``bins`` equal bins
+    over ``range`` (default: the data's [min, max]) or a 1-D tensor of edges; each bin holds
+    ``[edge_i, edge_i+1)``, the last one its right edge too; values outside the edges and NaN are
+    not counted. ``weight`` (input's shape and dtype) sums weights instead of counting;
+    ``density`` divides by the total and by each bin's width. float32/float64 only, as PyTorch's
+    CPU kernel; not differentiable (PyTorch's result records a node whose backward raises, so a
+    plot's ``hist.detach()`` works in both). ``out=``: a (hist, bin_edges) pair of input's dtype."""
+    from ..return_types import histogram as _histogram_result
+
+    need_tensor("histogram", input, "input", 1)
+    if not input.dtype.is_floating_point or input.dtype in (D.float16, D.bfloat16):
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{D.torch_name(input.dtype)}'")
+    if out is not None:
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise TypeError("histogram(): argument 'out' must be a tuple of 2 Tensors (hist, bin_edges)")
+        for name, o in zip(("hist", "bin_edges"), out):
+            need_tensor("histogram", o, "out")
+            if o.dtype is not input.dtype:
+                raise RuntimeError(f"torch.histogram: input tensor and {name} tensor should have the same dtype, but "
+                                   f"got input {D.cpp_name(input.dtype)} and {name} {D.cpp_name(o.dtype)}")
+        out = tuple(E.exact_out("histogram", o, input) for o in out)
+    edges = _histogram_edges(input, bins, range)  # (PyTorch checks the range before the weight)
+    if weight is not None:
+        need_tensor("histogram", weight, "weight")
+        if weight.shape != input.shape:
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as the "
+                               f"input tensor excluding its innermost dimension, but got input with shape "
+                               f"[{input.numel()}, 1] and weight with shape {list(weight.shape)}")
+        if weight.dtype is not input.dtype:
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should "
+                               f"have the same dtype, but got input({D.cpp_name(input.dtype)}), and "
+                               f"weight({D.cpp_name(weight.dtype)})")
+    n = edges.numel() - 1
+    with no_grad():
+        x = input.reshape(-1).contiguous()
+        # the bin is the last edge <= x (upper bound - 1): what PyTorch's kernel finds, by binary
+        # search over an edge tensor, or by interpolation corrected by a local search over the
+        # linspace edges, so a value on an edge is counted by the actual edge values, not by
+        # (x - lo) * bins / width as histc does
+        pos = SO.searchsorted(edges, x, right=True) - 1
+        last = edges[n]
+        pos = B.where(x == last, n - 1, pos)  # the right edge belongs to the last bin
+        outside = (x < edges[0]) | (x > last) | x.isnan()
+        index = B.where(outside, n, pos.clamp(0, n - 1))  # outside: an extra bin, dropped
+        w = None if weight is None else weight.reshape(-1)
+        hist = index.bincount(weights=w, minlength=n + 1)[:n].to(input.dtype)
+        if density:  # PyTorch's order: by the total first, then by each bin's width
+            hist = hist / hist.sum()
+            hist = hist / (edges[1:] - edges[:-1])
+        edges = edges.detach()
+    if out is None:
+        return _histogram_result(hist, edges)
+    return _histogram_result(E.write_out(hist, out[0]), E.write_out(edges, out[1]))
 
 
 # ----------------------------------------------------------------------------------------------

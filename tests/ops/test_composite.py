@@ -282,6 +282,42 @@ def test_histc(device):
         tl.histc(_t([1.0], device), bins=3, min=2, max=1)
 
 
+def test_histogram(device):
+    # values from torch 2.15: a value on an edge counts in the bin above it, the right edge in the
+    # last bin, NaN and values outside the range nowhere
+    x = _t([0.0, 0.1, 0.3, 0.3, 0.6, 1.0, 1.8, 3.0, float("nan")], device)
+    hist, edges = tl.histogram(x, bins=5, range=(0.0, 3.0))
+    assert to_numpy(hist).tolist() == [4.0, 2.0, 0.0, 1.0, 1.0] and hist.dtype == tl.float32
+    np.testing.assert_allclose(to_numpy(edges), [0.0, 0.6, 1.2, 1.8, 2.4, 3.0], rtol=1e-7)
+    r = tl.histogram(x[:-1], 5, density=True)  # the data's range; by the total, then by each width
+    assert r._fields == ("hist", "bin_edges")
+    np.testing.assert_allclose(to_numpy(r.hist), [0.8333333, 0.4166667, 0.0, 0.2083333, 0.2083333], rtol=1e-6)
+    r = tl.histogram(x[:-1], bins=4, weight=tl.arange(8.0, device=device), density=True)
+    np.testing.assert_allclose(to_numpy(r.hist), [0.4761905, 0.2380952, 0.2857143, 0.3333333], rtol=1e-6)
+    assert to_numpy(tl.histogram(x, _t([0.0, 0.5, 2.0, 3.0], device)).hist).tolist() == [4.0, 3.0, 1.0]
+    assert to_numpy(tl.histogram(x, _t([0.0, 0.5, 2.0, 3.0], device), density=True).hist).tolist() == [
+        1.0, 0.25, 0.125]
+    hist, edges = _t([2.0, 2.0], device, tl.float64).histogram(2)  # a zero-width range widens by 0.5
+    assert to_numpy(hist).tolist() == [0.0, 2.0] and to_numpy(edges).tolist() == [1.5, 2.0, 2.5]
+    assert hist.dtype == tl.float64
+    hist, edges = tl.histogram(_t([], device), bins=2)
+    assert to_numpy(hist).tolist() == [0.0, 0.0] and to_numpy(edges).tolist() == [0.0, 0.5, 1.0]
+    assert to_numpy(tl.histogram(_t([0.1, 0.2, 0.30000001, 0.7], device), bins=7, range=(0.0, 0.7)).hist).tolist() == [
+        0.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0]
+    with pytest.raises(NotImplementedError, match="\"histogramdd\" not implemented for 'Long'"):
+        tl.histogram(_t([1, 2], device), bins=2)
+    with pytest.raises(RuntimeError, match="bins must be > 0, but got 0 for dimension 0"):
+        tl.histogram(x, bins=0)
+    with pytest.raises(RuntimeError, match="min should not exceed max, but got min 3 max 1"):
+        tl.histogram(x, bins=2, range=(3.0, 1.0))
+    with pytest.raises(RuntimeError, match="dimension 0's range \\[nan, nan\\] is not finite"):
+        tl.histogram(x, bins=2)
+    with pytest.raises(RuntimeError, match="bins for dimension 0 with dtype double"):
+        tl.histogram(x, _t([0.0, 1.0], device, tl.float64))
+    with pytest.raises(RuntimeError, match="input with shape \\[2, 1\\] and weight with shape \\[3\\]"):
+        tl.histogram(_t([0.0, 1.0], device), bins=2, weight=_t([1.0, 1.0, 1.0], device))
+
+
 def test_cdist_values_gradients_and_errors(device):
     a, b = _t([[0.0, 0.0], [1.0, 1.0]], device), _t([[1.0, 0.0], [0.0, 0.0], [3.0, 4.0]], device)
     np.testing.assert_allclose(to_numpy(tl.cdist(a, b)), [[1.0, 0.0, 5.0], [1.0, 2**0.5, 13**0.5]], rtol=1e-6)
