@@ -38,6 +38,7 @@ from . import (  # noqa: E402,I001  (after the ops they compose)
     version,
 )
 from ._broadcast import public_broadcast_shapes as broadcast_shapes
+from ._compile import compile
 from ._copy_ops import as_strided_scatter, clone, contiguous
 from ._determinism import (
     are_deterministic_algorithms_enabled,

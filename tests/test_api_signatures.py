@@ -310,3 +310,29 @@ def test_factories_take_layout_and_pin_memory(make):
     assert make(layout=tl.strided, pin_memory=False).layout is tl.strided
     with pytest.raises(NotImplementedError, match="layout=.* is not supported"):
         make(layout="sparse")
+
+
+def test_compile_runs_eagerly_and_keeps_pytorchs_wrapper():
+    # `model = torch.compile(model)` failed (no tl.compile); PyTorch wraps a module in an OptimizedModule
+    # whose state_dict keys carry the `_orig_mod.` prefix, so checkpoints must keep it
+    m = tl.nn.Linear(2, 3)
+    c = tl.compile(m)
+    assert type(c).__name__ == "OptimizedModule" and c._orig_mod is m
+    assert list(c.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
+    assert c.weight is m.weight and c.in_features == 2  # attributes read from the original
+    x = tl.tensor([[1.0, -2.0]])
+    assert tl.equal(c(x), m(x))
+    c.eval()
+    assert m.training is False
+    assert tl.compile(m, disable=True) is m
+    assert type(tl.compile(mode="max-autotune")(m)).__name__ == "OptimizedModule"
+    f = tl.compile(lambda t: t + 1, backend="eager")
+    assert f(tl.tensor([1.0])).tolist() == [2.0]
+    with pytest.raises(AssertionError, match="A callable function is expected, but <class 'int'> is provided"):
+        tl.compile(5)
+    with pytest.raises(RuntimeError, match="Either mode or options can be specified"):
+        tl.compile(m, mode="default", options={})
+    with pytest.raises(RuntimeError, match="Unrecognized mode=bogus"):
+        tl.compile(m, mode="bogus")
+    with pytest.raises(RuntimeError, match="Invalid backend: 'nope'"):
+        tl.compile(m, backend="nope")
