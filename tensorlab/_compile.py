@@ -43,10 +43,11 @@ class OptimizedModule(Module):
             return getattr(self._orig_mod, name)
 
 
-def compile(model=None, *, fullgraph: bool = False, dynamic: bool | None = None, backend="inductor",
+def compile(model=None, *, fullgraph: bool = False, dynamic: bool | None = None, backend=None,
             mode: str | None = None, options: dict | None = None, name: str | None = None, disable: bool = False,
-            **kwargs):
-    # (kwargs: PyTorch's recompile_limit, isolate_recompiles, dynamic_shapes; they tune compilation only)
+            recompile_limit: int | None = None, isolate_recompiles: bool = False, dynamic_shapes=None):
+    # (fullgraph, dynamic, name, recompile_limit, isolate_recompiles, dynamic_shapes tune compilation
+    # only: PyTorch's signature, so a misspelt keyword is a TypeError there and here)
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
     if mode is not None and mode not in _MODES:
@@ -59,7 +60,8 @@ def compile(model=None, *, fullgraph: bool = False, dynamic: bool | None = None,
             if model is None:
                 raise RuntimeError("Model can't be None")
             return compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
-                           options=options, name=name, disable=disable, **kwargs)
+                           options=options, name=name, disable=disable, recompile_limit=recompile_limit,
+                           isolate_recompiles=isolate_recompiles, dynamic_shapes=dynamic_shapes)
         return fn
     if not callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")

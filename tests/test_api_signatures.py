@@ -336,3 +336,6 @@ def test_compile_runs_eagerly_and_keeps_pytorchs_wrapper():
         tl.compile(m, mode="bogus")
     with pytest.raises(RuntimeError, match="Invalid backend: 'nope'"):
         tl.compile(m, backend="nope")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'fulgraph'"):
+        tl.compile(m, fulgraph=True)  # a misspelt keyword, as PyTorch's signature refuses it
+    assert type(tl.compile(m, recompile_limit=4, dynamic_shapes=None)).__name__ == "OptimizedModule"
