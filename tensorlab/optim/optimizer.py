@@ -111,6 +111,10 @@ def _hooked_step(step):
 
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
+        if not hasattr(self, "_optimizer_step_pre_hooks"):
+            # A wrapper that never ran Optimizer.__init__ (timm's Lookahead sets param_groups, defaults and
+            # state itself) has no hooks: PyTorch only patches step in Optimizer.__init__, so it runs plainly
+            return step(self, *args, **kwargs)
         # The hooks see step's arguments with the optimizer first, as PyTorch's (and new ones they
         # return include it)
         args = (self, *args)

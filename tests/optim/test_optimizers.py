@@ -524,6 +524,22 @@ def test_step_hooks_and_state_dict_hooks():
     assert "global" in seen
 
 
+def test_wrapper_optimizer_without_base_init_steps():
+    # timm's Lookahead subclasses Optimizer but sets param_groups/defaults/state itself, never calling
+    # Optimizer.__init__; PyTorch runs its step unhooked (it raised AttributeError on the hook dicts)
+    class Lookahead(tl.optim.Optimizer):
+        def __init__(self, base):
+            self.base, self.param_groups, self.defaults, self.state = base, base.param_groups, base.defaults, {}
+
+        def step(self, closure=None):
+            return self.base.step(closure)
+
+    p = tl.nn.Parameter(tl.tensor([1.0, 2.0]))
+    p.grad = tl.tensor([1.0, -1.0])
+    assert Lookahead(tl.optim.SGD([p], lr=0.5)).step(lambda: 3.0) == 3.0
+    assert _host(p).tolist() == [0.5, 2.5]
+
+
 def test_step_bumps_parameter_version_so_autograd_notices():
     w = tl.nn.Parameter(tl.tensor([1.0, 2.0]))
     y = (w * w).sum()  # saves w for backward
