@@ -2,7 +2,7 @@
 (so sampling, log_prob and entropy run on cpu and cuda and are differentiable where PyTorch's are).
 
 Families: Bernoulli, Beta, Binomial, Categorical, Dirichlet, Exponential, Gamma, Geometric,
-Independent, Laplace, LogNormal, Normal, OneHotCategorical(StraightThrough), Poisson, Uniform;
+Independent, Laplace, LogNormal, MixtureSameFamily, Normal, OneHotCategorical(StraightThrough), Poisson, Uniform;
 ``kl_divergence``/``register_kl``; ``constraints``; the helpers of ``distributions.utils``.
 
 Differences from PyTorch: Gamma, Beta and Dirichlet ``sample()`` but have no ``rsample`` (tensorlab
@@ -28,12 +28,13 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .mixture_same_family import MixtureSameFamily
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .poisson import Poisson
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Dirichlet", "Distribution", "Exponential",
-           "ExponentialFamily", "Gamma", "Geometric", "Independent", "Laplace", "LogNormal", "Normal",
-           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson", "Uniform", "constraints",
+           "ExponentialFamily", "Gamma", "Geometric", "Independent", "Laplace", "LogNormal", "MixtureSameFamily",
+           "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson", "Uniform", "constraints",
            "kl_divergence", "register_kl", "utils"]

@@ -194,3 +194,32 @@ def test_devices(device):
     e = Exponential(tl.tensor([2.0], device=device))
     assert e.sample((4,)).device.type == device
     np.testing.assert_allclose(npy(e.cdf(tl.tensor([1.0], device=device))), 1 - np.exp(-2.0), rtol=1e-6)
+
+
+def test_mixture_same_family_values_shapes_and_errors():
+    # Gaussian mixtures as mixture density networks build them; values from torch.distributions
+    from tensorlab.distributions import Categorical, Gamma, Independent, MixtureSameFamily
+    pi = f64([[0.2, 0.8], [0.5, 0.5]])
+    mu = f64([[[0., 1.], [2., -1.]], [[1., 1.], [-1., 0.5]]])
+    sg = f64([[[1., 0.5], [2., 1.]], [[0.3, 1.], [1., 1.5]]])
+    m = MixtureSameFamily(Categorical(probs=pi), Independent(Normal(mu, sg), 1))
+    assert m.batch_shape == (2,) and m.event_shape == (2,) and not m.has_rsample
+    assert_close(m.log_prob(f64([[0.5, 0.0], [1.0, -2.0]])), [-3.303619340062033, -5.352342428913324])
+    assert_close(m.mean, [[1.6, -0.6], [0.0, 0.75]])
+    assert_close(m.variance, [[4.04, 1.49], [1.545, 1.6875]])
+    assert m.sample((7,)).shape == (7, 2, 2) and m.expand((3, 2)).sample().shape == (3, 2, 2)
+    m2 = MixtureSameFamily(Categorical(logits=f64([0.0, 1.0])), Normal(f64([-1.0, 2.0]), f64([0.5, 1.5])))
+    assert_close(m2.log_prob(f64([0.0, 3.0])), [-2.216638653464939, -1.8598875510532644])
+    assert_close(m2.cdf(f64([0.0, 3.0])), [0.32950371319539895, 0.8154131643862633])
+    assert_close(m2.mean, 1.1931757358900146) and assert_close(m2.variance, 3.481624556433347)
+    s = MixtureSameFamily(Categorical(probs=f64([0.2, 0.8])), Normal(f64([-5., 5.]), f64([1., 1.]))).sample((4000,))
+    assert abs(npy(s > 0).mean() - 0.8) < 0.05
+    with pytest.raises(ValueError, match=r"`mixture_distribution component` \(3\) does not equal"):
+        MixtureSameFamily(Categorical(probs=tl.ones(3)), Normal(tl.zeros(4), tl.ones(4)))
+    with pytest.raises(ValueError, match="needs to be an  instance of tensorlab.distributions.Categorical"):
+        MixtureSameFamily(Normal(0., 1.), Normal(tl.zeros(4), tl.ones(4)))
+    with pytest.raises(ValueError, match="is not compatible with"):
+        MixtureSameFamily(Categorical(probs=tl.ones(2, 3)), Normal(tl.zeros(5, 3), tl.ones(5, 3)))
+    with pytest.raises(ValueError, match="to be within the support"):
+        MixtureSameFamily(Categorical(probs=tl.ones(2)), Gamma(tl.ones(2), tl.ones(2)), validate_args=True).log_prob(
+            tl.tensor([-1.0]))
