@@ -82,7 +82,21 @@ class _DependentProperty(property, _Dependent):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
-class _IndependentConstraint(Constraint):
+class _WrappingConstraint(Constraint):
+    """A constraint defined by another, ``base_constraint`` (discrete when it is)."""
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+        super().__init__()
+
+    @property
+    def is_discrete(self) -> bool:
+        return self.base_constraint.is_discrete
+
+
+class _IndependentConstraint(_WrappingConstraint):
     """``base_constraint`` with ``reinterpreted_batch_ndims`` more dimensions folded into the event."""
 
     def __init__(self, base_constraint, reinterpreted_batch_ndims):
@@ -93,13 +107,8 @@ class _IndependentConstraint(Constraint):
                                  f"{type(reinterpreted_batch_ndims).__name__}")
         if reinterpreted_batch_ndims < 0:
             raise AssertionError(f"reinterpreted_batch_ndims must be >= 0, got {reinterpreted_batch_ndims}")
-        self.base_constraint = base_constraint
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
-        super().__init__()
-
-    @property
-    def is_discrete(self) -> bool:
-        return self.base_constraint.is_discrete
+        super().__init__(base_constraint)
 
     @property
     def event_dim(self) -> int:
@@ -117,19 +126,9 @@ class _IndependentConstraint(Constraint):
         return f"{self.__class__.__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
 
 
-class MixtureSameFamilyConstraint(Constraint):
+class MixtureSameFamilyConstraint(_WrappingConstraint):
     """The support of ``MixtureSameFamily``: a value is in it when it lies in ``base_constraint`` (the
     components' support) for every component, checked against the component dimension."""
-
-    def __init__(self, base_constraint):
-        if not isinstance(base_constraint, Constraint):
-            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
-        self.base_constraint = base_constraint
-        super().__init__()
-
-    @property
-    def is_discrete(self) -> bool:
-        return self.base_constraint.is_discrete
 
     @property
     def event_dim(self) -> int:
