@@ -339,3 +339,16 @@ def test_compile_runs_eagerly_and_keeps_pytorchs_wrapper():
     with pytest.raises(TypeError, match="unexpected keyword argument 'fulgraph'"):
         tl.compile(m, fulgraph=True)  # a misspelt keyword, as PyTorch's signature refuses it
     assert type(tl.compile(m, recompile_limit=4, dynamic_shapes=None)).__name__ == "OptimizedModule"
+
+
+def test_compiler_and_jit_queries_answer_eager():
+    # Hugging Face model code asks `torch.compiler.is_compiling()` / `torch.jit.is_tracing()` and decorates
+    # helpers with `@torch.compiler.disable`: tl.compiler / tl.jit were missing (AttributeError)
+    assert tl.compiler.is_compiling() is False and tl.compiler.is_dynamo_compiling() is False
+    assert tl.jit.is_tracing() is False and tl.jit.is_scripting() is False
+
+    def f(x):
+        return x + 1
+    assert tl.compiler.disable(f)(1) == 2 and tl.compiler.disable(recursive=False, reason="r")(f)(2) == 3
+    with pytest.raises(AssertionError, match="fn must be callable"):
+        tl.compiler.disable(3)
