@@ -407,6 +407,16 @@ def _parse(blob: bytes, where: str) -> tuple[dict, dict, memoryview]:
     if len(blob) < 8:
         _fail(where, f"file is {len(blob)} bytes, shorter than the 8-byte header length (truncated?)")
     (n,) = struct.unpack("<Q", blob[:8])
+    if n > MAX_HEADER_BYTES or 8 + n > len(blob):
+        # PyTorch's own files (pytorch_model.bin, *.pt) are pickles, whose first bytes read as an
+        # impossible header length: name them rather than report a corrupted file (checked only
+        # here, as a valid header length may begin with the same bytes)
+        kind = ("a zip archive of pickles" if blob[:4] == b"PK\x03\x04"
+                else "a pickle" if blob[:1] == b"\x80" and 2 <= blob[1] <= 5 else None)
+        if kind is not None:
+            _fail(where, f"it is {kind}, as torch.save writes; tensorlab reads the safetensors layout only (no "
+                         "pickle): convert it where PyTorch is installed, e.g. with "
+                         "safetensors.torch.save_file(torch.load(path), 'model.safetensors')")
     if n > MAX_HEADER_BYTES:
         _fail(where, f"header length {n} exceeds the limit of {MAX_HEADER_BYTES} bytes (corrupted?)")
     if 8 + n > len(blob):

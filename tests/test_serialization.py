@@ -282,3 +282,17 @@ def test_dense_layouts_load_back_as_saved(device):
     # not dense: its whole storage is saved and it loads back as the same view of it (PyTorch's)
     assert loaded["every_other"].stride() == (2,) and loaded["every_other"].untyped_storage().nbytes() == 40
     assert loaded["every_other"].tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
+
+
+def test_pytorch_pickle_checkpoints_are_named_as_such(tmp_path):
+    # a pytorch_model.bin (torch.save's zip of pickles, or the legacy bare pickle) was reported as a
+    # corrupted tensorlab file ("header length 578712552184433488 exceeds the limit"); it now says what it is
+    import pickle
+    import zipfile
+    with zipfile.ZipFile(tmp_path / "pytorch_model.bin", "w") as z:
+        z.writestr("archive/data.pkl", pickle.dumps({}))
+    with pytest.raises(CheckpointError, match="zip archive of pickles, as torch.save writes.*safetensors"):
+        tl.load(tmp_path / "pytorch_model.bin")
+    (tmp_path / "legacy.pt").write_bytes(pickle.dumps({"a": 1}, protocol=2))
+    with pytest.raises(CheckpointError, match="a pickle, as torch.save writes"):
+        tl.load(tmp_path / "legacy.pt")
