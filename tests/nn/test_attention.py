@@ -579,3 +579,58 @@ def test_a_float32_mask_goes_with_any_query_dtype():
         assert got[0, 0].tolist() == q[0, 0].tolist()  # the first query sees only the first key
     with pytest.raises(RuntimeError, match="Expected attn_mask dtype"):
         F.scaled_dot_product_attention(q, q, q, attn_mask=mask32.double())
+
+
+# ---------------------------------------------------------------------------
+# TransformerEncoderLayer / TransformerEncoder (values from PyTorch 2.x, float64)
+
+
+def _transformer_encoder(**cfg):
+    m = nn.TransformerEncoder(nn.TransformerEncoderLayer(4, 2, 6, dropout=0.0, batch_first=True, **cfg), 2,
+                              norm=nn.LayerNorm(4)).double()
+    with tl.no_grad():
+        for i, (_, p) in enumerate(m.named_parameters()):
+            p.copy_((tl.sin(tl.arange(p.numel(), dtype=tl.float64) * 0.37 + i) * 0.5).reshape(p.shape))
+    return m
+
+
+def test_transformer_encoder_state_dict_and_errors():
+    m = _transformer_encoder()
+    assert list(m.state_dict())[:12] == [
+        "layers.0.self_attn.in_proj_weight", "layers.0.self_attn.in_proj_bias", "layers.0.self_attn.out_proj.weight",
+        "layers.0.self_attn.out_proj.bias", "layers.0.linear1.weight", "layers.0.linear1.bias",
+        "layers.0.linear2.weight", "layers.0.linear2.bias", "layers.0.norm1.weight", "layers.0.norm1.bias",
+        "layers.0.norm2.weight", "layers.0.norm2.bias"]
+    assert m.layers[0] is not m.layers[1] and m.layers[0].activation_relu_or_gelu == 1
+    with pytest.raises(RuntimeError, match="activation should be relu/gelu, not tanh"):
+        nn.TransformerEncoderLayer(4, 2, activation="tanh")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("cfg", [{}, {"norm_first": True, "activation": "gelu"}])
+def test_transformer_encoder_matches_pytorch(device, cfg):
+    m = _transformer_encoder(**cfg).to(device)
+    x = tl.cos(tl.arange(24, dtype=tl.float64) * 0.7).reshape(2, 3, 4).to(device)
+    kpm = tl.tensor([[False, False, True], [False, False, False]], device=device)
+    causal = tl.triu(tl.full((3, 3), float("-inf"), dtype=tl.float64), 1).to(device)
+    if not cfg:
+        want_kpm = [[[-0.3481279106, 0.0024512979, 0.6128358245, 0.4058908576],
+                     [-0.0146490027, 0.3610629607, 0.4472970805, 0.3955498172]],
+                    [[-0.4731930964, 0.1153047095, 0.5975772993, 0.4062235891],
+                     [-0.3027227163, -0.0691001388, 0.6162223849, 0.4069044316]]]
+        want_causal = [[-0.4322126613, -0.0605930237, 0.6128407579, 0.4100768816],
+                       [-0.3081894275, -0.070192366, 0.6163783553, 0.4070683827],
+                       [-0.3620610252, 0.0363209845, 0.6094201955, 0.4053289312]]
+    else:
+        want_kpm = [[[-0.2147881533, -0.1584140544, 0.1741511038, 0.4339013543],
+                     [0.6791020151, 0.0640039625, 0.1959064439, 0.4028427167]],
+                    [[0.4736349578, 0.1750151596, -0.0172699687, 0.4170141857],
+                     [0.6058191102, -0.0998747875, 0.0658005743, 0.4178066644]]]
+        want_causal = [[0.5392650253, 0.1573176392, 0.0016718834, 0.4148232447],
+                       [0.5660306468, -0.1405524597, 0.0700116522, 0.4198943561],
+                       [-0.3255803694, -0.0166272605, 0.1406254294, 0.4340087596]]
+    np.testing.assert_allclose(to_numpy(m(x, src_key_padding_mask=kpm)[:, :2]), want_kpm, atol=1e-9)
+    np.testing.assert_allclose(to_numpy(m(x, mask=causal)[1]), want_causal, atol=1e-9)
+    # unbatched (S, E) input through one layer equals the batched result of its row
+    layer = m.layers[0]
+    np.testing.assert_allclose(to_numpy(layer(x[1])), to_numpy(layer(x)[1]), atol=1e-12)

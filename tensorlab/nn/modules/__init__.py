@@ -18,6 +18,7 @@ from . import (
     padding,
     pixelshuffle,
     sparse,
+    transformer,
 )
 from .activation import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
@@ -33,3 +34,4 @@ from .normalization import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
 from .pixelshuffle import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
