@@ -25,6 +25,7 @@ from . import (  # noqa: E402,I001  (after the ops they compose)
     cpu,
     cuda,
     datasets,
+    distributed,
     distributions,
     func,
     jit,

@@ -173,3 +173,26 @@ def test_batch_sampler():
         BatchSampler(range(3), True, False)
     with pytest.raises(ValueError, match="drop_last should be a boolean value, but got drop_last=0"):
         BatchSampler(range(3), 2, 0)
+
+
+def test_distributed_sampler_split_and_guards():
+    # `from torch.utils.data.distributed import DistributedSampler` and `torch.distributed.is_available()`
+    # guards were ImportError/AttributeError; the splits below are PyTorch's (checked against torch 2.x)
+    from tensorlab.utils.data import DistributedSampler
+    from tensorlab.utils.data.distributed import DistributedSampler as DS
+
+    assert DS is DistributedSampler
+    assert tl.distributed.is_available() is False and tl.distributed.is_initialized() is False
+    split = lambda n, r, dl: [list(DS(range(n), r, k, shuffle=False, drop_last=dl)) for k in range(r)]  # noqa: E731
+    assert split(10, 3, False) == [[0, 3, 6, 9], [1, 4, 7, 0], [2, 5, 8, 1]]
+    assert split(10, 3, True) == [[0, 3, 6], [1, 4, 7], [2, 5, 8]]
+    assert split(2, 5, False) == [[0], [1], [0], [1], [0]]
+    assert len(DS(range(10), 3, 0)) == 4 and len(DS(range(10), 3, 0, drop_last=True)) == 3
+    s = DS(range(10), 2, 1, seed=5)
+    a = list(s)
+    s.set_epoch(1)
+    assert list(s) != a and sorted(list(DS(range(10), 2, 0, seed=5)) + a) == list(range(10))
+    with pytest.raises(ValueError, match=r"Invalid rank 2, rank should be in the interval \[0, 1\]"):
+        DS(range(4), num_replicas=2, rank=2)
+    with pytest.raises(RuntimeError, match="Requires distributed package to be available"):
+        DS(range(4))

@@ -6,6 +6,7 @@ seeding, ordering) and fault handling.
 
 from __future__ import annotations
 
+from . import distributed
 from ._worker import WorkerInfo, get_worker_info
 from .collate import collate, default_collate, default_convert
 from .dataloader import DataLoader
@@ -19,6 +20,7 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -34,6 +36,7 @@ __all__ = [
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "DistributedSampler",
     "IterableDataset",
     "RandomSampler",
     "Sampler",
