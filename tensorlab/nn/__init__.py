@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import functional, init, utils
+from . import attention, functional, init, utils
 from .modules import *  # noqa: F401,F403
 from .modules import Module, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter

@@ -634,3 +634,33 @@ def test_transformer_encoder_matches_pytorch(device, cfg):
     # unbatched (S, E) input through one layer equals the batched result of its row
     layer = m.layers[0]
     np.testing.assert_allclose(to_numpy(layer(x[1])), to_numpy(layer(x)[1]), atol=1e-12)
+
+
+def test_sdpa_kernel_and_backend_switches():
+    # `torch.nn.attention.sdpa_kernel(SDPBackend.MATH)` and `torch.backends.cuda.sdp_kernel(...)` were
+    # ModuleNotFoundError/AttributeError; MATH alone now runs the unfused path, no backend at all raises
+    from tensorlab.nn.attention import SDPBackend, sdpa_kernel
+
+    b = tl.backends.cuda
+    q = T(rand(2, 5, 16), grad=True)
+    with sdpa_kernel(SDPBackend.MATH):
+        assert (b.flash_sdp_enabled(), b.mem_efficient_sdp_enabled(), b.math_sdp_enabled(), b.cudnn_sdp_enabled()) \
+            == (False, False, True, False)
+        out = F.scaled_dot_product_attention(q, q, q, is_causal=True)
+    assert out.grad_fn.name() != "ScaledDotProductAttentionBackward0" and b.flash_sdp_enabled()
+    np.testing.assert_allclose(to_numpy(out), to_numpy(F.scaled_dot_product_attention(q, q, q, is_causal=True)),
+                               rtol=1e-12, atol=1e-12)
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+        assert F.scaled_dot_product_attention(q, q, q).grad_fn.name() == "ScaledDotProductAttentionBackward0"
+    with pytest.warns(FutureWarning, match="sdp_kernel"), b.sdp_kernel(enable_flash=False, enable_math=False):
+        assert (b.flash_sdp_enabled(), b.mem_efficient_sdp_enabled(), b.math_sdp_enabled()) == (False, True, False)
+    with pytest.raises(RuntimeError, match="No viable backend for scaled_dot_product_attention"), sdpa_kernel([]):
+        F.scaled_dot_product_attention(q, q, q)
+    with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend .* got str"):
+        with sdpa_kernel("math"):
+            pass
+    assert b.math_sdp_enabled() and int(SDPBackend.EFFICIENT_ATTENTION) == 2
+    assert str(SDPBackend.MATH) == "SDPBackend.MATH"
+    b.enable_flash_sdp(False)
+    assert not b.flash_sdp_enabled()
+    b.enable_flash_sdp(True)

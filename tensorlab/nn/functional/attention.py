@@ -284,7 +284,15 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     elif enable_gqa and (key.ndim < 3 or query.ndim < 3):
         _gqa_views(query, key, value, attn_mask)  # raises the error
     Ev = value.shape[-1]
-    use_math = (dropout_p > 0 or E == 0 or Ev == 0 or E > kattn.MAX_HEAD_DIM or Ev > kattn.MAX_HEAD_DIM
+    from ... import backends
+
+    enabled = backends._sdp_enabled
+    fused_allowed = enabled["flash"] or enabled["mem_efficient"] or enabled["cudnn"]
+    if not fused_allowed and not enabled["math"]:
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is likely due to "
+                           "turning off both the math kernel and the fused kernels.")
+    use_math = (not fused_allowed or dropout_p > 0 or E == 0 or Ev == 0
+                or E > kattn.MAX_HEAD_DIM or Ev > kattn.MAX_HEAD_DIM
                 or (attn_mask is not None and attn_mask.dtype.is_floating_point and attn_mask.requires_grad
                     and is_grad_enabled()))
     if use_math:
