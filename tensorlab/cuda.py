@@ -8,6 +8,7 @@ Triton's interpreter, streams and events are synchronous — :func:`is_interpret
 from __future__ import annotations
 
 import contextlib
+import warnings
 
 from tensorlab_kernels import runtime as _rt
 from tensorlab_kernels.runtime import streams as _streams
@@ -191,6 +192,28 @@ def memory_stats(device=None) -> dict:
     return _allocator(device).stats()
 
 
+def reset_max_memory_allocated(device=None) -> None:
+    warnings.warn("tensorlab.cuda.reset_max_memory_allocated now calls tensorlab.cuda.reset_peak_memory_stats, "
+                  "which resets /all/ peak memory stats.", FutureWarning, stacklevel=2)
+    reset_peak_memory_stats(device)
+
+
+def memory_summary(device=None, abbreviated: bool = False) -> str:
+    """A printable table of ``memory_stats`` (tensorlab's allocator keeps fewer counters than PyTorch's,
+    so the table is shorter; ``abbreviated`` changes nothing)."""
+    index = _index(device)
+    stats = memory_stats(index)
+    width = max(len(k) for k in stats)
+    lines = [f"tensorlab cuda memory summary, device {index} ({get_device_name(index)})"]
+    lines += [f"  {k:<{width}}  {v:>16,}" for k, v in stats.items()]
+    return "\n".join(lines) + "\n"
+
+
+def ipc_collect() -> None:
+    """Nothing to collect: tensorlab never shares cuda memory between processes (DataLoader workers
+    hand numpy batches to the main process, which copies them to the device)."""
+
+
 def manual_seed(seed: int) -> None:
     from ._random import _generator_for
 
@@ -264,10 +287,11 @@ def __getattr__(name: str):
 __all__ = [
     "Event", "OutOfMemoryError", "Stream", "current_device", "current_stream", "default_stream", "device",
     "device_count", "empty_cache", "get_device_capability", "get_device_name", "get_device_properties",
-    "get_rng_state", "get_rng_state_all", "initial_seed", "is_available", "is_bf16_supported", "is_initialized",
-    "is_interpreted",
+    "get_rng_state", "get_rng_state_all", "initial_seed", "ipc_collect", "is_available", "is_bf16_supported",
+    "is_initialized", "is_interpreted",
     "manual_seed", "manual_seed_all", "max_memory_allocated",
     "max_memory_reserved", "mem_get_info", "memory_allocated", "memory_reserved", "memory_stats",
-    "reset_peak_memory_stats", "seed", "seed_all", "set_device", "set_rng_state", "set_rng_state_all", "set_stream",
+    "memory_summary", "reset_max_memory_allocated", "reset_peak_memory_stats", "seed", "seed_all", "set_device",
+    "set_rng_state", "set_rng_state_all", "set_stream",
     "stream", "synchronize", "unavailable_reason",
 ]

@@ -98,6 +98,18 @@ def test_tensor_allocation_stats():
     assert stats["allocated_bytes.all.current"] == tl.cuda.memory_allocated()
 
 
+def test_memory_summary_reset_max_memory_allocated_ipc_collect():
+    # OOM-debugging and cleanup code calls these; they were AttributeError
+    x = tl.empty(1024, device="cuda")
+    summary = tl.cuda.memory_summary()
+    assert "allocated_bytes.all.current" in summary and f"{tl.cuda.memory_allocated():,}" in summary
+    del x
+    with pytest.warns(FutureWarning, match="reset_max_memory_allocated now calls .*reset_peak_memory_stats"):
+        tl.cuda.reset_max_memory_allocated()
+    assert tl.cuda.max_memory_allocated() == tl.cuda.memory_allocated()
+    assert tl.cuda.ipc_collect() is None
+
+
 @pytest.mark.skipif(not tl.cuda.is_interpreted(), reason="simulates a memory limit on the interpreted device")
 def test_tensor_oom_on_interpreted_device():
     backend = rt.get_backend()
