@@ -664,3 +664,178 @@ def test_sdpa_kernel_and_backend_switches():
     b.enable_flash_sdp(False)
     assert not b.flash_sdp_enabled()
     b.enable_flash_sdp(True)
+
+
+# ---------------------------------------------------------------------------
+# TransformerDecoderLayer / TransformerDecoder / Transformer (values from PyTorch 2.15, float64)
+
+
+def _transformer_decoder(**cfg):
+    m = nn.TransformerDecoder(nn.TransformerDecoderLayer(4, 2, 6, dropout=0.0, batch_first=True, **cfg), 2,
+                              norm=nn.LayerNorm(4)).double()
+    with tl.no_grad():
+        for i, (_, p) in enumerate(m.named_parameters()):
+            p.copy_((tl.sin(tl.arange(p.numel(), dtype=tl.float64) * 0.37 + i) * 0.5).reshape(p.shape))
+    return m
+
+
+_DECODER_LAYER_KEYS = [
+    "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight", "self_attn.out_proj.bias",
+    "multihead_attn.in_proj_weight", "multihead_attn.in_proj_bias", "multihead_attn.out_proj.weight",
+    "multihead_attn.out_proj.bias", "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias",
+    "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias", "norm3.weight", "norm3.bias"]
+_ENCODER_LAYER_KEYS = [
+    "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight", "self_attn.out_proj.bias",
+    "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias", "norm1.weight", "norm1.bias",
+    "norm2.weight", "norm2.bias"]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("cfg", [{}, {"norm_first": True, "activation": "gelu"}])
+def test_transformer_decoder_matches_pytorch(device, cfg):
+    """batch_first (N, T, E) tgt and (N, S, E) memory, a causal tgt_mask and a memory_key_padding_mask;
+    one layer on unbatched (T, E)/(S, E) input."""
+    m = _transformer_decoder(**cfg).to(device)
+    x = tl.cos(tl.arange(24, dtype=tl.float64) * 0.7).reshape(2, 3, 4).to(device)
+    mem = tl.sin(tl.arange(32, dtype=tl.float64) * 0.45).reshape(2, 4, 4).to(device)
+    mkpm = tl.tensor([[False, False, False, True], [False, True, False, False]], device=device)
+    causal = nn.Transformer.generate_square_subsequent_mask(3, device=device, dtype=tl.float64)
+    if not cfg:
+        want = [[[-0.8209877516, -0.0007888587, 0.6296171061, -0.0260745485],
+                 [-0.931018591, 0.033556231, 0.5974977259, 0.0377124993],
+                 [-0.8406384023, 0.0035326847, 0.6261456535, -0.0151827125]],
+                [[-0.9447297013, 0.1075762364, 0.5595847024, 0.0287663593],
+                 [-0.9330742819, 0.1020689124, 0.5654175093, 0.0214296451],
+                 [-0.8474928326, 0.0719446105, 0.5944087279, -0.0289525028]]]
+        want_layer = [[-0.6354253389, -0.5710300057, -0.5872578426, 0.4702736839],
+                      [-0.6259373511, -0.5728747156, -0.6226137096, 0.4813501741],
+                      [-0.5268278397, -0.7137467985, -0.7434220938, 0.5066483119]]
+    else:
+        want = [[[-0.3417566133, -0.652918619, -0.214487394, 0.6515074428],
+                 [0.0990208844, -0.5623026368, -0.4508780298, 0.5131494317],
+                 [-0.2046759677, -0.6564071749, -0.2858920269, 0.625168176]],
+                [[-0.3919022834, -0.6762381803, -0.1565160734, 0.6536012451],
+                 [-0.1015751571, -0.673679191, -0.3125459961, 0.5953816628],
+                 [-0.5424593858, -0.6376535311, -0.0787009671, 0.6630558446]]]
+        want_layer = [[-0.462552328, -0.325816212, -0.9794022561, -1.5130566439],
+                      [0.1366246575, 1.4110107668, 1.0440678459, -0.3524937795],
+                      [0.2010176374, 0.0867960255, -1.0064944974, -1.9545610825]]
+    np.testing.assert_allclose(to_numpy(m(x, mem, tgt_mask=causal, memory_key_padding_mask=mkpm)), want, atol=1e-9)
+    layer = m.layers[0]
+    np.testing.assert_allclose(to_numpy(layer(x[1], mem[1])), want_layer, atol=1e-9)
+    np.testing.assert_allclose(to_numpy(layer(x, mem)[1]), want_layer, atol=1e-9)
+
+
+def test_transformer_decoder_state_dict_and_errors():
+    m = _transformer_decoder()
+    assert list(m.state_dict()) == ([f"layers.{i}.{k}" for i in range(2) for k in _DECODER_LAYER_KEYS]
+                                    + ["norm.weight", "norm.bias"])
+    assert m.layers[0] is not m.layers[1] and m.layers[0].activation is F.relu
+    with pytest.raises(RuntimeError, match="activation should be relu/gelu, not tanh"):
+        nn.TransformerDecoderLayer(4, 2, activation="tanh")
+    with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
+        m.layers[0](tl.zeros(3, 4, dtype=tl.float64), tl.zeros(2, 4, dtype=tl.float64), tgt_is_causal=True)
+
+
+def _transformer(device="cpu", **kw):
+    """Transformer(d_model=8, nhead=2, 1 + 1 layers, dim_feedforward=16) with every parameter, in
+    named_parameters order, filled from numpy's default_rng(0).uniform(-0.5, 0.5) (as torch's was)."""
+    m = nn.Transformer(8, 2, 1, 1, 16, dropout=0.0, **kw).double()
+    rng = np.random.default_rng(0)
+    with tl.no_grad():
+        for _, p in m.named_parameters():
+            p.copy_(tl.tensor(rng.uniform(-0.5, 0.5, tuple(p.shape))))
+    return m.to(device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_transformer_matches_pytorch(device):
+    """(S, N, E) src and (T, N, E) tgt: causal tgt_mask, src/memory key padding masks; values and gradients."""
+    m = _transformer(device)
+    src = tl.cos(tl.arange(48, dtype=tl.float64) * 0.3).reshape(3, 2, 8).to(device).requires_grad_()
+    tgt = tl.sin(tl.arange(32, dtype=tl.float64) * 0.5).reshape(2, 2, 8).to(device).requires_grad_()
+    kpm = tl.tensor([[False, False, True], [False, False, False]], device=device)
+    out = m(src, tgt, tgt_mask=nn.Transformer.generate_square_subsequent_mask(2, device=device, dtype=tl.float64),
+            src_key_padding_mask=kpm, memory_key_padding_mask=kpm)
+    want = [[[0.2214469006, -0.4185690164, -0.096373437, -0.2201696915, -0.0416261362, -0.5777003358, 0.762342048,
+              0.135870005],
+             [0.2117540169, -0.4009119466, -0.2536734522, -0.1975288714, -0.0630974196, -0.4915391312, 0.7989817509,
+              0.1606739254]],
+            [[0.2170759101, -0.4149950536, -0.0454408712, -0.3265806777, -0.0408697934, -0.6478709855, 0.7676163406,
+              0.1191839252],
+             [0.2187080477, -0.4100501223, -0.2019921909, -0.1567791954, -0.0564866109, -0.4976368707, 0.7713074715,
+              0.1567942685]]]
+    assert out.shape == (2, 2, 8)
+    np.testing.assert_allclose(to_numpy(out), want, atol=1e-9)
+    (out * tl.cos(tl.arange(32, dtype=tl.float64)).reshape(2, 2, 8).to(device)).sum().backward()
+    want_src_grad = [[-0.0025794107, 0.0020044138, -0.0029324685, 0.0031498684, 0.0037880271, -0.0006976014,
+                      -0.0026104696, 0.0017005448],
+                     [-0.0020232648, -0.0053723558, -0.0053033794, 0.0056191556, 0.002214983, 0.0034541156,
+                      -0.0039976538, 0.0046653785],
+                     [0.0] * 8]  # padded in both src and memory: no gradient
+    want_tgt_grad = [[-0.0012487414, -0.0206853332, 0.0041121876, -0.0104258572, -0.0341826659, 0.0678862416,
+                      -0.0080698396, -0.0393533462],
+                     [-0.0091010688, 0.0348957912, 0.0130121404, 0.0163179711, 0.0369478822, -0.066571187,
+                      0.004857347, 0.0212996822]]
+    want_w_grad = [0.0007678768, 0.0001697712, -7.39806e-05, 0.0004692514, 0.0003413589, -0.0006813516,
+                   0.0002678942, 5.66646e-05]
+    np.testing.assert_allclose(to_numpy(src.grad[:, 0]), want_src_grad, atol=1e-9)
+    np.testing.assert_allclose(to_numpy(tgt.grad[:, 1]), want_tgt_grad, atol=1e-9)
+    np.testing.assert_allclose(to_numpy(m.decoder.layers[0].multihead_attn.in_proj_weight.grad[0]), want_w_grad,
+                               atol=1e-9)
+
+
+def test_transformer_batch_first_and_unbatched_agree_with_seq_first():
+    m, mb = _transformer(), _transformer(batch_first=True)
+    src = tl.cos(tl.arange(48, dtype=tl.float64) * 0.3).reshape(3, 2, 8)
+    tgt = tl.sin(tl.arange(32, dtype=tl.float64) * 0.5).reshape(2, 2, 8)
+    want = to_numpy(m(src, tgt))
+    got = mb(src.transpose(0, 1), tgt.transpose(0, 1))
+    assert got.shape == (2, 2, 8)
+    np.testing.assert_allclose(to_numpy(got.transpose(0, 1)), want, atol=1e-12)
+    np.testing.assert_allclose(to_numpy(m(src[:, 1], tgt[:, 1])), want[:, 1], atol=1e-12)
+
+
+def test_transformer_state_dict_init_and_attributes():
+    m = nn.Transformer(8, 2, 2, 1, 16)
+    assert list(m.state_dict()) == (
+        [f"encoder.layers.{i}.{k}" for i in range(2) for k in _ENCODER_LAYER_KEYS]
+        + ["encoder.norm.weight", "encoder.norm.bias"]
+        + [f"decoder.layers.0.{k}" for k in _DECODER_LAYER_KEYS] + ["decoder.norm.weight", "decoder.norm.bias"])
+    assert (m.d_model, m.nhead, m.batch_first) == (8, 2, False)
+    assert m.encoder.num_layers == 2 and m.decoder.num_layers == 1 and m.decoder.layers[0].activation is F.relu
+    # _reset_parameters: xavier_uniform_ on every matrix, drawn per layer (the deep copies no longer agree);
+    # vectors keep their defaults
+    w0, w1 = m.encoder.layers[0].linear1.weight, m.encoder.layers[1].linear1.weight
+    assert not tl.equal(w0, w1) and w0.abs().max().item() <= math.sqrt(6 / (8 + 16))
+    assert m.decoder.layers[0].norm3.weight.tolist() == [1.0] * 8
+    assert m.decoder.layers[0].multihead_attn.in_proj_bias.tolist() == [0.0] * 24
+    # custom encoder/decoder are used as given and re-initialised with the rest
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(4, 2, 8), 1)
+    with tl.no_grad():
+        enc.layers[0].linear1.weight.fill_(5.0)
+    m = nn.Transformer(4, 2, custom_encoder=enc, num_decoder_layers=1, dim_feedforward=8)
+    assert m.encoder is enc and "encoder.norm.weight" not in m.state_dict()
+    assert enc.layers[0].linear1.weight.abs().max().item() <= math.sqrt(6 / (4 + 8))
+
+
+def test_generate_square_subsequent_mask():
+    mask = nn.Transformer.generate_square_subsequent_mask(3)
+    assert mask.dtype is tl.float32 and mask.tolist() == [[0.0, -math.inf, -math.inf], [0.0, 0.0, -math.inf],
+                                                          [0.0, 0.0, 0.0]]
+    assert nn.Transformer.generate_square_subsequent_mask(2, dtype=tl.float64).dtype is tl.float64
+    assert nn.Transformer.generate_square_subsequent_mask(3, dtype=tl.bool).tolist() == [
+        [False, True, True], [False, False, True], [False, False, False]]
+    assert nn.Transformer.generate_square_subsequent_mask(1).tolist() == [[0.0]]
+
+
+def test_transformer_shape_errors():
+    m = nn.Transformer(8, 2, 1, 1, 16)
+    with pytest.raises(RuntimeError, match="the batch number of src and tgt must be equal"):
+        m(tl.zeros(3, 2, 8), tl.zeros(4, 3, 8))
+    with pytest.raises(RuntimeError, match="the batch number of src and tgt must be equal"):
+        nn.Transformer(8, 2, 1, 1, 16, batch_first=True)(tl.zeros(2, 3, 8), tl.zeros(3, 4, 8))
+    with pytest.raises(RuntimeError, match="the feature number of src and tgt must be equal to d_model"):
+        m(tl.zeros(3, 2, 8), tl.zeros(4, 2, 6))
+    with pytest.raises(RuntimeError, match="the feature number of src and tgt must be equal to d_model"):
+        m(tl.zeros(3, 6), tl.zeros(4, 6))
