@@ -14,6 +14,7 @@ from tensorlab.nn.utils import (
     clip_grad_value_,
     get_total_norm,
     parameters_to_vector,
+    skip_init,
     vector_to_parameters,
 )
 from tensorlab_kernels.optim import multi_tensor
@@ -192,3 +193,17 @@ def test_parameters_to_vector_of_no_parameters_is_a_value_error():
     for params in ([], iter([])):
         with pytest.raises(ValueError, match="expected a non-empty list of Tensors"):
             parameters_to_vector(params)
+
+
+def test_skip_init_builds_the_module_with_pytorch_checks():
+    m = skip_init(tl.nn.Linear, 3, 4, bias=False, dtype=tl.float64)
+    assert type(m) is tl.nn.Linear and m.weight.shape == (4, 3) and m.weight.dtype == tl.float64
+    assert m.bias is None and m.weight.requires_grad and m.weight.device.type == "cpu"
+
+    class NoDevice(tl.nn.Module):
+        pass
+
+    with pytest.raises(RuntimeError, match="Module must support a 'device' arg to skip initialization"):
+        skip_init(NoDevice)
+    with pytest.raises(RuntimeError, match="Expected a Module; got <class 'int'>"):
+        skip_init(int)
