@@ -701,3 +701,43 @@ def test_full_backward_hook_leaves_no_reference_cycle():
     finally:
         if enabled:
             gc.enable()
+
+
+def test_global_module_forward_hooks_run_before_the_modules_own():
+    from tensorlab.nn.modules import module as M
+
+    m = tl.nn.Sequential(tl.nn.Linear(3, 4), tl.nn.ReLU())
+    seen = []
+    m[0].register_forward_pre_hook(lambda mod, a: seen.append("own_pre"))
+    m[0].register_forward_hook(lambda mod, a, o: seen.append("own_fwd"))
+    h1 = M.register_module_forward_pre_hook(lambda mod, a: seen.append(("gpre", type(mod).__name__)))
+    h2 = M.register_module_forward_hook(
+        lambda mod, a, kw, o: seen.append(("gfwd", type(mod).__name__, tuple(o.shape))), with_kwargs=True)
+    h3 = M.register_module_forward_hook(lambda mod, a, o: o * 0 if isinstance(mod, tl.nn.Sequential) else None)
+    try:
+        y = m(tl.ones(1, 3))
+    finally:
+        h1.remove(), h2.remove(), h3.remove()
+    # PyTorch's order: global pre-hooks, own pre-hooks, forward, global hooks, own hooks
+    assert seen == [("gpre", "Sequential"), ("gpre", "Linear"), "own_pre", ("gfwd", "Linear", (1, 4)), "own_fwd",
+                    ("gpre", "ReLU"), ("gfwd", "ReLU", (1, 4)), ("gfwd", "Sequential", (1, 4))]
+    assert y.tolist() == [[0.0] * 4]
+    seen.clear()
+    m(tl.ones(1, 3))
+    assert seen == ["own_pre", "own_fwd"]
+
+    class Bad(tl.nn.Module):
+        def forward(self, x):
+            raise ValueError("boom")
+
+    called = []
+    h = M.register_module_forward_hook(lambda mod, a, o: called.append(o), always_call=True)
+    try:
+        with pytest.raises(ValueError, match="boom"):
+            Bad()(tl.ones(1))
+    finally:
+        h.remove()
+    assert called == [None]
+    with M.register_module_forward_pre_hook(lambda mod, a: (a[0] + 1,)):
+        assert tl.nn.Identity()(tl.zeros(1)).tolist() == [1.0]
+    assert tl.nn.Identity()(tl.zeros(1)).tolist() == [0.0]

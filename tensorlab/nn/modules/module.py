@@ -21,6 +21,32 @@ from ._backward_hooks import BackwardHook, WrappedHook, warn_non_full_backward_h
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
+# hooks run for every module (PyTorch's register_module_forward_pre_hook / register_module_forward_hook):
+# before the module's own hooks; the ids come from the same counter as the modules' hook ids, so one
+# id names one hook in the with_kwargs / always_call sets
+_global_forward_pre_hooks = _HookDict()
+_global_forward_hooks = _HookDict()
+_global_forward_hooks_with_kwargs: set[int] = set()
+_global_forward_hooks_always_called: set[int] = set()
+
+
+def register_module_forward_pre_hook(hook) -> RemovableHandle:
+    """``hook(module, args)`` before every module's forward (before its own pre-hooks); may return
+    new args. Global state: for debugging/profiling, as PyTorch."""
+    return add_hook(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook, *, with_kwargs: bool = False, always_call: bool = False) -> RemovableHandle:
+    """``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with ``with_kwargs``)
+    after every module's forward (before its own forward hooks); may return a new output.
+    ``always_call``: also run when forward raises. Global state, as PyTorch."""
+    handle = add_hook(_global_forward_hooks, hook)
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs.add(handle.id)
+    if always_call:
+        _global_forward_hooks_always_called.add(handle.id)
+    return handle
+
 
 class _LoadPlans(threading.local):
     """The pending writes of this thread's load_state_dict calls under way (innermost last):
@@ -204,7 +230,8 @@ class Module:
     # calling
     # ------------------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks
+                or _global_forward_pre_hooks or _global_forward_hooks):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
 
@@ -221,7 +248,7 @@ class Module:
                 non_full_backward_hooks = list(self._backward_hooks.values())
         called, result = set(), None
         try:
-            for hid, hook in list(self._forward_pre_hooks.items()):
+            for hid, hook in [*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()]:
                 if hid in self._forward_pre_hooks_with_kwargs:
                     hook_result = hook(self, args, kwargs)
                     if hook_result is not None:
@@ -240,9 +267,9 @@ class Module:
             result = self.forward(*args, **kwargs)
             if bw_hook is not None:
                 bw_hook.check_inputs_not_modified()
-            for hid, hook in list(self._forward_hooks.items()):
+            for hid, hook in [*_global_forward_hooks.items(), *self._forward_hooks.items()]:
                 called.add(hid)
-                if hid in self._forward_hooks_with_kwargs:
+                if hid in self._forward_hooks_with_kwargs or hid in _global_forward_hooks_with_kwargs:
                     hook_result = hook(self, args, kwargs, result)
                 else:
                     hook_result = hook(self, args, result)
@@ -269,11 +296,11 @@ class Module:
         except Exception:
             # PyTorch: hooks registered with always_call=True still run (with the output so far: None
             # when forward raised) after a hook or forward raised; their own errors are silenced
-            always = getattr(self, "_forward_hooks_always_called", ())
-            for hid, hook in list(self._forward_hooks.items()):
+            always = getattr(self, "_forward_hooks_always_called", set()) | _global_forward_hooks_always_called
+            for hid, hook in [*_global_forward_hooks.items(), *self._forward_hooks.items()]:
                 if hid in always and hid not in called:
                     try:
-                        if hid in self._forward_hooks_with_kwargs:
+                        if hid in self._forward_hooks_with_kwargs or hid in _global_forward_hooks_with_kwargs:
                             hook(self, args, kwargs, result)
                         else:
                             hook(self, args, result)
