@@ -207,30 +207,3 @@ def test_skip_init_builds_the_module_with_pytorch_checks():
         skip_init(NoDevice)
     with pytest.raises(RuntimeError, match="Expected a Module; got <class 'int'>"):
         skip_init(int)
-
-
-def test_fuse_linear_bn_eval_folds_the_running_statistics():
-    lin, bn = tl.nn.Linear(2, 3).double(), tl.nn.BatchNorm1d(3).double()
-    with tl.no_grad():
-        lin.weight.copy_(tl.tensor([[1.0, -2.0], [0.5, 3.0], [-1.5, 0.25]], dtype=tl.float64))
-        lin.bias.copy_(tl.tensor([0.1, -0.2, 0.3], dtype=tl.float64))
-        bn.running_mean.copy_(tl.tensor([0.5, -1.0, 2.0], dtype=tl.float64))
-        bn.running_var.copy_(tl.tensor([4.0, 0.25, 1.0], dtype=tl.float64))
-        bn.weight.copy_(tl.tensor([2.0, -1.0, 0.5], dtype=tl.float64))
-        bn.bias.copy_(tl.tensor([0.0, 1.0, -1.0], dtype=tl.float64))
-    with pytest.raises(AssertionError, match="Fusion only for eval!"):
-        tl.nn.utils.fusion.fuse_linear_bn_eval(lin, bn)
-    lin.eval(), bn.eval()
-    fused = tl.nn.utils.fusion.fuse_linear_bn_eval(lin, bn)
-    assert type(fused) is tl.nn.Linear and fused is not lin and isinstance(fused.weight, tl.nn.Parameter)
-    assert fused.weight.is_leaf and fused.weight.requires_grad
-    # PyTorch 2.15's values
-    np.testing.assert_allclose(fused.weight.detach().numpy(), [[0.9999987500023437, -1.9999975000046875],
-                                                               [-0.9999800005999799, -5.99988000359988],
-                                                               [-0.7499962500281248, 0.12499937500468747]], rtol=1e-12)
-    np.testing.assert_allclose(fused.bias.detach().numpy(), [-0.39999950000093754, -0.5999680009599679,
-                                                             -1.8499957500318747], rtol=1e-12)
-    x = tl.tensor([[1.0, 2.0], [-0.5, 0.5]], dtype=tl.float64)
-    np.testing.assert_allclose(fused(x).detach().numpy(), bn(lin(x)).detach().numpy(), rtol=1e-12)
-    with pytest.raises(AssertionError, match="linear.out_features=2 and bn.num_features=3"):
-        tl.nn.utils.fusion.fuse_linear_bn_eval(tl.nn.Linear(2, 2).eval(), bn)
