@@ -1,8 +1,21 @@
-"""``MixtureSameFamily(mixture_distribution, component_distribution)``: a (batch of) mixture(s) whose
-``k`` components are one distribution family, indexed by the rightmost batch dimension of
-``component_distribution`` and weighted by a ``Categorical`` over ``k`` (e.g. a Gaussian mixture
-for a mixture density network). As PyTorch's: log_prob is a logsumexp over components, sample
-gathers each draw's selected component, and there is no rsample."""
+"""``MixtureSameFamily(mixture_distribution, component_distribution)``: a (batch of) mixture(s) of ``k``
+components of one family, weighted by a ``Categorical`` over ``k`` — e.g. the Gaussian mixture a
+mixture density network predicts.
+
+Shapes: the components are the *rightmost batch dimension* of ``component_distribution``, so a
+component batch ``B + (k,)`` with event ``E`` makes a mixture of batch ``B`` and event ``E``; the
+``Categorical``'s batch must broadcast against ``B`` and its ``k`` must match. Every formula below
+therefore works on "component-axis" tensors laid out as ``... + (k,) + E``: a value ``x`` of shape
+``... + B + E`` gets a size-1 component axis inserted before its event dims, and the mixture weights
+``B + (k,)`` get size-1 event dims appended, after which broadcasting lines everything up.
+
+- ``log_prob(x) = logsumexp_k(log w_k + log p_k(x))`` (stable for very unlikely components);
+- ``cdf(x) = sum_k w_k F_k(x)``; ``mean = sum_k w_k mu_k``; ``variance`` by the law of total
+  variance, ``sum_k w_k var_k + sum_k w_k (mu_k - mean)^2``;
+- ``sample`` draws a component index per sample and picks that component's draw (all components
+  are drawn: one batched call instead of a data-dependent selection). The choice of a component is
+  discrete, so there is no ``rsample``, as in PyTorch.
+"""
 
 from __future__ import annotations
 
@@ -16,53 +29,45 @@ __all__ = ["MixtureSameFamily"]
 
 
 class MixtureSameFamily(Distribution):
-    """E.g. ``MixtureSameFamily(Categorical(probs=pi), Normal(mu, sigma))`` with ``pi``, ``mu`` and
-    ``sigma`` of shape (B, k): batch (B,), event ()."""
+    """``MixtureSameFamily(Categorical(probs=pi), Normal(mu, sigma))`` with ``pi``, ``mu``, ``sigma``
+    of shape (N, k): batch (N,), event ()."""
 
     arg_constraints: dict = {}
     has_rsample = False
 
     def __init__(self, mixture_distribution, component_distribution, validate_args: bool | None = None) -> None:
-        self._mixture_distribution = mixture_distribution
-        self._component_distribution = component_distribution
+        # (PyTorch's messages, spacing included, so code matching on them keeps working)
         if not isinstance(mixture_distribution, Categorical):
             raise ValueError(" The Mixture distribution needs to be an  instance of "
                              "tensorlab.distributions.Categorical")
         if not isinstance(component_distribution, Distribution):
             raise ValueError("The Component distribution needs to be an instance of "
                              "tensorlab.distributions.Distribution")
-        mdbs = mixture_distribution.batch_shape
-        cdbs = component_distribution.batch_shape[:-1]
-        for size1, size2 in zip(reversed(mdbs), reversed(cdbs)):
-            if size1 != 1 and size2 != 1 and size1 != size2:
-                raise ValueError(f"`mixture_distribution.batch_shape` ({mdbs}) is not compatible with "
-                                 f"`component_distribution.batch_shape`({cdbs})")
-        km = mixture_distribution.logits.shape[-1]
-        kc = component_distribution.batch_shape[-1]
-        if km != kc:
-            raise ValueError(f"`mixture_distribution component` ({km}) does not equal "
-                             f"`component_distribution.batch_shape[-1]` ({kc})")
-        self._num_component = km
-        event_shape = component_distribution.event_shape
-        self._event_ndims = len(event_shape)
-        super().__init__(batch_shape=cdbs, event_shape=event_shape, validate_args=validate_args)
+        mixture_batch = tuple(mixture_distribution.batch_shape)
+        batch = tuple(component_distribution.batch_shape[:-1])
+        if any(a != b and 1 not in (a, b) for a, b in zip(mixture_batch[::-1], batch[::-1])):
+            raise ValueError(f"`mixture_distribution.batch_shape` ({mixture_distribution.batch_shape}) is not "
+                             f"compatible with `component_distribution.batch_shape`({batch})")
+        k_mixture = mixture_distribution.logits.shape[-1]
+        k_components = component_distribution.batch_shape[-1]
+        if k_mixture != k_components:
+            raise ValueError(f"`mixture_distribution component` ({k_mixture}) does not equal "
+                             f"`component_distribution.batch_shape[-1]` ({k_components})")
+        self._mixture_distribution = mixture_distribution
+        self._component_distribution = component_distribution
+        self._num_component = k_mixture
+        super().__init__(batch_shape=batch, event_shape=component_distribution.event_shape,
+                         validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        batch_shape = tl.Size(batch_shape)
         new = self._get_checked_instance(MixtureSameFamily, _instance)
-        new._component_distribution = self._component_distribution.expand(tuple(batch_shape) + (self._num_component,))
-        new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
+        batch = tuple(batch_shape)
+        new._mixture_distribution = self._mixture_distribution.expand(batch)
+        new._component_distribution = self._component_distribution.expand(batch + (self._num_component,))
         new._num_component = self._num_component
-        new._event_ndims = self._event_ndims
-        super(MixtureSameFamily, new).__init__(batch_shape=batch_shape,
-                                               event_shape=new._component_distribution.event_shape,
-                                               validate_args=False)
+        super(MixtureSameFamily, new).__init__(batch_shape=batch, event_shape=self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    @constraints.dependent_property
-    def support(self):
-        return constraints.MixtureSameFamilyConstraint(self._component_distribution.support)
 
     @property
     def mixture_distribution(self):
@@ -72,53 +77,65 @@ class MixtureSameFamily(Distribution):
     def component_distribution(self):
         return self._component_distribution
 
+    @constraints.dependent_property
+    def support(self):
+        return constraints.MixtureSameFamilyConstraint(self._component_distribution.support)
+
+    # -- the component axis ------------------------------------------------------------------------
+    @property
+    def _component_axis(self) -> int:
+        """Where the component axis sits in component-axis tensors: just before the event dims."""
+        return -1 - len(self.event_shape)
+
+    def _weights(self):
+        """The mixture weights ``B + (k,)`` with size-1 event dims appended (broadcast against
+        ``component_distribution.mean`` and the like)."""
+        probs = self._mixture_distribution.probs
+        return probs.reshape(tuple(probs.shape) + (1,) * len(self.event_shape))
+
+    def _per_component(self, x):
+        """``x`` (``... + B + E``) with a size-1 component axis, so each component sees it."""
+        return x.unsqueeze(self._component_axis)
+
+    # -- moments and probabilities -----------------------------------------------------------------
     @property
     def mean(self):
-        probs = self._pad_mixture_dimensions(self.mixture_distribution.probs)
-        return tl.sum(probs * self.component_distribution.mean, dim=-1 - self._event_ndims)
+        return tl.sum(self._weights() * self._component_distribution.mean, dim=self._component_axis)
 
     @property
     def variance(self):
-        # law of total variance: E[Var(X|k)] + Var(E[X|k])
-        probs = self._pad_mixture_dimensions(self.mixture_distribution.probs)
-        mean_cond_var = tl.sum(probs * self.component_distribution.variance, dim=-1 - self._event_ndims)
-        var_cond_mean = tl.sum(probs * (self.component_distribution.mean - self._pad(self.mean)).pow(2.0),
-                               dim=-1 - self._event_ndims)
-        return mean_cond_var + var_cond_mean
+        weights, means = self._weights(), self._component_distribution.mean
+        within = tl.sum(weights * self._component_distribution.variance, dim=self._component_axis)
+        between = tl.sum(weights * (means - self._per_component(self.mean)) ** 2, dim=self._component_axis)
+        return within + between
 
     def cdf(self, x):
-        cdf_x = self.component_distribution.cdf(self._pad(x))
-        return tl.sum(cdf_x * self.mixture_distribution.probs, dim=-1)
+        # (as PyTorch's: the component axis is the last one of the components' cdf, event dims
+        # reduced by the component family itself)
+        return tl.sum(self._component_distribution.cdf(self._per_component(x)) * self._mixture_distribution.probs,
+                     dim=-1)
 
     def log_prob(self, x):
         if self._validate_args:
             self._validate_sample(x)
-        log_prob_x = self.component_distribution.log_prob(self._pad(x))  # [S, B, k]
-        log_mix_prob = tl.log_softmax(self.mixture_distribution.logits, dim=-1)  # [B, k]
-        return tl.logsumexp(log_prob_x + log_mix_prob, dim=-1)  # [S, B]
+        log_weights = tl.log_softmax(self._mixture_distribution.logits, dim=-1)
+        return tl.logsumexp(self._component_distribution.log_prob(self._per_component(x)) + log_weights, dim=-1)
 
     def sample(self, sample_shape=()):
         with tl.no_grad():
-            sample_shape = tl.Size(sample_shape)
-            gather_dim = len(sample_shape) + len(self.batch_shape)
-            es = tuple(self.event_shape)
-            mix_sample = self.mixture_distribution.sample(sample_shape)
-            mix_shape = tuple(mix_sample.shape)
-            comp_samples = self.component_distribution.sample(sample_shape)
-            # the selected component's index, repeated over the event dimensions
-            mix_sample_r = mix_sample.reshape(mix_shape + (1,) * (len(es) + 1))
-            mix_sample_r = mix_sample_r.repeat((1,) * len(mix_shape) + (1,) + es)
-            return tl.gather(comp_samples, gather_dim, mix_sample_r).squeeze(gather_dim)
-
-    def _pad(self, x):
-        return x.unsqueeze(-1 - self._event_ndims)
-
-    def _pad_mixture_dimensions(self, x):
-        dist_batch_ndims = len(self.batch_shape)
-        cat_batch_ndims = len(self.mixture_distribution.batch_shape)
-        pad_ndims = 0 if cat_batch_ndims == 1 else dist_batch_ndims - cat_batch_ndims
-        xs = tuple(x.shape)
-        return x.reshape(xs[:-1] + (1,) * pad_ndims + xs[-1:] + (1,) * self._event_ndims)
+            sample_shape = tuple(sample_shape)
+            leading = sample_shape + tuple(self.batch_shape)
+            draws = self._component_distribution.sample(sample_shape)  # leading + (k,) + E
+            # one component index per sample and mixture: a Categorical whose batch broadcasts against
+            # the mixture's is expanded first, so every mixture of the batch chooses independently
+            mixture = self._mixture_distribution
+            if tuple(mixture.batch_shape) != tuple(self.batch_shape):
+                mixture = mixture.expand(self.batch_shape)
+            choice = mixture.sample(sample_shape)
+            # the chosen index repeated over the event dims, then one gather along the component axis
+            event = tuple(self.event_shape)
+            index = choice.reshape(tuple(choice.shape) + (1,) * (1 + len(event))).expand(leading + (1,) + event)
+            return tl.gather(draws, len(leading), index).squeeze(len(leading))
 
     def __repr__(self):
-        return f"MixtureSameFamily(\n  {self.mixture_distribution},\n  {self.component_distribution})"
+        return f"MixtureSameFamily(\n  {self._mixture_distribution},\n  {self._component_distribution})"

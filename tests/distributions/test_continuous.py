@@ -214,6 +214,10 @@ def test_mixture_same_family_values_shapes_and_errors():
     assert_close(m2.mean, 1.1931757358900146) and assert_close(m2.variance, 3.481624556433347)
     s = MixtureSameFamily(Categorical(probs=f64([0.2, 0.8])), Normal(f64([-5., 5.]), f64([1., 1.]))).sample((4000,))
     assert abs(npy(s > 0).mean() - 0.8) < 0.05
+    # a Categorical of a smaller batch broadcasts: every mixture of the batch chooses on its own
+    m3 = MixtureSameFamily(Categorical(probs=f64([0.2, 0.8])), Normal(f64([[-50., 50.]] * 3), f64([[1., 1.]] * 3)))
+    s3 = npy(m3.sample((2000,))) > 0
+    assert s3.shape == (2000, 3) and abs(s3.mean() - 0.8) < 0.05 and (s3.any(1) & ~s3.all(1)).any()
     with pytest.raises(ValueError, match=r"`mixture_distribution component` \(3\) does not equal"):
         MixtureSameFamily(Categorical(probs=tl.ones(3)), Normal(tl.zeros(4), tl.ones(4)))
     with pytest.raises(ValueError, match="needs to be an  instance of tensorlab.distributions.Categorical"):
