@@ -1,15 +1,20 @@
-"""``DistributedSampler`` (PyTorch's ``torch.utils.data.distributed``): one replica's share of a dataset.
+"""``DistributedSampler`` (PyTorch's ``torch.utils.data.distributed``): the indices one replica of a
+data-parallel job reads.
+
+Every replica orders the whole dataset the same way (a permutation seeded with ``seed + epoch``, or
+the natural order) and takes every ``num_replicas``-th index starting at its ``rank``, so the
+replicas' shares are disjoint and equally long — equal lengths keep collective ops in step. When
+the dataset does not divide evenly, the order is either extended by wrapping around to its start
+(each replica gets ``ceil(n / num_replicas)`` indices, a few samples are seen twice) or, with
+``drop_last``, cut to the largest multiple of ``num_replicas`` (``n // num_replicas`` each).
 
 tensorlab has no process group (``tensorlab.distributed.is_available()`` is False), so, as in a
-PyTorch build without the distributed package, ``num_replicas`` and ``rank`` must be given; the
-split (padding by wrapping around, or ``drop_last``) is PyTorch's. The shuffle is a
-``tensorlab.randperm`` seeded with ``seed + epoch`` — the same order on every replica, but not
-PyTorch's numbers (the generators differ).
+PyTorch build without the distributed package, ``num_replicas`` and ``rank`` must be given. The
+shuffle uses tensorlab's generator: the same order on every replica, not PyTorch's numbers.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 from .sampler import Sampler
@@ -21,42 +26,37 @@ class DistributedSampler(Sampler):
     def __init__(self, dataset, num_replicas: int | None = None, rank: int | None = None, shuffle: bool = True,
                  seed: int = 0, drop_last: bool = False) -> None:
         if num_replicas is None or rank is None:
-            # (PyTorch asks the process group for the missing one; there is none here)
+            # PyTorch would ask the process group for them; without one it refuses with this message
             raise RuntimeError("Requires distributed package to be available")
-        if rank >= num_replicas or rank < 0:
+        if not 0 <= rank < num_replicas:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
         self.dataset = dataset
         self.num_replicas = num_replicas
         self.rank = rank
-        self.epoch = 0
-        self.drop_last = drop_last
-        if drop_last and len(dataset) % num_replicas != 0:
-            # the largest length every replica can have without repeating a sample
-            self.num_samples = math.ceil((len(dataset) - num_replicas) / num_replicas)
-        else:
-            self.num_samples = math.ceil(len(dataset) / num_replicas)
-        self.total_size = self.num_samples * num_replicas
         self.shuffle = shuffle
         self.seed = seed
+        self.drop_last = drop_last
+        self.epoch = 0
+        n = len(dataset)
+        self.num_samples = n // num_replicas if drop_last else -(-n // num_replicas)
+        self.total_size = self.num_samples * num_replicas
+
+    def _order(self) -> list[int]:
+        """The whole dataset's order, identical on every replica."""
+        n = len(self.dataset)
+        if not self.shuffle:
+            return list(range(n))
+        from ..._random import Generator, randperm
+
+        generator = Generator()
+        generator.manual_seed(self.seed + self.epoch)
+        return randperm(n, generator=generator).tolist()
 
     def __iter__(self) -> Iterator[int]:
-        if self.shuffle:
-            from ..._random import Generator, randperm
-
-            g = Generator()
-            g.manual_seed(self.seed + self.epoch)
-            indices = randperm(len(self.dataset), generator=g).tolist()
-        else:
-            indices = list(range(len(self.dataset)))
-        if not self.drop_last:  # wrap around so that every replica gets num_samples indices
-            padding_size = self.total_size - len(indices)
-            if padding_size <= len(indices):
-                indices += indices[:padding_size]
-            else:
-                indices += (indices * math.ceil(padding_size / len(indices)))[:padding_size]
-        else:
-            indices = indices[: self.total_size]
-        return iter(indices[self.rank : self.total_size : self.num_replicas])
+        order = self._order()
+        # wrap around (or cut) to total_size, then this replica's stride through it
+        evened = [order[i % len(order)] for i in range(self.total_size)] if order else []
+        return iter(evened[self.rank::self.num_replicas])
 
     def __len__(self) -> int:
         return self.num_samples
