@@ -16,8 +16,13 @@ Gates (PyTorch's order and formulas, ``*`` elementwise):
   with ``proj_size > 0`` then ``h' = W_hr h'``;
 - GRU: rows ``r, z, n``; ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``, ``h' = (1 - z) * n + z * h``.
 
-``PackedSequence`` does not exist in tensorlab (``nn.utils.rnn`` has ``pad_sequence`` only), so a
-packed input raises ``NotImplementedError``: pad the batch instead.
+A ``PackedSequence`` input (``nn.utils.rnn.pack_padded_sequence``) runs the same steps on its sorted
+batch: at step ``t`` only the first ``batch_sizes[t]`` rows, the sequences still running, are
+advanced (a slice of the state), so a sequence's final state is its last valid step's and no
+gradient flows through padding. The forward direction drops the rows that end as it goes and keeps
+their states for ``h_n``; the reverse one starts each row from its initial state at its last step,
+growing the batch. The output is a ``PackedSequence`` with the input's ``batch_sizes`` and indices,
+``h_n``/``c_n`` in the caller's batch order (an ``hx`` given is read in that order too).
 """
 
 from __future__ import annotations
@@ -66,12 +71,17 @@ def _gru_step(gi, h, w_hh, b_hh):
     return n + z * (h - n)  # = (1 - z) * n + z * h, one op fewer
 
 
-def _refuse_packed(name: str, input) -> None:
-    """A ``PackedSequence`` (or anything shaped like one: ``data`` and ``batch_sizes``) cannot be run."""
-    if not isinstance(input, Tensor) and hasattr(input, "batch_sizes"):
-        raise NotImplementedError(
-            f"{name}: PackedSequence input is not supported (tensorlab has no PackedSequence or "
-            "pack_padded_sequence); pass a padded tensor (nn.utils.rnn.pad_sequence) instead")
+def _grow(state, rows):
+    """``state`` with ``rows`` appended below (``rows`` alone when there is no state yet)."""
+    return rows if state is None else cat([state, rows])
+
+
+def _packed_sequence_type():
+    # imported when needed: nn.utils imports modules that import nn.modules, so a top-level import
+    # here would be circular
+    from ..utils.rnn import PackedSequence
+
+    return PackedSequence
 
 
 def _autocast_on() -> bool:
@@ -239,6 +249,14 @@ class RNNBase(Module):
         return tuple(getattr(self, p + suffix, None) for p in ("weight_ih", "weight_hh", "bias_ih", "bias_hh",
                                                                 "weight_hr"))
 
+    def _step(self, gi, h, c, w_hh, b_hh, w_hr):
+        """One step of this mode: ``(h', c')`` (``c`` None but for the LSTM)."""
+        if self.mode == "LSTM":
+            return _lstm_step(gi, h, c, w_hh, b_hh, w_hr)
+        if self.mode == "GRU":
+            return _gru_step(gi, h, w_hh, b_hh), None
+        return _rnn_step(gi, h, w_hh, b_hh, "tanh" if self.mode == "RNN_TANH" else "relu"), None
+
     def _run(self, x: Tensor, h0: Tensor, c0: Tensor | None):
         """``x`` (L, N, H_in) time-major, ``h0``/``c0`` (layers * directions, N, *): the output of the
         last layer (L, N, directions * H_out) and the final states, stacked as ``h0``."""
@@ -257,12 +275,7 @@ class RNNBase(Module):
                 steps = range(x.size(0) - 1, -1, -1) if direction == 1 else range(x.size(0))
                 out = [None] * x.size(0)
                 for t in steps:
-                    if self.mode == "LSTM":
-                        h, c = _lstm_step(gi[t], h, c, w_hh, b_hh, w_hr)
-                    elif self.mode == "GRU":
-                        h = _gru_step(gi[t], h, w_hh, b_hh)
-                    else:
-                        h = _rnn_step(gi[t], h, w_hh, b_hh, "tanh" if self.mode == "RNN_TANH" else "relu")
+                    h, c = self._step(gi[t], h, c, w_hh, b_hh, w_hr)
                     out[t] = h
                 outputs.append(stack(out))
                 h_n.append(h)
@@ -273,11 +286,88 @@ class RNNBase(Module):
                 x = F.dropout(x, self.dropout, True)
         return x, stack(h_n), (stack(c_n) if c0 is not None else None)
 
+    def _run_packed(self, data: Tensor, batch_sizes: list[int], h0: Tensor, c0: Tensor | None):
+        """``_run`` over packed ``data`` (sum(batch_sizes), H_in) of a batch sorted by decreasing
+        length, ``h0``/``c0`` (layers * directions, batch_sizes[0], *) in that order: the packed
+        output of the last layer and each sequence's final states, stacked as ``h0``."""
+        offsets = [0]
+        for n in batch_sizes[:-1]:
+            offsets.append(offsets[-1] + n)
+        steps = len(batch_sizes)
+        num_directions = 2 if self.bidirectional else 1
+        x = data
+        h_n, c_n = [], []
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(num_directions):
+                index = layer * num_directions + direction
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_weights(layer, direction)
+                gi = F.linear(x, w_ih, b_ih)  # every valid step's input projection, in one matmul
+                out = [None] * steps
+                if direction == 0:
+                    h, c = h0[index], (c0[index] if c0 is not None else None)
+                    ended_h, ended_c = [], []  # states of the rows that stopped, highest rows first
+                    for t in range(steps):
+                        n = batch_sizes[t]
+                        if n < h.size(0):
+                            # rows n.. have no step t: their state is final, and they leave the batch
+                            ended_h.append(h.narrow(0, n, h.size(0) - n))
+                            h = h.narrow(0, 0, n)
+                            if c is not None:
+                                ended_c.append(c.narrow(0, n, c.size(0) - n))
+                                c = c.narrow(0, 0, n)
+                        h, c = self._step(gi.narrow(0, offsets[t], n), h, c, w_hh, b_hh, w_hr)
+                        out[t] = h
+                    if ended_h:  # back to the sorted batch order: the rows that ran longest come first
+                        h = cat([h, *reversed(ended_h)])
+                        c = cat([c, *reversed(ended_c)]) if c is not None else None
+                else:
+                    h = c = None
+                    for t in range(steps - 1, -1, -1):
+                        n = batch_sizes[t]
+                        have = 0 if h is None else h.size(0)
+                        if n > have:
+                            # rows have..n-1 have their last step at t: they join from their initial state
+                            h = _grow(h, h0[index].narrow(0, have, n - have))
+                            if c0 is not None:
+                                c = _grow(c, c0[index].narrow(0, have, n - have))
+                        h, c = self._step(gi.narrow(0, offsets[t], n), h, c, w_hh, b_hh, w_hr)
+                        out[t] = h
+                outputs.append(cat(out))
+                h_n.append(h)
+                c_n.append(c)
+            x = outputs[0] if num_directions == 1 else cat(outputs, -1)
+            if self.dropout > 0 and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        return x, stack(h_n), (stack(c_n) if c0 is not None else None)
+
+    def _packed_forward(self, input, hx):
+        """The forward of a ``PackedSequence`` (every mode): ``hx`` is given in the caller's batch order,
+        so it is permuted to the sorted one, and the final states are permuted back."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        sizes = [int(n) for n in batch_sizes.tolist()]
+        # (a PackedSequence built by hand could hold anything; the step loop slices by these sizes)
+        if (not sizes or sizes[-1] <= 0 or data.dim() < 1 or sum(sizes) != data.size(0)
+                or any(sizes[t + 1] > sizes[t] for t in range(len(sizes) - 1))):
+            raise RuntimeError(f"{type(self).__name__}: PackedSequence batch_sizes {sizes} must be positive, "
+                               f"non-increasing and sum to the {data.size(0) if data.dim() else 0} rows of data")
+        lstm = self.mode == "LSTM"
+        if hx is None:
+            num_directions = 2 if self.bidirectional else 1
+            real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+            factory = {"dtype": data.dtype, "device": data.device}
+            shape = (self.num_layers * num_directions, int(batch_sizes[0]))
+            h0 = zeros(*shape, real_hidden, **factory)
+            hx = (h0, zeros(*shape, self.hidden_size, **factory)) if lstm else h0
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+        self.check_forward_args(data, hx, batch_sizes)
+        output, h_n, c_n = self._run_packed(data, sizes, *(hx if lstm else (hx, None)))
+        output = type(input)(output, batch_sizes, sorted_indices, unsorted_indices)
+        return output, self.permute_hidden((h_n, c_n) if lstm else h_n, unsorted_indices)
 
     def _time_major(self, input: Tensor, label: str):
-        """Refuse a packed input, check the rank, and give the input a batch dimension:
-        (input, is_batched, batch_dim)."""
-        _refuse_packed(label, input)
+        """Check the rank and give the input a batch dimension: (input, is_batched, batch_dim)."""
         if input.dim() not in (2, 3):
             # (PyTorch's wording differs by one word between RNN and LSTM/GRU)
             what = "tensor instead" if label == "RNN" else "instead"
@@ -288,6 +378,8 @@ class RNNBase(Module):
 
     def _single_state_forward(self, input, hx, label: str):
         """``RNN``'s and ``GRU``'s forward: one hidden state ``hx`` (layers * directions, N, hidden)."""
+        if isinstance(input, _packed_sequence_type()):
+            return self._packed_forward(input, hx)
         input, is_batched, batch_dim = self._time_major(input, label)
         if hx is not None:
             if not is_batched:
@@ -323,12 +415,13 @@ class RNN(RNNBase):
     """Elman RNN, ``h_t = act(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh)`` with ``act`` tanh or relu
     (PyTorch's ``nn.RNN``), stacked ``num_layers`` deep, optionally bidirectional.
 
-    ``input`` (L, N, H_in), (N, L, H_in) with ``batch_first``, or unbatched (L, H_in); ``hx``
-    (num_layers * directions, N, hidden_size) or unbatched (num_layers * directions, hidden_size),
-    zeros when not given. Returns ``(output, h_n)``, ``output`` holding the last layer's state at each
-    step (both directions' features concatenated). ``dropout`` applies to each layer's output but the
-    last, in training mode. The reference composition: one launch group per time step, no fused
-    kernel (see the module docstring); ``PackedSequence`` input raises ``NotImplementedError``.
+    ``input`` (L, N, H_in), (N, L, H_in) with ``batch_first``, unbatched (L, H_in), or a
+    ``PackedSequence`` (then ``output`` is one too); ``hx`` (num_layers * directions, N, hidden_size)
+    or unbatched (num_layers * directions, hidden_size), zeros when not given. Returns ``(output,
+    h_n)``, ``output`` holding the last layer's state at each step (both directions' features
+    concatenated). ``dropout`` applies to each layer's output but the last, in training mode. The
+    reference composition: one launch group per time step, no fused kernel (see the module
+    docstring, which also says how a ``PackedSequence`` runs).
     """
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
@@ -357,7 +450,7 @@ class LSTM(RNNBase):
     Input layouts as ``RNN``'s; ``hx`` is ``(h_0, c_0)``, ``h_0`` (num_layers * directions, N,
     proj_size or hidden_size) and ``c_0`` (num_layers * directions, N, hidden_size), zeros when not
     given. Returns ``(output, (h_n, c_n))``. The reference composition: one launch group per time
-    step, no fused kernel; ``PackedSequence`` input raises ``NotImplementedError``.
+    step, no fused kernel; a ``PackedSequence`` input gives a ``PackedSequence`` output.
     """
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
@@ -387,6 +480,8 @@ class LSTM(RNNBase):
         return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
 
     def forward(self, input, hx=None):
+        if isinstance(input, _packed_sequence_type()):
+            return self._packed_forward(input, hx)
         input, is_batched, batch_dim = self._time_major(input, "LSTM")
         if hx is None:
             num_directions = 2 if self.bidirectional else 1
@@ -417,8 +512,8 @@ class GRU(RNNBase):
     """Gated recurrent unit (PyTorch's ``nn.GRU``): gates ``r, z, n`` in that row order,
     ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``, ``h_t = (1 - z) * n + z * h_{t-1}``.
 
-    Input, ``hx`` and outputs as ``RNN``'s. The reference composition: one launch group per time
-    step, no fused kernel; ``PackedSequence`` input raises ``NotImplementedError``.
+    Input (``PackedSequence`` included), ``hx`` and outputs as ``RNN``'s. The reference composition:
+    one launch group per time step, no fused kernel.
     """
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,

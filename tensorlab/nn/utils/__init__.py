@@ -1,6 +1,8 @@
 """``tensorlab.nn.utils``: gradient clipping, parameter/vector conversion (issue 5), ``rnn``'s
-variable-length sequence helpers (``pad_sequence``, ``unpad_sequence``), ``stateless``,
-``parametrize``/``parametrizations``, ``prune``, ``skip_init`` and the hook-based ``weight_norm``/``spectral_norm``."""
+variable-length sequence helpers (``pad_sequence``, ``unpad_sequence``, ``PackedSequence`` and
+``pack_padded_sequence``/``pad_packed_sequence``/``pack_sequence``/``unpack_sequence``), ``stateless``,
+``parametrize``/``parametrizations``, ``prune``, ``skip_init`` and the hook-based
+``weight_norm``/``spectral_norm``."""
 
 from __future__ import annotations
 
