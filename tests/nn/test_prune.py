@@ -131,3 +131,29 @@ def test_prune_errors_leave_module_unchanged():
         prune.global_unstructured([(m, "weight")], prune.LnStructured, amount=1, n=2, dim=0)
     # (the restored parameter is registered last, as in PyTorch)
     assert list(m.state_dict()) == ["bias", "weight"] and not prune.is_pruned(m)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_failures_leave_pruned_module_and_inputs_unchanged(device):
+    # where PyTorch drops the existing hook (a failed re-pruning) or writes into default_mask, tensorlab does not
+    m = prune.l1_unstructured(_lin(device), "weight", 3)
+    for bad in [lambda: prune.l1_unstructured(m, "weight", 10), lambda: prune.l1_unstructured(m, "weight", -1),
+                lambda: prune.ln_structured(m, "weight", 1, n=1, dim=3)]:
+        with pytest.raises((ValueError, IndexError)):
+            bad()
+        assert [type(h).__name__ for h in m._forward_pre_hooks.values()] == ["L1Unstructured"]
+        np.testing.assert_array_equal(m.weight_mask.cpu().numpy(), [[1, 1, 0, 1], [1, 1, 0, 1], [1, 0, 1, 1]])
+    first, second = prune.L1Unstructured(1), prune.Identity()
+    first._tensor_name = second._tensor_name = "w"
+    container = prune.PruningContainer(first, second)
+    assert list(container) == [first, second] and list(prune.PruningContainer([first, second])) == [first, second]
+    default = tl.tensor([[1.0, 0, 1], [1, 1, 0]], device=device)
+    mask = prune.PruningContainer(first).compute_mask(tl.tensor([[5.0, 4, 3], [2, 1, 6]], device=device), default)
+    np.testing.assert_array_equal(mask.cpu().numpy(), [[1, 0, 1], [1, 0, 0]])
+    np.testing.assert_array_equal(default.cpu().numpy(), [[1, 0, 1], [1, 1, 0]])
+    # a generator of (module, name) pairs works (it is read once)
+    a, b = _lin(device), _lin(device)
+    prune.global_unstructured(((mod, "weight") for mod in (a, b)), prune.L1Unstructured, amount=6)
+    np.testing.assert_array_equal(a.weight_mask.cpu().numpy(), [[1, 1, 0, 1], [1, 1, 0, 1], [1, 0, 1, 1]])
+    with pytest.raises(NotImplementedError, match="nuc"):
+        prune.ln_structured(_lin(device), "weight", 1, n="nuc", dim=0)
