@@ -570,7 +570,9 @@ class Tensor:
 
     def type_as(self, other: Tensor) -> Tensor:
         need_tensor("type_as", other, "other", 1)
-        return self.to(other.dtype)
+        # PyTorch's type_as is self.to(other.options()): the device follows too, so the seq2seq
+        # tutorials' torch.ones(1, 1).type_as(src).fill_(w) lands on src's GPU
+        return self.to(other.device, other.dtype)
 
     def float(self, *, memory_format=preserve_format) -> Tensor:
         return self.to(D.float32, memory_format=memory_format)

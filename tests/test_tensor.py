@@ -158,6 +158,18 @@ def test_to_device_and_dtype_roundtrip():
     assert a.to(c).is_cuda
 
 
+def test_type_as_follows_the_other_tensors_device():
+    # PyTorch's type_as is self.to(other.options()): dtype and device both follow other
+    if not tl.cuda.is_available():
+        pytest.skip("no cuda device")
+    src = tl.tensor([[4, 5]], device="cuda")
+    w = tl.ones(1, 1).type_as(src).fill_(7)
+    assert w.is_cuda and w.dtype is tl.int64 and w.cpu().tolist() == [[7]]
+    assert tl.cat([src, w], dim=1).cpu().tolist() == [[4, 5, 7]]
+    back = src.type_as(tl.zeros(1, dtype=tl.float64))
+    assert back.device.type == "cpu" and back.dtype is tl.float64 and back.tolist() == [[4.0, 5.0]]
+
+
 def test_dtype_conversions(device):
     t = tl.tensor([1.7, -2.2, 0.0], device=device)
     assert t.long().tolist() == [1, -2, 0]
