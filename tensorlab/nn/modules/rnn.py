@@ -205,14 +205,17 @@ class RNNBase(Module):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.size(-1)}")
 
-    def get_expected_hidden_size(self, input: Tensor, batch_sizes=None) -> tuple[int, int, int]:
+    def _states_shape(self, input: Tensor, batch_sizes, size: int) -> tuple[int, int, int]:
+        """(layers x directions, batch, size): the shape of a hidden or cell state for ``input``
+        (packed: its batch is the first step's, the largest)."""
         if batch_sizes is not None:
             mini_batch = int(batch_sizes[0])
         else:
             mini_batch = input.size(0) if self.batch_first else input.size(1)
-        num_directions = 2 if self.bidirectional else 1
-        size = self.proj_size if self.proj_size > 0 else self.hidden_size
-        return (self.num_layers * num_directions, mini_batch, size)
+        return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, size)
+
+    def get_expected_hidden_size(self, input: Tensor, batch_sizes=None) -> tuple[int, int, int]:
+        return self._states_shape(input, batch_sizes, self.proj_size if self.proj_size > 0 else self.hidden_size)
 
     def check_hidden_size(self, hx: Tensor, expected_hidden_size, msg: str = "Expected hidden size {}, got {}"):
         if tuple(hx.size()) != tuple(expected_hidden_size):
@@ -460,12 +463,7 @@ class LSTM(RNNBase):
                          proj_size, device=device, dtype=dtype)
 
     def get_expected_cell_size(self, input: Tensor, batch_sizes=None) -> tuple[int, int, int]:
-        if batch_sizes is not None:
-            mini_batch = int(batch_sizes[0])
-        else:
-            mini_batch = input.size(0) if self.batch_first else input.size(1)
-        num_directions = 2 if self.bidirectional else 1
-        return (self.num_layers * num_directions, mini_batch, self.hidden_size)
+        return self._states_shape(input, batch_sizes, self.hidden_size)  # (the cell state is never projected)
 
     def check_forward_args(self, input: Tensor, hidden, batch_sizes=None) -> None:
         self.check_input(input, batch_sizes)
