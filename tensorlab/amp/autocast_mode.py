@@ -6,8 +6,9 @@ runs in the dtype its kind calls for, following PyTorch's lists for that device 
 - **lower precision**: float32 inputs are cast to the autocast dtype (float16 on cuda, bfloat16 on
   cpu by default), so they run on the tensor cores with fp32 accumulation. cuda: the matmuls
   (mm, bmm, matmul, addmm, baddbmm, addbmm, mv, addmv, addr, einsum, chain_matmul, linalg.multi_dot,
-  linalg.vecdot), linear, attention, prelu; cpu: the same but mv/addmv, addr, einsum, chain_matmul
-  and multi_dot;
+  linalg.vecdot), linear, attention, prelu, the recurrent cells and cuDNN's RNN (every ``nn.RNN``/
+  ``LSTM``/``GRU`` on cuda); cpu: the same but mv/addmv, addr, einsum, chain_matmul, multi_dot and
+  the cells, and oneDNN's RNN layer (``nn.LSTM`` on cpu, unpacked and without projections);
 - **float32**: float16/bfloat16 inputs are cast to float32, where range and precision matter. cuda:
   exp/log/pow and friends, sums, products, cumulative sums, logsumexp, softmax, log_softmax,
   layer_norm, rms_norm, group_norm, norms, renorm, normalize, cosine_similarity, cdist, pdist, dist
@@ -45,9 +46,10 @@ from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 LOWER_PRECISION = {
     "cuda": frozenset({"addbmm", "addmm", "addmv", "addr", "baddbmm", "bmm", "chain_matmul", "einsum",
                        "linalg_multi_dot", "linalg_vecdot", "linear", "matmul", "mm", "mv", "prelu",
-                       "scaled_dot_product_attention"}),
+                       "scaled_dot_product_attention", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
+                       "_cudnn_rnn"}),
     "cpu": frozenset({"addbmm", "addmm", "baddbmm", "bmm", "linalg_vecdot", "linear", "matmul", "mm", "prelu",
-                      "scaled_dot_product_attention"}),
+                      "scaled_dot_product_attention", "mkldnn_rnn_layer"}),
 }
 FLOAT32 = {
     "cuda": frozenset({"acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log1p", "log2", "pow",

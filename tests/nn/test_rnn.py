@@ -253,6 +253,56 @@ def test_dropout_with_one_layer_warns_and_does_nothing():
     np.testing.assert_array_equal(to_numpy(a.detach()), to_numpy(b.detach()))
 
 
+# -- autocast ------------------------------------------------------------------------------------------
+def _seeded_lstm():
+    m = nn.LSTM(2, 3)
+    rng = np.random.default_rng(0)
+    with tl.no_grad():
+        for _, p in m.named_parameters():
+            p.copy_(tl.tensor(rng.uniform(-0.6, 0.6, tuple(p.shape)), dtype=tl.float32))
+    x = tl.tensor(rng.standard_normal((3, 2, 2)), dtype=tl.float32)
+    h0 = tl.tensor(rng.standard_normal((1, 2, 3)), dtype=tl.float32)
+    return m, x, h0
+
+
+def test_lstm_under_cpu_autocast_runs_in_bfloat16_as_pytorchs_onednn_layer():
+    # PyTorch's cpu LSTM is oneDNN's mkldnn_rnn_layer, on autocast's lower-precision list: the input, the
+    # float32 states and the weights are cast, so output, h_n and c_n are all bfloat16 (the gate ops alone
+    # would keep c's float32). Values: PyTorch 2.15's for the same numbers.
+    m, x, h0 = _seeded_lstm()
+    with tl.autocast("cpu"):
+        out, (h, c) = m(x, (h0, h0 * 0.5))
+    assert (out.dtype, h.dtype, c.dtype) == (tl.bfloat16,) * 3
+    np.testing.assert_allclose(to_numpy(h.float()).ravel(), [-0.0840, 0.1069, 0.1904, 0.0178, 0.1748, -0.2793],
+                               atol=1.5e-2)
+    np.testing.assert_allclose(to_numpy(c.float()).ravel(), [-0.2480, 0.2793, 0.2754, 0.0381, 0.2520, -0.4277],
+                               atol=1.5e-2)
+    np.testing.assert_allclose(to_numpy(out[0].float()).ravel(), [0.1289, 0.3555, 0.0664, -0.1172, -0.1738, -0.5547],
+                               atol=1.5e-2)
+    out.float().sum().backward()
+    assert m.weight_hh_l0.grad.dtype == tl.float32
+    # packed or with projections PyTorch runs its composition instead: c keeps the state's float32
+    with tl.autocast("cpu"):
+        _, (h, c) = nn.LSTM(2, 3, proj_size=2)(x)
+    assert (h.dtype, c.dtype) == (tl.bfloat16, tl.float32)
+
+
+@pytest.mark.skipif(not CUDA, reason="needs cuda (real or Triton's interpreter)")
+def test_rnns_and_cells_under_cuda_autocast_run_in_float16():
+    # on cuda PyTorch's modules are cuDNN's _cudnn_rnn and its cells lstm_cell/gru_cell/rnn_*_cell, all on
+    # autocast's lower-precision list: every state comes out float16, float32 ones given included
+    m, x, h0 = _seeded_lstm()
+    m, x, h0 = m.to("cuda"), x.to("cuda"), h0.to("cuda")
+    ref, (ref_h, ref_c) = m(x, (h0, h0))
+    with tl.autocast("cuda"):
+        out, (h, c) = m(x, (h0, h0))
+        gru_out, gru_h = nn.GRU(2, 3, device="cuda")(x, h0)
+        cell_h, cell_c = nn.LSTMCell(2, 3, device="cuda")(x[0], (h0[0], h0[0]))
+        gru_cell_h = nn.GRUCell(2, 3, device="cuda")(x[0], h0[0])
+    assert {t.dtype for t in (out, h, c, gru_out, gru_h, cell_h, cell_c, gru_cell_h)} == {tl.float16}
+    np.testing.assert_allclose(to_numpy(c.float()), to_numpy(ref_c), atol=5e-3)
+
+
 # -- errors --------------------------------------------------------------------------------------------
 def z(*shape):
     return tl.zeros(*shape)

@@ -31,8 +31,10 @@ import math
 import numbers
 import warnings
 
+from ... import _dtype as D
 from ..._factories import empty, zeros
 from ..._tensor import Tensor
+from ...amp.autocast_mode import cast_for
 from ...ops.shape_ops import cat, stack
 from .. import functional as F
 from .. import init
@@ -246,11 +248,31 @@ class RNNBase(Module):
         return s
 
     # -- the computation ----------------------------------------------------------------------------
-    def _layer_weights(self, layer: int, direction: int):
-        """(w_ih, w_hh, b_ih, b_hh, w_hr) of one layer and direction; absent ones are None."""
+    def _layer_weights(self, layer: int, direction: int, kernel: str | None = None):
+        """(w_ih, w_hh, b_ih, b_hh, w_hr) of one layer and direction; absent ones are None. Cast as
+        autocast casts the arguments of PyTorch's fused ``kernel`` (see ``_autocast_kernel``)."""
         suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
-        return tuple(getattr(self, p + suffix, None) for p in ("weight_ih", "weight_hh", "bias_ih", "bias_hh",
-                                                                "weight_hr"))
+        weights = tuple(getattr(self, p + suffix, None) for p in ("weight_ih", "weight_hh", "bias_ih", "bias_hh",
+                                                                  "weight_hr"))
+        return weights if kernel is None else cast_for(kernel, *weights)
+
+    def _autocast_kernel(self, input: Tensor, packed: bool) -> str | None:
+        """PyTorch's fused RNN kernel that this forward stands for when that kernel is on autocast's
+        lower-precision list, else None. PyTorch casts the input, the states and every weight to the
+        autocast dtype at that kernel, so output, h_n and c_n come out in it; the composition here casts
+        the same tensors (the gate ops alone would keep a float32 state's dtype). cuda: cuDNN's
+        ``_cudnn_rnn`` runs every mode, packed or not (float32/float16 inputs; others take PyTorch's
+        native path). cpu: only the LSTM goes through oneDNN's ``mkldnn_rnn_layer``, and only unpacked,
+        without projections, non-empty and float32/bfloat16 (RNN, GRU and the rest stay compositions
+        whose dtypes the ops' own rules already give)."""
+        if not _autocast_on():
+            return None
+        if input.is_cuda:
+            return "_cudnn_rnn" if input.dtype in (D.float32, D.float16) else None
+        if (self.mode == "LSTM" and not packed and self.proj_size == 0 and input.numel() > 0
+                and input.dtype in (D.float32, D.bfloat16)):
+            return "mkldnn_rnn_layer"
+        return None
 
     def _step(self, gi, h, c, w_hh, b_hh, w_hr):
         """One step of this mode: ``(h', c')`` (``c`` None but for the LSTM)."""
@@ -260,9 +282,10 @@ class RNNBase(Module):
             return _gru_step(gi, h, w_hh, b_hh), None
         return _rnn_step(gi, h, w_hh, b_hh, "tanh" if self.mode == "RNN_TANH" else "relu"), None
 
-    def _run(self, x: Tensor, h0: Tensor, c0: Tensor | None):
+    def _run(self, x: Tensor, h0: Tensor, c0: Tensor | None, kernel: str | None = None):
         """``x`` (L, N, H_in) time-major, ``h0``/``c0`` (layers * directions, N, *): the output of the
-        last layer (L, N, directions * H_out) and the final states, stacked as ``h0``."""
+        last layer (L, N, directions * H_out) and the final states, stacked as ``h0``. ``kernel``: the
+        weights are cast for it under autocast (``_autocast_kernel``)."""
         if x.size(0) == 0:
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         num_directions = 2 if self.bidirectional else 1
@@ -271,7 +294,7 @@ class RNNBase(Module):
             outputs = []
             for direction in range(num_directions):
                 index = layer * num_directions + direction
-                w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_weights(layer, direction)
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_weights(layer, direction, kernel)
                 h = h0[index]
                 c = c0[index] if c0 is not None else None
                 gi = F.linear(x, w_ih, b_ih)  # the input projection of every step, in one matmul
@@ -289,7 +312,8 @@ class RNNBase(Module):
                 x = F.dropout(x, self.dropout, True)
         return x, stack(h_n), (stack(c_n) if c0 is not None else None)
 
-    def _run_packed(self, data: Tensor, batch_sizes: list[int], h0: Tensor, c0: Tensor | None):
+    def _run_packed(self, data: Tensor, batch_sizes: list[int], h0: Tensor, c0: Tensor | None,
+                    kernel: str | None = None):
         """``_run`` over packed ``data`` (sum(batch_sizes), H_in) of a batch sorted by decreasing
         length, ``h0``/``c0`` (layers * directions, batch_sizes[0], *) in that order: the packed
         output of the last layer and each sequence's final states, stacked as ``h0``."""
@@ -304,7 +328,7 @@ class RNNBase(Module):
             outputs = []
             for direction in range(num_directions):
                 index = layer * num_directions + direction
-                w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_weights(layer, direction)
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_weights(layer, direction, kernel)
                 gi = F.linear(x, w_ih, b_ih)  # every valid step's input projection, in one matmul
                 out = [None] * steps
                 if direction == 0:
@@ -365,7 +389,11 @@ class RNNBase(Module):
         else:
             hx = self.permute_hidden(hx, sorted_indices)
         self.check_forward_args(data, hx, batch_sizes)
-        output, h_n, c_n = self._run_packed(data, sizes, *(hx if lstm else (hx, None)))
+        h0, c0 = hx if lstm else (hx, None)
+        kernel = self._autocast_kernel(data, packed=True)
+        if kernel is not None:
+            data, h0, c0 = cast_for(kernel, data, h0, c0)
+        output, h_n, c_n = self._run_packed(data, sizes, h0, c0, kernel)
         output = type(input)(output, batch_sizes, sorted_indices, unsorted_indices)
         return output, self.permute_hidden((h_n, c_n) if lstm else h_n, unsorted_indices)
 
@@ -397,7 +425,10 @@ class RNNBase(Module):
             hx = zeros(self.num_layers * num_directions, batch, self.hidden_size, dtype=input.dtype,
                        device=input.device)
         self.check_forward_args(input, hx, None)
-        output, h_n, _ = self._run(input.transpose(0, 1) if self.batch_first else input, hx, None)
+        kernel = self._autocast_kernel(input, packed=False)
+        if kernel is not None:
+            input, hx = cast_for(kernel, input, hx)
+        output, h_n, _ = self._run(input.transpose(0, 1) if self.batch_first else input, hx, None, kernel)
         if self.batch_first:
             output = output.transpose(0, 1)
         if not is_batched:
@@ -498,7 +529,10 @@ class LSTM(RNNBase):
                                    f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
             hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
         self.check_forward_args(input, hx, None)
-        output, h_n, c_n = self._run(input.transpose(0, 1) if self.batch_first else input, hx[0], hx[1])
+        kernel = self._autocast_kernel(input, packed=False)
+        if kernel is not None:
+            input, *hx = cast_for(kernel, input, *hx)
+        output, h_n, c_n = self._run(input.transpose(0, 1) if self.batch_first else input, hx[0], hx[1], kernel)
         if self.batch_first:
             output = output.transpose(0, 1)
         if not is_batched:
@@ -586,6 +620,13 @@ class RNNCellBase(Module):
             states = tuple(h.unsqueeze(0) for h in states)
         return input, states, is_batched
 
+    def _autocast(self, kernel: str, input, states):
+        """``(input, states, (w_ih, w_hh, b_ih, b_hh))`` cast as autocast casts PyTorch's cell op
+        ``kernel`` (on cuda's lower-precision list: a float32 state comes out in the autocast dtype
+        there, where the gate ops alone would keep it float32); unchanged without autocast."""
+        input, *rest = cast_for(kernel, input, *states, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        return input, tuple(rest[:len(states)]), tuple(rest[len(states):])
+
     def _check_step(self, input, states) -> None:
         """The checks PyTorch's cell ops make (their messages): input features, then each state's rank,
         batch and features (``hidden0``, ``hidden1`` for the LSTM's (h, c))."""
@@ -618,8 +659,8 @@ class RNNCell(RNNCellBase):
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         self._check_step(input, (h,))
-        out = _rnn_step(F.linear(input, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh,
-                        self.nonlinearity)
+        input, (h,), (w_ih, w_hh, b_ih, b_hh) = self._autocast(f"rnn_{self.nonlinearity}_cell", input, (h,))
+        out = _rnn_step(F.linear(input, w_ih, b_ih), h, w_hh, b_hh, self.nonlinearity)
         return out if is_batched else out.squeeze(0)
 
 
@@ -633,7 +674,8 @@ class LSTMCell(RNNCellBase):
     def forward(self, input, hx=None):
         input, (h, c), is_batched = self._batched("LSTMCell", input, hx, 2)
         self._check_step(input, (h, c))
-        h, c = _lstm_step(F.linear(input, self.weight_ih, self.bias_ih), h, c, self.weight_hh, self.bias_hh)
+        input, (h, c), (w_ih, w_hh, b_ih, b_hh) = self._autocast("lstm_cell", input, (h, c))
+        h, c = _lstm_step(F.linear(input, w_ih, b_ih), h, c, w_hh, b_hh)
         return (h, c) if is_batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -647,5 +689,6 @@ class GRUCell(RNNCellBase):
     def forward(self, input, hx=None):
         input, (h,), is_batched = self._batched("GRUCell", input, hx, 1)
         self._check_step(input, (h,))
-        out = _gru_step(F.linear(input, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        input, (h,), (w_ih, w_hh, b_ih, b_hh) = self._autocast("gru_cell", input, (h,))
+        out = _gru_step(F.linear(input, w_ih, b_ih), h, w_hh, b_hh)
         return out if is_batched else out.squeeze(0)
