@@ -42,6 +42,25 @@ class OptimizedModule(Module):
                 raise
             return getattr(self._orig_mod, name)
 
+    def _own(self, name: str) -> bool:
+        """Whether ``name`` belongs to the wrapper: its class's attributes, ``_orig_mod``, and all
+        of them before ``_orig_mod`` is set (Module.__init__'s bookkeeping)."""
+        return name == "_orig_mod" or hasattr(type(self), name) or "_orig_mod" not in self.__dict__.get("_modules", {})
+
+    def __setattr__(self, name: str, value) -> None:
+        # PyTorch's wrapper writes everything else to the original, so `compiled.foo = x` is seen by
+        # the model's own code and a submodule set this way is in its state_dict
+        if self._own(name):
+            return super().__setattr__(name, value)
+        if name == "training":  # (the wrapper's flag too, so compiled.training reads what was set)
+            super().__setattr__(name, value)
+        setattr(self._orig_mod, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if self._own(name):
+            return super().__delattr__(name)
+        delattr(self._orig_mod, name)
+
 
 def compile(model=None, *, fullgraph: bool = False, dynamic: bool | None = None, backend=None,
             mode: str | None = None, options: dict | None = None, name: str | None = None, disable: bool = False,

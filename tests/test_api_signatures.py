@@ -341,6 +341,22 @@ def test_compile_runs_eagerly_and_keeps_pytorchs_wrapper():
     assert type(tl.compile(m, recompile_limit=4, dynamic_shapes=None)).__name__ == "OptimizedModule"
 
 
+def test_compiled_module_sets_and_deletes_attributes_on_the_original():
+    # PyTorch's OptimizedModule forwards attribute writes and deletes to _orig_mod: `c.foo = 3` set foo on
+    # the wrapper only (m.foo raised AttributeError), and `del c.foo` then removed the wrapper's copy
+    m = tl.nn.Linear(2, 3)
+    c = tl.compile(m)
+    c.foo = 3
+    assert m.foo == 3 and c.foo == 3
+    c.extra = tl.nn.Linear(1, 1)
+    assert "extra" in m._modules and "extra" not in c._modules
+    assert list(c.state_dict())[-2:] == ["_orig_mod.extra.weight", "_orig_mod.extra.bias"]
+    del c.foo
+    assert not hasattr(m, "foo") and not hasattr(c, "foo")
+    c.training = False
+    assert m.training is False and c.training is False
+
+
 def test_compiler_and_jit_queries_answer_eager():
     # Hugging Face model code asks `torch.compiler.is_compiling()` / `torch.jit.is_tracing()` and decorates
     # helpers with `@torch.compiler.disable`: tl.compiler / tl.jit were missing (AttributeError)
