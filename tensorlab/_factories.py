@@ -831,8 +831,14 @@ def _spaced_arguments(op: str, start, end, steps, dtype, device, out) -> tuple:
         dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype, op)
     if dt is D.bool:
         raise NotImplementedError(f"\"{op}_cpu\" not implemented for 'Bool'")
-    for value in (start, end):
-        check_scalar_fits(op, value, dt)
+    # PyTorch converts the ends only when it steps between them: no steps checks neither, one step
+    # only linspace's start, as its fill (an integer dtype's range; a float one overflows to inf);
+    # logspace's one step checks base ** start, in logspace
+    if steps > 1:
+        for value in (start, end):
+            check_scalar_fits(op, value, dt)
+    elif steps == 1 and op == "linspace":
+        check_scalar_fits(op, start, dt, floats=False)
     return start, end, steps, dt
 
 

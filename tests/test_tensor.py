@@ -437,6 +437,13 @@ def test_ranges():
         with pytest.raises(RuntimeError, match=f"{op.__name__}: value cannot be converted to type {dtype.name}"):
             op(0, 1e10, 3, dtype=dtype)
     assert tl.linspace(-2, 4, 4, dtype=tl.int8).tolist() == [-2, 0, 2, 4]
+    # ...only when there are steps between them: no steps converts nothing, one step only linspace's start
+    assert tl.linspace(1000, 0, 0, dtype=tl.int8).shape == (0,) and tl.logspace(1, 1e6, 0, dtype=tl.int8).shape == (0,)
+    assert tl.linspace(-42, -220, 1, dtype=tl.int8).tolist() == [-42]
+    assert tl.linspace(-1e6, 5, 1, dtype=tl.float16).tolist() == [float("-inf")]
+    with pytest.raises(RuntimeError, match="linspace: value cannot be converted to type int8 without overflow: -220"):
+        tl.linspace(-220, -42, 1, dtype=tl.int8)
+    assert tl.logspace(-220, -42, 1, dtype=tl.int8).tolist() == [0]
     # PyTorch's arithmetic: integer ends converted to the dtype (wrapped) and a float64 step; a float
     # output's step in its precision, each value rounded once
     assert tl.linspace(-5, 5, 3, dtype=tl.uint8).tolist() == [251, 128, 5]
