@@ -874,14 +874,15 @@ def _linspace_values(start, end, steps: int, dt: D.dtype = D.float64) -> np.ndar
             elif dt is D.bfloat16:
                 step = step.astype(np.float32)
             start, end, step = start.astype(work), end.astype(work), step.astype(work)
-        else:
-            work = np.float64
+        else:  # (the float64 step's multiply-add fused too: in extended precision, rounded once to float64,
+            # then truncated, so 73 -> -181 in 7 int32 steps has -53 (end - step * 3 is -53.99999...), not -54)
+            work = np.longdouble
             start = float(np.asarray(builtins.int(start)).astype(np.int64).astype(dt.np))
             end = float(np.asarray(builtins.int(end)).astype(np.int64).astype(dt.np))
-            step = (end - start) / (steps - 1)
+            step = np.longdouble((end - start) / (steps - 1))
         i = np.arange(steps).astype(work)
         values = np.where(np.arange(steps) < steps // 2, start + step * i, end - step * (steps - 1 - i))
-        return values.astype(dt.np) if dt.is_floating_point else values
+        return values.astype(dt.np if dt.is_floating_point else np.float64)
 
 
 def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False,

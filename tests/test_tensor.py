@@ -448,6 +448,9 @@ def test_ranges():
     # output's step in its precision, each value rounded once
     assert tl.linspace(-5, 5, 3, dtype=tl.uint8).tolist() == [251, 128, 5]
     assert tl.linspace(0.5, 3.5, 3, dtype=tl.int64).tolist() == [0, 1, 3]
+    # the integer dtypes' multiply-add is fused too (rounded once, then truncated; values from torch 2.15)
+    assert tl.linspace(73, -181, 7, dtype=tl.int32).tolist() == [73, 30, -11, -53, -96, -138, -181]
+    assert tl.linspace(9.707197221819413, -3.0191220597675077, 10, dtype=tl.int32).tolist()[6] == 0
     assert tl.logspace(0.5, 2.5, 3, dtype=tl.int64).tolist() == [1, 10, 100]
     assert tl.linspace(0, 10, 4).tolist() == [0.0, 3.3333332538604736, 6.6666669845581055, 10.0]
     assert tl.linspace(-1, 1, 11).tolist()[5] == -1.4901161193847656e-08
