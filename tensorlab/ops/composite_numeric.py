@@ -176,10 +176,10 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
     edges = _histogram_edges(input, bins, range)  # (PyTorch checks the range before the weight)
     if weight is not None:
         need_tensor("histogram", weight, "weight")
-        if weight.shape != input.shape:
+        if weight.numel() != input.numel():  # (PyTorch flattens both: only the element counts must agree)
             raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as the "
                                f"input tensor excluding its innermost dimension, but got input with shape "
-                               f"[{input.numel()}, 1] and weight with shape {list(weight.shape)}")
+                               f"[{input.numel()}, 1] and weight with shape [{weight.numel()}]")
         if weight.dtype is not input.dtype:
             raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should "
                                f"have the same dtype, but got input({D.cpp_name(input.dtype)}), and "

@@ -316,6 +316,11 @@ def test_histogram(device):
         tl.histogram(x, _t([0.0, 1.0], device, tl.float64))
     with pytest.raises(RuntimeError, match="input with shape \\[2, 1\\] and weight with shape \\[3\\]"):
         tl.histogram(_t([0.0, 1.0], device), bins=2, weight=_t([1.0, 1.0, 1.0], device))
+    # a weight of another shape with as many elements is flattened as the input (a shape error before)
+    r = tl.histogram(_t([1.0, 2.0, 3.0, 4.0], device), bins=2, weight=_t([[1.0, 2.0], [3.0, 4.0]], device))
+    assert r.hist.tolist() == [3.0, 7.0]
+    with pytest.raises(RuntimeError, match="input with shape \\[4, 1\\] and weight with shape \\[5\\]"):
+        tl.histogram(_t([[1.0, 2.0], [3.0, 4.0]], device), bins=2, weight=tl.ones(5, 1, device=device))
 
 
 def test_cdist_values_gradients_and_errors(device):
