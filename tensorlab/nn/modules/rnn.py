@@ -509,6 +509,10 @@ class LSTM(RNNBase):
         return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
 
     def forward(self, input, hx=None):
+        if isinstance(hx, Tensor):
+            # a stacked (2, layers, N, H) tensor would otherwise be read as (h_0, c_0) by indexing;
+            # PyTorch's lstm op takes only a tuple of tensors there
+            raise TypeError(f"LSTM: hx must be a tuple (h_0, c_0) of Tensors, got a Tensor of shape {list(hx.shape)}")
         if isinstance(input, _packed_sequence_type()):
             return self._packed_forward(input, hx)
         input, is_batched, batch_dim = self._time_major(input, "LSTM")
