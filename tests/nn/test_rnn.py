@@ -334,6 +334,9 @@ def z(*shape):
     # a stacked (2, layers, N, H) hx was read as (h_0, c_0); PyTorch's lstm takes only a tuple there
     (lambda: nn.LSTM(3, 4)(z(5, 2, 3), z(2, 1, 2, 4)), TypeError,
      "LSTM: hx must be a tuple (h_0, c_0) of Tensors, got a Tensor of shape [2, 1, 2, 4]"),
+    (lambda: nn.LSTM(3, 4)(z(5, 2, 3), (z(1, 2, 4),) * 3), RuntimeError, "lstm expects two hidden states, got 3"),
+    (lambda: nn.LSTMCell(3, 4)(z(2, 3), z(2, 2, 4)), TypeError,
+     "LSTMCell: argument 'hx' must be a tuple of Tensors (h, c), not a Tensor of shape [2, 2, 4]"),
     (lambda: nn.LSTM(3, 4, bidirectional=True)(z(0, 2, 3)), RuntimeError,
      "Expected sequence length to be larger than 0 in RNN"),
     (lambda: nn.RNN(3, 4)(tl.zeros(5, 2, 3, dtype=tl.float64)), ValueError,

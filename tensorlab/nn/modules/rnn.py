@@ -513,6 +513,8 @@ class LSTM(RNNBase):
             # a stacked (2, layers, N, H) tensor would otherwise be read as (h_0, c_0) by indexing;
             # PyTorch's lstm op takes only a tuple of tensors there
             raise TypeError(f"LSTM: hx must be a tuple (h_0, c_0) of Tensors, got a Tensor of shape {list(hx.shape)}")
+        if hx is not None and len(hx) != 2:
+            raise RuntimeError(f"lstm expects two hidden states, got {len(hx)}")
         if isinstance(input, _packed_sequence_type()):
             return self._packed_forward(input, hx)
         input, is_batched, batch_dim = self._time_major(input, "LSTM")
@@ -608,6 +610,11 @@ class RNNCellBase(Module):
         (input, states, is_batched)."""
         if input.dim() not in (1, 2):
             raise ValueError(f"{label}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        if n_states == 2 and isinstance(hx, Tensor) and input.dim() == 2:
+            # a stacked (2, N, H) tensor would be split into (h, c); PyTorch's lstm_cell takes a tuple
+            # (an unbatched call indexes what it is given, there and here)
+            raise TypeError(f"{label}: argument 'hx' must be a tuple of Tensors (h, c), not a Tensor of shape "
+                            f"{list(hx.shape)}")
         states = None if hx is None else (tuple(hx) if n_states == 2 else (hx,))
         if states is not None:
             for idx, h in enumerate(states):
