@@ -114,7 +114,7 @@ def test_prune_errors_leave_module_unchanged():
     m = _lin()
     with pytest.raises(ValueError, match=r"amount=13 should be smaller than the number of parameters to prune=12"):
         prune.l1_unstructured(m, "weight", 13)
-    assert [n for n, _ in m.named_parameters()] == ["bias", "weight"] and not m._forward_pre_hooks
+    assert [n for n, _ in m.named_parameters()] == ["weight", "bias"] and not m._forward_pre_hooks
     with pytest.raises(ValueError, match=r"amount=-1 should either be a float in the range \[0, 1\]"):
         prune.l1_unstructured(m, "weight", -1)
     with pytest.raises(ValueError, match=r"amount=1.5 should either be a float"):
@@ -129,8 +129,15 @@ def test_prune_errors_leave_module_unchanged():
         prune.remove(m, "weight")
     with pytest.raises(TypeError, match='Only "unstructured" PRUNING_TYPE'):
         prune.global_unstructured([(m, "weight")], prune.LnStructured, amount=1, n=2, dim=0)
-    # (the restored parameter is registered last, as in PyTorch)
-    assert list(m.state_dict()) == ["bias", "weight"] and not prune.is_pruned(m)
+    # nothing changed, not even the parameters' order (PyTorch re-registers the parameter last)
+    assert list(m.state_dict()) == ["weight", "bias"] and not prune.is_pruned(m)
+    # only parameters can be pruned; several targets are all checked before any is pruned
+    bn = tl.nn.BatchNorm1d(4)
+    with pytest.raises(TypeError, match="prune: 'running_mean' of BatchNorm1d is a buffer, not a Parameter"):
+        prune.l1_unstructured(bn, "running_mean", 1)
+    with pytest.raises(TypeError, match="'running_mean' of BatchNorm1d is a buffer"):
+        prune.global_unstructured([(m, "weight"), (bn, "running_mean")], prune.L1Unstructured, amount=3)
+    assert not prune.is_pruned(m) and list(m.state_dict()) == ["weight", "bias"]
 
 
 @pytest.mark.parametrize("device", DEVICES)

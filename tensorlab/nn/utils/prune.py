@@ -43,11 +43,11 @@ of the answer with ``CustomFromMask``.
 Errors
 ------
 Errors are raised with PyTorch's types and messages, and before the module changes: the method is
-built (which checks ``amount``) and the mask computed before anything is moved or registered. One
-visible trace is kept on purpose: PyTorch moves the parameter away before it computes the mask and
-registers it again when that fails, so after a failed first pruning the parameter is last in
-``_parameters`` (and ``state_dict``); we reproduce that order. Where PyTorch leaves a module
-half-changed (a failed re-pruning drops the existing hook), mutates an argument
+built (which checks ``amount``), every target checked (a Parameter of its module, or already
+pruned) and the mask computed before anything is moved or registered, so a failed pruning leaves the
+module as it was (PyTorch re-registers the parameter after a failed first pruning, which moves it
+last in ``state_dict``; ``global_unstructured`` prunes the targets before a bad one). Where PyTorch
+leaves a module half-changed (a failed re-pruning drops the existing hook), mutates an argument
 (``PruningContainer.compute_mask`` writes into ``default_mask``) or fails on documented input
 (``PruningContainer(m1, m2)``, a generator in ``global_unstructured``), this module does not.
 ``ln_structured(n='nuc')`` raises ``NotImplementedError``: tensorlab has no SVD.
@@ -169,10 +169,17 @@ def _pruning_hook(module, name):
     return found[0] if found else None
 
 
-def _move_parameter_last(module, name) -> None:
-    # PyTorch's order after a failed first pruning (see the module docstring)
-    if name in module._parameters:
-        module._parameters[name] = module._parameters.pop(name)
+def _check_prunable(module, name) -> None:
+    """Only a Parameter of ``module`` (or one already pruned, held as ``<name>_orig``) can be pruned:
+    it is re-registered as ``<name>_orig``. Checked before anything changes."""
+    if name in module._parameters and module._parameters[name] is not None:
+        return
+    if name + "_orig" in module._parameters:
+        return
+    kind = ("a buffer" if name in getattr(module, "_buffers", {}) else
+            "not an attribute" if not hasattr(module, name) else f"a {type(getattr(module, name)).__name__}")
+    raise TypeError(f"prune: '{name}' of {type(module).__name__} is {kind}, not a Parameter (only parameters "
+                    "can be pruned)")
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -209,6 +216,7 @@ class BasePruningMethod(ABC):
         """
         method = cls(*args, **kwargs)
         method._tensor_name = name
+        _check_prunable(module, name)
         earlier = _pruning_hook(module, name)
         current = getattr(module, name)
         scores = current if importance_scores is None else importance_scores
@@ -217,11 +225,7 @@ class BasePruningMethod(ABC):
                                  f"got {scores.shape} vs {current.shape}")
         with tl.no_grad():
             if earlier is None:
-                try:
-                    mask = method.compute_mask(scores.detach(), default_mask=tl.ones_like(current))
-                except Exception:
-                    _move_parameter_last(module, name)
-                    raise
+                mask = method.compute_mask(scores.detach(), default_mask=tl.ones_like(current))
             else:
                 mask = _mask_on_unpruned_part(method, scores.detach(), getattr(module, name + "_mask").detach())
         # the mask is known: from here on nothing fails for a well-formed module
@@ -482,6 +486,8 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
     if not targets:
         raise ValueError("global_unstructured(): parameters is empty; expected (module, name) pairs")
 
+    for module, name in targets:  # every target before any is pruned: nothing half-done on an error
+        _check_prunable(module, name)
     tensors = [getattr(module, name) for module, name in targets]
     with tl.no_grad():
         scores = tl.cat([importance_scores.get((module, name), tensor).detach().flatten()
