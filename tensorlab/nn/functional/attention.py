@@ -29,6 +29,7 @@ import math
 from tensorlab_kernels.nn import attention as kattn
 
 from ... import _dtype as D
+from ... import backends
 from ..._broadcast import broadcast_geometry, broadcast_shapes
 from ..._dispatch import dispatch
 from ..._registry import Plan, defop
@@ -284,8 +285,6 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     elif enable_gqa and (key.ndim < 3 or query.ndim < 3):
         _gqa_views(query, key, value, attn_mask)  # raises the error
     Ev = value.shape[-1]
-    from ... import backends
-
     enabled = backends._sdp_enabled
     fused_allowed = enabled["flash"] or enabled["mem_efficient"] or enabled["cudnn"]
     if not fused_allowed and not enabled["math"]:
