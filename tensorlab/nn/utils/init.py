@@ -20,6 +20,5 @@ def skip_init(module_cls, *args, **kwargs):
         raise RuntimeError(f"Expected a Module; got {module_cls}")
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
-    final_device = kwargs.pop("device", "cpu")
-    kwargs["device"] = final_device
-    return module_cls(*args, **kwargs).to_empty(device=final_device)
+    kwargs.setdefault("device", "cpu")
+    return module_cls(*args, **kwargs).to_empty(device=kwargs["device"])
