@@ -601,7 +601,7 @@ def test_transformer_encoder_state_dict_and_errors():
         "layers.0.self_attn.out_proj.bias", "layers.0.linear1.weight", "layers.0.linear1.bias",
         "layers.0.linear2.weight", "layers.0.linear2.bias", "layers.0.norm1.weight", "layers.0.norm1.bias",
         "layers.0.norm2.weight", "layers.0.norm2.bias"]
-    assert m.layers[0] is not m.layers[1] and m.layers[0].activation_relu_or_gelu == 1
+    assert m.layers[0] is not m.layers[1] and m.layers[0].activation is tl.nn.functional.relu
     with pytest.raises(RuntimeError, match="activation should be relu/gelu, not tanh"):
         nn.TransformerEncoderLayer(4, 2, activation="tanh")
 

@@ -20,7 +20,6 @@ from ..._factories import full
 from ...ops.shape_ops import triu
 from .. import functional as F
 from ..init import xavier_uniform_
-from .activation import GELU, ReLU
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
@@ -28,35 +27,37 @@ from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
 
-
-def _get_activation_fn(activation: str):
-    if activation == "relu":
-        return F.relu
-    if activation == "gelu":
-        return F.gelu
-    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+# the feed-forward block's activations PyTorch accepts by name (any callable is taken as it is)
+_ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
 
 
-def _generate_square_subsequent_mask(sz: int, device=None, dtype=None):
-    """(sz, sz) float mask: -inf above the diagonal, 0 elsewhere (PyTorch's causal mask)."""
-    return triu(full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
+def _activation(activation):
+    if not isinstance(activation, str):
+        return activation
+    if activation not in _ACTIVATIONS:
+        raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+    return _ACTIVATIONS[activation]
 
 
-def _get_seq_len(src, batch_first: bool):
-    """Sequence length of (S, E), (S, N, E) or, with ``batch_first``, (N, S, E) input."""
-    if src.ndim == 2:
-        return src.shape[0]
-    return src.shape[1 if batch_first else 0]
+def _causal_mask(size: int, device=None, dtype=None):
+    """The additive causal mask (size, size): 0 where a position may attend (itself and earlier
+    ones, on and below the diagonal), -inf where it may not (later ones, above it)."""
+    return triu(full((size, size), float("-inf"), dtype=dtype, device=device), diagonal=1)
 
 
-def _detect_is_causal_mask(mask, is_causal=None, size=None) -> bool:
-    """``is_causal`` when given; otherwise whether ``mask`` equals the causal mask (PyTorch's rule)."""
-    make_causal = is_causal is True
-    if is_causal is None and mask is not None:
-        sz = size if size is not None else mask.size(-2)
-        causal = _generate_square_subsequent_mask(sz, device=mask.device, dtype=mask.dtype)
-        make_causal = tuple(mask.shape) == tuple(causal.shape) and bool((mask == causal).all())
-    return make_causal
+def _sequence_length(x, batch_first: bool) -> int:
+    """S of an unbatched (S, E), a (S, N, E) or a ``batch_first`` (N, S, E) input."""
+    return x.shape[1] if batch_first and x.ndim == 3 else x.shape[0]
+
+
+def _is_causal_hint(mask, is_causal, size) -> bool:
+    """The ``is_causal`` flag handed to the layers: as given when it is, else (None) whether ``mask``
+    is exactly the causal mask of ``size`` (default: its own size). The comparison reads a result
+    back to the host once per forward; PyTorch's stacks pay the same."""
+    if is_causal is not None or mask is None:
+        return is_causal is True
+    expected = _causal_mask(mask.size(-2) if size is None else size, device=mask.device, dtype=mask.dtype)
+    return tuple(mask.shape) == tuple(expected.shape) and bool((mask == expected).all())
 
 
 class TransformerEncoderLayer(Module):
@@ -80,20 +81,7 @@ class TransformerEncoderLayer(Module):
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
-        if isinstance(activation, str):
-            activation = _get_activation_fn(activation)
-        if activation is F.relu or isinstance(activation, ReLU):
-            self.activation_relu_or_gelu = 1
-        elif activation is F.gelu or isinstance(activation, GELU):
-            self.activation_relu_or_gelu = 2
-        else:
-            self.activation_relu_or_gelu = 0
-        self.activation = activation
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        if not hasattr(self, "activation"):
-            self.activation = F.relu
+        self.activation = _activation(activation)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal: bool = False):
         """``src`` (S, N, E), (N, S, E) with ``batch_first``, or unbatched (S, E)."""
@@ -144,8 +132,7 @@ class TransformerEncoder(Module):
         mask = F.attention._canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
         first = self.layers[0] if len(self.layers) else None
         batch_first = first is not None and first.self_attn.batch_first
-        seq_len = None if src.ndim < 2 else src.shape[1 if batch_first and src.ndim == 3 else 0]
-        is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        is_causal = _is_causal_hint(mask, is_causal, _sequence_length(src, batch_first) if src.ndim >= 2 else None)
         output = src
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
@@ -179,13 +166,7 @@ class TransformerDecoderLayer(Module):
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.dropout3 = Dropout(dropout)
-        self.activation = _get_activation_fn(activation) if isinstance(activation, str) else activation
-
-    def __setstate__(self, state):
-        # pickles from before ``activation`` was an attribute meant relu
-        if "activation" not in state:
-            state["activation"] = F.relu
-        super().__setstate__(state)
+        self.activation = _activation(activation)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal: bool = False, memory_is_causal: bool = False):
@@ -234,7 +215,7 @@ class TransformerDecoder(Module):
         """As ``TransformerDecoderLayer``'s; ``tgt_is_causal=None`` detects a causal ``tgt_mask``."""
         first = self.layers[0] if len(self.layers) else None
         batch_first = first is not None and first.self_attn.batch_first
-        tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, _get_seq_len(tgt, batch_first))
+        tgt_is_causal = _is_causal_hint(tgt_mask, tgt_is_causal, _sequence_length(tgt, batch_first))
         output = tgt
         for mod in self.layers:
             output = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
@@ -296,7 +277,7 @@ class Transformer(Module):
     @staticmethod
     def generate_square_subsequent_mask(sz: int, device=None, dtype=None):
         """(sz, sz) float mask for causal attention: -inf above the diagonal (future positions), 0 elsewhere."""
-        return _generate_square_subsequent_mask(sz, device=device, dtype=dtype)
+        return _causal_mask(sz, device=device, dtype=dtype)
 
     def _reset_parameters(self) -> None:
         # PyTorch's initialisation: every weight matrix (custom encoder/decoder too) xavier-uniform,
