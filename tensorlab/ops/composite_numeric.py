@@ -29,6 +29,7 @@ from . import reductions as R
 from . import shape_ops as S
 from . import sorting as SO
 from .deprecated_overloads import scalars_first
+from .indexing import check_same_device
 
 __all__ = ["isin", "histc", "histogram", "cdist", "dist", "addr", "heaviside", "sinc", "trapezoid", "trapz",
            "cumulative_trapezoid", "cov", "corrcoef", "sinc_"]  # (addr_, heaviside_: methods only, as PyTorch's)
@@ -116,6 +117,8 @@ def _histogram_edges(input: Tensor, bins, range) -> Tensor:  # noqa: A002
     if isinstance(bins, Tensor):
         if range is not None:  # PyTorch's overload with a bins tensor has no range
             raise TypeError("histogram(): range can't be given with a bins tensor (give bins as an int to use range)")
+        # checked here rather than by the searchsorted it runs on, so the error names histogram
+        check_same_device("histogram", bins, input, "bins")
         if bins.ndim != 1:
             raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {bins.ndim} "
                                "dimensions in the bins tensor for dimension 0")
@@ -176,6 +179,7 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
     edges = _histogram_edges(input, bins, range)  # (PyTorch checks the range before the weight)
     if weight is not None:
         need_tensor("histogram", weight, "weight")
+        check_same_device("histogram", weight, input, "weight")  # (else the bincount it runs on names itself)
         if weight.numel() != input.numel():  # (PyTorch flattens both: only the element counts must agree)
             raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as the "
                                f"input tensor excluding its innermost dimension, but got input with shape "

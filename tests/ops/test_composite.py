@@ -323,6 +323,19 @@ def test_histogram(device):
         tl.histogram(_t([[1.0, 2.0], [3.0, 4.0]], device), bins=2, weight=tl.ones(5, 1, device=device))
 
 
+@pytest.mark.skipif(not tl.cuda.is_available(), reason="no cuda device (real or interpreted)")
+def test_histogram_refuses_bins_and_weight_on_another_device():
+    # the error names histogram and the argument (it named the searchsorted/bincount it runs on)
+    x = tl.tensor([1.0, 2.0, 3.0, 4.0])
+    for inp, bins, weight, name in ((x.cuda(), tl.tensor([0.0, 2.0, 5.0]), None, "bins"),
+                                    (x, tl.tensor([0.0, 2.0, 5.0]).cuda(), None, "bins"),
+                                    (x.cuda(), 3, tl.ones(4), "weight"),
+                                    (x, 3, tl.ones(4).cuda(), "weight")):
+        with pytest.raises(RuntimeError, match=f"histogram\\(\\): Expected all tensors to be on the same device, "
+                                               f"but found at least two devices, .*argument '{name}'"):
+            tl.histogram(inp, bins, weight=weight)
+
+
 def test_cdist_values_gradients_and_errors(device):
     a, b = _t([[0.0, 0.0], [1.0, 1.0]], device), _t([[1.0, 0.0], [0.0, 0.0], [3.0, 4.0]], device)
     np.testing.assert_allclose(to_numpy(tl.cdist(a, b)), [[1.0, 0.0, 5.0], [1.0, 2**0.5, 13**0.5]], rtol=1e-6)
