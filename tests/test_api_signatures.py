@@ -357,6 +357,22 @@ def test_compiled_module_sets_and_deletes_attributes_on_the_original():
     assert m.training is False and c.training is False
 
 
+def test_compile_of_a_class_returns_the_class():
+    # PyTorch compiles a decorated class's __call__ and returns the class itself; a function wrapping
+    # it was returned, so isinstance(net, Net) raised TypeError and Net could not be subclassed
+    @tl.compile
+    class Net(tl.nn.Module):
+        scale = 3
+
+        def forward(self, x):
+            return x * self.scale
+
+    net = Net()
+    assert isinstance(Net, type) and isinstance(net, Net) and tl.compile(fullgraph=True)(Net) is Net
+    assert net(tl.ones(2)).tolist() == [3.0, 3.0]
+    assert type("Sub", (Net,), {})().scale == 3
+
+
 def test_compiler_and_jit_queries_answer_eager():
     # Hugging Face model code asks `torch.compiler.is_compiling()` / `torch.jit.is_tracing()` and decorates
     # helpers with `@torch.compiler.disable`: tl.compiler / tl.jit were missing (AttributeError)
