@@ -86,6 +86,8 @@ def compile(model=None, *, fullgraph: bool = False, dynamic: bool | None = None,
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     if disable:
         return model
+    if isinstance(model, staticmethod):  # (a plain function in a class body would be given the instance)
+        return staticmethod(compile(model.__func__))
     if isinstance(model, type):
         # PyTorch compiles a class's __call__ in place and returns the class (so `@compile class Net`
         # is still a class); run eagerly, there is nothing to change

@@ -373,6 +373,19 @@ def test_compile_of_a_class_returns_the_class():
     assert type("Sub", (Net,), {})().scale == 3
 
 
+def test_compile_of_a_staticmethod_stays_a_staticmethod():
+    # PyTorch returns staticmethod(compile(f)); a plain function was returned, so in a class body the
+    # instance was passed as the first argument (A().f(1, y=2) raised "got multiple values for 'y'")
+    class A:
+        @tl.compile
+        @staticmethod
+        def f(x, y=1):
+            return x + y
+
+    assert isinstance(A.__dict__["f"], staticmethod)
+    assert A().f(1, y=2) == 3 and A.f(1) == 2
+
+
 def test_compiler_and_jit_queries_answer_eager():
     # Hugging Face model code asks `torch.compiler.is_compiling()` / `torch.jit.is_tracing()` and decorates
     # helpers with `@torch.compiler.disable`: tl.compiler / tl.jit were missing (AttributeError)
