@@ -47,7 +47,9 @@ def _sdp_switch(name: str):
         return _sdp_enabled[name]
 
     def enable(enabled: bool) -> None:
-        _sdp_enabled[name] = bool(enabled)
+        if not isinstance(enabled, bool):  # (PyTorch's refuses 0/1, None, numpy bools: bool(x) would hide a slip)
+            raise RuntimeError(f"enable_{name}_sdp expects a bool, but got {type(enabled).__name__}")
+        _sdp_enabled[name] = enabled
 
     enabled.__name__, enable.__name__ = f"{name}_sdp_enabled", f"enable_{name}_sdp"
     return staticmethod(enabled), staticmethod(enable)

@@ -666,6 +666,19 @@ def test_sdpa_kernel_and_backend_switches():
     b.enable_flash_sdp(True)
 
 
+def test_sdp_switches_take_a_bool_only():
+    # PyTorch refuses anything but a bool (RuntimeError "... expects a bool, but got int"); bool(x) was
+    # stored, so enable_math_sdp(None) silently turned the math backend off
+    b = tl.backends.cuda
+    for switch, value in ((b.enable_flash_sdp, 1), (b.enable_math_sdp, None), (b.enable_mem_efficient_sdp, "yes"),
+                          (b.enable_cudnn_sdp, 1.0)):
+        kind = type(value).__name__
+        with pytest.raises(RuntimeError, match=f"{switch.__name__} expects a bool, but got {kind}"):
+            switch(value)
+    assert (b.flash_sdp_enabled(), b.mem_efficient_sdp_enabled(), b.math_sdp_enabled(), b.cudnn_sdp_enabled()) \
+        == (True, True, True, True)
+
+
 # ---------------------------------------------------------------------------
 # TransformerDecoderLayer / TransformerDecoder / Transformer (values from PyTorch 2.15, float64)
 
