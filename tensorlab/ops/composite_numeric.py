@@ -85,7 +85,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor: 
         raise RuntimeError(f"histc(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(E.number_param("histc", min, "min")), float(E.number_param("histc", max, "max"))
     if lo == hi and input.numel() > 0:
-        lo, hi = R.amin(input).item(), R.amax(input).item()
+        lo, hi = S.stack([R.amin(input), R.amax(input)]).tolist()  # (one read back to the host)
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if not (math.isfinite(lo) and math.isfinite(hi)):
@@ -128,7 +128,7 @@ def _histogram_edges(input: Tensor, bins, range) -> Tensor:  # noqa: A002
                                f"{D.cpp_name(bins.dtype)}")
         if bins.numel() < 2:
             raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins.numel() - 1} for dimension 0")
-        return bins
+        return bins.clone()  # (the result's edges are its own: editing them must not edit the caller's)
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)):
         raise TypeError(f"histogram(): argument 'bins' must be int or Tensor, not {type(bins).__name__}")
     if bins <= 0:
@@ -139,7 +139,7 @@ def _histogram_edges(input: Tensor, bins, range) -> Tensor:  # noqa: A002
                                f"got {len(range)}")
         lo, hi = float(range[0]), float(range[1])
     elif input.numel() > 0:
-        lo, hi = R.amin(input).item(), R.amax(input).item()
+        lo, hi = S.stack([R.amin(input), R.amax(input)]).tolist()  # (one read back to the host)
     else:
         lo, hi = 0.0, 1.0
     if not (math.isfinite(lo) and math.isfinite(hi)):

@@ -295,6 +295,9 @@ def test_histogram(device):
     r = tl.histogram(x[:-1], bins=4, weight=tl.arange(8.0, device=device), density=True)
     np.testing.assert_allclose(to_numpy(r.hist), [0.4761905, 0.2380952, 0.2857143, 0.3333333], rtol=1e-6)
     assert to_numpy(tl.histogram(x, _t([0.0, 0.5, 2.0, 3.0], device)).hist).tolist() == [4.0, 3.0, 1.0]
+    given = _t([0.0, 0.5, 2.0, 3.0], device)
+    tl.histogram(x, given).bin_edges.add_(10)  # the result's edges are a copy, as PyTorch's
+    assert to_numpy(given).tolist() == [0.0, 0.5, 2.0, 3.0]
     assert to_numpy(tl.histogram(x, _t([0.0, 0.5, 2.0, 3.0], device), density=True).hist).tolist() == [
         1.0, 0.25, 0.125]
     hist, edges = _t([2.0, 2.0], device, tl.float64).histogram(2)  # a zero-width range widens by 0.5
