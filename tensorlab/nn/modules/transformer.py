@@ -50,6 +50,11 @@ def _sequence_length(x, batch_first: bool) -> int:
     return x.shape[1] if batch_first and x.ndim == 3 else x.shape[0]
 
 
+def _clones(layer, n: int):
+    """``n`` independent deep copies of ``layer`` (each stack owns its layers' parameters)."""
+    return ModuleList([copy.deepcopy(layer) for _ in range(n)])
+
+
 def _is_causal_hint(mask, is_causal, size) -> bool:
     """The ``is_causal`` flag handed to the layers: as given when it is, else (None) whether ``mask``
     is exactly the causal mask of ``size`` (default: its own size). The comparison reads a result
@@ -117,7 +122,7 @@ class TransformerEncoder(Module):
     def __init__(self, encoder_layer, num_layers: int, norm=None, enable_nested_tensor: bool = True,
                  mask_check: bool = True) -> None:
         super().__init__()
-        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.layers = _clones(encoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor
@@ -206,7 +211,7 @@ class TransformerDecoder(Module):
 
     def __init__(self, decoder_layer, num_layers: int, norm=None) -> None:
         super().__init__()
-        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.layers = _clones(decoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
 
