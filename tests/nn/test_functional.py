@@ -851,8 +851,13 @@ def test_embedding_max_norm_renormalises_used_rows_in_place(device):
 
 def test_embedding_errors():
     w = tl.zeros(3, 2)
-    with pytest.raises(RuntimeError, match="'indices' to have one of the following scalar types: Long, Int"):
+    # the indices' tensor type is named as PyTorch names it (torch.FloatTensor), not its dtype
+    with pytest.raises(RuntimeError, match="'indices' to have one of the following scalar types: Long, Int; "
+                                           "but got tensorlab.FloatTensor instead \\(while checking arguments for "
+                                           "embedding\\)"):
         F.embedding(tl.zeros(2), w)
+    with pytest.raises(RuntimeError, match="but got tensorlab.ByteTensor instead"):
+        F.embedding(tl.zeros(2, dtype=tl.uint8), w)
     with pytest.raises(IndexError, match="index out of range in self"):
         F.embedding(tl.tensor([3]), w)
     with pytest.raises(IndexError, match="index out of range in self"):
@@ -1040,7 +1045,8 @@ def test_embedding_int_arguments():
         assert F.embedding(i, w, padding_idx=v).shape == (2, 2)
         assert F.embedding_bag(i, w, tl.tensor([0]), padding_idx=v).shape == (1, 2)
     with pytest.raises(RuntimeError, match="Expected tensor for argument #1 'indices' to have one of the following "
-                                           "scalar types: Long, Int; but got tensorlab.float32"):
+                                           "scalar types: Long, Int; but got tensorlab.FloatTensor instead "
+                                           "\\(while checking arguments for embedding_bag\\)$"):
         F.embedding_bag(i, w, tl.tensor([0.0]))
     with pytest.raises(RuntimeError, match="padding_idx must be within the number of embeddings"):  # (checked before)
         F.embedding_bag(i, w, tl.tensor([0.0]), padding_idx=7)

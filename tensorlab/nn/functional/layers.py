@@ -288,7 +288,7 @@ def _check_embedding(op: str, input, weight, padding_idx):
         raise TypeError(f"{op}(): input and weight must be Tensors")
     if input.dtype not in (D.int64, D.int32):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.dtype} instead (while checking arguments for {op})")
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for {op})")
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     if input.device != weight.device:
@@ -400,10 +400,10 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
                                   "GitHub.")
     padding_idx = _check_embedding("embedding_bag", input, weight, padding_idx)
-    if offsets is not None and offsets.dtype.is_floating_point:  # (PyTorch promotes the indices to the offsets')
+    # PyTorch promotes the indices to the offsets' dtype, so float offsets fail its indices check (naming their type)
+    if offsets is not None and offsets.dtype.is_floating_point:
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {offsets.dtype} instead (while checking arguments for embedding_bag: "
-                           f"the indices are promoted to the offsets' dtype)")
+                           f"Long, Int; but got {offsets.type()} instead (while checking arguments for embedding_bag)")
     if sparse:
         raise NotImplementedError("embedding_bag(): sparse=True needs sparse gradients, which tensorlab does not have")
     if per_sample_weights is not None and per_sample_weights.dtype is not weight.dtype:
