@@ -1,13 +1,13 @@
 """``tensorlab.distributions``: PyTorch's ``torch.distributions`` core, composed from tensorlab ops
 (so sampling, log_prob and entropy run on cpu and cuda and are differentiable where PyTorch's are).
 
-Families: Bernoulli, Beta, Binomial, Categorical, Dirichlet, Exponential, Gamma, Geometric,
+Families: Bernoulli, Beta, Binomial, Categorical, Dirichlet, Exponential, Gamma, Geometric, Gumbel,
 Independent, Laplace, LogNormal, MixtureSameFamily, Normal, OneHotCategorical(StraightThrough), Poisson, Uniform;
 ``kl_divergence``/``register_kl``; ``constraints``; the helpers of ``distributions.utils``.
 
 Differences from PyTorch: Gamma, Beta and Dirichlet ``sample()`` but have no ``rsample`` (tensorlab
 has no differentiable gamma sampler; ``has_rsample`` is False), ``Gamma.cdf`` raises (no
-incomplete gamma function), ``LogNormal`` is written directly rather than as a
+incomplete gamma function), ``LogNormal`` and ``Gumbel`` are written directly rather than as a
 ``TransformedDistribution``. Not here: transforms and ``TransformedDistribution``, and
 ``MultivariateNormal`` (tensorlab has no Cholesky factorisation)."""
 
@@ -24,6 +24,7 @@ from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
+from .gumbel import Gumbel
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
@@ -35,6 +36,6 @@ from .poisson import Poisson
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Dirichlet", "Distribution", "Exponential",
-           "ExponentialFamily", "Gamma", "Geometric", "Independent", "Laplace", "LogNormal", "MixtureSameFamily",
-           "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson", "Uniform", "constraints",
-           "kl_divergence", "register_kl", "utils"]
+           "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "Independent", "Laplace", "LogNormal",
+           "MixtureSameFamily", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson", "Uniform",
+           "constraints", "kl_divergence", "register_kl", "utils"]

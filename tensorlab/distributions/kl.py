@@ -26,6 +26,7 @@ from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
+from .gumbel import Gumbel
 from .independent import Independent
 from .laplace import Laplace
 from .log_normal import LogNormal
@@ -239,6 +240,15 @@ def _kl_poisson_poisson(p, q):
 def _kl_uniform_uniform(p, q):
     result = ((q.high - q.low) / (p.high - p.low)).log()
     return tl.where((q.low > p.low) | (q.high < p.high), math.inf, result)
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    # E_p[log p - log q] with r = p.scale / q.scale and d = (p.loc - q.loc) / q.scale:
+    # -log r - (1 + gamma) + d + gamma r + E_p[exp(-(x - q.loc) / q.scale)], the last term exp(-d) Gamma(1 + r)
+    r = p.scale / q.scale
+    d = (p.loc - q.loc) / q.scale
+    return -r.log() + d + _euler_gamma * r + tl.exp(tl.lgamma(1 + r) - d) - (1 + _euler_gamma)
 
 
 @register_kl(Independent, Independent)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tensorlab as tl
-from tensorlab.distributions import Exponential, Laplace, LogNormal, Normal, Uniform
+from tensorlab.distributions import Exponential, Gumbel, Laplace, LogNormal, Normal, Uniform
 
 from ..conftest import DEVICES
 from .helpers import assert_close, assert_moments, f64, npy
@@ -90,6 +90,44 @@ def test_lognormal_values():
     assert_close(d.mode, np.exp(LOC - SCALE**2))
     assert_close(d.variance, np.expm1(SCALE**2) * np.exp(2 * LOC + SCALE**2))
     assert_close(d.entropy(), 0.5 + 0.5 * math.log(2 * math.pi) + np.log(SCALE) + LOC)
+
+
+def test_gumbel_values_samples_and_kl():
+    # torch.distributions.Gumbel, as MoE gating adds Gumbel noise (fairseq/DeepSpeed gumbel_rsample); values from torch
+    d = Gumbel(f64(LOC), f64(SCALE))
+    assert d.batch_shape == (3,) and d.event_shape == () and d.has_rsample
+    assert_close(d.log_prob(f64(X)), [[-1.44440361350645, -0.07709457006207288, -1.7996778402725786],
+                                      [-1.7733445492796067, -2.1650345223546497, -3.67483625089801]])
+    assert_close(d.cdf(f64(X)), [[0.2710084786487892, 0.14259682432584153, 0.5452392118926052],
+                                 [0.6922006275553465, 0.9649548239030261, 0.011314286380459615]])
+    assert_close(d.icdf(f64(U)), [-0.7510486678719341, -0.8900461238255009, 8.982733900167556])
+    assert_close(d.mean, [1.3658234973522994, -0.8268353005295401, 3.1544313298030655])
+    assert_close(d.mode, LOC)
+    assert_close(d.stddev, [1.9238247452427961, 0.38476494904855923, 2.565099660323728])
+    assert_close(d.variance, [3.7011016504085092, 0.14804406601634038, 6.579736267392906])
+    assert_close(d.entropy(), [1.9826807730096971, 0.37324286057559664, 2.270362845461478])
+    kl = tl.distributions.kl_divergence(Gumbel(f64([0.5, 0.0]), f64([2.0, 1.0])),
+                                        Gumbel(f64([-0.3, 0.0]), f64([0.7, 1.0])))
+    assert_close(kl, [1.768834190704962, 0.0], rtol=1e-12, atol=1e-14)
+    # float32: cdf/icdf go through Uniform(tiny, 1 - eps) as torch's TransformedDistribution does
+    f = Gumbel(0.0, 1.0)
+    assert f.batch_shape == () and f.loc.dtype == tl.float32 and tuple(f.rsample((2,)).shape) == (2,)
+    # (torch's float32 cdf also passes through (v - 0.5) + 0.5, which costs it a few bits near 0: rtol 1e-5)
+    np.testing.assert_allclose(npy(f.cdf(tl.tensor([-2.0, 0.0, 3.0]))),
+                               [0.00061798095703125, 0.3678794801235199, 0.9514321088790894], rtol=1e-5)
+    np.testing.assert_allclose(npy(f.icdf(tl.tensor([0.01, 0.5, 0.99]))),
+                               [-1.5271798372268677, 0.3665127456188202, 4.600138187408447], rtol=1e-6)
+    e = d.expand((4, 3))
+    assert isinstance(e, Gumbel) and e.batch_shape == (4, 3) and tuple(e.sample((2,)).shape) == (2, 4, 3)
+    tl.manual_seed(7)
+    s = Gumbel(f64([1.0, -2.0]), f64([0.5, 2.0])).rsample((20000,))
+    assert np.isfinite(npy(s)).all()
+    assert_moments(s, [1.0 + 0.5 * 0.5772156649015329, -2.0 + 2.0 * 0.5772156649015329],
+                   [np.pi ** 2 / 6 * 0.25, np.pi ** 2 / 6 * 4.0])
+    with pytest.raises(ValueError, match="scale"):
+        Gumbel(tl.tensor(0.0), tl.tensor(-1.0), validate_args=True)
+    assert tl.autograd.gradcheck(lambda a, b: Gumbel(a, b).log_prob(f64([0.5, 1.0])),
+                                 (f64([0.3, -0.2], requires_grad=True), f64([1.2, 0.7], requires_grad=True)))
 
 
 @pytest.mark.parametrize("make, mean, var", [
