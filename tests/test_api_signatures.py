@@ -397,3 +397,18 @@ def test_compiler_and_jit_queries_answer_eager():
     assert tl.compiler.disable(f)(1) == 2 and tl.compiler.disable(recursive=False, reason="r")(f)(2) == 3
     with pytest.raises(AssertionError, match="fn must be callable"):
         tl.compiler.disable(3)
+
+
+def test_jit_decorators_run_eagerly():
+    # DeepSpeed's MoE gating decorates helpers with `@torch.jit.script`, timm/fairseq models mark methods
+    # `@torch.jit.ignore` / `@torch.jit.unused` / `@torch.jit.export`: they were missing (AttributeError)
+    def f(x):
+        return x + 1
+    assert tl.jit.script(f) is f and tl.jit.ignore(f) is f and tl.jit.ignore(drop=True)(f) is f
+    assert tl.jit.unused(f) is f and tl.jit.export(f) is f
+    lin = tl.nn.Linear(2, 2)
+    assert tl.jit.script(lin) is lin
+    with pytest.raises(RuntimeError, match="Argument to @torch.jit.ignore must be a bool or a function but got 3"):
+        tl.jit.ignore(3)
+    with pytest.raises(TypeError, match="jit.script.*3"):
+        tl.jit.script(3)
