@@ -1,15 +1,18 @@
 """``tensorlab.jit``: the TorchScript queries model code branches on (``if not torch.jit.is_tracing():``)
-and the TorchScript decorators it is written with (``@torch.jit.script`` on helper functions,
-``@torch.jit.ignore`` / ``unused`` / ``export`` on methods).
+and the TorchScript decorators and base class it is written with (``@torch.jit.script`` on helper functions,
+``@torch.jit.ignore`` / ``unused`` / ``export`` / ``script_method`` on methods, RWKV's
+``class RWKV_RNN(torch.jit.ScriptModule)``).
 
 tensorlab has no tracer or script compiler, so code always runs eagerly: both queries answer False,
 and each decorator returns what it decorates, to run as it is (a scripted function computes what
-the Python function computes, so only speed differs from PyTorch).
+the Python function computes, so only speed differs from PyTorch); ``ScriptModule`` is a plain ``Module``.
 """
 
 from __future__ import annotations
 
-__all__ = ["export", "ignore", "is_scripting", "is_tracing", "script", "unused"]
+from .nn.modules.module import Module
+
+__all__ = ["ScriptModule", "export", "ignore", "is_scripting", "is_tracing", "script", "script_method", "unused"]
 
 
 def is_tracing() -> bool:
@@ -35,6 +38,14 @@ def ignore(drop=False, **kwargs):
     if not isinstance(drop, bool):
         raise RuntimeError(f"Argument to @torch.jit.ignore must be a bool or a function but got {drop}")
     return lambda fn: fn
+
+
+class ScriptModule(Module):
+    """A ``Module`` (PyTorch's compiles its ``script_method``s; here they run as written)."""
+
+
+def script_method(fn):
+    return fn
 
 
 def unused(fn):

@@ -386,6 +386,31 @@ def test_compile_of_a_staticmethod_stays_a_staticmethod():
     assert A().f(1, y=2) == 3 and A.f(1) == 2
 
 
+def test_jit_scripting_entry_points_run_eagerly():
+    # RWKV's RNN inference subclasses torch.jit.ScriptModule and decorates with @torch.jit.script_method:
+    # tl.jit had only the queries (AttributeError); the entry points hand back what they are given
+    class M(tl.jit.ScriptModule):
+        def __init__(self):
+            super().__init__()
+            self.w = tl.nn.Parameter(tl.tensor([2.0, 3.0]))
+
+        @tl.jit.script_method
+        def forward(self, x):
+            return x * self.w
+
+    m = M()
+    assert isinstance(m, tl.nn.Module) and [n for n, _ in m.named_parameters()] == ["w"]
+    assert m(tl.ones(2)).tolist() == [2.0, 3.0]
+
+    def f(x):
+        return x + 1
+    assert tl.jit.script(f) is f and tl.jit.script(m) is m
+    assert tl.jit.ignore(f) is f and tl.jit.ignore(drop=True)(f) is f
+    assert tl.jit.unused(f) is f and tl.jit.export(f) is f
+    with pytest.raises(RuntimeError, match="must be a bool or a function but got 3"):
+        tl.jit.ignore(3)
+
+
 def test_compiler_and_jit_queries_answer_eager():
     # Hugging Face model code asks `torch.compiler.is_compiling()` / `torch.jit.is_tracing()` and decorates
     # helpers with `@torch.compiler.disable`: tl.compiler / tl.jit were missing (AttributeError)
