@@ -11,6 +11,7 @@ from . import (
            composite_numeric,
            composite_shape,
            elementwise,
+           fake_quantize,
            indexing,
            matmul,
            numeric_gradient,
@@ -28,12 +29,13 @@ from . import (
 __all__ = [*elementwise.__all__, *reductions.__all__, *matmul.__all__, *indexing.__all__, *shape_ops.__all__,
            *sorting.__all__, *composite.__all__, *composite_numeric.__all__, *composite_shape.__all__,
            *order_statistics.__all__, *numeric_gradient.__all__, *view_copies.__all__, *windows.__all__,
-           *pixel_shuffle.__all__]
+           *pixel_shuffle.__all__, *fake_quantize.__all__]
 
 from .composite import *  # noqa: E402,F401,F403
 from .composite_numeric import *  # noqa: E402,F401,F403
 from .composite_shape import *  # noqa: E402,F401,F403
 from .elementwise import *  # noqa: E402,F401,F403
+from .fake_quantize import *  # noqa: E402,F401,F403
 from .indexing import *  # noqa: E402,F401,F403
 from .matmul import *  # noqa: E402,F401,F403
 from .numeric_gradient import *  # noqa: E402,F401,F403
