@@ -1295,3 +1295,39 @@ def test_activations_with_out(name, kwargs, device):
         fn(x, out=tl.empty(0, dtype=tl.float64, device=device), **kwargs)
     with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
         fn(x.detach().requires_grad_(), out=tl.empty(0, device=device), **kwargs)
+
+
+def test_adaptive_pool1d_values_indices_and_gradients(device):
+    # DGCNN's global pooling (F.adaptive_max_pool1d(x, 1)); L=5 into 3 overlapping bins [0,2) [1,4) [3,5);
+    # ties go to the first maximum; values checked against torch 2.15
+    x = tl.tensor([[[1., 4., 4., 2., 0.], [3., -1., 5., 5., 2.]]], device=device, requires_grad=True)
+    avg = F.adaptive_avg_pool1d(x, 3)
+    assert_close(avg, np.array([[[2.5, 10 / 3, 1.0], [1.0, 3.0, 3.5]]], np.float32))
+    values, indices = F.adaptive_max_pool1d(x, 3, return_indices=True)
+    assert values.tolist() == [[[4., 4., 2.], [3., 5., 5.]]] and indices.tolist() == [[[1, 1, 3], [0, 2, 3]]]
+    assert indices.dtype == tl.int64
+    (values * tl.tensor([1., 2., 3.], device=device)).sum().backward()
+    assert x.grad.tolist() == [[[0., 3., 0., 3., 0.], [1., 0., 2., 3., 0.]]]
+    x.grad = None
+    avg.sum().backward()
+    assert_close(x.grad, np.array([[0.5, 5 / 6, 1 / 3, 5 / 6, 0.5]] * 2, np.float32)[None])
+    assert F.adaptive_max_pool1d(x, 1).tolist() == [[[4.], [5.]]]  # (C, L) and a one-element tuple too
+    assert_close(nn.AdaptiveAvgPool1d((1,))(x[0]), np.array([[2.2], [2.8]], np.float32))
+    assert nn.AdaptiveMaxPool1d(2, return_indices=True)(x)[1].tolist() == [[[1, 2], [2, 2]]]
+    assert repr(nn.AdaptiveMaxPool1d(2, return_indices=True)) == "AdaptiveMaxPool1d(output_size=2)"
+    assert F.adaptive_avg_pool1d(x, 0).shape == (1, 2, 0)
+
+
+def test_adaptive_pool1d_errors():
+    with pytest.raises(RuntimeError, match="Expected 2 to 3 dimensions, but got 1-dimensional tensor"):
+        F.adaptive_avg_pool1d(tl.ones(5), 2)
+    with pytest.raises(RuntimeError, match="should contain one int"):
+        F.adaptive_max_pool1d(tl.ones(2, 3), (2, 2))
+    with pytest.raises(RuntimeError, match="greater than or equal to 0 but received -1"):
+        F.adaptive_avg_pool1d(tl.ones(2, 3), -1)
+    with pytest.raises(TypeError, match="must be tuple of ints, not NoneType"):
+        F.adaptive_max_pool1d(tl.ones(2, 3), None)
+    with pytest.raises(RuntimeError, match=r"non-zero size .* sizes \[2, 0, 3\] with dimension 1 being empty"):
+        F.adaptive_max_pool1d(tl.ones(2, 0, 3), 2)
+    with pytest.raises(NotImplementedError, match="\"adaptive_avg_pool1d\" not implemented for 'Long'"):
+        F.adaptive_avg_pool1d(tl.ones(2, 3, dtype=tl.int64), 2)

@@ -7,3 +7,4 @@ from .attention import *  # noqa: F401,F403
 from .layers import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403

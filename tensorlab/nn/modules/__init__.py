@@ -17,6 +17,7 @@ from . import (
     normalization,
     padding,
     pixelshuffle,
+    pooling,
     rnn,
     sparse,
     transformer,
@@ -34,6 +35,7 @@ from .module import Module
 from .normalization import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
 from .pixelshuffle import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
