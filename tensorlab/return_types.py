@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-__all__ = ["aminmax", "cummax", "cummin", "histogram", "kthvalue", "max", "median", "min", "mode", "nanmedian", "sort",
-           "topk"]
+__all__ = ["aminmax", "cummax", "cummin", "histogram", "histogramdd", "kthvalue", "max", "median", "min", "mode",
+           "nanmedian", "sort", "topk"]
 
 
 def _new(cls, *args, **kwargs):
@@ -50,6 +50,7 @@ aminmax = _result_type("aminmax", ["min", "max"])
 cummax = _result_type("cummax", ["values", "indices"])
 cummin = _result_type("cummin", ["values", "indices"])
 histogram = _result_type("histogram", ["hist", "bin_edges"])
+histogramdd = _result_type("histogramdd", ["hist", "bin_edges"])
 kthvalue = _result_type("kthvalue", ["values", "indices"])
 max = _result_type("max", ["values", "indices"])  # noqa: A001 - PyTorch's name
 median = _result_type("median", ["values", "indices"])

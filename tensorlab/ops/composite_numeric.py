@@ -1,7 +1,8 @@
 """Numeric ops PyTorch users expect, built from registered ops (no OpDef here; see composite.py).
 
 - membership and counting: ``isin`` (sort + searchsorted), ``histc`` (bucket index + bincount,
-  no data-dependent shapes), ``histogram`` (searchsorted over the bin edges + bincount);
+  no data-dependent shapes), ``histogram`` (searchsorted over the bin edges + bincount),
+  ``histogramdd`` (the same per coordinate, one flat bin index);
 - distances: ``cdist`` (p = 0, 1, 2, inf or any p > 0, batched), ``dist``;
 - products: ``addr``;
 - piecewise functions: ``heaviside``, ``sinc`` (its gradient at 0 is 0, not NaN);
@@ -13,6 +14,7 @@ Each follows torch 2.13's dtype rules and error messages, checked against it.
 
 from __future__ import annotations
 
+import builtins
 import math
 import warnings
 
@@ -31,8 +33,9 @@ from . import sorting as SO
 from .deprecated_overloads import scalars_first
 from .indexing import check_same_device
 
-__all__ = ["isin", "histc", "histogram", "cdist", "dist", "addr", "heaviside", "sinc", "trapezoid", "trapz",
-           "cumulative_trapezoid", "cov", "corrcoef", "sinc_"]  # (addr_, heaviside_: methods only, as PyTorch's)
+__all__ = ["isin", "histc", "histogram", "histogramdd", "cdist", "dist", "addr", "heaviside", "sinc", "trapezoid",
+           "trapz", "cumulative_trapezoid", "cov", "corrcoef",
+           "sinc_"]  # (addr_, heaviside_: methods only, as PyTorch's)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -108,10 +111,11 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor: 
     return counts.to(input.dtype) if out is None else E.write_out(counts, out)
 
 
-def _histogram_edges(input: Tensor, bins, range) -> Tensor:  # noqa: A002
+def _histogram_edges(input: Tensor, bins, range, dim: int = 0) -> Tensor:  # noqa: A002
     """PyTorch's bin edges of ``histogram``: a 1-D edge tensor as given (input's dtype), or
     ``bins + 1`` linspace edges over ``range`` / the data's [min, max] ([0, 1] for no data), a
-    zero-width range widened by 0.5 on each side (numpy's rule)."""
+    zero-width range widened by 0.5 on each side (numpy's rule). ``dim``: the coordinate of a
+    ``histogramdd`` they are for (``input`` is then that coordinate's column), named in errors."""
     from .._factories import linspace
 
     if isinstance(bins, Tensor):
@@ -121,18 +125,18 @@ def _histogram_edges(input: Tensor, bins, range) -> Tensor:  # noqa: A002
         check_same_device("histogram", bins, input, "bins")
         if bins.ndim != 1:
             raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {bins.ndim} "
-                               "dimensions in the bins tensor for dimension 0")
+                               f"dimensions in the bins tensor for dimension {dim}")
         if bins.dtype is not input.dtype:
             raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but got "
-                               f"input with dtype {D.cpp_name(input.dtype)} and bins for dimension 0 with dtype "
+                               f"input with dtype {D.cpp_name(input.dtype)} and bins for dimension {dim} with dtype "
                                f"{D.cpp_name(bins.dtype)}")
         if bins.numel() < 2:
-            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins.numel() - 1} for dimension 0")
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins.numel() - 1} for dimension {dim}")
         return bins.clone()  # (the result's edges are its own: editing them must not edit the caller's)
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)):
         raise TypeError(f"histogram(): argument 'bins' must be int or Tensor, not {type(bins).__name__}")
     if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension {dim}")
     if range is not None:
         if len(range) != 2:
             raise RuntimeError("torch.histogramdd: for a 1-dimensional histogram range should have 2 elements, but "
@@ -143,13 +147,28 @@ def _histogram_edges(input: Tensor, bins, range) -> Tensor:  # noqa: A002
     else:
         lo, hi = 0.0, 1.0
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{lo:g}, {hi:g}] is not finite")
+        raise RuntimeError(f"torch.histogramdd: dimension {dim}'s range [{lo:g}, {hi:g}] is not finite")
     if lo > hi:
         raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} "
-                           "for dimension 0")
+                           f"for dimension {dim}")
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     return linspace(lo, hi, int(bins) + 1, dtype=input.dtype, device=input.device)
+
+
+def _edge_bins(x: Tensor, edges: Tensor) -> tuple[Tensor, Tensor]:
+    """The bin of each value of the 1-D ``x`` over the 1-D ``edges`` (int64, in [0, bins - 1]) and
+    whether it lies outside them (or is NaN): not to be counted."""
+    n = edges.numel() - 1
+    # the bin is the last edge <= x (upper bound - 1): what PyTorch's kernel finds, by binary
+    # search over an edge tensor, or by interpolation corrected by a local search over the
+    # linspace edges, so a value on an edge is counted by the actual edge values, not by
+    # (x - lo) * bins / width as histc does
+    pos = SO.searchsorted(edges, x, right=True) - 1
+    last = edges[n]
+    pos = B.where(x == last, n - 1, pos)  # the right edge belongs to the last bin
+    outside = (x < edges[0]) | (x > last) | x.isnan()
+    return pos.clamp(0, n - 1), outside
 
 
 @tensor_method
@@ -190,16 +209,8 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
                                f"weight({D.cpp_name(weight.dtype)})")
     n = edges.numel() - 1
     with no_grad():
-        x = input.reshape(-1).contiguous()
-        # the bin is the last edge <= x (upper bound - 1): what PyTorch's kernel finds, by binary
-        # search over an edge tensor, or by interpolation corrected by a local search over the
-        # linspace edges, so a value on an edge is counted by the actual edge values, not by
-        # (x - lo) * bins / width as histc does
-        pos = SO.searchsorted(edges, x, right=True) - 1
-        last = edges[n]
-        pos = B.where(x == last, n - 1, pos)  # the right edge belongs to the last bin
-        outside = (x < edges[0]) | (x > last) | x.isnan()
-        index = B.where(outside, n, pos.clamp(0, n - 1))  # outside: an extra bin, dropped
+        pos, outside = _edge_bins(input.reshape(-1).contiguous(), edges)
+        index = B.where(outside, n, pos)  # outside: an extra bin, dropped
         w = None if weight is None else weight.reshape(-1)
         hist = index.bincount(weights=w, minlength=n + 1)[:n].to(input.dtype)
         if density:  # PyTorch's order: by the total first, then by each bin's width
@@ -209,6 +220,77 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
     if out is None:
         return _histogram_result(hist, edges)
     return _histogram_result(E.write_out(hist, out[0]), E.write_out(edges, out[1]))
+
+
+def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = None,  # noqa: A002
+                density: bool = False):
+    """``(hist, bin_edges)`` of the points ``input`` (``(..., D)``: one point per row of its last
+    dim) as ``torch.histogramdd``: ``hist`` of shape ``(bins_0, ..., bins_D-1)`` and a tuple of
+    ``D`` edge tensors. ``bins``: one int for every coordinate, a sequence of ``D`` ints, or of
+    ``D`` 1-D edge tensors (``range`` is then ignored, as PyTorch); ``range``: ``2 * D`` floats
+    (min, max per coordinate; default: each coordinate's data range). Each coordinate is binned
+    as :func:`histogram` bins (the last bin holds its right edge too); a point outside any
+    coordinate's edges, or with a NaN, is not counted. ``weight`` (``input.shape[:-1]``, input's
+    dtype) sums weights; ``density`` divides by the total and by each bin's volume.
+    float32/float64 only; not differentiable."""
+    from ..return_types import histogramdd as _histogramdd_result
+
+    need_tensor("histogramdd", input, "input")
+    if input.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    if not input.dtype.is_floating_point or input.dtype in (D.float16, D.bfloat16):
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{D.torch_name(input.dtype)}'")
+    ndim = input.shape[-1]
+    if isinstance(bins, Tensor) or (isinstance(bins, (int, np.integer)) and not isinstance(bins, bool)):
+        per_dim = [bins] * ndim
+    elif isinstance(bins, (tuple, list)):
+        per_dim = list(bins)
+        if len(per_dim) != ndim:
+            raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    else:
+        raise TypeError(f"histogramdd(): argument 'bins' must be int, a sequence of ints or a sequence of Tensors, "
+                        f"not {type(bins).__name__}")
+    given_edges = all(isinstance(b, Tensor) for b in per_dim)
+    if range is not None and not given_edges:
+        range = [float(r) for r in range]  # noqa: A001
+        if len(range) != 2 * ndim:
+            raise RuntimeError(f"torch.histogramdd: for a {ndim}-dimensional histogram range should have {2 * ndim} "
+                               f"elements, but got {len(range)}")
+    points = input.reshape(-1, ndim)
+    with no_grad():
+        columns = [points[:, k].contiguous() for k in builtins.range(ndim)]
+        edges = tuple(_histogram_edges(columns[k], b, None if given_edges or range is None else range[2 * k:2 * k + 2],
+                                       dim=k) for k, b in enumerate(per_dim))  # (all checked before any counting)
+        # (PyTorch checks the bins and ranges before the weight)
+        if weight is not None:
+            need_tensor("histogramdd", weight, "weight")
+            check_same_device("histogramdd", weight, input, "weight")
+            if tuple(weight.shape) != tuple(input.shape[:-1]):
+                raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as "
+                                   "the input tensor excluding its innermost dimension, but got input with shape "
+                                   f"{list(input.shape)} and weight with shape {list(weight.shape)}")
+            if weight.dtype is not input.dtype:
+                raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                                   f"should have the same dtype, but got input({D.cpp_name(input.dtype)}), and "
+                                   f"weight({D.cpp_name(weight.dtype)})")
+        shape = tuple(e.numel() - 1 for e in edges)
+        flat = None
+        outside = None
+        for k, (x, e) in enumerate(zip(columns, edges)):
+            pos, out_k = _edge_bins(x, e)
+            flat = pos if flat is None else flat * shape[k] + pos  # row-major: the last coordinate varies fastest
+            outside = out_k if outside is None else outside | out_k
+        total_bins = math.prod(shape)
+        index = B.where(outside, total_bins, flat)  # outside: an extra bin, dropped
+        w = None if weight is None else weight.reshape(-1)
+        hist = index.bincount(weights=w, minlength=total_bins + 1)[:total_bins].to(input.dtype).reshape(shape)
+        if density:  # by the total first, then by each bin's volume (the outer product of the widths)
+            hist = hist / hist.sum()
+            for k, e in enumerate(edges):
+                width_shape = [1] * ndim
+                width_shape[k] = shape[k]
+                hist = hist / (e[1:] - e[:-1]).reshape(width_shape)
+    return _histogramdd_result(hist, edges)
 
 
 # ----------------------------------------------------------------------------------------------

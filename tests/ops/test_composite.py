@@ -326,6 +326,40 @@ def test_histogram(device):
         tl.histogram(_t([[1.0, 2.0], [3.0, 4.0]], device), bins=2, weight=tl.ones(5, 1, device=device))
 
 
+def test_histogramdd(device):
+    # values from torch 2.15: each coordinate binned as histogram bins it (the right edge in the last
+    # bin); a point with a NaN or outside any coordinate's range is not counted
+    x = _t([[0.0, 1.0], [1.0, 1.0], [2.0, 1.0], [0.5, 0.25], [2.0, 3.0], [float("nan"), 1.0], [5.0, 1.0]], device)
+    r = tl.histogramdd(x, bins=[2, 3], range=[0.0, 2.0, 0.0, 3.0])
+    assert type(r) is tl.return_types.histogramdd and r.hist.dtype == tl.float32
+    assert to_numpy(r.hist).tolist() == [[1.0, 1.0, 0.0], [0.0, 2.0, 1.0]]
+    assert [to_numpy(e).tolist() for e in r.bin_edges] == [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0, 3.0]]
+    # default range: each coordinate's own [min, max]; density: by the total, then by the bin volumes
+    r = tl.histogramdd(x[:5], bins=2, weight=_t([1.0, 2.0, 3.0, 4.0, 5.0], device), density=True)
+    np.testing.assert_allclose(to_numpy(r.hist), [[0.24242425, 0.0], [0.24242425, 0.24242425]], rtol=1e-6)
+    assert [to_numpy(e).tolist() for e in r.bin_edges] == [[0.0, 1.0, 2.0], [0.25, 1.625, 3.0]]
+    # edge tensors per coordinate; leading dims are points
+    edges = [_t([0.0, 1.0, 2.0], device, tl.float64), _t([0.0, 1.0, 4.0], device, tl.float64)]
+    r = tl.histogramdd(x[:5].double().reshape(5, 1, 2), bins=edges)
+    assert to_numpy(r.hist).tolist() == [[1.0, 1.0], [0.0, 3.0]] and r.hist.dtype == tl.float64
+    with pytest.raises(RuntimeError, match="input tensor should have at least 2 dimensions"):
+        tl.histogramdd(x[:, 0], bins=2)
+    with pytest.raises(RuntimeError, match="The size of bins must be equal to the innermost dimension"):
+        tl.histogramdd(x, bins=[2])
+    with pytest.raises(RuntimeError, match="for a 2-dimensional histogram range should have 4 elements, but got 2"):
+        tl.histogramdd(x, bins=2, range=[0.0, 1.0])
+    with pytest.raises(RuntimeError, match="min should not exceed max, but got min 1 max 0 for dimension 1"):
+        tl.histogramdd(x, bins=2, range=[0.0, 1.0, 1.0, 0.0])
+    with pytest.raises(RuntimeError, match="dimension 0's range \\[nan, nan\\] is not finite"):
+        tl.histogramdd(x, bins=[2, 0], weight=tl.ones(4, device=device))  # (the range is checked first)
+    with pytest.raises(RuntimeError, match="bins must be > 0, but got 0 for dimension 1"):
+        tl.histogramdd(x[:5], bins=[2, 0])
+    with pytest.raises(RuntimeError, match="input with shape \\[5, 2\\] and weight with shape \\[4\\]"):
+        tl.histogramdd(x[:5], bins=2, weight=tl.ones(4, device=device))
+    with pytest.raises(NotImplementedError, match="\"histogramdd\" not implemented for 'Long'"):
+        tl.histogramdd(x.long(), bins=2)
+
+
 @pytest.mark.skipif(not tl.cuda.is_available(), reason="no cuda device (real or interpreted)")
 def test_histogram_refuses_bins_and_weight_on_another_device():
     # the error names histogram and the argument (it named the searchsorted/bincount it runs on)
