@@ -27,7 +27,7 @@ from ._layout import (
     suggest_memory_format,
 )
 from ._registry import Plan, defop
-from ._storage import Storage, contiguous_strides, new_storage
+from ._storage import Storage, contiguous_strides, new_storage, numpy_view
 from ._tensor import Tensor, tensor_method
 from .autograd.grad_mode import no_grad
 
@@ -208,7 +208,8 @@ def _to_device_impl(x: Tensor, device, non_blocking: bool = False) -> Tensor:
                                non_blocking=non_blocking)
         return Tensor._make(Storage(CPU, host, nbytes), src._shape, src._stride, 0, src.dtype)
     if src.is_cpu:  # cpu -> cuda
-        host = src._storage.data[src._offset:src._offset + src.numel()]
+        # (the block's bytes, read as the tensor's dtype: the storage's array may hold another, view(dtype))
+        host = numpy_view(src._storage, (src.numel(),), (1,), src._offset, src.dtype.np)
         out = empty_tensor(src._shape, src.dtype, dev, src._stride)
         pinned = getattr(src._storage, "owner", None) is not None and isinstance(src._storage.owner, rt.PinnedBuffer)
         rt.copy_host_to_device(out._storage.data, 0, host.view(np.uint8), non_blocking=non_blocking and pinned)

@@ -397,7 +397,8 @@ def check_no_overlap(op_name: str, dst: Tensor, inputs, base_first: bool) -> Non
     for k, t in enumerate(_flat(inputs)):
         if not isinstance(t, Tensor) or t._storage.data is not dst._storage.data or t.numel() == 0:
             continue
-        if (t._shape, t._stride, t._offset) == (dst._shape, dst._stride, dst._offset):
+        if ((t._shape, t._stride, t._offset) == (dst._shape, dst._stride, dst._offset)
+                and t.dtype.itemsize == dst.dtype.itemsize):
             if k == 0 and base_first:
                 continue
             raise _overlap_error(op_name)  # the whole destination
@@ -495,9 +496,11 @@ def _prepare_outputs(op: OpDef, plan: Plan, dev: device, inputs, out, inplace):
             # the same memory: one storage, or a .data alias of it (rare: the cheap test comes first)
             if isinstance(t, Tensor) and t._storage.data is o._storage.data:
                 # (a Geometry of the same layout counts too: masked_fill_'s self, broadcast to its own shape)
-                same = (a._shape == o._shape and a._stride == o._stride and a._offset == o._offset
-                        if isinstance(a, Tensor) else
-                        a.shape == o._shape and a.strides == o._stride and a.offset == o._offset)
+                # (same geometry in elements of another size, a view(dtype), is other bytes)
+                same = t.dtype.itemsize == o.dtype.itemsize and (
+                    a._shape == o._shape and a._stride == o._stride and a._offset == o._offset
+                    if isinstance(a, Tensor) else
+                    a.shape == o._shape and a.strides == o._stride and a.offset == o._offset)
                 if not same and not op.tags.isdisjoint(_PARTIAL_OVERLAP_CHECKED):
                     # (the tensor's own layout, not a broadcast Geometry of it: ``x += x[0]`` reads
                     # the dense row x[0], which the write to x overlaps; PyTorch checks the input)

@@ -4,6 +4,13 @@ A :class:`Storage` is a flat block on one device: a 1-D numpy array on ``cpu``, 
 :class:`~tensorlab_kernels.runtime.Allocation` from the caching allocator on ``cuda``. Tensors
 are (storage, shape, strides, offset, dtype); views share the storage, and with it the version
 counter that autograd uses to notice in-place changes of saved tensors.
+
+A storage is a block of bytes: a tensor's dtype need not be the dtype of the cpu array it was
+allocated as (``x.view(torch.int32)`` of a float32 tensor reads the same bytes as int32), so a
+storage is measured in bytes (``nbytes``), never in elements of ``data``, and a tensor's offset
+(in elements of the tensor's dtype) becomes a byte offset only with the tensor's own itemsize.
+Read cpu memory through :func:`numpy_view` (or :func:`storage_bytes`), which reinterpret the
+bytes when the dtypes differ, never by indexing ``data`` with a tensor's offset.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ class Storage:
 
     def __init__(self, dev: device, data, nbytes: int, owner=None):
         self.device = dev
-        self.data = data  # cpu: 1-D numpy array; cuda: runtime Allocation
+        self.data = data  # cpu: 1-D numpy array (of any dtype: see the module docstring); cuda: runtime Allocation
         self.nbytes = nbytes
         self.version = 0
         self.owner = owner  # keeps foreign memory alive (pinned buffers, DLPack producers)
@@ -74,12 +81,20 @@ def cpu_storage_from_array(arr: np.ndarray) -> tuple[Storage, tuple, int]:
     return Storage(CPU, flat, extent * isz, owner=None), strides, 0
 
 
+def storage_bytes(storage: Storage) -> np.ndarray:
+    """A cpu storage's memory as a 1-D uint8 array (shares memory), whatever dtype ``data`` has."""
+    buf = storage.data
+    return buf if buf.dtype == np.uint8 else buf.view(np.uint8)
+
+
 def numpy_view(storage: Storage, shape, strides, offset: int, np_dtype) -> np.ndarray:
-    """A numpy array over cpu storage with the given geometry (shares memory)."""
+    """A numpy array over cpu storage with the given geometry (shares memory): ``offset`` and
+    ``strides`` in elements of ``np_dtype``, which may differ from the dtype of the storage's array
+    (a ``view(dtype)`` tensor: its bytes are reinterpreted)."""
     isz = np_dtype.itemsize
     buf = storage.data
     if buf.dtype != np_dtype:
-        raise RuntimeError(f"storage holds {buf.dtype}, view asks for {np_dtype}")
+        buf = storage_bytes(storage)
     try:
         if math.prod(shape) == 0:
             return np.empty(shape, np_dtype)

@@ -32,7 +32,8 @@ object, cycles included. ``__metadata__["tensorlab.crc32"]`` holds a CRC-32 of t
 entries and the data section, so a flipped bit anywhere in the file is reported rather than loaded.
 
 As in PyTorch, a view saves its whole storage (``t[:2]`` of a large tensor writes all of it);
-save ``t[:2].clone()`` to write two elements.
+save ``t[:2].clone()`` to write two elements. An entry has one dtype: saving a tensor together with a
+``view(dtype)`` of it in another dtype is refused, with PyTorch's RuntimeError.
 
 Files of format ``tensorlab-1`` (one entry per tensor, each holding that tensor's values in C
 order, referenced as ``{"__tensor__": entry, ...}``; no sharing, memo or attributes) still load;
@@ -132,14 +133,17 @@ class _Storage:
     def data(self) -> bytes:
         from ._tensor_copying import storage_on_host
 
-        return np.ascontiguousarray(storage_on_host(self.storage)).view(np.uint8).tobytes()
+        # (the entry is numel elements of the tensors' dtype: a view(dtype) tensor's storage may end in
+        # bytes that make no whole element of it, which no tensor over it can reach)
+        raw = np.ascontiguousarray(storage_on_host(self.storage)).view(np.uint8)
+        return raw[:self.numel * self.dtype.itemsize].tobytes()
 
 
 class _Saver:
     def __init__(self):
         self.counts: dict = {}  # id -> how often the object is reached (memoized types only)
         self.ids: dict = {}  # id -> its "__id__"
-        self.storages: dict = {}  # (id of the memory, dtype) -> _Storage, in the order first met
+        self.storages: dict = {}  # id of the memory -> _Storage, in the order first met
 
     # objects reached more than once get an "__id__" (found by a first pass, so the first occurrence carries it)
     def count(self, obj) -> None:
@@ -244,10 +248,12 @@ class _Saver:
 
     def tensor(self, t: Tensor, path: str, extra: dict) -> dict:
         storage = t._storage
-        key = (id(storage.data), t.dtype)  # (Tensor.data's alias storage shares the memory, so the data object)
+        key = id(storage.data)  # (Tensor.data's alias storage shares the memory, so the data object)
         rec = self.storages.get(key)
         if rec is None:
             rec = self.storages[key] = _Storage(storage, t.dtype)
+        elif rec.dtype is not t.dtype:  # (x and x.view(dtype): an entry has one dtype; PyTorch's refusal)
+            raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
         name = path or "tensor"
         rec.paths.append(name)
         if (rec.covering is None and t._offset == 0 and t.numel() == rec.numel and t.numel() > 0

@@ -457,7 +457,9 @@ def host_scalar(value) -> Tensor:
 def _host_cell(t: Tensor):
     """(numpy storage, index) of a float32 0-d cpu tensor: read and written without building a view."""
     if t.is_cpu and t.dtype is D.float32 and t.ndim == 0:
-        return t._storage.data, t._offset
+        if t._storage.data.dtype == D.float32.np:
+            return t._storage.data, t._offset
+        return t._np_view().reshape(1), 0  # (a view(dtype) of other memory: data's elements are not t's)
     return None, None
 
 
