@@ -425,14 +425,60 @@ AS_STRIDED = defop("as_strided", view=_as_strided_geom, backward=_as_strided_bac
 
 
 @tensor_method
-def view(input: Tensor, *shape, size=None) -> Tensor:
-    """The same data with another shape; needs compatible strides (else use ``reshape``)."""
+def view(input: Tensor, *shape, size=None, dtype=None) -> Tensor:
+    """The same data with another shape; needs compatible strides (else use ``reshape``).
+    ``view(dtype)``: the same bytes read as another dtype (:func:`view_dtype`)."""
+    if dtype is not None:
+        if shape or size is not None:
+            raise TypeError("view() received an invalid combination of arguments: both a size and dtype=")
+        shape = (dtype,)
     shape = _keyword_shape("view", "size", shape, size)
     if not shape:
         raise TypeError("view() missing 1 required positional argument: 'size' (or 'dtype')")
-    if len(shape) == 1 and not isinstance(shape[0], list | tuple) and not _is_int(shape[0]):
-        raise NotImplementedError("view(dtype) is not supported by tensorlab; use .to(dtype) for a converted copy")
+    if any(isinstance(s, D.dtype) for s in shape):
+        if len(shape) != 1:
+            raise TypeError(f"view() received an invalid combination of arguments - got "
+                            f"({', '.join(type(s).__name__ for s in shape)}), but expected one of: (dtype dtype), "
+                            "(tuple of ints size)")
+        return view_dtype(input, shape[0])
     return dispatch(VIEW, input, size=shape_args(shape, "view"))
+
+
+def view_dtype(input: Tensor, dtype: D.dtype) -> Tensor:
+    """``x.view(dtype)``: ``x``'s bytes read as ``dtype``, sharing its storage and with it the version
+    counter (a write through either is seen by the other, and autograd notices one to a saved
+    tensor). As PyTorch's, the result is no autograd view: it does not require grad (even for the
+    same dtype), has no grad_fn and no ``_base``. With another element size the last dim is
+    rescaled (it must have stride 1, and when the element grows, a size, storage offset and other
+    strides divisible by the ratio); a 0-d tensor keeps only the same size."""
+    old_size, new_size = input.dtype.itemsize, dtype.itemsize
+    shape, strides, offset = input._shape, input._stride, input._offset
+    if new_size != old_size:
+        what = f"to view {D.torch_name(input.dtype)} as {D.torch_name(dtype)} (different element sizes)"
+        if not shape:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if new_size < old_size:  # each element becomes `ratio` of them
+            if strides[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+            ratio = old_size // new_size
+            shape = (*shape[:-1], shape[-1] * ratio)
+            strides = (*(s * ratio for s in strides[:-1]), 1)
+            offset *= ratio
+        else:  # `ratio` elements become one
+            ratio = new_size // old_size
+            if shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {shape[-1]}")
+            if offset % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
+            if strides[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+            for d, s in enumerate(strides[:-1]):
+                if s % ratio:
+                    raise RuntimeError(f"self.stride({d}) must be divisible by {ratio} {what}, but got {s}")
+            shape = (*shape[:-1], shape[-1] // ratio)
+            strides = (*(s // ratio for s in strides[:-1]), 1)
+            offset //= ratio
+    return Tensor._make(input._storage, shape, strides, offset, dtype)
 
 
 def _keyword_shape(op: str, name: str, args: tuple, keyword) -> tuple:

@@ -53,6 +53,35 @@ def test_views_load_back_as_views_of_one_storage(device):
     assert y["t"].tolist() == [[0.0, 3.0], [100.0, 4.0], [2.0, 5.0]]
 
 
+def test_view_dtype_tensors_save_as_pytorch(device, tmp_path):
+    # torch 2.15: a storage saved through views of one dtype loads back as that dtype's storage,
+    # shared by the views (offsets counted in the view's elements)
+    x = tl.tensor([1.0, 2.0, 3.0], device=device)
+    y = _roundtrip({"b": x[1:].view(tl.int16), "c": x[1:].view(tl.int16)[1:]})
+    y["c"].add_(1)
+    assert y["b"].dtype == tl.int16 and y["b"].device == x.device
+    assert y["b"].tolist() == [0, 16385, 1, 16449] and y["b"].storage_offset() == 2 and y["c"].storage_offset() == 3
+    assert y["b"].untyped_storage().nbytes() == 12 and _storage_ptr(y["b"]) == _storage_ptr(y["c"])
+    # a tensor and a view(dtype) of it in another dtype: PyTorch's refusal, and no file is written
+    m = tl.nn.Linear(2, 2).to(device)
+    m.register_buffer("bits", m.weight.detach().view(tl.int32))
+    path = tmp_path / "m.safetensors"
+    with pytest.raises(RuntimeError, match="^Cannot save multiple tensors or storages that view the same data as "
+                                           "different types$"):
+        tl.save(m.state_dict(), path)
+    assert not path.exists()
+    bits = tl.load(io.BytesIO(_bytes({"bits": m.bits})))["bits"]  # alone it saves
+    assert bits.dtype == tl.int32 and tl.equal(bits, m.bits)
+    same = _roundtrip({"a": x, "b": x.view(tl.float32)})  # the same dtype: one storage, shared
+    same["b"].add_(1)
+    assert same["a"].tolist() == [2.0, 3.0, 4.0]
+    # a view whose storage ends in bytes that make no whole element of its dtype: the entry holds the
+    # whole elements (torch 2.15 writes all 5 bytes and then fails to load its own file)
+    u = tl.tensor([0, 0, 128, 63, 7], dtype=tl.uint8, device=device)
+    f = _roundtrip({"f": u[:4].view(tl.float32)})["f"]
+    assert f.tolist() == [1.0] and f.untyped_storage().nbytes() == 4
+
+
 def test_a_storage_is_written_once():
     w = tl.randn(4, 3)
     sd = OrderedDict([("encoder.weight", w), ("decoder.weight", w), ("head", w[1:])])  # tied weights

@@ -293,6 +293,194 @@ def test_view_errors_match_pytorch(fn, err, match):
         fn(x)
 
 
+# view(dtype): values, shapes, strides and offsets from torch 2.15 (the bits read back as ints of the same size)
+_VIEW_DTYPE_CASES = [
+    ('float32', [1.0, -2.0, 0.5, 3.25, -0.0, 1e-30], ((2, 2), (3, 1), 1), 'int32',
+     ((2, 2), (3, 1), 1, [[-1073741824, 1056964608], [-2147483648, 228737632]])),
+    ('float32', [1.0, -2.0, 0.5, 3.25, -0.0, 1e-30], ((2, 2), (3, 1), 1), 'uint8',
+     ((2, 8), (12, 1), 4, [[0, 0, 0, 192, 0, 0, 0, 63], [0, 0, 0, 128, 96, 66, 162, 13]])),
+    ('float32', [1.0, -2.0, 0.5, 3.25, -0.0, 1e-30], ((3, 2), (2, 1), 0), 'float64',
+     ((3, 1), (1, 1), 0, [[-4611686017362034688], [4634204017621204992], [982420650951966720]])),
+    ('float32', [1.0, -2.0, 0.5, 3.25, -0.0, 1e-30], ((2, 2), (0, 1), 2), 'float16',
+     ((2, 4), (0, 1), 4, [[0, 16128, 0, 16464], [0, 16128, 0, 16464]])),
+    ('float64', [1.0, -2.5, 1e+300, -0.0], ((2, 2), (1, 1), 1), 'int64',
+     ((2, 2), (1, 1), 1, [[-4610560118520545280, 9094988921128908188], [9094988921128908188, -9223372036854775808]])),
+    ('float64', [1.0, -2.5, 1e+300, -0.0], ((2, 1), (2, 1), 1), 'uint8',
+     ((2, 8), (16, 1), 8, [[0, 0, 0, 0, 0, 0, 4, 192], [0, 0, 0, 0, 0, 0, 0, 128]])),
+    ('float64', [1.0, -2.5, 1e+300, -0.0], ((4,), (1,), 0), 'float32',
+     ((8,), (1,), 0, [0, 1072693248, 0, -1073479680, -2013235812, 2117592124, 0, -2147483648])),
+    ('float16', [1.0, -2.0, 65504.0, float("inf"), 0.1, -0.0], ((3, 2), (2, 1), 0), 'int16',
+     ((3, 2), (2, 1), 0, [[15360, -16384], [31743, 31744], [11878, -32768]])),
+    ('bfloat16', [1.0, -2.0, 3e+38, float("-inf"), 0.1, -0.0], ((2, 2), (3, 1), 1), 'int16',
+     ((2, 2), (3, 1), 1, [[-16384, 32610], [15821, -32768]])),
+    ('bfloat16', [1.0, -2.0, 3e+38, float("-inf"), 0.1, -0.0], ((3, 2), (2, 1), 0), 'float32',
+     ((3, 1), (1, 1), 0, [[-1073725568], [-8355998], [-2147467827]])),
+    ('int16', [16256, -16384, 0, 32767], ((4,), (1,), 0), 'bfloat16', ((4,), (1,), 0, [16256, -16384, 0, 32767])),
+    ('int16', [16256, -16384, 0, 32767], ((2, 2), (2, 1), 0), 'float16',
+     ((2, 2), (2, 1), 0, [[16256, -16384], [0, 32767]])),
+    ('uint8', [0, 0, 128, 63, 0, 0, 0, 192, 255], ((2, 4), (4, 1), 0), 'float32',
+     ((2, 1), (1, 1), 0, [[1065353216], [-1073741824]])),
+    ('uint8', [0, 1, 2, 255, 128, 7, 9, 0, 1], ((2, 4), (4, 1), 1), 'int8',
+     ((2, 4), (4, 1), 1, [[1, 2, 255, 128], [7, 9, 0, 1]])),
+    ('int8', [0, 1, -1, -128, 127, 1], ((6,), (1,), 0), 'uint8', ((6,), (1,), 0, [0, 1, 255, 128, 127, 1])),
+    ('uint8', [0, 1, 1, 0, 1, 1], ((2, 3), (3, 1), 0), 'bool', ((2, 3), (3, 1), 0, [[0, 1, 1], [0, 1, 1]])),
+    ('bool', [True, False, True, True, False, True, True, True], ((2, 4), (4, 1), 0), 'int8',
+     ((2, 4), (4, 1), 0, [[1, 0, 1, 1], [0, 1, 1, 1]])),
+    ('bool', [True, False, True, True, False, True, True, True], ((2, 4), (4, 1), 0), 'int32',
+     ((2, 1), (1, 1), 0, [[16842753], [16843008]])),
+    ('int32', [1, -1, 7, 2147483647], ((), (), 2), 'float32', ((), (), 2, 7)),
+    ('int64', [1, -1], ((0, 2), (2, 1), 0), 'int32', ((0, 4), (4, 1), 0, [])),
+]
+_BITS = {1: tl.uint8, 2: tl.int16, 4: tl.int32, 8: tl.int64}
+
+
+@pytest.mark.parametrize("src,values,layout,dst,expected", _VIEW_DTYPE_CASES)
+def test_view_dtype_reinterprets_the_bytes_as_pytorch(src, values, layout, dst, expected, device):
+    base = tl.tensor(values, dtype=getattr(tl, src), device=device)
+    x = base.as_strided(*layout)
+    v = x.view(getattr(tl, dst))
+    shape, stride, offset, bits = expected
+    assert (v.dtype, v.shape, v.stride(), v.storage_offset()) == (getattr(tl, dst), shape, stride, offset)
+    assert v.device == base.device and v.untyped_storage().data_ptr() == base.untyped_storage().data_ptr()
+    c = v.contiguous()
+    assert c.view(_BITS[c.element_size()]).tolist() == bits
+    assert v.cpu().view(_BITS[c.element_size()]).tolist() == bits  # (a device copy keeps the bytes)
+    if device == "cpu":  # (numpy reads the storage's bytes as the view's dtype)
+        assert v.numpy().copy().view(_BITS[c.element_size()].np).tolist() == bits
+    if v.ndim and x.numel():
+        assert tl.equal(v.view(x.dtype).view(tl.uint8), x.view(tl.uint8))  # (and back)
+
+
+@pytest.mark.parametrize("src,layout,dst,message", [
+    ('float32', ((), (), 0), 'float64', 'self.dim() cannot be 0 to view Float as Double (different element sizes)'),
+    ('float32', ((), (), 0), 'float16', 'self.dim() cannot be 0 to view Float as Half (different element sizes)'),
+    ('float32', ((3,), (1,), 0), 'float64',
+     'self.size(-1) must be divisible by 2 to view Float as Double (different element sizes), but got 3'),
+    ('float32', ((4,), (1,), 1), 'float64',
+     'self.storage_offset() must be divisible by 2 to view Float as Double (different element sizes), but got 1'),
+    ('float32', ((2, 4), (1, 2), 0), 'float64',
+     'self.stride(-1) must be 1 to view Float as Double (different element sizes), but got 2'),
+    ('float32', ((4, 2), (1, 4), 0), 'uint8',
+     'self.stride(-1) must be 1 to view Float as Byte (different element sizes), but got 4'),
+    ('float32', ((2, 4), (5, 1), 0), 'float64',
+     'self.stride(0) must be divisible by 2 to view Float as Double (different element sizes), but got 5'),
+    ('float32', ((4, 1), (1, 1), 0), 'float64',
+     'self.size(-1) must be divisible by 2 to view Float as Double (different element sizes), but got 1'),
+    ('float32', ((4, 2), (2, 0), 0), 'uint8',
+     'self.stride(-1) must be 1 to view Float as Byte (different element sizes), but got 0'),
+    ('uint8', ((3, 1), (1, 3), 0), 'float32',
+     'self.size(-1) must be divisible by 4 to view Byte as Float (different element sizes), but got 1'),
+    ('bool', ((2, 4), (1, 2), 0), 'float16',
+     'self.stride(-1) must be 1 to view Bool as Half (different element sizes), but got 2'),
+    ('int8', ((2, 4), (8, 2), 1), 'int32',
+     'self.storage_offset() must be divisible by 4 to view Char as Int (different element sizes), but got 1'),
+    ('float16', ((2, 3, 4), (13, 5, 1), 0), 'float32',
+     'self.stride(0) must be divisible by 2 to view Half as Float (different element sizes), but got 13'),
+    ('bfloat16', ((2, 2), (4, 1), 1), 'int64',
+     'self.size(-1) must be divisible by 4 to view BFloat16 as Long (different element sizes), but got 2'),
+    ('int16', ((2, 0), (1, 2), 0), 'bool',
+     'self.stride(-1) must be 1 to view Short as Bool (different element sizes), but got 2'),
+    ('int16', ((2, 0), (1, 2), 0), 'int32',
+     'self.stride(-1) must be 1 to view Short as Int (different element sizes), but got 2'),
+])
+def test_view_dtype_errors_match_pytorch(src, layout, dst, message):
+    x = tl.zeros(64, dtype=getattr(tl, src)).as_strided(*layout)
+    with pytest.raises(RuntimeError) as info:
+        x.view(getattr(tl, dst))
+    assert str(info.value) == message
+
+
+def test_view_dtype_arguments():
+    x = tl.tensor([1.0, 2.0])
+    assert x.view(dtype=tl.int32).tolist() == [1065353216, 1073741824]
+    assert tl.zeros(2, 3).view(tl.float32).shape == (2, 3)
+    with pytest.raises(TypeError, match="invalid combination of arguments"):
+        x.view(tl.float32, 2)
+    with pytest.raises(TypeError):
+        x.view("float32")
+    with pytest.raises(TypeError):
+        x.view(2, dtype=tl.int32)
+
+
+def test_view_dtype_shares_storage_and_version_counter(device):
+    # torch 2.15: add_(1) on the int32 view steps each float's bits by one ulp; one version counter
+    x = tl.tensor([1.0, -2.0, 0.5, 3.25], device=device)
+    v = x.view(tl.int32)
+    assert v._base is None and x._version == v._version == 0
+    v.add_(1)
+    assert x.tolist() == [1.0000001192092896, -2.000000238418579, 0.5000000596046448, 3.250000238418579]
+    assert x._version == v._version == 1
+    x.mul_(2)
+    assert v.tolist() == [1073741825, -1065353215, 1065353217, 1087373313] and v._version == 2
+    b = tl.tensor([1.0, -2.0], device=device)
+    b.view(tl.uint8)[1:6:2].add_(7)  # a strided byte view of the floats
+    assert b.tolist() == [16387.5, -2.00042724609375]
+    h = tl.tensor([1.0, -2.0, 65504.0, float("inf")], dtype=tl.float16, device=device)
+    h.view(tl.int16).mul_(3)
+    assert h.view(tl.int16).tolist() == [-19456, 16384, 29693, 29696]
+    # x.copy_(x.view(int32)): the whole destination, read before written (torch: the ints as floats)
+    y = tl.tensor([1.0, 2.0], device=device)
+    y.copy_(y.view(tl.int32))
+    assert y.tolist() == [1065353216.0, 1073741824.0]
+    # the same element geometry in another element size is other bytes: a partial overlap, refused
+    d = tl.tensor([1.0, 2.0], dtype=tl.float64, device=device)
+    with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor refer"):
+        d.add_(d.view(tl.int32)[:2])
+
+
+def test_view_dtype_on_cpu_reaches_numpy_and_host_scalars():
+    x = tl.tensor([1.0, 2.0])
+    n = x.view(tl.int32).numpy()
+    n[0] = 0
+    assert x.tolist() == [0.0, 2.0] and n.dtype == np.int32
+    assert x.view(tl.uint8).numpy().tolist() == [0, 0, 0, 0, 0, 0, 0, 64]
+    assert np.from_dlpack(x[1:].view(tl.int32)).tolist() == [1073741824]
+    from tensorlab.optim.optimizer import add_host_scalar_, read_host_scalar
+
+    s = tl.tensor(1065353216, dtype=tl.int32).view(tl.float32)  # a float32 step over int32 memory
+    assert read_host_scalar(s) == 1.0
+    add_host_scalar_(s, 1.0)
+    assert s.item() == 2.0 and s.view(tl.int32).item() == 1073741824
+
+
+def test_view_dtype_moves_between_devices(device):
+    # a cpu view(dtype) with an offset, copied to the device and back: its own bytes, not the storage's
+    # elements at its offset (the cpu storage is a float32 array; the view counts int16 elements)
+    x = tl.tensor([1.0, -2.0, 0.5, 3.25])
+    v = x.view(tl.int16)[3:7]
+    assert v.storage_offset() == 3 and v.tolist() == [-16384, 0, 16128, 0]
+    d = v.to(device)
+    assert d.tolist() == [-16384, 0, 16128, 0] and d.to("cpu").tolist() == [-16384, 0, 16128, 0]
+    u = x.view(tl.uint8).as_strided((2, 3), (8, 1), 2).to(device)  # (not dense: copied as a block first)
+    assert u.tolist() == [[128, 63, 0], [0, 63, 0]]
+    w = tl.tensor([1.0, 2.0], device=device).view(tl.int32)[1:].to("cpu")
+    assert w.tolist() == [1073741824] and w.view(tl.float32).tolist() == [2.0]
+
+
+def test_view_dtype_is_not_differentiable_as_pytorch():
+    # torch 2.15: view(dtype) of a tensor that requires grad, any dtype (the same one too), neither
+    # requires grad nor has a grad_fn; in-place writes through it bump the shared version counter
+    x = tl.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    for t in (x, x * 2):
+        for dt in (tl.float32, tl.int32, tl.float16, tl.uint8, tl.bfloat16):
+            v = t.view(dt)
+            assert (v.requires_grad, v.grad_fn, v.is_leaf, v._base) == (False, None, True, None)
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+        x.view(tl.float32).sum().backward()
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
+        x.view(tl.int32).requires_grad_()
+    h = x.view(tl.float16).requires_grad_()
+    assert h.requires_grad and h.is_leaf
+    b = x * 1
+    c = b.sin()
+    b.view(tl.int32).add_(1)  # (allowed, as torch: not a view of a leaf in autograd's sense)
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+        c.sum().backward()
+    a = tl.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    a.view(tl.int32).add_(1)
+    assert a.detach().view(tl.int32).tolist() == [1065353217, 1073741825, 1077936129]
+
+
 def test_as_strided_backward_adds_up_overlapping_elements(device):
     # values from torch 2.13: windows that share elements (stride 1 < row length) and a stride-0
     # dim send every copy's gradient to the one input element, summed

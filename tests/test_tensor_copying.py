@@ -95,3 +95,54 @@ def test_a_zero_d_item_crosses_a_data_loader_worker():
 
     items = list(tl.utils.data.DataLoader(Scalars(), batch_size=None, num_workers=1))
     assert [(t.shape, t.item()) for t in items] == [((), 0.0), ((), 1.0), ((), 2.0)]
+
+
+# ----------------------------------------------------------------------------------------------
+# view(dtype): a tensor whose dtype is not its storage array's (a float32 array read as int16)
+# ----------------------------------------------------------------------------------------------
+
+
+def test_pickle_and_deepcopy_of_view_dtype_tensors_keep_the_bytes_and_the_sharing(device):
+    x = tl.tensor([1.0, 2.0, 3.0, 4.0], device=device)
+    v = x[1:].view(tl.uint8)  # torch 2.15: offset 4 bytes, the floats' little-endian bytes
+    r = roundtrip(v)
+    assert r.dtype == tl.uint8 and r.storage_offset() == 4 and r.device == x.device
+    assert r.tolist() == [0, 0, 0, 64, 0, 0, 64, 64, 0, 0, 128, 64]
+    a, b = roundtrip((x, x.view(tl.int32)))  # one storage, sent once: still shared
+    b.add_(1)
+    assert a.tolist() == [1.0000001192092896, 2.000000238418579, 3.000000238418579, 4.000000476837158]
+    a, b = copy.deepcopy((x, x.view(tl.int32)))  # (as torch's deepcopy: one new storage)
+    b.add_(1)
+    assert a.tolist() == [1.0000001192092896, 2.000000238418579, 3.000000238418579, 4.000000476837158]
+    assert x.tolist() == [1.0, 2.0, 3.0, 4.0]
+    big = tl.arange(100000.0, device=device)
+    small = big[5:7].view(tl.int16)  # pickled by value
+    data = pickle.dumps(small)
+    assert len(data) < 2000 and pickle.loads(data).tolist() == [0, 16544, 0, 16576]
+
+
+class _ViewedRows(tl.utils.data.Dataset):
+    """Rows of a float32 tensor read as int16: big ones (shared memory) and small ones (pickled)."""
+
+    def __init__(self, n):
+        self.data = tl.arange(float(4 * n * 512)).reshape(4, 2, n * 256)  # (n=4: rows of 8 kB, shared memory)
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return self.data[i].view(tl.int16)[:, 2:], self.data[i, 0, :2].view(tl.uint8)
+
+
+@pytest.mark.parametrize("n", [1, 4])
+@pytest.mark.parametrize("batch_size", [None, 2])
+def test_view_dtype_tensors_cross_a_data_loader_worker(n, batch_size):
+    ds = _ViewedRows(n)
+    got = list(tl.utils.data.DataLoader(ds, batch_size=batch_size, num_workers=1))
+    want = list(tl.utils.data.DataLoader(ds, batch_size=batch_size, num_workers=0))
+    assert len(got) == len(want) == (4 if batch_size is None else 2)
+    for (g_rows, g_bytes), (w_rows, w_bytes) in zip(got, want):
+        assert g_rows.dtype == tl.int16 and g_bytes.dtype == tl.uint8
+        assert tl.equal(g_rows, w_rows) and tl.equal(g_bytes, w_bytes)
+    first = ds[0]
+    assert first[1].tolist() == [0, 0, 0, 0, 0, 0, 128, 63]
