@@ -311,6 +311,14 @@ def _kl_exponential_gamma(p, q):
     return t1 + ratio + q.concentration.lgamma() + q.concentration * _euler_gamma - (1 + _euler_gamma)
 
 
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p, q):
+    # with c = rate * q.scale: E_p[x] = 1 / rate and E_p[exp(-x / q.scale)] = c / (c + 1)
+    c = p.rate * q.scale
+    loc_ratio = q.loc / q.scale
+    return c.log() - 1 + c.reciprocal() - loc_ratio + tl.exp(loc_ratio) * c / (c + 1)
+
+
 @register_kl(Exponential, Normal)
 def _kl_exponential_normal(p, q):
     var_normal = q.scale.pow(2)
@@ -331,6 +339,34 @@ def _kl_gamma_infinity(p, q):
 @register_kl(Gamma, Exponential)
 def _kl_gamma_exponential(p, q):
     return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p, q):
+    # -entropy(p) - E_p[log q], with c = rate * q.scale and E_p[exp(-x / q.scale)] = (1 + 1 / c) ** -concentration
+    a = p.concentration
+    c = p.rate * q.scale
+    loc_ratio = q.loc / q.scale
+    neg_entropy = (a - 1) * a.digamma() - a.lgamma() - a
+    return neg_entropy + c.log() + a / c - loc_ratio + tl.exp(loc_ratio) * (1 + c.reciprocal()).pow(-a)
+
+
+@register_kl(Gumbel, Beta)
+@register_kl(Gumbel, Exponential)
+@register_kl(Gumbel, Gamma)
+@register_kl(Gumbel, Uniform)
+def _kl_gumbel_infinity(p, q):
+    return _infinite_like(p.loc)
+
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p, q):
+    # -entropy(p) + the Normal's log-normalizer + E_p[(x - q.loc) ** 2] / (2 q.scale ** 2), where that
+    # expectation is the variance pi ** 2 p.scale ** 2 / 6 plus the squared offset of p's mean
+    r = p.scale / q.scale
+    mean_offset = (p.loc + p.scale * _euler_gamma - q.loc) / q.scale
+    return (-r.log() + 0.5 * math.log(2 * math.pi) + (math.pi * r).pow(2) / 12 + 0.5 * mean_offset.pow(2)
+            - (1 + _euler_gamma))
 
 
 @register_kl(Gamma, Normal)
@@ -369,6 +405,14 @@ def _kl_laplace_normal(p, q):
 @register_kl(Normal, Uniform)
 def _kl_normal_infinity(p, q):
     return _infinite_like(p.loc)
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p, q):
+    # E_p[exp(-(x - q.loc) / q.scale)] is the Normal's moment generating function at -1 / q.scale
+    d = (p.loc - q.loc) / q.scale
+    var_ratio = (p.scale / q.scale).pow(2)
+    return -0.5 * var_ratio.log() + d + tl.exp(0.5 * var_ratio - d) - 0.5 * (1 + math.log(2 * math.pi))
 
 
 @register_kl(Normal, Laplace)
@@ -414,6 +458,15 @@ def _kl_uniform_gamma(p, q):
     t4 = q.rate * (p.high + p.low) / 2
     result = -t1 + t2 + t3 + t4
     return tl.where(p.low < q.support.lower_bound, math.inf, result)
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p, q):
+    # the Gumbel's log density averaged over [low, high]; its exp(-z) term integrates in closed form
+    ratio = q.scale / (p.high - p.low)
+    z_high = (p.high - q.loc) / q.scale
+    z_low = (p.low - q.loc) / q.scale
+    return ratio.log() + 0.5 * (z_high + z_low) - ratio * (tl.exp(-z_high) - tl.exp(-z_low))
 
 
 @register_kl(Uniform, Normal)

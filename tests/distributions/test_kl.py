@@ -17,6 +17,7 @@ from tensorlab.distributions import (
     Distribution,
     Exponential,
     Gamma,
+    Gumbel,
     Independent,
     Laplace,
     LogNormal,
@@ -84,6 +85,26 @@ def test_kl_cross_families():
     assert_close(kl_divergence(Poisson(f64([1.0])), Bernoulli(f64([0.5]))), [np.inf])
     # Exponential(r) -> Gamma(1, r) is 0
     assert_close(kl_divergence(Exponential(f64([0.7])), Gamma(f64([1.0]), f64([0.7]))), [0.0], atol=1e-12)
+
+
+def test_kl_gumbel_cross_families():
+    # PyTorch registers Gumbel against Normal, Exponential, Gamma and Uniform both ways; these raised
+    # NotImplementedError. Values from torch 2.15 (float64)
+    g = Gumbel(f64([0.5, -1.0]), f64([2.0, 0.3]))
+    n = Normal(f64([0.2, 1.0]), f64([1.5, 0.7]))
+    assert_close(kl_divergence(g, n), [0.986286742630385, 3.7455220361160535], rtol=1e-12)
+    assert_close(kl_divergence(n, g), [0.2579238361828311, 4.41979224310708], rtol=1e-12)
+    assert_close(kl_divergence(Exponential(f64([0.8, 3.0])), g), [0.635173116438192, 3.3559821361616327], rtol=1e-12)
+    assert_close(kl_divergence(Gamma(f64([2.5, 0.7]), f64([1.2, 3.0])), g), [0.47471962900506204, 3.4320347467209165],
+                 rtol=1e-12)
+    assert_close(kl_divergence(Uniform(f64([-1.0, 0.5]), f64([2.0, 0.75])), g), [0.6909572011396088, 5.603559800225742],
+                 rtol=1e-12)
+    # a Gumbel has all of the real line: infinite against a bounded or half-line support
+    for q in (Beta(f64([2.0, 1.0]), f64([2.0, 3.0])), Exponential(f64([1.0, 2.0])),
+              Gamma(f64([1.0, 2.0]), f64([1.0, 2.0])), Uniform(f64([0.0, 1.0]), f64([1.0, 2.0]))):
+        kl = kl_divergence(g, q)
+        assert kl.dtype == tl.float64
+        assert_close(kl, [np.inf, np.inf])
 
 
 def test_kl_exponential_family_fallback():
