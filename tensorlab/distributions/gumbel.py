@@ -53,9 +53,10 @@ class Gumbel(Distribution):
         return self.stddev.pow(2)
 
     def _uniform_bounds(self):
-        # the open interval PyTorch's base uniform lives on: log(u) and log(-log(u)) stay finite
+        # the open interval PyTorch's base uniform lives on: log(u) and log(-log(u)) stay finite. As tensors
+        # like loc (PyTorch's full_like), so a value of another dtype is mapped at the promoted dtype, not its own
         info = tl.finfo(self.loc.dtype)
-        return info.tiny, 1 - info.eps
+        return tl.full_like(self.loc, info.tiny), tl.full_like(self.loc, 1 - info.eps)
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

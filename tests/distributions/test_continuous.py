@@ -130,6 +130,16 @@ def test_gumbel_values_samples_and_kl():
                                  (f64([0.3, -0.2], requires_grad=True), f64([1.2, 0.7], requires_grad=True)))
 
 
+def test_gumbel_icdf_bounds_in_the_distributions_dtype():
+    # the uniform's bounds (tiny, 1 - eps) are the distribution's dtype, as torch's full_like(loc, ...): a float32
+    # value on a float64 Gumbel was mapped at float32, where tiny is 0 in float16 / 1 - eps rounds to 1 (+-inf)
+    d = Gumbel(f64([0.0]), f64([2.0]))
+    assert_close(d.icdf(tl.tensor([0.0, 0.5, 1.0])), [-13.12600770036397, 0.733025841163328, 72.0873067782343])
+    f = Gumbel(0.0, 1.0)  # 0-d float32 parameters win over a 0-d float16/bfloat16 value
+    np.testing.assert_allclose(npy(f.icdf(tl.tensor(0.0, dtype=tl.float16))), -4.46976900100708, rtol=1e-6)
+    np.testing.assert_allclose(npy(f.icdf(tl.tensor(1.0, dtype=tl.bfloat16))), 15.942384719848633, rtol=1e-6)
+
+
 @pytest.mark.parametrize("make, mean, var", [
     (lambda: Normal(f64([1.0, -2.0]), f64([0.5, 3.0])), [1.0, -2.0], [0.25, 9.0]),
     (lambda: Uniform(f64([0.0, -1.0]), f64([1.0, 5.0])), [0.5, 2.0], [1 / 12, 3.0]),
