@@ -1318,6 +1318,23 @@ def test_adaptive_pool1d_values_indices_and_gradients(device):
     assert F.adaptive_avg_pool1d(x, 0).shape == (1, 2, 0)
 
 
+def test_adaptive_max_pool1d_nan_takes_the_last_nan_of_a_bin(device):
+    # PyTorch's kernel replaces its running max at every NaN: a bin's index (and its gradient) is its last NaN,
+    # not its first; values from torch 2.15
+    nan = float("nan")
+    x = tl.tensor([[[nan, 1., nan, 3., 2., nan, 0.]]], device=device, requires_grad=True)
+    assert F.adaptive_max_pool1d(x, 1, return_indices=True)[1].tolist() == [[[5]]]
+    values, indices = F.adaptive_max_pool1d(x, 3, return_indices=True)  # bins [0,3) [2,5) [4,7)
+    assert indices.tolist() == [[[2, 2, 5]]] and np.isnan(to_numpy(values)).all()
+    values.backward(tl.tensor([[[1., 10., 100.]]], device=device))
+    assert x.grad.tolist() == [[[0., 0., 11., 0., 0., 100., 0.]]]
+    y = tl.tensor([[[nan, 1., nan, 3., 2., nan]]], device=device, requires_grad=True)  # O divides L: tiled bins
+    values, indices = F.adaptive_max_pool1d(y, 2, return_indices=True)
+    assert indices.tolist() == [[[2, 5]]]
+    values.backward(tl.tensor([[[1., 10.]]], device=device))
+    assert y.grad.tolist() == [[[0., 0., 1., 0., 0., 10.]]]
+
+
 def test_adaptive_pool1d_errors():
     with pytest.raises(RuntimeError, match="Expected 2 to 3 dimensions, but got 1-dimensional tensor"):
         F.adaptive_avg_pool1d(tl.ones(5), 2)

@@ -4,13 +4,15 @@ a (C, L) or (N, C, L) input (the global pooling of point-cloud and sequence mode
 
 Written with tensorlab ops, so they run on every device and autograd differentiates them. Output
 bin i covers [floor(i·L/O), ceil((i+1)·L/O)) as in PyTorch, so neighbouring bins overlap when O does
-not divide L; the max takes the first maximum of a bin (NaN wins), as ``Tensor.max(dim)`` does.
+not divide L; the max takes the first maximum of a bin, but the last NaN of a bin holding NaNs (PyTorch's
+kernel replaces its running max at every NaN), for the index and the gradient alike.
 """
 
 from __future__ import annotations
 
 from ... import _dtype as D
 from ..._tensor import Tensor
+from ...ops.elementwise_binary import where
 from ...ops.shape_ops import stack
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d"]
@@ -51,6 +53,17 @@ def _windows(input: Tensor, bins: list[tuple[int, int]]) -> Tensor | None:
     return input.reshape(*input.shape[:-1], size, length // size)
 
 
+def _window_max(window: Tensor) -> tuple[Tensor, Tensor]:
+    """Max over the last dim of ``window`` and where it is, as PyTorch's kernel picks it: the first
+    maximum, or the last NaN. The value is gathered at that index, so the gradient goes there too."""
+    _, index = window.max(-1)
+    nan = window.isnan()
+    positions = window.new_ones(window.shape[-1], dtype=D.int64).cumsum(0) - 1
+    last_nan = (nan.to(D.int64) * positions).amax(-1)
+    index = where(nan.any(-1), last_nan, index)
+    return window.gather(-1, index.unsqueeze(-1)).squeeze(-1), index
+
+
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     bins = _bins("adaptive_avg_pool1d", input, output_size)
     if not bins:
@@ -67,12 +80,12 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
         values = input.new_empty((*input.shape[:-1], 0))
         indices = input.new_empty((*input.shape[:-1], 0), dtype=D.int64)
     elif (tiled := _windows(input, bins)) is not None:
-        values, where = tiled.max(-1)
+        values, at = _window_max(tiled)
         step = input.shape[-1] // len(bins)
         # the window's argmax plus the window's start, as positions along L
-        indices = where + (input.new_ones(len(bins), dtype=D.int64).cumsum(0) - 1) * step
+        indices = at + (input.new_ones(len(bins), dtype=D.int64).cumsum(0) - 1) * step
     else:
-        parts = [input[..., s:e].max(-1) for s, e in bins]
-        values = stack([p.values for p in parts], -1)
-        indices = stack([p.indices + s for p, (s, _) in zip(parts, bins)], -1)
+        parts = [_window_max(input[..., s:e]) for s, e in bins]
+        values = stack([v for v, _ in parts], -1)
+        indices = stack([i + s for (_, i), (s, _) in zip(parts, bins)], -1)
     return (values, indices) if return_indices else values
