@@ -1348,3 +1348,15 @@ def test_adaptive_pool1d_errors():
         F.adaptive_max_pool1d(tl.ones(2, 0, 3), 2)
     with pytest.raises(NotImplementedError, match="\"adaptive_avg_pool1d\" not implemented for 'Long'"):
         F.adaptive_avg_pool1d(tl.ones(2, 3, dtype=tl.int64), 2)
+    # numpy and tensor integers are output sizes, as PyTorch's parser takes them (they raised TypeError); a list
+    # input is PyTorch's TypeError, not an AttributeError
+    x = tl.arange(8.0).reshape(1, 2, 4)
+    assert F.adaptive_avg_pool1d(x, np.int64(2)).tolist() == [[[0.5, 2.5], [4.5, 6.5]]]
+    assert F.adaptive_max_pool1d(x, (np.int32(2),)).tolist() == [[[1.0, 3.0], [5.0, 7.0]]]
+    assert F.adaptive_max_pool1d(x, tl.tensor(2)).tolist() == [[[1.0, 3.0], [5.0, 7.0]]]
+    with pytest.raises(TypeError, match="must be tuple of ints, not float64"):
+        F.adaptive_avg_pool1d(x, np.float64(2.0))
+    with pytest.raises(TypeError, match="must be tuple of ints, not Tensor"):
+        F.adaptive_avg_pool1d(x, tl.tensor(2.0))
+    with pytest.raises(TypeError, match=r"argument 'input' \(position 1\) must be Tensor, not list"):
+        F.adaptive_avg_pool1d([[1.0, 2.0]], 1)

@@ -10,8 +10,10 @@ kernel replaces its running max at every NaN), for the index and the gradient al
 
 from __future__ import annotations
 
+import operator
+
 from ... import _dtype as D
-from ..._tensor import Tensor
+from ..._tensor import Tensor, need_tensor
 from ...ops.elementwise_binary import where
 from ...ops.shape_ops import stack
 
@@ -20,14 +22,20 @@ __all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d"]
 
 def _bins(op: str, input: Tensor, output_size) -> list[tuple[int, int]]:
     """Check the arguments (before any work) and return the [start, end) of every output bin."""
+    need_tensor(op, input)
     size = output_size
     if isinstance(size, (tuple, list)):
         if len(size) != 1:
             raise RuntimeError(f"{op}() argument 'output_size' should contain one int (got {len(size)})")
         size = size[0]
-    if isinstance(size, bool) or not isinstance(size, int):
+    given = size
+    try:  # numpy integers and integer tensors count as ints, as PyTorch's argument parser takes them
+        size = None if isinstance(size, bool) else operator.index(size)
+    except TypeError:
+        size = None
+    if size is None:
         raise TypeError(f"{op}(): argument 'output_size' (position 2) must be tuple of ints, "
-                        f"not {type(size).__name__}")
+                        f"not {type(given).__name__}")
     if input.dim() not in (2, 3):
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for "
                            f"argument #1 'self' (while checking arguments for {op})")
