@@ -126,7 +126,8 @@ def fake_quantize_per_channel_affine(input: Tensor, scale: Tensor, zero_point: T
     _no_grad_qparam(op, scale)
     if input.ndim == 0:
         raise IndexError(f"{op}: Dimension specified as {axis} but tensor has no dimensions")
-    axis = norm_dim(axis, input.ndim, op) if axis >= 0 else axis
+    # (checked in range first, as PyTorch wraps it: a negative axis in range is refused below, one out of range here)
+    norm_dim(axis, input.ndim, op)
     if scale.ndim != 1:
         raise RuntimeError(f"{op}: scale should be a 1-D tensor (got {scale.ndim}-D)")
     if zero_point.ndim != 1:

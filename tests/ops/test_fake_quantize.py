@@ -64,6 +64,9 @@ def test_errors():
         tl.fake_quantize_per_channel_affine(w, s, z, -1, -8, 7)
     with pytest.raises(IndexError, match="Dimension out of range"):
         tl.fake_quantize_per_channel_affine(w, s, z, 2, -8, 7)
+    # below -ndim the axis is out of range before it is negative: PyTorch's IndexError (it was the RuntimeError)
+    with pytest.raises(IndexError, match=r"in range of \[-2, 1\], but got -3"):
+        tl.fake_quantize_per_channel_affine(w, s, z, -3, -8, 7)
     with pytest.raises(RuntimeError, match="not consistent with input tensor"):
         tl.fake_quantize_per_channel_affine(w, s, z, 0, -8, 7)
     with pytest.raises(RuntimeError, match="Scale must be Float or BFloat16, found Double"):
