@@ -31,6 +31,14 @@ __all__ = ["fake_quantize_per_tensor_affine", "fake_quantize_per_channel_affine"
 _FLOATS = (D.float32, D.float64, D.float16, D.bfloat16)
 
 
+def _need_ints(op: str, **args) -> None:
+    """PyTorch's argument parser takes only ints here: a float or bool zero point or bound is a TypeError,
+    not a value to truncate."""
+    for name, v in args.items():
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{op}(): argument '{name}' must be int, not {type(v).__name__}")
+
+
 def _check_range(quant_min: int, quant_max: int) -> None:
     if quant_min > quant_max:
         raise RuntimeError(f"`quant_min` should be less than or equal to `quant_max` (got quant_min={quant_min}, "
@@ -79,6 +87,8 @@ def fake_quantize_per_tensor_affine(input: Tensor, scale, zero_point, quant_min:
     if input.dtype not in _FLOATS:
         raise NotImplementedError(f"{op}: \"fake_quantize_tensor_cachemask_kernel_type_handling\" not implemented "
                                   f"for '{D.torch_name(input.dtype)}'")
+    _need_ints(op, quant_min=quant_min, quant_max=quant_max,
+               **({} if isinstance(zero_point, Tensor) else {"zero_point": zero_point}))
     for name, v in (("scale", scale), ("zero_point", zero_point)):
         if isinstance(v, Tensor) and v.numel() != 1:
             raise RuntimeError(f"{op}: a Tensor with {v.numel()} elements cannot be converted to Scalar ({name})")
@@ -113,6 +123,7 @@ def fake_quantize_per_channel_affine(input: Tensor, scale: Tensor, zero_point: T
     need_tensor(op, input)
     need_tensor(op, scale, "scale", 2)
     need_tensor(op, zero_point, "zero_point", 3)
+    _need_ints(op, axis=axis, quant_min=quant_min, quant_max=quant_max)
     if input.dtype not in _FLOATS:
         raise NotImplementedError(f"{op}: \"fake_quantize_channel_cachemask_cpu_type_handling\" not implemented for "
                                   f"'{D.torch_name(input.dtype)}'")

@@ -79,3 +79,16 @@ def test_errors():
         tl.fake_quantize_per_channel_affine(w, s, z[:1], 1, -8, 7)
     with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
         tl.fake_quantize_per_channel_affine(tl.tensor(2.0), tl.tensor([0.1]), tl.tensor([0], dtype=tl.int32), 0, -8, 7)
+
+
+def test_fake_quantize_integer_arguments_are_ints():
+    # a float or bool zero point or bound was truncated (0.5 used as 0); PyTorch's parser raises TypeError
+    x = tl.tensor([0.35, -0.2])
+    for args in [(0.5, -128, 127), (True, -128, 127), (0, -128.0, 127), (0, -128, 127.0)]:
+        with pytest.raises(TypeError, match="must be int"):
+            tl.fake_quantize_per_tensor_affine(x, 0.1, *args)
+    w, s, z = tl.ones(2, 3), tl.ones(3), tl.zeros(3, dtype=tl.int32)
+    for args in [(1.0, 0, 10), (1, 0.0, 10), (1, 0, True)]:
+        with pytest.raises(TypeError, match="must be int"):
+            tl.fake_quantize_per_channel_affine(w, s, z, *args)
+    assert tl.fake_quantize_per_tensor_affine(x, 0.1, 1, -128, 127).tolist() == pytest.approx([0.4, -0.2])
