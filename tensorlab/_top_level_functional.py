@@ -19,7 +19,7 @@ __all__ = ["dropout", "dropout_", "alpha_dropout", "alpha_dropout_", "feature_dr
            "feature_alpha_dropout", "feature_alpha_dropout_", "layer_norm", "group_norm", "batch_norm",
            "instance_norm", "rms_norm", "kl_div", "binary_cross_entropy_with_logits", "cosine_embedding_loss",
            "hinge_embedding_loss", "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "embedding",
-           "bilinear", "constant_pad_nd", "pdist"]
+           "bilinear", "constant_pad_nd", "pdist", "adaptive_avg_pool1d", "adaptive_max_pool1d"]
 
 # ATen's Reduction enum, which the top-level losses take instead of a string
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
@@ -154,3 +154,12 @@ def constant_pad_nd(input, pad, value=0):
 
 def pdist(input, p: float = 2):
     return F.pdist(input, p)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return F.adaptive_avg_pool1d(input, output_size)
+
+
+def adaptive_max_pool1d(input, output_size):
+    # (ATen's op always returns the indices too)
+    return F.adaptive_max_pool1d(input, output_size, return_indices=True)

@@ -52,6 +52,10 @@ def test_aten_signature_forms_map_onto_functional(device):
     _eq(tl.embedding(w5.reshape(5, 1), idx), F.embedding(idx, w5.reshape(5, 1)))  # table first; -1: no padding
     _eq(tl.constant_pad_nd(p, [1, 2, 0, 1], 3.5), F.pad(p, [1, 2, 0, 1], value=3.5))
     _eq(tl.pdist(p, 1.5), F.pdist(p, 1.5))
+    _eq(tl.adaptive_avg_pool1d(x, 2), F.adaptive_avg_pool1d(x, 2))
+    values, indices = tl.adaptive_max_pool1d(x, 2)  # (ATen's op: the indices always)
+    _eq(values, F.adaptive_max_pool1d(x, 2))
+    _eq(indices, F.adaptive_max_pool1d(x, 2, return_indices=True)[1])
     assert tl.dropout(x, 0.3, False) is x and tl.feature_alpha_dropout(x, 0.3, False) is x
 
 
