@@ -33,6 +33,7 @@ class FusedOptimizer(Optimizer):
     grads)`` (the parameters that have a gradient), usually with one :func:`fused_update`."""
 
     _name = "Optimizer"
+    _HOST_SCALARS = ("step", "mu_product")  # loaded as float32 cpu scalars (PyTorch's __setstate__ does so)
 
     def __init__(self, params, defaults: dict) -> None:
         # PyTorch's constructor order: the option values, then the implementation switches.

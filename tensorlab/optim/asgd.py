@@ -7,7 +7,7 @@ import numpy as np
 from tensorlab_kernels.optim import asgd as K
 
 from ._functional import FusedOptimizer, fused_update
-from .optimizer import Optimizer, _host_cell, check_lr, lr_value, nonnegative, read_host_scalar
+from .optimizer import _host_cell, check_lr, lr_value, nonnegative, read_host_scalar
 
 __all__ = ["ASGD"]
 
@@ -40,7 +40,7 @@ class ASGD(FusedOptimizer):
     _name = "ASGD"
     _checks = {"lr": check_lr, "lambd": nonnegative("lambd value"), "alpha": nonnegative("alpha value"),
                "weight_decay": nonnegative("weight_decay value")}
-    _HOST_SCALARS = (*Optimizer._HOST_SCALARS, "eta", "mu")
+    _HOST_SCALARS = (*FusedOptimizer._HOST_SCALARS, "eta", "mu")
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None, maximize=False,
                  differentiable=False, capturable=False):

@@ -345,7 +345,8 @@ class Optimizer:
     def load_state_dict(self, state_dict: dict) -> None:
         """Load a ``state_dict()``: checks the group count and every group's size first (nothing
         changes when it raises), then casts floating state tensors to their parameter's dtype and
-        device. ``step``-like counters (``step``, ``mu_product``) become float32 cpu tensors."""
+        device. A ``step`` tensor is kept as it is and other non-tensor values are kept, as PyTorch's base
+        class does; tensorlab's own optimizers (``_HOST_SCALARS``) make their counters float32 cpu tensors."""
         if not isinstance(state_dict, dict) or "state" not in state_dict or "param_groups" not in state_dict:
             keys = f" with keys {sorted(map(str, state_dict))}" if isinstance(state_dict, dict) else ""
             raise ValueError("loaded state dict must be a dict with 'state' and 'param_groups' "
@@ -386,12 +387,17 @@ class Optimizer:
         for hook in self._optimizer_load_state_dict_post_hooks.values():
             hook(self)
 
-    _HOST_SCALARS = ("step", "mu_product")  # per-parameter scalars the host reads every step
+    # per-parameter scalars the host reads every step: tensorlab's own optimizers name theirs
+    # (FusedOptimizer); a user's subclass keeps its counters as it wrote them (an int ``step`` stays
+    # an int, as in PyTorch: a float32 tensor would round ``beta ** step`` to float32)
+    _HOST_SCALARS: tuple = ()
 
     def _cast_state(self, param: Tensor, value, key=None):
         if isinstance(value, Tensor):
             if key in self._HOST_SCALARS:
                 return host_scalar(value)
+            if key == "step":  # PyTorch never casts a step tensor (its dtype and device are the optimizer's)
+                return value
             if param.is_floating_point():
                 return value.to(dtype=param.dtype, device=param.device)
             return value.to(device=param.device)

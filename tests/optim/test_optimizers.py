@@ -406,6 +406,25 @@ def test_load_state_dict_casts_to_each_parameter(device):
     assert st["step"].item() == 2.0
 
 
+
+def test_load_state_dict_keeps_a_custom_optimizers_step():
+    # AdaBelief/NovoGrad-style subclasses keep ``state["step"]`` as an int and compute ``beta2 ** step``:
+    # PyTorch's base class leaves it an int (it was a float32 tensor, which rounded the bias correction)
+    # and never casts a step tensor (Sophia's float32 shape-(1,) counter beside float64 parameters)
+    class Custom(tl.optim.Optimizer):
+        def __init__(self, params):
+            super().__init__(params, {"lr": 0.1})
+
+    p = tl.nn.Parameter(tl.zeros(2, dtype=tl.float64))
+    opt = Custom([p])
+    opt.state[p] = {"step": 3, "buf": tl.zeros(1, dtype=tl.float32)}
+    opt.load_state_dict(opt.state_dict())
+    assert opt.state[p]["step"] == 3 and type(opt.state[p]["step"]) is int
+    assert opt.state[p]["buf"].dtype is tl.float64
+    opt.state[p] = {"step": tl.ones(1, dtype=tl.float32)}
+    opt.load_state_dict(opt.state_dict())
+    assert opt.state[p]["step"].dtype is tl.float32 and opt.state[p]["step"].shape == (1,)
+
 def test_constructor_errors():
     p = tl.nn.Parameter(tl.zeros(2))
     with pytest.raises(ValueError, match="optimizer got an empty parameter list"):
