@@ -31,8 +31,8 @@ from ._tensor import Tensor
 
 _BINARY = ["add", "sub", "mul", "div", "maximum", "minimum", "pow", "clamp_min", "clamp_max"]
 _UNARY = ["abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc", "exp", "expm1", "floor", "frac",
-          "lgamma", "log", "log10", "log1p", "log2", "neg", "reciprocal", "round", "sigmoid", "sign", "sin", "sinh",
-          "sqrt", "tan", "tanh", "trunc"]
+          "lgamma", "log", "log10", "log1p", "log2", "neg", "reciprocal", "round", "rsqrt", "sigmoid", "sign", "sin",
+          "sinh", "sqrt", "tan", "tanh", "trunc"]
 _TERNARY = ["addcmul", "addcdiv", "lerp"]
 # the binary ops whose 0-d tensor ``other`` PyTorch takes as a Scalar (mul/div have a Tensor overload)
 _SCALAR_OTHER = frozenset({"add", "sub", "maximum", "minimum", "pow", "clamp_min", "clamp_max"})
@@ -277,9 +277,24 @@ def _foreach_norm(self, ord=2, dtype=None) -> tuple:
     return tuple(vector_norm(t, ord, dtype=dtype) for t in _list("_foreach_norm", self))
 
 
+def _foreach_clone(self) -> tuple:
+    return tuple(t.clone() for t in _list("_foreach_clone", self))
+
+
+def _foreach_max(self) -> tuple:
+    """The largest element of each tensor, 0-d (clip_grad_norm_'s inf norm); an empty tensor has none."""
+    ts = _list("_foreach_max", self)
+    for t in ts:
+        if t.numel() == 0:
+            raise RuntimeError("_foreach_max cannot compute the maximum of an empty tensor; max over zero elements "
+                               "is undefined.")
+    return tuple(t.max() for t in ts)
+
+
 def functions() -> dict:
     """Every ``_foreach_*`` function by name (installed at the top level of tensorlab)."""
-    made = {"_foreach_zero_": _foreach_zero_, "_foreach_copy_": _foreach_copy_, "_foreach_norm": _foreach_norm}
+    made = {"_foreach_zero_": _foreach_zero_, "_foreach_copy_": _foreach_copy_, "_foreach_norm": _foreach_norm,
+            "_foreach_clone": _foreach_clone, "_foreach_max": _foreach_max}
     for names, factory in ((_BINARY, _binary), (_UNARY, _unary), (_TERNARY, _ternary)):
         for name in names:
             out_of_place, in_place = factory(name)

@@ -490,3 +490,20 @@ def test_dist_p_errors():
         tl.dist(a, b, tl.tensor(1.0, requires_grad=True))
     with pytest.raises(TypeError, match=r"^dist\(\): argument 'p' \(position 3\) must be Number, not str$"):
         tl.dist(a, b, "fro")
+
+
+def test_max_clone_rsqrt(device):
+    # torch 2.15's _foreach_max (clip_grad_norm_'s inf norm), _foreach_clone and _foreach_rsqrt(_)
+    a = [_t([1.0, 4.0], device), _t([[2, 7], [3, 1]], device)]
+    assert [(m.tolist(), m.dtype, m.shape) for m in tl._foreach_max(a)] == [(4.0, tl.float32, ()), (7, tl.int64, ())]
+    c = tl._foreach_clone(a)
+    assert _got(c) == _got(a) and c[0].data_ptr() != a[0].data_ptr()
+    assert _got(tl._foreach_rsqrt([a[0]])) == [([1.0, 0.5], tl.float32)]
+    ts = [a[0].clone()]
+    assert tl._foreach_rsqrt_(ts) is ts and ts[0].tolist() == [1.0, 0.5]
+    with pytest.raises(RuntimeError, match="^_foreach_max cannot compute the maximum of an empty tensor"):
+        tl._foreach_max([_t([1.0], device), _t([], device)])
+    with pytest.raises(RuntimeError, match="^_foreach_clone: Tensor list must have at least one tensor.$"):
+        tl._foreach_clone([])
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type int64"):
+        tl._foreach_rsqrt_([_t([4], device)])
