@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from .nn.modules.module import Module
 
-__all__ = ["ScriptModule", "export", "ignore", "is_scripting", "is_tracing", "script", "script_method", "unused"]
+__all__ = ["ScriptModule", "annotate", "export", "ignore", "is_scripting", "is_tracing", "script", "script_method",
+           "unused"]
 
 
 def is_tracing() -> bool:
@@ -21,6 +22,12 @@ def is_tracing() -> bool:
 
 def is_scripting() -> bool:
     return False
+
+
+def annotate(the_type, the_value):
+    # torchvision's detection code types empty containers for the compiler
+    # (``torch.jit.annotate(List[Tensor], [])``); eagerly the value is the answer, as in PyTorch
+    return the_value
 
 
 def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):

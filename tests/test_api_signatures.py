@@ -411,6 +411,14 @@ def test_jit_scripting_entry_points_run_eagerly():
         tl.jit.ignore(3)
 
 
+def test_jit_annotate_returns_the_value():
+    # torchvision's detection heads write `torch.jit.annotate(List[Tensor], [])`: tl.jit had no annotate
+    # (AttributeError); eagerly it hands back the value unchanged, as PyTorch does
+    v = []
+    assert tl.jit.annotate(list, v) is v
+    assert tl.jit.annotate(dict, {"a": 1}) == {"a": 1}
+
+
 def test_compiler_and_jit_queries_answer_eager():
     # Hugging Face model code asks `torch.compiler.is_compiling()` / `torch.jit.is_tracing()` and decorates
     # helpers with `@torch.compiler.disable`: tl.compiler / tl.jit were missing (AttributeError)
