@@ -12,7 +12,7 @@ dtype rules and its error messages, all checked against torch 2.13.
 - writes through a flattened view: ``put``/``put_``;
 - conversions: ``deg2rad``/``rad2deg``, ``float_power``, ``ldexp``, ``sgn``, ``numel``;
 - the rest: ``renorm``, ``index_reduce`` (``scatter_reduce`` with the index spread over rows),
-  ``narrow_copy``, ``combinations``, ``empty_strided``, ``is_tensor``, ``is_nonzero``, ``detach``.
+  ``narrow_copy``, ``combinations``, ``empty_strided``, ``is_tensor``, ``is_nonzero``, ``detach``, ``_assert``.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ __all__ = ["isclose", "allclose", "nansum", "nanmean", "aminmax", "diff", "kron"
            "ravel", "tril_indices", "triu_indices", "put", "deg2rad", "rad2deg", "float_power", "sgn", "numel",
            "is_tensor", "is_nonzero", "detach", "empty_strided", "empty_permuted", "ldexp", "renorm", "index_reduce",
            "narrow_copy", "combinations", "deg2rad_", "rad2deg_", "ldexp_", "detach_", "is_floating_point",
-           "is_complex", "is_signed", "get_device", "scalar_tensor", "isreal"]
+           "is_complex", "is_signed", "get_device", "scalar_tensor", "isreal", "_assert"]
 
 AminmaxResult = RT.aminmax  # (tensorlab.return_types: it pickles by that name)
 
@@ -708,6 +708,12 @@ def isreal(input: Tensor) -> Tensor:
 def is_tensor(obj) -> bool:
     """Whether ``obj`` is a tensorlab Tensor."""
     return isinstance(obj, Tensor)
+
+
+def _assert(condition, message) -> None:
+    """``torch._assert``: an ``assert`` that model code (torchvision's anchor generator and box coder) calls as a
+    function; a tensor condition is read with ``bool()``, so a tensor of several values raises as ``bool()`` does."""
+    assert condition, message
 
 
 @tensor_method

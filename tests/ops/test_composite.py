@@ -673,6 +673,19 @@ def test_ldexp_renorm_index_reduce_and_small_helpers(device):
     assert not tl.detach(tl.ones(2, requires_grad=True)).requires_grad
 
 
+def test_assert_is_a_callable_assert():
+    # torchvision's anchor generator and box coder call `torch._assert(cond, msg)`: it was missing (AttributeError);
+    # torch 2.15: AssertionError with the message for False / tensor(False), bool()'s error for several values
+    tl._assert(True, "never")
+    tl._assert(tl.tensor(True), "never")
+    with pytest.raises(AssertionError, match="^grid sizes differ$"):
+        tl._assert(False, "grid sizes differ")
+    with pytest.raises(AssertionError, match="^zero$"):
+        tl._assert(tl.tensor(0.0), "zero")
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one"):
+        tl._assert(tl.tensor([1, 0]), "m")
+
+
 def test_nansum_nanmean_aminmax_out(device):
     # torch 2.13 takes out= for nansum, nanmean and aminmax (tensorlab raised TypeError; found by a
     # differential fuzzer against torch); values, dtype rules and errors checked against torch
