@@ -484,9 +484,9 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self.numel() != 1:
-            raise RuntimeError(
-                f"Boolean value of Tensor with {'no' if self.numel() == 0 else 'more than one'} values is ambiguous"
-            )
+            # PyTorch's words differ in number: "no values" but "more than one value"
+            what = "no values" if self.numel() == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
         return builtins.bool(self.item())
 
     def _python_scalar(self):

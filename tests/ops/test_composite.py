@@ -682,7 +682,7 @@ def test_assert_is_a_callable_assert():
         tl._assert(False, "grid sizes differ")
     with pytest.raises(AssertionError, match="^zero$"):
         tl._assert(tl.tensor(0.0), "zero")
-    with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one"):
+    with pytest.raises(RuntimeError, match="^Boolean value of Tensor with more than one value is ambiguous$"):
         tl._assert(tl.tensor([1, 0]), "m")
 
 
