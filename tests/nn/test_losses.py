@@ -446,13 +446,21 @@ def test_bce_log_clamped_at_minus_100():
 
 
 def test_bce_gradient_formula():
-    """PyTorch's gradient: w (x - y) / max(x (1 - x), 1e-12), also at x = 0 and 1 (finite)."""
+    """PyTorch's gradient: w (x - y) / max(x (1 - x), float32(1e-12)), also at x = 0 and 1 (finite)."""
     x = np.array([0.2, 0.0, 1.0, 0.7])
     y = np.array([1.0, 0.0, 0.0, 0.3])
     xt = T(x, grad=True)
     F.binary_cross_entropy(xt, T(y), reduction="sum").backward()
-    close(xt.grad, (x - y) / np.maximum(x * (1 - x), 1e-12))
+    close(xt.grad, (x - y) / np.maximum(x * (1 - x), float(np.float32(1e-12))))
     gradcheck(lambda a, b: F.binary_cross_entropy(a, b), P, P[::-1].copy())
+
+
+def test_bce_gradient_floor_is_float32_1e_12():
+    # a saturated float64 probability: torch 2.15 divides by 1e-12 rounded to float32, so its gradients
+    # are -300000001198.74084 and 700000002797.0619 (tensorlab's exact 1e-12 gave -3e11 and 7e11)
+    xt = tl.tensor([4.248354255291589e-18, 1.0], dtype=tl.float64, requires_grad=True)
+    F.binary_cross_entropy(xt, tl.tensor([0.3, 0.3], dtype=tl.float64), reduction="sum").backward()
+    assert xt.grad.tolist() == [-300000001198.74084, 700000002797.0619]
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)

@@ -552,6 +552,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 # ----------------------------------------------------------------------------------------------
 
 
+_BCE_GRAD_FLOOR = 9.999999960041972e-13  # float(np.float32(1e-12))
+
+
 class _BinaryCrossEntropy(Function):
     """Elementwise ``-w (y log x + (1 - y) log(1 - x))`` with both logs clamped at -100; the
     gradients are PyTorch's: ``dx = w (x - y) / max(x (1 - x), 1e-12)``,
@@ -571,7 +574,9 @@ class _BinaryCrossEntropy(Function):
         gx = gy = None
         gw = g * w if w is not None else g
         if ctx.needs_input_grad[0]:
-            gx = gw * (x - y) / (x * (1 - x)).clamp_min(1e-12)
+            # PyTorch's floor is 1e-12 rounded to float32 (9.99999996e-13) in every dtype: a saturated
+            # float64 input (x(1 - x) < 1e-12) gets torch's gradient only with that value
+            gx = gw * (x - y) / (x * (1 - x)).clamp_min(_BCE_GRAD_FLOOR)
         if ctx.needs_input_grad[1]:
             # unclamped, as PyTorch's (-logit(x)): +-inf where x is exactly 0 or 1
             gy = gw * ((-x).log1p() - x.log())
