@@ -595,6 +595,15 @@ def test_cosine_embedding(reduction):
     gradcheck(lambda a, b: F.cosine_embedding_loss(a, b, T(y), margin=-0.3), X, Y)
 
 
+def test_cosine_embedding_epsilon_is_float32_1e_12():
+    # vectors of squared norm near 1e-12: torch 2.15's values (an exact 1e-12 gave 0.9906951578960153 and
+    # 0.008943824729940989, PyTorch adds 1e-12 rounded to float32)
+    a = tl.tensor([[1e-7, 2e-7], [1.0, 2.0]], dtype=tl.float64)
+    b = tl.tensor([[3e-7, -1e-7], [0.0, 1e-8]], dtype=tl.float64)
+    got = F.cosine_embedding_loss(a, b, tl.tensor([1, -1]), reduction="none")
+    np.testing.assert_allclose(got.tolist(), [0.9906951578614103, 0.008943824747808082], rtol=1e-14)
+
+
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_margin_ranking(reduction):
     y = np.array([1.0, -1.0, -1.0, 1.0, 1.0, -1.0])

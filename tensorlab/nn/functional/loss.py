@@ -552,7 +552,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 # ----------------------------------------------------------------------------------------------
 
 
-_BCE_GRAD_FLOOR = 9.999999960041972e-13  # float(np.float32(1e-12))
+_LOSS_EPSILON = 9.999999960041972e-13  # float(np.float32(1e-12)): PyTorch's EPSILON in Loss.cpp
 
 
 class _BinaryCrossEntropy(Function):
@@ -576,7 +576,7 @@ class _BinaryCrossEntropy(Function):
         if ctx.needs_input_grad[0]:
             # PyTorch's floor is 1e-12 rounded to float32 (9.99999996e-13) in every dtype: a saturated
             # float64 input (x(1 - x) < 1e-12) gets torch's gradient only with that value
-            gx = gw * (x - y) / (x * (1 - x)).clamp_min(_BCE_GRAD_FLOOR)
+            gx = gw * (x - y) / (x * (1 - x)).clamp_min(_LOSS_EPSILON)
         if ctx.needs_input_grad[1]:
             # unclamped, as PyTorch's (-logit(x)): +-inf where x is exactly 0 or 1
             gy = gw * ((-x).log1p() - x.log())
@@ -852,7 +852,8 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, ep
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
                           reduce=None, reduction: str = "mean") -> Tensor:
     """``1 - cos(x1, x2)`` where ``target == 1``, ``max(0, cos - margin)`` where ``target == -1``, with
-    ``cos = sum(x1 x2) / sqrt((sum(x1^2) + 1e-12) (sum(x2^2) + 1e-12))`` (PyTorch's EPSILON)."""
+    ``cos = sum(x1 x2) / sqrt((sum(x1^2) + eps) (sum(x2^2) + eps))`` with PyTorch's EPSILON, 1e-12 rounded to
+    float32."""
     from ...ops.elementwise_binary import where
 
     _need_tensor("cosine_embedding_loss", input1=input1, input2=input2, target=target)
@@ -867,7 +868,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     if targ_dim == 0 and not (input1.ndim == 1 and input2.ndim == 1):
         raise RuntimeError(f"cosine_embedding_loss: 0D target tensor expects 1D input tensors, but found inputs with "
                            f"sizes {list(input1.shape)} and {list(input2.shape)}.")
-    eps = 1e-12
+    eps = _LOSS_EPSILON  # (torch's 1e-12 is a float32 constant: small float64 vectors see the rounding)
     prod_sum = (input1 * input2).sum(targ_dim)
     mag1 = (input1 * input1).sum(targ_dim) + eps
     mag2 = (input2 * input2).sum(targ_dim) + eps
