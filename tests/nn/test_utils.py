@@ -84,7 +84,10 @@ def test_clip_grad_norm_mixed_dtypes_and_precision(device):
     p64, g64 = _params(device, tl.float64, seed=2)
     total = get_total_norm([p.grad for p in p16 + p64])
     assert total.dtype is tl.float64  # promoted, as torch.stack of the per-tensor norms
-    np.testing.assert_allclose(total.item(), _ref_norm(g16 + g64, 2.0), rtol=1e-6)
+    # each float16 gradient's norm is rounded to float16 first, as PyTorch's (its per-tensor norms)
+    norms16 = [float(np.float16(_ref_norm([g], 2.0))) for g in g16]
+    np.testing.assert_allclose(total.item(), _ref_norm([np.array(norms16)] + g64, 2.0), rtol=1e-6)
+    assert abs(total.item() - _ref_norm(g16 + g64, 2.0)) > 1e-6  # (not one float64 norm of everything)
     pbf, gbf = _params(device, tl.bfloat16, seed=3)
     total = clip_grad_norm_(pbf, 0.1)
     assert total.dtype is tl.bfloat16
@@ -207,3 +210,12 @@ def test_skip_init_builds_the_module_with_pytorch_checks():
         skip_init(NoDevice)
     with pytest.raises(RuntimeError, match="Expected a Module; got <class 'int'>"):
         skip_init(int)
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_get_total_norm_of_mixed_dtypes_rounds_each_dtype_group(device):
+    # PyTorch takes one norm per (device, dtype) group in that dtype, then the norm of the norms in the
+    # promoted dtype: the float32 group's norm is rounded to float32 first (was computed in float64)
+    grads = [tl.full((3,), 0.1, device=device), tl.full((2, 2), 0.1, dtype=tl.float64, device=device)]
+    total = tl.nn.utils.get_total_norm(grads)
+    assert total.dtype == tl.float64 and total.item() == 0.2645751290713209  # torch 2.15's value

@@ -63,9 +63,14 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
             raise RuntimeError(f"clip_grad_norm_: gradients must be floating point, got {bad.name}")
         fused = norm_type == math.inf or norm_type == -math.inf or (norm_type > 0 and math.isfinite(norm_type))
         norms = []
+        # Mixed dtypes: PyTorch takes each tensor's norm in its own dtype (a float16 gradient's norm is
+        # rounded to float16, a float32 one's to float32) and then the norm of those norms in the promoted
+        # dtype; one fused norm in the promoted dtype would be more precise than PyTorch, and different.
+        # One dtype: one fused kernel per device (the same value to rounding).
+        per_tensor = not fused or len({t.dtype for t in tensors}) > 1
         for dev, group in _by_device(tensors).items():
             _check_foreach(foreach, dev)
-            if not fused:  # p = 0, p < 0, NaN: PyTorch's definition, per tensor then over the norms
+            if per_tensor:  # (not fused: p = 0, p < 0, NaN, PyTorch's definition, per tensor then over the norms)
                 norms.extend(norm(g, norm_type).to(dtype) for g in group)
                 continue
             if norm_type in (math.inf, -math.inf) and any(g.numel() == 0 for g in group):
