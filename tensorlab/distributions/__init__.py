@@ -2,12 +2,14 @@
 (so sampling, log_prob and entropy run on cpu and cuda and are differentiable where PyTorch's are).
 
 Families: Bernoulli, Beta, Binomial, Categorical, Dirichlet, Exponential, Gamma, Geometric, Gumbel,
-Independent, Laplace, LogNormal, MixtureSameFamily, Normal, OneHotCategorical(StraightThrough), Poisson, Uniform;
+Independent, Laplace, LogNormal, MixtureSameFamily, Normal, OneHotCategorical(StraightThrough),
+Poisson, StudentT, Uniform;
 ``kl_divergence``/``register_kl``; ``constraints``; the helpers of ``distributions.utils``.
 
 Differences from PyTorch: Gamma, Beta and Dirichlet ``sample()`` but have no ``rsample`` (tensorlab
 has no differentiable gamma sampler; ``has_rsample`` is False), ``Gamma.cdf`` raises (no
-incomplete gamma function), ``LogNormal`` and ``Gumbel`` are written directly rather than as a
+incomplete gamma function), ``StudentT.rsample`` is not differentiable in ``df`` (raises when df
+requires grad), ``LogNormal`` and ``Gumbel`` are written directly rather than as a
 ``TransformedDistribution``. Not here: transforms and ``TransformedDistribution``, and
 ``MultivariateNormal`` (tensorlab has no Cholesky factorisation)."""
 
@@ -33,9 +35,11 @@ from .mixture_same_family import MixtureSameFamily
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .poisson import Poisson
+from .studentT import StudentT
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Dirichlet", "Distribution", "Exponential",
            "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "Independent", "Laplace", "LogNormal",
-           "MixtureSameFamily", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson", "Uniform",
+           "MixtureSameFamily", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "Poisson", "StudentT", "Uniform",
            "constraints", "kl_divergence", "register_kl", "utils"]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tensorlab as tl
-from tensorlab.distributions import Exponential, Gumbel, Laplace, LogNormal, Normal, Uniform
+from tensorlab.distributions import Exponential, Gumbel, Laplace, LogNormal, Normal, StudentT, Uniform
 
 from ..conftest import DEVICES
 from .helpers import assert_close, assert_moments, f64, npy
@@ -275,3 +275,42 @@ def test_mixture_same_family_values_shapes_and_errors():
     with pytest.raises(ValueError, match="to be within the support"):
         MixtureSameFamily(Categorical(probs=tl.ones(2)), Gamma(tl.ones(2), tl.ones(2)), validate_args=True).log_prob(
             tl.tensor([-1.0]))
+
+
+def test_student_t_values_gradients_and_samples():
+    df = f64([0.7, 1.5, 3.0, 10.0], requires_grad=True)
+    loc = f64([0.0, 1.0, -2.0, 0.5], requires_grad=True)
+    scale = f64([1.0, 0.5, 2.0, 3.0], requires_grad=True)
+    d = StudentT(df, loc, scale)
+    lp = d.log_prob(f64([0.3, -1.0, 4.0, 0.5]))
+    # values from torch.distributions.StudentT
+    assert_close(lp, [-1.3248233004784620, -3.4544228202985754, -4.4666247524232361, -2.0425096408190617])
+    assert_close(d.entropy(), [3.0204438120891606, 1.4565122872847038, 2.4666247524232370, 2.6198747816437913])
+    lp.sum().backward()
+    assert_close(df.grad, [0.4214744632706270, -0.3705927846341202, -0.1666666666666665, 0.0024877400749754])
+    assert_close(loc.grad, [0.6455696202531647, -1.1428571428571430, 0.5, 0.0])
+    assert_close(scale.grad, [-0.8063291139240506, 2.5714285714285721, 1.0, -0.3333333333333333])
+    # mean undefined for df <= 1, variance infinite for 1 < df <= 2 and undefined for df <= 1
+    assert_close(d.mean, [np.nan, 1.0, -2.0, 0.5])
+    assert_close(d.variance, [np.nan, np.inf, 12.0, 11.25])
+    assert_close(d.mode, [0.0, 1.0, -2.0, 0.5])
+    assert StudentT(2.0).batch_shape == () and StudentT(2.0).sample().dtype == tl.float32
+    assert d.expand((2, 4)).sample().shape == (2, 4)
+    with pytest.raises(ValueError, match="df"):
+        StudentT(-1.0)
+    with pytest.raises(ValueError, match="scale"):
+        StudentT(1.0, 0.0, -1.0)
+    tl.manual_seed(0)
+    samples = StudentT(f64([5.0, 30.0]), f64([1.0, -1.0]), f64([2.0, 0.5])).sample((40000,))
+    assert_moments(samples, [1.0, -1.0], [4.0 * 5 / 3, 0.25 * 30 / 28])
+
+
+def test_student_t_rsample_differentiates_loc_and_scale_not_df():
+    loc, scale = f64([1.0, -1.0], requires_grad=True), f64([2.0, 0.5], requires_grad=True)
+    tl.manual_seed(0)
+    x = StudentT(f64([4.0, 9.0]), loc, scale).rsample((5,))
+    x.sum().backward()
+    assert_close(loc.grad, [5.0, 5.0])
+    assert_close(scale.grad, ((npy(x) - [1.0, -1.0]) / [2.0, 0.5]).sum(0))
+    with pytest.raises(NotImplementedError, match="StudentT.rsample: df requires grad"):
+        StudentT(f64([4.0], requires_grad=True), 0.0, 1.0).rsample()
