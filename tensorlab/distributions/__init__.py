@@ -2,7 +2,7 @@
 (so sampling, log_prob and entropy run on cpu and cuda and are differentiable where PyTorch's are).
 
 Families: Bernoulli, Beta, Binomial, Categorical, Dirichlet, Exponential, Gamma, Geometric, Gumbel,
-Independent, Laplace, LogNormal, MixtureSameFamily, Normal, OneHotCategorical(StraightThrough),
+Independent, Laplace, LogNormal, MixtureSameFamily, NegativeBinomial, Normal, OneHotCategorical(StraightThrough),
 Poisson, StudentT, Uniform;
 ``kl_divergence``/``register_kl``; ``constraints``; the helpers of ``distributions.utils``.
 
@@ -32,6 +32,7 @@ from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .mixture_same_family import MixtureSameFamily
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .poisson import Poisson
@@ -40,6 +41,6 @@ from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Dirichlet", "Distribution", "Exponential",
            "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "Independent", "Laplace", "LogNormal",
-           "MixtureSameFamily", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "MixtureSameFamily", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
            "Poisson", "StudentT", "Uniform",
            "constraints", "kl_divergence", "register_kl", "utils"]

@@ -10,6 +10,7 @@ import pytest
 
 import tensorlab as tl
 from tensorlab.distributions import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical, Poisson
+from tensorlab.distributions.negative_binomial import NegativeBinomial
 from tensorlab.distributions.one_hot_categorical import OneHotCategoricalStraightThrough
 
 from ..conftest import DEVICES
@@ -234,3 +235,36 @@ def test_devices(device):
     np.testing.assert_allclose(npy(c.entropy()), [-(np.exp(lp) * lp).sum()], rtol=1e-5)
     p = Poisson(tl.tensor([2.0, 30.0], device=device)).sample((2,))
     assert p.device.type == device and np.all(npy(p) >= 0)
+
+
+def test_negative_binomial_values_gradients_and_samples():
+    total_count = f64([0.5, 2.0, 5.0, 0.0], requires_grad=True)
+    logits = f64([-1.0, 0.3, 2.0, 0.5], requires_grad=True)
+    d = NegativeBinomial(total_count, logits=logits)
+    lp = d.log_prob(f64([0.0, 3.0, 10.0, 0.0]))
+    # values from torch.distributions.NegativeBinomial; total_count = value = 0 has probability 1
+    assert_close(lp, [-0.1566308437591114, -1.9854818612227447, -4.9951653863293686, 0.0])
+    assert_close(d.mean, [0.1839397205857212, 2.6997176151520064, 36.9452804946532538, 0.0])
+    assert_close(d.variance, [2.5160736220402752e-01, 6.3439552159330246e+00, 3.0993603066037451e+02, 0.0])
+    assert_close(d.mode, [0.0, 1.0, 29.0, 0.0])
+    lp.sum().backward()
+    assert_close(total_count.grad, [-0.3132616875182229, 0.2289780888648061, -0.9586990178139794, np.nan])
+    assert_close(logits.grad, [-0.1344707106849976, 0.1277874159417052, -3.2119561696682366, 0.0])
+    p = NegativeBinomial(f64([3.0, 1.0]), probs=f64([0.25, 0.9]))
+    assert_close(p.logits, [-1.0986122886681098, 2.1972245773362196])
+    assert_close(p.mean, [1.0, 9.0])
+    assert_close(p.mode, [0.0, 0.0])
+    assert p.expand((4, 2)).sample().shape == (4, 2) and p.param_shape == (2,)
+    with pytest.raises(ValueError, match="Either `probs` or `logits`"):
+        NegativeBinomial(2.0)
+    with pytest.raises(ValueError, match="probs"):
+        NegativeBinomial(2.0, probs=1.0)
+    with pytest.raises(ValueError, match="total_count"):
+        NegativeBinomial(-1.0, logits=0.0)
+    with pytest.raises(ValueError, match="support"):
+        NegativeBinomial(2.0, probs=0.3).log_prob(tl.tensor(1.5))
+    tl.manual_seed(0)
+    q = NegativeBinomial(f64([3.0, 10.0]), logits=f64([0.5, -1.0]))
+    samples = q.sample((40000,))
+    assert np.array_equal(npy(samples), np.round(npy(samples)))
+    assert_moments(samples, npy(q.mean), npy(q.variance))
