@@ -314,3 +314,13 @@ def test_student_t_rsample_differentiates_loc_and_scale_not_df():
     assert_close(scale.grad, ((npy(x) - [1.0, -1.0]) / [2.0, 0.5]).sum(0))
     with pytest.raises(NotImplementedError, match="StudentT.rsample: df requires grad"):
         StudentT(f64([4.0], requires_grad=True), 0.0, 1.0).rsample()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_student_t_devices(device):
+    tl.manual_seed(0)
+    d = StudentT(tl.tensor([3.0, 10.0], device=device), tl.tensor([0.0, 1.0], device=device), 2.0)
+    s = d.sample((4,))
+    assert s.device.type == device and tuple(s.shape) == (4, 2)
+    np.testing.assert_allclose(npy(d.log_prob(tl.tensor([0.3, -1.0], device=device))), [-1.70898008, -2.16125059],
+                               rtol=1e-5)

@@ -268,3 +268,14 @@ def test_negative_binomial_values_gradients_and_samples():
     samples = q.sample((40000,))
     assert np.array_equal(npy(samples), np.round(npy(samples)))
     assert_moments(samples, npy(q.mean), npy(q.variance))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_negative_binomial_devices(device):
+    tl.manual_seed(0)
+    d = NegativeBinomial(tl.tensor([2.0, 5.0], device=device), logits=tl.tensor([0.1, -0.3], device=device))
+    s = d.sample((4,))
+    assert s.device.type == device and tuple(s.shape) == (4, 2)
+    assert np.array_equal(npy(s), np.round(npy(s))) and (npy(s) >= 0).all()
+    np.testing.assert_allclose(npy(d.log_prob(tl.tensor([3.0, 0.0], device=device))), [-2.03568888, -2.77177596],
+                               rtol=1e-5)
