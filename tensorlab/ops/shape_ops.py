@@ -85,8 +85,10 @@ def _cat_skipped(t) -> bool:
     return len(t._shape) == 1 and t._shape[0] == 0
 
 
-def _cat_meta(tensors, dim):
-    out_dtype = D.result_type(*tensors)  # every input counts for the dtype, skipped ones too
+def _cat_meta(tensors, dim, out_dtype=None):
+    # every input counts for the dtype, skipped ones too; an out= of another dtype is written
+    # directly (``_join_out_params``)
+    out_dtype = D.result_type(*tensors) if out_dtype is None else out_dtype
     kept = [(i, t) for i, t in enumerate(tensors) if not _cat_skipped(t)]
     if not kept:
         return Plan(args=[[]], outputs=[((0,), out_dtype)], params={"dim": 0})
@@ -149,7 +151,7 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
             raise RuntimeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be concatenated")
     _same_device(tensors, "cat")
     _check_join_out(tensors, out, "cat")
-    return dispatch(CAT, tensors, dim=_cat_dim(tensors, dim), out=out)
+    return dispatch(CAT, tensors, dim=_cat_dim(tensors, dim), out=out, **_join_out_params(out))
 
 
 def _check_join_out(tensors, out, op: str) -> None:
@@ -157,6 +159,13 @@ def _check_join_out(tensors, out, op: str) -> None:
     (not the RuntimeError of the elementwise ops' same rule)."""
     if isinstance(out, Tensor) and not D.can_cast(D.result_type(*tensors), out.dtype):
         raise TypeError(f"{op}(): input types can't be cast to the desired output type {D.torch_name(out.dtype)}")
+
+
+def _join_out_params(out) -> dict:
+    """cat's and stack's output dtype is that of out=: PyTorch copies each input straight into it, so
+    no value takes a detour through the promoted dtype (an int32 2**31 - 2 stacked with a float16
+    stays exact in a float64 out=, where the dispatcher's temporary of the result dtype made it inf)."""
+    return {"out_dtype": out.dtype} if isinstance(out, Tensor) else {}
 
 
 def concat(tensors, dim: int = 0, *, out=None) -> Tensor:
@@ -172,7 +181,7 @@ def concatenate(tensors, axis: int = 0, out=None, *, dim: int | None = None) -> 
     return cat(tensors, axis, out=out)
 
 
-def _stack_meta(tensors, dim):
+def _stack_meta(tensors, dim, out_dtype=None):
     shape = tensors[0]._shape
     for i, t in enumerate(tensors):
         if t._shape != shape:
@@ -181,7 +190,8 @@ def _stack_meta(tensors, dim):
     # Each input read with a size-1 dim at ``dim`` (no copy): stacking is then cat along ``dim``.
     views = [Geometry(t, shape[:dim] + (1,) + shape[dim:], t._stride[:dim] + (0,) + t._stride[dim:]) for t in tensors]
     out_shape = shape[:dim] + (len(tensors),) + shape[dim:]
-    return Plan(args=[views], outputs=[(out_shape, D.result_type(*tensors))], params={"dim": dim})
+    out_dtype = D.result_type(*tensors) if out_dtype is None else out_dtype
+    return Plan(args=[views], outputs=[(out_shape, out_dtype)], params={"dim": dim})
 
 
 def _stack_backward(ctx, g):
@@ -202,7 +212,7 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     _same_device(tensors, "stack")
     _check_join_out(tensors, out, "stack")
     d = norm_dim(int_arg("stack", "dim", dim), tensors[0].ndim + 1, "stack")
-    return dispatch(STACK, tensors, dim=d, out=out)
+    return dispatch(STACK, tensors, dim=d, out=out, **_join_out_params(out))
 
 
 def _nonempty(tensors, op: str) -> list:

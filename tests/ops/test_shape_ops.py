@@ -143,6 +143,21 @@ def test_cat_out(device):
         tl.cat([x.clone().requires_grad_(True), x], out=tl.empty(4, 3, device=device))
 
 
+def test_cat_stack_out_of_another_dtype_casts_each_input_directly(device):
+    # PyTorch copies every input straight into out= (no stop at the promoted float16, where these
+    # int32 values overflow): torch.cat([a, b], out=empty(0, dtype=float64)) is exact
+    a = tl.tensor([2147483646, -2147483647], dtype=tl.int32, device=device)
+    b = tl.tensor([0.5, 1.5], dtype=tl.float16, device=device)
+    cat64 = tl.cat([a, b], out=tl.empty(0, dtype=tl.float64, device=device))
+    assert cat64.dtype is tl.float64 and to_numpy(cat64).tolist() == [2147483646.0, -2147483647.0, 0.5, 1.5]
+    cat32 = tl.cat([a, b], out=tl.empty(0, dtype=tl.float32, device=device))
+    assert to_numpy(cat32).tolist() == [2147483648.0, -2147483648.0, 0.5, 1.5]
+    stack32 = tl.stack([a, b], out=tl.empty(0, dtype=tl.float32, device=device))
+    assert to_numpy(stack32).tolist() == [[2147483648.0, -2147483648.0], [0.5, 1.5]]
+    vstack64 = tl.vstack([a, b], out=tl.empty(0, dtype=tl.float64, device=device))
+    assert to_numpy(vstack64).tolist() == [[2147483646.0, -2147483647.0], [0.5, 1.5]]
+
+
 def test_cat_out_overlapping_an_input(device):
     big = _t(np.arange(4.0), device)
     # reading what is being written: PyTorch 2.13 refuses (a dense input overlapping out=)
