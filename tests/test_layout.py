@@ -81,6 +81,8 @@ LAID_OUT_AS_INPUT_CASES = [
     ("index_fill", TRANSPOSED, lambda a, d: a.index_fill(1, _index(0, 2, device=d), 2.0), (1, 4)),
     ("index_put", PERMUTED, lambda a, d: a.index_put((_index(3, 0, device=d),), tl.ones(3, device=d)), (1, 12, 4)),
     ("dropout", TRANSPOSED, lambda a, d: _dropout(a), (1, 4)),
+    ("isreal", TRANSPOSED, lambda a, d: tl.isreal(a), (1, 4)),  # torch: ones_like(input, dtype=bool)
+    ("isreal-permuted", PERMUTED, lambda a, d: tl.isreal(a), (1, 12, 4)),
 ]
 
 

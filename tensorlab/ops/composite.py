@@ -700,9 +700,10 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) ->
 def isreal(input: Tensor) -> Tensor:
     """True for every element of a real tensor (tensorlab has no complex dtypes), NaN included."""
     need_tensor("isreal", input)
-    from .._factories import ones
+    from .._factories import ones_like
 
-    return ones(input._shape, dtype=D.bool, device=input.device)
+    # laid out as the input (PyTorch's ones_like(input, dtype=bool)): isreal(x.t()) is transposed too
+    return ones_like(input, dtype=D.bool)
 
 
 def is_tensor(obj) -> bool:
