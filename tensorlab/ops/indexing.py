@@ -836,6 +836,10 @@ def _index_rows_checks(op: str, input: Tensor, dim, index: Tensor, source: Tenso
         # reads a 0-d tensor as size 1
         raise RuntimeError(f"{op}(): source tensor shape must match self tensor shape, excluding the specified "
                            f"dimension. Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+    copy = op.startswith("index_copy")  # (PyTorch: IndexError for index_copy's rank and count, as its 0-d source's)
+    if copy and input.ndim and source.ndim and input.ndim != source.ndim:
+        raise IndexError(f"{op}(): When source and destination are not scalars, their dimensionality must match. "
+                         f"Source dimensionality ({source.ndim}), destination dimensionality ({input.ndim})")
     if input.ndim and source.ndim and (len(xs) != len(ss) or any(a != b for i, (a, b) in enumerate(zip(xs, ss))
                                                                   if i != d)):
         raise RuntimeError(f"{op}(): Source/destination tensor must have same slice shapes. Destination slice shape: "
@@ -844,8 +848,9 @@ def _index_rows_checks(op: str, input: Tensor, dim, index: Tensor, source: Tenso
     if not source.ndim and index.numel() != 1:  # (PyTorch: IndexError for a 0-d source)
         raise IndexError(f"{op}(): When source is scalar, index should have one element (got {index.numel()})")
     if source.ndim and index.numel() != ss[d]:
-        raise RuntimeError(f"{op}(): Number of indices ({index.numel()}) should be equal to source.size(dim) "
-                           f"({ss[d] if source.ndim else 1})")
+        raise (IndexError if copy else RuntimeError)(
+            f"{op}(): Number of indices ({index.numel()}) should be equal to source.size(dim) "
+            f"({ss[d] if source.ndim else 1})")
     if input.numel() or input.ndim <= 1:
         # PyTorch checks no index of an empty input of rank > 1 (nothing is written; the kernels return)
         _check_range(op, index, xs[d], d, negative=False)

@@ -1229,6 +1229,25 @@ def test_index_ops_on_empty_inputs_and_scalar_sources_as_pytorch(device):
         tl.tensor(1.0, device=device).index_add(0, tl.tensor([0, 0], device=device), tl.tensor(2.0, device=device))
 
 
+def test_index_copy_rank_and_count_errors_are_index_errors_as_pytorch(device):
+    # torch 2.15's index_copy raises IndexError for these two (index_add: RuntimeError)
+    x = tl.zeros(3, 4, device=device)
+    with pytest.raises(IndexError, match=r"index_copy\(\): Number of indices \(2\) should be equal to "
+                                         r"source.size\(dim\) \(3\)"):
+        x.index_copy(0, tl.tensor([0, 1], device=device), tl.ones(3, 4, device=device))
+    with pytest.raises(IndexError, match=r"index_copy_\(\): When source and destination are not scalars, their "
+                                         r"dimensionality must match. Source dimensionality \(1\), destination "
+                                         r"dimensionality \(2\)"):
+        x.index_copy_(0, tl.tensor([0], device=device), tl.ones(4, device=device))
+    with pytest.raises(RuntimeError, match="same slice shapes") as e:  # a slice of another size stays a RuntimeError
+        x.index_copy(0, tl.tensor([0], device=device), tl.ones(1, 5, device=device))
+    assert not isinstance(e.value, IndexError)
+    with pytest.raises(RuntimeError, match="Number of indices") as e:
+        x.index_add(0, tl.tensor([0, 1], device=device), tl.ones(3, 4, device=device))
+    assert not isinstance(e.value, IndexError)
+    assert x.tolist() == [[0.0] * 4] * 3
+
+
 def test_scatter_reduce_mean_of_small_integers_wraps_as_pytorch(device):
     # torch 2.13: the sum wraps in uint8 (200 + 200 + 250 = 650 -> 138), then 138 // 3 = 46
     x = tl.tensor([200, 100], dtype=tl.uint8, device=device)
