@@ -175,6 +175,9 @@ def _chain_order(sizes: list) -> list:
                 c = cost[i][k] + cost[k + 1][j] + sizes[i] * sizes[k + 1] * sizes[j + 1]
                 if c < cost[i][j]:
                     cost[i][j], split[i][j] = c, k
+    if n == 3:  # PyTorch's own rule for three: (AB)C unless A(BC) is strictly cheaper (the program's tie is A(BC))
+        a, b, c, d = sizes
+        split[0][2] = 0 if a * c * (b + d) > b * d * (a + c) else 1
     return split
 
 

@@ -108,6 +108,19 @@ def test_vecdot_cross_diagonal_matmul(device):
     np.testing.assert_allclose(to_numpy(tl.linalg.matmul(x, x.t())), A @ A.T, rtol=1e-6)
 
 
+def test_multi_dot_of_three_equal_cost_matrices_multiplies_the_first_two_first(device):
+    # PyTorch's rule for three matrices: (AB)C unless A(BC) is strictly cheaper; in float16 the order
+    # shows (60000 * 2 overflows): torch.linalg.multi_dot gives [[inf]], A(BC) gave [[60000.]]
+    a, b, c = (tl.tensor([[v]], dtype=tl.float16, device=device) for v in (60000.0, 2.0, 0.5))
+    assert to_numpy(tl.linalg.multi_dot([a, b, c])).tolist() == [[float("inf")]]
+    assert to_numpy(tl.linalg.multi_dot([a[0], b, c[:, 0]])).tolist() == float("inf")
+    with pytest.warns(UserWarning, match="chain_matmul is deprecated"):
+        assert to_numpy(tl.chain_matmul(a, b, c)).tolist() == [[float("inf")]]
+    # four or more: the dynamic program, whose ties keep the first split (PyTorch: [[60000.]])
+    assert to_numpy(tl.linalg.multi_dot([a, b, c, tl.ones(1, 1, dtype=tl.float16, device=device)])).tolist() == [
+        [60000.0]]
+
+
 def test_multi_dot(device):
     rng = np.random.default_rng(0)
     v, m1, m2, m3, w = (rng.standard_normal(s) for s in ((5,), (5, 1), (1, 6), (6, 2), (2,)))
