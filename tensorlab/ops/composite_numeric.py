@@ -100,10 +100,17 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor: 
     # in float64, put 1.8 of [0, 3] in 5 bins in bin 2, not 3)
     dt = np.dtype(input.dtype.np)
     lo_d, hi_d = dt.type(lo), dt.type(hi)
-    lo, hi, width = float(lo_d), float(hi_d), float(hi_d - lo_d)
+    with np.errstate(over="ignore"):
+        lo, hi, width = float(lo_d), float(hi_d), float(hi_d - lo_d)
     with no_grad():
         x = input.reshape(-1)
-        pos = ((x - lo) * bins / width).floor()
+        if math.isfinite(width):
+            pos = ((x - lo) * bins / width).floor()
+        else:
+            # max - min overflows the dtype: that formula's NaN bins became negative int64 indices
+            # (PyTorch counts nothing); in float64 halves, the ratio before the scaling, no overflow
+            half = x.to(D.float64) / 2
+            pos = ((half - lo / 2) / (hi / 2 - lo / 2) * bins).floor()
         pos = B.where(x == hi, bins - 1, pos)  # the right edge belongs to the last bin
         outside = (x < lo) | (x > hi) | x.isnan()
         index = B.where(outside, bins, pos.clamp(0, bins - 1)).to(D.int64)  # outside: an extra bin, dropped

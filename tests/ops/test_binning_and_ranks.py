@@ -17,6 +17,17 @@ def test_histc_puts_a_value_on_an_edge_in_the_bin_above(device):
     assert tl.histc(edges, bins=8, min=-0.7, max=4.1).tolist() == [1, 1, 1, 1, 1, 1, 1, 2]
 
 
+@pytest.mark.parametrize("dtype", [tl.float32, tl.bfloat16, tl.float64])
+def test_histc_of_a_range_wider_than_the_dtype_counts_every_value(dtype, device):
+    # max - min overflows the dtype (inf): (x - min) * bins / inf was NaN, whose int64 bin made the
+    # bincount underneath raise "bincount only supports 1-d non-negative integral inputs" (PyTorch
+    # 2.15 counts nothing there: [0, 0, 0, 0]); the counts of the mathematical bins
+    big = 1.7e308 if dtype is tl.float64 else 3e38
+    x = tl.tensor([-big, -1.0, 0.0, 0.5, big], dtype=dtype, device=device)
+    assert tl.histc(x, bins=4).tolist() == [1, 0, 3, 1]
+    assert tl.histc(x, bins=4, min=-big, max=big).tolist() == [1, 0, 3, 1]
+
+
 @pytest.mark.parametrize("q, interpolation, expected", [
     (0.2, "higher", 2.0), (0.2, "lower", 1.0), (0.1, "nearest", 1.0), (0.3, "higher", 2.0)])
 def test_float32_quantile_ranks_are_taken_in_float64(q, interpolation, expected, device):
