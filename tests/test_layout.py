@@ -37,6 +37,10 @@ ELEMENTWISE_CASES = [
     ("clamp-numbers", lambda x, p: (p,), lambda a: a.clamp(-0.5, 0.5), (1, 12, 4)),
     ("comparison", lambda x, p: (x.t(),), lambda a: a > 0, (1, 4)),
     ("pow-number", lambda x, p: (x.t(),), lambda a: a ** 2, (1, 4)),
+    # a number base (PyTorch's pow.Scalar) allocates its result contiguous, whatever the exponent's layout
+    ("pow-number-base", lambda x, p: (x.t(),), lambda a: 2 ** a, (3, 1)),
+    ("pow-number-base-fn", lambda x, p: (p,), lambda a: tl.pow(2.5, a), (6, 3, 1)),
+    ("float-power-number-base", lambda x, p: (x.t(),), lambda a: tl.float_power(2, a), (3, 1)),
     ("lerp-number", lambda x, p: (x.t(), x.t()), lambda a, b: tl.lerp(a, b, 0.25), (1, 4)),
     ("addcmul", lambda x, p: (p, p, p), lambda a, b, c: tl.addcmul(a, b, c, value=0.5), (1, 12, 4)),
     # a broadcast operand tells nothing about the order of the dims it is broadcast along

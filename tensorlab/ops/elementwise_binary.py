@@ -228,6 +228,10 @@ def _binary_meta(name: str, kind: str, scalars_fit: bool = False):
         # (pow's number operand is a parameter of PyTorch's pow.Tensor_Scalar/Scalar, not an operand
         # its layout rule sees; other ops wrap a number as a 0-d operand)
         operands = (x, y) if kop != "pow" else tuple(t for t in (x, y) if isinstance(t, Tensor))
+        if kop == "pow" and not isinstance(x, Tensor):
+            # a number base: PyTorch's pow.Scalar allocates its result contiguous (``2 ** x.t()``
+            # is not transposed), whatever the exponent's layout
+            return Plan(args=args, outputs=[(shape, out_dtype)], params=params)
         return Plan(args=args, outputs=[E.output_spec(shape, out_dtype, operands)], params=params)
 
     return meta
