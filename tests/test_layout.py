@@ -46,6 +46,11 @@ ELEMENTWISE_CASES = [
     # a broadcast operand tells nothing about the order of the dims it is broadcast along
     ("broadcast-row", lambda x, p: (x.t(), x[:, :1].t()), lambda a, b: a * b, (1, 4)),
     ("broadcast-first", lambda x, p: (x[:1].t(), x.t()), lambda a, b: a * b, (1, 4)),
+    # heaviside (a composite of where) is laid out as the binary op heaviside(input, values), also when
+    # the input is expanded and where's first operand, computed from it, is contiguous
+    ("heaviside-expanded-first", lambda x, p: (x[:1].expand(3, 4).t(), x.t()), lambda a, b: tl.heaviside(a, b),
+     (1, 4)),
+    ("heaviside-permuted", lambda x, p: (p, p), lambda a, b: tl.heaviside(a, b), (1, 12, 4)),
 ]
 
 

@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
+from .._layout import elementwise_strides
 from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
 from ..amp.autocast_mode import autocast_float32, autocast_op
 from ..autograd.function import Function
@@ -487,6 +488,16 @@ def heaviside(input: Tensor, values: Tensor, *, out=None) -> Tensor:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     with no_grad():
         step = (input > 0).to(input.dtype)
+        if out is None:
+            # laid out as PyTorch's binary heaviside(input, values): where's layout follows its first
+            # operand, a condition that is contiguous when computed from an expanded input
+            shape = E.broadcast_shape("heaviside", input, values)
+            strides = elementwise_strides(shape, (input, values))
+            if strides is not None:
+                from .composite import empty_strided
+
+                laid = empty_strided(shape, strides, dtype=input.dtype, device=input.device)
+                return B.where(input == 0, values, step, out=laid)
         return E.composite_out("heaviside", B.where(input == 0, values, step), out)
 
 
