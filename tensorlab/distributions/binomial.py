@@ -10,7 +10,7 @@ from __future__ import annotations
 import tensorlab as tl
 
 from . import constraints
-from ._counts import CountWithProbability
+from ._binary_probability import BinaryProbability
 
 __all__ = ["Binomial"]
 
@@ -22,7 +22,7 @@ def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(CountWithProbability):
+class Binomial(BinaryProbability):
     """The binomial distribution, parametrised by ``probs`` or ``logits`` (not both)."""
 
     arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
@@ -30,10 +30,10 @@ class Binomial(CountWithProbability):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args: bool | None = None) -> None:
-        self._init_count_and_probability(total_count, probs, logits, validate_args)
+        self._init_probability(probs, logits, validate_args, total_count)
 
     def expand(self, batch_shape, _instance=None):
-        return self._expand_count_and_probability(Binomial, batch_shape, _instance)
+        return self._expand_probability(Binomial, batch_shape, _instance)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):

@@ -3,34 +3,24 @@ Bernoulli(probs) trials, ``P(k) = (1 - p)^k p`` for k = 0, 1, ..."""
 
 from __future__ import annotations
 
-import numbers
-
 import tensorlab as tl
 from tensorlab.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from ._binary_probability import BinaryProbability
+from .utils import broadcast_all
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(BinaryProbability):
     """The geometric distribution, parametrised by ``probs`` (in (0, 1]) or ``logits`` (not both)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        batch_shape = () if isinstance(given, numbers.Number) else given.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._init_probability(probs, logits, validate_args)
         if self._validate_args and probs is not None:
             value = self.probs
             valid = value > 0
@@ -40,15 +30,7 @@ class Geometric(Distribution):
                                  f"{value.detach()[~valid]}")
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = tl.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-        super(Geometric, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_probability(Geometric, batch_shape, _instance)
 
     @property
     def mean(self):
@@ -61,14 +43,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))

@@ -13,14 +13,14 @@ import tensorlab as tl
 import tensorlab.nn.functional as F
 
 from . import constraints
-from ._counts import CountWithProbability
+from ._binary_probability import BinaryProbability
 from .gamma import Gamma
 from .poisson import _poisson
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(CountWithProbability):
+class NegativeBinomial(BinaryProbability):
     """The negative binomial distribution, parametrised by ``probs`` or ``logits`` (not both)."""
 
     arg_constraints = {"total_count": constraints.greater_than_eq(0), "probs": constraints.half_open_interval(0.0, 1.0),
@@ -28,10 +28,10 @@ class NegativeBinomial(CountWithProbability):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args: bool | None = None) -> None:
-        self._init_count_and_probability(total_count, probs, logits, validate_args)
+        self._init_probability(probs, logits, validate_args, total_count)
 
     def expand(self, batch_shape, _instance=None):
-        return self._expand_count_and_probability(NegativeBinomial, batch_shape, _instance)
+        return self._expand_probability(NegativeBinomial, batch_shape, _instance)
 
     def _odds(self):
         return self.logits.exp()
