@@ -435,6 +435,9 @@ def view(input: Tensor, *shape, size=None, dtype=None) -> Tensor:
     shape = _keyword_shape("view", "size", shape, size)
     if not shape:
         raise TypeError("view() missing 1 required positional argument: 'size' (or 'dtype')")
+    if len(shape) == 1 and isinstance(shape[0], type) and shape[0] in D._PYTHON_TYPES:
+        # PyTorch's parser reads a lone Python type as a dtype: x.view(int) is x.view(torch.int64)
+        shape = (D._PYTHON_TYPES[shape[0]],)
     if any(isinstance(s, D.dtype) for s in shape):
         if len(shape) != 1:
             raise TypeError(f"view() received an invalid combination of arguments - got "

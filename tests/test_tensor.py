@@ -405,6 +405,17 @@ def test_view_dtype_arguments():
         x.view(2, dtype=tl.int32)
 
 
+def test_view_dtype_takes_python_types_as_pytorch():
+    # torch: x.view(int) is x.view(torch.int64), float float64, bool bool (values checked against torch 2.15)
+    x = tl.tensor([1.0, 2.0])
+    assert x.view(int).dtype is tl.int64 and x.view(int).tolist() == [4611686019492741120]
+    assert x.view(dtype=int).tolist() == [4611686019492741120]
+    assert x.view(float).dtype is tl.float64 and x.view(float).tolist() == [2.000000473111868]
+    assert tl.tensor([0, 1], dtype=tl.uint8).view(bool).tolist() == [False, True]
+    with pytest.raises(TypeError):
+        x.view(2, int)
+
+
 def test_view_dtype_shares_storage_and_version_counter(device):
     # torch 2.15: add_(1) on the int32 view steps each float's bits by one ulp; one version counter
     x = tl.tensor([1.0, -2.0, 0.5, 3.25], device=device)
