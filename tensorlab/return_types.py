@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-__all__ = ["aminmax", "cummax", "cummin", "histogram", "histogramdd", "kthvalue", "max", "median", "min", "mode",
-           "nanmedian", "sort", "topk"]
+__all__ = ["aminmax", "cummax", "cummin", "frexp", "histogram", "histogramdd", "kthvalue", "max", "median", "min",
+           "mode", "nanmedian", "sort", "topk"]
 
 
 def _new(cls, *args, **kwargs):
@@ -49,6 +49,7 @@ def _result_type(name: str, fields: list[str]) -> type:
 aminmax = _result_type("aminmax", ["min", "max"])
 cummax = _result_type("cummax", ["values", "indices"])
 cummin = _result_type("cummin", ["values", "indices"])
+frexp = _result_type("frexp", ["mantissa", "exponent"])
 histogram = _result_type("histogram", ["hist", "bin_edges"])
 histogramdd = _result_type("histogramdd", ["hist", "bin_edges"])
 kthvalue = _result_type("kthvalue", ["values", "indices"])

@@ -10,7 +10,7 @@ dtype rules and its error messages, all checked against torch 2.13.
 - differences and products: ``diff``, ``kron``, ``inner``, ``cross``;
 - geometry: ``rot90``, ``ravel``, ``tril_indices``/``triu_indices``, ``fill_diagonal_``;
 - writes through a flattened view: ``put``/``put_``;
-- conversions: ``deg2rad``/``rad2deg``, ``float_power``, ``ldexp``, ``sgn``, ``numel``;
+- conversions: ``deg2rad``/``rad2deg``, ``float_power``, ``ldexp``, ``frexp``, ``sgn``, ``numel``;
 - the rest: ``renorm``, ``index_reduce`` (``scatter_reduce`` with the index spread over rows),
   ``narrow_copy``, ``combinations``, ``empty_strided``, ``is_tensor``, ``is_nonzero``, ``detach``, ``_assert``.
 """
@@ -43,7 +43,7 @@ from .composite_shape import unravel_index
 __all__ = ["isclose", "allclose", "nansum", "nanmean", "aminmax", "diff", "kron", "inner", "cross", "rot90",
            "ravel", "tril_indices", "triu_indices", "put", "deg2rad", "rad2deg", "float_power", "sgn", "numel",
            "is_tensor", "is_nonzero", "detach", "empty_strided", "empty_permuted", "ldexp", "renorm", "index_reduce",
-           "narrow_copy", "combinations", "deg2rad_", "rad2deg_", "ldexp_", "detach_", "is_floating_point",
+           "narrow_copy", "combinations", "deg2rad_", "rad2deg_", "ldexp_", "frexp", "detach_", "is_floating_point",
            "is_complex", "is_signed", "get_device", "scalar_tensor", "isreal", "_assert"]
 
 AminmaxResult = RT.aminmax  # (tensorlab.return_types: it pickles by that name)
@@ -520,6 +520,73 @@ class _LdexpIntegral(Function):
 @tensor_method
 def ldexp_(self: Tensor, other: Tensor) -> Tensor:
     return E.inplace_composite("ldexp", ldexp, self, other)
+
+
+# (mantissa bits, exponent bits, the integer dtype of the same size) of each floating dtype
+_FLOAT_LAYOUT = {D.float16: (10, 5, D.int16), D.bfloat16: (7, 8, D.int16), D.float32: (23, 8, D.int32),
+                 D.float64: (52, 11, D.int64)}
+_CPP_NAMES = {D.float16: "c10::Half", D.bfloat16: "c10::BFloat16", D.float32: "float", D.float64: "double",
+              D.bool: "bool", D.uint8: "unsigned char", D.int8: "signed char", D.int16: "short int", D.int32: "int",
+              D.int64: "long int"}
+
+
+@tensor_method
+def frexp(input: Tensor, *, out=None) -> RT.frexp:
+    """``(mantissa, exponent)`` with ``input == mantissa * 2**exponent``, ``0.5 <= |mantissa| < 1`` and an
+    int32 exponent, as C's frexp; zeros, infinities and NaN are their own mantissa with exponent 0.
+    ``out=``: a ``(mantissa, exponent)`` pair of the input's dtype and int32."""
+    need_tensor("frexp", input, "input", 1)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    if out is not None:
+        if not isinstance(out, tuple | list) or len(out) != 2:
+            raise TypeError(f"frexp(): argument 'out' must be a tuple of 2 Tensors, not {type(out).__name__}")
+        m, e = out
+        if isinstance(m, Tensor) and m.dtype is not input.dtype:  # (PyTorch names the C++ types)
+            raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {_CPP_NAMES[input.dtype]} "
+                               f"but got {_CPP_NAMES[m.dtype]}")
+        if isinstance(e, Tensor) and e.dtype is not D.int32:
+            raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got {_CPP_NAMES[e.dtype]}")
+        outs = E.check_outs("frexp", out, (input.dtype, D.int32), input.device, input)
+        with no_grad():
+            mantissa, exponent = _frexp_parts(input)
+            return RT.frexp(E.write_out(mantissa, outs[0]), E.write_out(exponent, outs[1]))
+    return RT.frexp(*_Frexp.apply(input))
+
+
+def _frexp_parts(x: Tensor) -> tuple[Tensor, Tensor]:
+    """frexp from the bits: the biased exponent field gives the exponent, and the mantissa is ``x`` with
+    that field set to the bias - 1 (|mantissa| in [0.5, 1)). A subnormal is first scaled by 2**mbits into
+    the normal range (exact), and that is taken off its exponent again."""
+    mbits, ebits, int_dtype = _FLOAT_LAYOUT[x.dtype]
+    bias = (1 << (ebits - 1)) - 1
+    field = ((1 << ebits) - 1) << mbits
+    regular = x.isfinite() & (x != 0)
+    subnormal = regular & (x.abs() < D.finfo(x.dtype).tiny)
+    scaled = B.where(subnormal, x * float(2 ** mbits), x)
+    bits = scaled.view(int_dtype)
+    exponent = ((bits & field) >> mbits).to(D.int32) - (bias - 1) - subnormal.to(D.int32) * mbits
+    mantissa = ((bits & ~field) | ((bias - 1) << mbits)).view(x.dtype)
+    return B.where(regular, mantissa, x), B.where(regular, exponent, 0)
+
+
+class _Frexp(Function):
+    """frexp, differentiable in the mantissa as PyTorch's: ``grad / exp2(exponent)`` (2**exponent in
+    float32, as PyTorch's ``exponent.exp2()`` of its int32 exponent); the exponent has no gradient."""
+
+    @staticmethod
+    def forward(ctx, input):
+        mantissa, exponent = _frexp_parts(input)
+        ctx.save_for_backward(exponent)
+        ctx.mark_non_differentiable(exponent)
+        ctx.input_dtype = input.dtype
+        return mantissa, exponent
+
+    @staticmethod
+    def backward(ctx, g, _g_exponent):
+        (exponent,) = ctx.saved_tensors
+        gx = g / U.exp2(exponent)
+        return gx if gx.dtype is ctx.input_dtype else gx.to(ctx.input_dtype)
 
 
 def _renorm_factor(input: Tensor, p, dim: int, maxnorm, dtype) -> Tensor:

@@ -614,6 +614,35 @@ def test_shape_compositions(device):
     assert to_numpy(src.grad).tolist() == [2.0, 2.0, 2.0]  # differentiable through the written view
 
 
+def test_frexp_matches_pytorch_on_every_float_dtype(device):
+    # values from torch 2.15: subnormals (scaled into range first), zeros, infinities and NaN (exponent 0)
+    m, e = tl.frexp(_t([8.0, -0.3, 0.0, float("inf"), 1e-40, 1e-45, 3.4e38, float("nan")], device))
+    assert m.dtype is tl.float32 and e.dtype is tl.int32
+    assert to_numpy(m).tolist()[:7] == [0.5, -0.6000000238418579, 0.0, float("inf"), 0.5444488525390625, 0.5,
+                                        0.999170184135437] and np.isnan(to_numpy(m)[7])
+    assert to_numpy(e).tolist() == [4, -1, 0, 0, -132, -148, 128, 0]
+    m, e = _t([6e-8, 1e-5, 65504.0, -3.0], device, tl.float16).frexp()
+    assert m.dtype is tl.float16 and to_numpy(m.float()).tolist() == [0.5, 0.65625, 0.99951171875, -0.75]
+    assert to_numpy(e).tolist() == [-23, -16, 16, 2]
+    m, e = tl.frexp(_t([1e-40, 3.0], device, tl.bfloat16))
+    assert to_numpy(m.float()).tolist() == [0.5, 0.75] and to_numpy(e).tolist() == [-132, 2]
+    m, e = tl.frexp(_t([5e-324, 1e-310, 1.7e308], device, tl.float64))
+    assert to_numpy(m).tolist() == [0.5, 0.5752618031559393, 0.9456563898655606]
+    assert to_numpy(e).tolist() == [-1073, -1029, 1024]
+    # the mantissa's gradient is grad / 2**exponent; the exponent has none
+    x = _t([3.0, 0.1, -7.0], device).requires_grad_()
+    m, e = tl.frexp(x)
+    (m * _t([1.0, 2.0, 3.0], device)).sum().backward()
+    assert to_numpy(x.grad).tolist() == [0.25, 16.0, 0.375] and not e.requires_grad
+    outs = (tl.empty(1, device=device), tl.empty(1, dtype=tl.int32, device=device))
+    got = tl.frexp(_t([3.0], device), out=outs)
+    assert got.mantissa is outs[0] and to_numpy(outs[0]).tolist() == [0.75] and to_numpy(outs[1]).tolist() == [2]
+    with pytest.raises(RuntimeError, match="only supports floating-point dtypes"):
+        tl.frexp(_t([1, 2], device))
+    with pytest.raises(RuntimeError, match="expects exponent to have int dtype but got long int"):
+        tl.frexp(_t([1.0], device), out=(tl.empty(1, device=device), tl.empty(1, dtype=tl.int64, device=device)))
+
+
 def test_ldexp_renorm_index_reduce_and_small_helpers(device):
     assert to_numpy(tl.ldexp(_t([1.0, 3.0], device), _t([2, -1], device))).tolist() == [4.0, 1.5]
     assert tl.ldexp(_t([1, 3], device), _t([2, 1], device)).dtype is tl.float32
