@@ -10,7 +10,7 @@ dtype rules and its error messages, all checked against torch 2.13.
 - differences and products: ``diff``, ``kron``, ``inner``, ``cross``;
 - geometry: ``rot90``, ``ravel``, ``tril_indices``/``triu_indices``, ``fill_diagonal_``;
 - writes through a flattened view: ``put``/``put_``;
-- conversions: ``deg2rad``/``rad2deg``, ``float_power``, ``ldexp``, ``frexp``, ``sgn``, ``numel``;
+- conversions: ``deg2rad``/``rad2deg``, ``float_power``, ``ldexp``, ``frexp``, ``nextafter``, ``sgn``, ``numel``;
 - the rest: ``renorm``, ``index_reduce`` (``scatter_reduce`` with the index spread over rows),
   ``narrow_copy``, ``combinations``, ``empty_strided``, ``is_tensor``, ``is_nonzero``, ``detach``, ``_assert``.
 """
@@ -25,6 +25,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types as RT
 from .._factories import tensor as _tensor
+from .._factories import zeros
 from .._layout import contiguous_format
 from .._tensor import Tensor, need_tensor, norm_dim, tensor_method
 from .._views import int_arg, of_a_temporary
@@ -43,8 +44,9 @@ from .composite_shape import unravel_index
 __all__ = ["isclose", "allclose", "nansum", "nanmean", "aminmax", "diff", "kron", "inner", "cross", "rot90",
            "ravel", "tril_indices", "triu_indices", "put", "deg2rad", "rad2deg", "float_power", "sgn", "numel",
            "is_tensor", "is_nonzero", "detach", "empty_strided", "empty_permuted", "ldexp", "renorm", "index_reduce",
-           "narrow_copy", "combinations", "deg2rad_", "rad2deg_", "ldexp_", "frexp", "detach_", "is_floating_point",
-           "is_complex", "is_signed", "get_device", "scalar_tensor", "isreal", "_assert"]
+           "narrow_copy", "combinations", "deg2rad_", "rad2deg_", "ldexp_", "frexp", "nextafter", "nextafter_",
+           "detach_", "is_floating_point", "is_complex", "is_signed", "get_device", "scalar_tensor", "isreal",
+           "_assert"]
 
 AminmaxResult = RT.aminmax  # (tensorlab.return_types: it pickles by that name)
 
@@ -587,6 +589,54 @@ class _Frexp(Function):
         (exponent,) = ctx.saved_tensors
         gx = g / U.exp2(exponent)
         return gx if gx.dtype is ctx.input_dtype else gx.to(ctx.input_dtype)
+
+
+@tensor_method
+def nextafter(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """The next floating value after ``input`` toward ``other``, elementwise in the promoted dtype (C's
+    nextafter: ``other`` where they are equal, the smallest subnormal of ``other``'s sign after a zero,
+    NaN where either is NaN)."""
+    need_tensor("nextafter", input, "input", 1)
+    need_tensor("nextafter", other, "other", 2)
+    dtype = D.result_type(input, other)
+    if not dtype.is_floating_point:
+        raise E.not_implemented_for("nextafter", dtype)
+    return E.composite_out("nextafter", _Nextafter.apply(input, other, dtype), out)
+
+
+def _nextafter_values(x: Tensor, y: Tensor) -> Tensor:
+    """One step of the integer image of ``x`` (sign and magnitude bits): up in magnitude when ``y`` lies
+    beyond ``x`` from zero, else down; a zero steps to the smallest subnormal instead (its bits are not
+    next to -0.0's)."""
+    int_dtype = _FLOAT_LAYOUT[x.dtype][2]
+    step = B.where((y > x) == (x > 0), 1, -1).to(int_dtype)
+    moved = (x.view(int_dtype) + step).view(x.dtype)
+    info = D.finfo(x.dtype)
+    smallest = y.sign() * (info.smallest_normal * info.eps)  # (the smallest subnormal: 2**-149 in float32)
+    result = B.where(x == y, y, B.where(x == 0, smallest, moved))
+    return B.where(x.isnan() | y.isnan(), x + y, result)
+
+
+class _Nextafter(Function):
+    """nextafter, with PyTorch's gradient: ``grad`` for ``input``, zeros for ``other``."""
+
+    @staticmethod
+    def forward(ctx, input, other, dtype):
+        ctx.shapes = (input.shape, other.shape)
+        ctx.dtypes = (input.dtype, other.dtype)
+        x, y = S.broadcast_tensors(input.to(dtype), other.to(dtype))
+        return _nextafter_values(x, y)
+
+    @staticmethod
+    def backward(ctx, g):
+        gx = g.sum_to_size(ctx.shapes[0]).to(ctx.dtypes[0])
+        gy = zeros(ctx.shapes[1], dtype=ctx.dtypes[1], device=g.device)
+        return gx, gy, None
+
+
+@tensor_method
+def nextafter_(self: Tensor, other: Tensor) -> Tensor:
+    return E.inplace_composite("nextafter", nextafter, self, other)
 
 
 def _renorm_factor(input: Tensor, p, dim: int, maxnorm, dtype) -> Tensor:

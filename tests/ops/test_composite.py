@@ -643,6 +643,29 @@ def test_frexp_matches_pytorch_on_every_float_dtype(device):
         tl.frexp(_t([1.0], device), out=(tl.empty(1, device=device), tl.empty(1, dtype=tl.int64, device=device)))
 
 
+def test_nextafter_matches_pytorch(device):
+    # values from torch 2.15: a zero steps to the smallest subnormal of other's sign, equal values give other
+    x = _t([0.0, 1.0, -1.0, float("inf"), 0.0, 1.0], device)
+    y = _t([-1.0, 2.0, 2.0, 0.0, -0.0, float("nan")], device)
+    got = to_numpy(tl.nextafter(x, y)).tolist()
+    assert got[:5] == [-1.401298464324817e-45, 1.0000001192092896, -0.9999999403953552, 3.4028234663852886e+38, -0.0]
+    assert np.isnan(got[5]) and np.signbit(got[4])
+    h = tl.nextafter(_t([1.0, 0.0], device, tl.float16), _t([2.0, 1.0], device, tl.float16))
+    assert h.dtype is tl.float16 and to_numpy(h.float()).tolist() == [1.0009765625, 5.960464477539063e-08]
+    b = _t([1.0, 0.0], device, tl.bfloat16).nextafter(_t([0.0, -1.0], device, tl.bfloat16))
+    assert to_numpy(b.float()).tolist() == [0.99609375, -9.183549615799121e-41]
+    d = tl.nextafter(_t([1.0, 0.0], device, tl.float64), _t([2.0, 1.0], device, tl.float64))
+    assert to_numpy(d).tolist() == [1.0000000000000002, 5e-324]
+    assert tl.nextafter(tl.ones(2, 1, device=device), tl.zeros(3, device=device)).shape == (2, 3)
+    a, c = _t([1.0, 2.0], device).requires_grad_(), _t([0.0, 3.0], device).requires_grad_()
+    tl.nextafter(a, c).sum().backward()  # PyTorch's gradient: grad for input, zeros for other
+    assert to_numpy(a.grad).tolist() == [1.0, 1.0] and to_numpy(c.grad).tolist() == [0.0, 0.0]
+    with pytest.raises(NotImplementedError, match="\"nextafter\" not implemented for 'Long'"):
+        tl.nextafter(_t([1], device), _t([2], device))
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+        tl.ones(2, dtype=tl.int64, device=device).nextafter_(_t([2.0, 0.0], device))
+
+
 def test_ldexp_renorm_index_reduce_and_small_helpers(device):
     assert to_numpy(tl.ldexp(_t([1.0, 3.0], device), _t([2, -1], device))).tolist() == [4.0, 1.5]
     assert tl.ldexp(_t([1, 3], device), _t([2, 1], device)).dtype is tl.float32
