@@ -66,11 +66,11 @@ def channels_last_strides(shape: tuple) -> tuple:
 
 def _is_channels_last(shape: tuple, strides: tuple, ndim: int = 4) -> bool:
     """PyTorch's channels-last contiguity of a 4-d tensor (``ndim`` 5: channels_last_3d): dense
-    in ``_channels_last_order``; size-1 dims may have any stride."""
+    in ``_channels_last_order``; size-1 dims may have any stride. Empty tensors get no shortcut:
+    PyTorch checks their strides as any other's (an empty NCHW-contiguous tensor is not channels-last,
+    and contiguous(memory_format=channels_last) restrides it)."""
     if len(shape) != ndim:
         return False
-    if 0 in shape:
-        return True
     expected = 1
     for d in _channels_last_order(ndim):
         if shape[d] != 1:

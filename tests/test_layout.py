@@ -202,6 +202,14 @@ def test_memory_format_arguments(device):
     assert c.contiguous(memory_format=tl.channels_last) is c
     assert tl.empty(2, 3, 4, 5, memory_format=tl.channels_last, device=device).stride() == (60, 1, 15, 3)
     assert tl.empty(2, 0, 3, 4, memory_format=tl.channels_last).stride() == (0, 1, 0, 0)
+    # an empty tensor is channels-last only when its strides say so (PyTorch has no empty shortcut here)
+    e = tl.empty(0, 3, 2, 2, device=device)
+    assert not e.is_contiguous(memory_format=tl.channels_last) and e.is_contiguous()
+    assert e.contiguous(memory_format=tl.channels_last).stride() == (12, 1, 6, 3)
+    assert tl.empty(2, 0, 2, 2).is_contiguous(memory_format=tl.channels_last) is False
+    assert tl.empty_strided((2, 3, 0, 1), (3, 1, 1, 1)).is_contiguous(memory_format=tl.channels_last) is False
+    assert tl.empty_strided((1, 1, 1, 0), (1, 1, 1, 1)).is_contiguous(memory_format=tl.channels_last) is True
+    assert tl.empty(0, 2, 1, 2, 2).contiguous(memory_format=tl.channels_last_3d).stride() == (8, 1, 8, 4, 2)
     v = _rand(2, 3, 4, 5, 6, device=device).contiguous(memory_format=tl.channels_last_3d)
     assert v.stride() == (360, 1, 90, 18, 3)
     assert v.is_contiguous(memory_format=tl.channels_last_3d)
