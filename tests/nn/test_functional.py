@@ -1360,3 +1360,16 @@ def test_adaptive_pool1d_errors():
         F.adaptive_avg_pool1d(x, tl.tensor(2.0))
     with pytest.raises(TypeError, match=r"argument 'input' \(position 1\) must be Tensor, not list"):
         F.adaptive_avg_pool1d([[1.0, 2.0]], 1)
+
+
+def test_adaptive_avg_pool1d_into_one_bin_of_an_empty_length_is_nan(device):
+    # PyTorch averages into one bin as a mean over L: an empty L gives NaN (tensorlab raised "non-zero size");
+    # into two bins it raises, as PyTorch's adaptive_avg_pool2d does. Values from torch 2.15
+    x = tl.ones(2, 0, device=device, requires_grad=True)
+    out = F.adaptive_avg_pool1d(x, 1)
+    assert out.shape == (2, 1) and np.isnan(to_numpy(out.detach())).all()
+    assert F.adaptive_avg_pool1d(tl.ones(1, 2, 0, device=device), (1,)).shape == (1, 2, 1)
+    with pytest.raises(RuntimeError, match="non-zero size"):
+        F.adaptive_avg_pool1d(tl.ones(2, 0, device=device), 2)
+    with pytest.raises(RuntimeError, match="non-zero size"):
+        F.adaptive_max_pool1d(tl.ones(2, 0, device=device), 1)

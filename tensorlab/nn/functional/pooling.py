@@ -41,8 +41,12 @@ def _bins(op: str, input: Tensor, output_size) -> list[tuple[int, int]]:
                            f"argument #1 'self' (while checking arguments for {op})")
     if size < 0:
         raise RuntimeError(f"{op}(): elements of output_size must be greater than or equal to 0 but received {size}")
-    # PyTorch refuses an empty L (both) and, for a batch, an empty C (the max only); an empty batch is fine
-    checked = (1, 2) if op == "adaptive_max_pool1d" and input.dim() == 3 else (input.dim() - 1,)
+    # PyTorch refuses an empty L (both) and, for a batch, an empty C (the max only); an empty batch is fine.
+    # Except the average into one bin: PyTorch takes it as a mean over L, whose empty L is NaN (no error)
+    if op == "adaptive_max_pool1d" and input.dim() == 3:
+        checked = (1, 2)
+    else:
+        checked = () if op == "adaptive_avg_pool1d" and size == 1 else (input.dim() - 1,)
     for d in checked:
         if input.shape[d] == 0:
             raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input "
