@@ -73,16 +73,22 @@ class StudentT(Distribution):
         shape = tuple(self._extended_shape(sample_shape))
         return self.loc + self.scale * self._standard_draw(shape)
 
+    def _log_normalizer(self):
+        """log of the density's normalising constant ``scale * sqrt(df) * B(df / 2, 1 / 2)``, which
+        log_prob divides out and the entropy starts from (``B(a, 1/2) = Gamma(a) sqrt(pi) / Gamma(a + 1/2)``)."""
+        half_df = 0.5 * self.df
+        log_beta = tl.lgamma(half_df) - tl.lgamma(half_df + 0.5) + 0.5 * math.log(math.pi)
+        return self.scale.log() + 0.5 * self.df.log() + log_beta
+
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        y = (value - self.loc) / self.scale
-        log_norm = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi)
-                    + tl.lgamma(0.5 * self.df) - tl.lgamma(0.5 * (self.df + 1.0)))
-        return -0.5 * (self.df + 1.0) * tl.log1p(y.pow(2) / self.df) - log_norm
+        z = (value - self.loc) / self.scale
+        # the kernel (1 + z^2 / df) ** -((df + 1) / 2), in logs
+        return tl.log1p(z.pow(2) / self.df) * (-0.5 * (self.df + 1.0)) - self._log_normalizer()
 
     def entropy(self):
-        half_df, half_df1 = 0.5 * self.df, 0.5 * (self.df + 1)
-        log_beta = tl.lgamma(half_df) + 0.5 * math.log(math.pi) - tl.lgamma(half_df1)  # log B(df/2, 1/2)
-        return (self.scale.log() + half_df1 * (tl.digamma(half_df1) - tl.digamma(half_df))
-                + 0.5 * self.df.log() + log_beta)
+        # -E[log p] = log normaliser + (df + 1) / 2 * E[log1p(z^2 / df)], that expectation being
+        # digamma((df + 1) / 2) - digamma(df / 2)
+        half_df = 0.5 * self.df
+        return self._log_normalizer() + (half_df + 0.5) * (tl.digamma(half_df + 0.5) - tl.digamma(half_df))
