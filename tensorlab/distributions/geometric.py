@@ -21,13 +21,11 @@ class Geometric(BinaryProbability):
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
         self._init_probability(probs, logits, validate_args)
-        if self._validate_args and probs is not None:
-            value = self.probs
-            valid = value > 0
-            if not bool(valid.all()):
-                raise ValueError(f"Expected parameter probs ({type(value).__name__} of shape {tuple(value.shape)}) "
-                                 f"of distribution {self!r} to be positive but found invalid values:\n"
-                                 f"{value.detach()[~valid]}")
+        # unit_interval admits p = 0, where no success ever comes: PyTorch refuses it too (given probs only)
+        if self._validate_args and probs is not None and not bool((self.probs > 0).all()):
+            p = self.probs
+            raise ValueError(f"Expected parameter probs ({type(p).__name__} of shape {tuple(p.shape)}) of distribution "
+                             f"{self!r} to be positive but found invalid values:\n{p.detach()[~(p > 0)]}")
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_probability(Geometric, batch_shape, _instance)
