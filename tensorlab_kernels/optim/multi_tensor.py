@@ -593,7 +593,9 @@ def multi_tensor_norm_twin(out, tensors, *, norm_type: float, config: dict | Non
         else:
             p = acc(norm_type)
             total = np.power(np.power(flat, p).sum(dtype=acc), acc(1.0) / p)
-    out[...] = np.asarray(total, dtype=acc).astype(np.float32 if out.dtype.itemsize == 2 else out.dtype, copy=False)
+        # (a norm beyond float16's range becomes inf in the float16 out, as the kernel's, without numpy's warning)
+        out[...] = np.asarray(total, dtype=acc).astype(np.float32 if out.dtype.itemsize == 2 else out.dtype,
+                                                       copy=False)
 
 
 def multi_tensor_clip_scale_twin(tensors, total_norm, *, max_norm: float, config: dict | None = None) -> int:

@@ -219,3 +219,13 @@ def test_get_total_norm_of_mixed_dtypes_rounds_each_dtype_group(device):
     grads = [tl.full((3,), 0.1, device=device), tl.full((2, 2), 0.1, dtype=tl.float64, device=device)]
     total = tl.nn.utils.get_total_norm(grads)
     assert total.dtype == tl.float64 and total.item() == 0.2645751290713209  # torch 2.15's value
+
+
+def test_get_total_norm_beyond_float16_range_is_inf_without_a_numpy_warning():
+    # the cpu twin's float16 result cast warned "overflow encountered in cast" (PyTorch returns inf silently)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        total = tl.nn.utils.get_total_norm([tl.full((4,), 60000.0, dtype=tl.float16)])
+    assert total.dtype == tl.float16 and total.item() == math.inf
