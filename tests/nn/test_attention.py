@@ -238,6 +238,98 @@ def test_sdpa_cuda_noncontiguous_inputs():
         np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-5)
 
 
+def _laid_out(shape, order, device, grad=True):
+    """A float32 tensor of ``shape`` whose memory holds its dims in ``order`` (outermost first), random values."""
+    inv = [order.index(d) for d in range(len(shape))]
+    t = T(rand(*[shape[d] for d in order]), device, tl.float32).permute(*inv)
+    return t.detach().requires_grad_(True) if grad else t
+
+
+# name: (q, k, v as (shape, memory order), kwargs, the output's strides in PyTorch 2.15 on cpu)
+_BLHE, _BHLE = (0, 2, 1, 3), (0, 1, 2, 3)
+LAYOUT_CASES = {
+    # PyTorch's fused cpu kernel: the output laid out as the query (empty_like(query))
+    "q-transposed": (((2, 2, 4, 3), _BLHE), ((2, 2, 4, 3), _BLHE), ((2, 2, 4, 3), _BLHE), {}, (24, 3, 6, 1)),
+    "q-contiguous": (((2, 2, 4, 3), _BHLE), ((2, 2, 5, 3), _BLHE), ((2, 2, 5, 3), _BLHE), {}, (24, 12, 3, 1)),
+    "q-heads-outermost": (((2, 3, 4, 6), (1, 0, 2, 3)), ((2, 3, 5, 6), _BHLE), ((2, 3, 5, 6), _BHLE), {},
+                          (24, 48, 6, 1)),
+    "q-transposed-causal": (((2, 2, 4, 3), _BLHE), ((2, 2, 5, 3), _BHLE), ((2, 2, 5, 3), _BHLE),
+                            {"is_causal": True}, (24, 3, 6, 1)),
+    "q-transposed-bool-mask": (((2, 2, 4, 3), _BLHE), ((2, 2, 5, 3), _BHLE), ((2, 2, 5, 3), _BHLE),
+                               {"attn_mask": "bool"}, (24, 3, 6, 1)),
+    "q-transposed-float-mask": (((2, 2, 4, 3), _BLHE), ((2, 2, 5, 3), _BHLE), ((2, 2, 5, 3), _BHLE),
+                                {"attn_mask": "float"}, (24, 3, 6, 1)),
+    "3d-q-transposed": (((2, 4, 3), (1, 0, 2)), ((2, 5, 3), (0, 1, 2)), ((2, 5, 3), (0, 1, 2)), {}, (3, 6, 1)),
+    "gqa-q-transposed": (((2, 4, 4, 3), _BLHE), ((2, 2, 5, 3), _BLHE), ((2, 2, 5, 3), _BLHE), {"enable_gqa": True},
+                         (48, 3, 12, 1)),
+    "size-1-head-dim": (((2, 2, 4, 1), _BLHE), ((2, 2, 5, 1), _BHLE), ((2, 2, 5, 1), _BHLE), {}, (8, 1, 2, 1)),
+    # PyTorch's math path: a contiguous output
+    "value-head-dim-differs": (((2, 2, 4, 3), _BLHE), ((2, 2, 5, 3), _BLHE), ((2, 2, 5, 7), _BLHE), {},
+                               (56, 28, 7, 1)),
+    "q-last-dim-strided": (((2, 3, 4, 6), (0, 1, 3, 2)), ((2, 3, 5, 6), _BHLE), ((2, 3, 5, 6), _BHLE), {},
+                           (72, 24, 6, 1)),
+    "key-batch-broadcast": (((2, 2, 4, 3), _BLHE), ((1, 2, 5, 3), _BHLE), ((1, 2, 5, 3), _BHLE), {},
+                            (24, 12, 3, 1)),
+    "float-mask-requires-grad": (((2, 2, 4, 3), _BLHE), ((2, 2, 5, 3), _BHLE), ((2, 2, 5, 3), _BHLE),
+                                 {"attn_mask": "float-grad"}, (24, 12, 3, 1)),
+    "5d-q-permuted": (((2, 2, 3, 4, 3), (0, 3, 2, 1, 4)), ((2, 2, 3, 5, 3), (0, 1, 2, 3, 4)),
+                      ((2, 2, 3, 5, 3), (0, 1, 2, 3, 4)), {}, (72, 36, 12, 3, 1)),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(LAYOUT_CASES))
+def test_sdpa_output_layout_follows_pytorch(device, case):
+    """PyTorch's output takes the query's layout where its fused kernel runs (so model code may call
+    ``out.transpose(1, 2).view(B, L, E)`` on (B, L, H, E) inputs transposed to (B, H, L, E)), and is
+    contiguous on its math path; values and gradients (laid out as their leaves) are unchanged."""
+    (qs, qo), (ks, ko), (vs, vo), kwargs, strides = LAYOUT_CASES[case]
+    q, k, v = (_laid_out(s, o, device) for s, o in ((qs, qo), (ks, ko), (vs, vo)))
+    kwargs, mask = dict(kwargs), None
+    if kwargs.get("attn_mask") == "bool":
+        mask = RNG.random((qs[-2], ks[-2])) < 0.7
+        mask[:, 0] = True
+        kwargs["attn_mask"] = T(mask, device)
+    elif kwargs.get("attn_mask") in ("float", "float-grad"):
+        mask = rand(qs[-2], ks[-2])
+        kwargs["attn_mask"] = T(mask, device, tl.float32, grad=kwargs["attn_mask"] == "float-grad")
+    out = F.scaled_dot_product_attention(q, k, v, **kwargs)
+    assert out.stride() == strides
+    qn, kn, vn = (to_numpy(a).astype(np.float64) for a in (q, k, v))
+    gqa = kwargs.get("enable_gqa", False)
+    expected = sdpa_reference(qn, kn, vn, mask, is_causal=kwargs.get("is_causal", False), enable_gqa=gqa)
+    np.testing.assert_allclose(to_numpy(out), expected, rtol=2e-5, atol=2e-5)
+    g = rand(*expected.shape)
+    out.backward(T(g, device, tl.float32))
+    if gqa:
+        kn, vn = np.repeat(kn, qs[1] // ks[1], axis=1), np.repeat(vn, qs[1] // ks[1], axis=1)
+    dq, dk, dv, _ = sdpa_grads_reference(qn, kn, vn, g, mask, kwargs.get("is_causal", False))
+    if gqa:
+        dk, dv = (d.reshape(ks[0], ks[1], -1, *ks[2:]).sum(2) for d in (dk, dv))
+    if ks[0] < qs[0]:  # a key batch broadcast over the query's
+        dk, dv = dk.sum(0, keepdims=True), dv.sum(0, keepdims=True)
+    for leaf, ref in ((q, dq), (k, dk), (v, dv)):
+        assert leaf.grad.stride() == leaf.stride()  # (PyTorch's AccumulateGrad layout)
+        np.testing.assert_allclose(to_numpy(leaf.grad), ref, rtol=1e-4, atol=1e-4)
+
+
+def test_sdpa_transposed_output_views_back_without_a_copy():
+    """The model pattern of a (B, L, E) sequence split into heads: ``y.transpose(1, 2).view(B, L, E)``."""
+    for dev in DEVICES:
+        x = tl.ones(2, 4, 6, device=dev).view(2, 4, 2, 3).transpose(1, 2)
+        y = F.scaled_dot_product_attention(x, x, x)
+        assert y.stride() == (24, 3, 6, 1)
+        assert np.all(to_numpy(y.transpose(1, 2).view(2, 4, 6)) == 1)
+        # a head dim above the fused kernel's (the math path) gives the same layout, as PyTorch's
+        x = T(rand(1, 3, 2, 300), dev, tl.float32).transpose(1, 2)
+        y = F.scaled_dot_product_attention(x, x, x)
+        assert y.stride() == (1800, 300, 600, 1)
+        np.testing.assert_allclose(to_numpy(y), sdpa_reference(*[to_numpy(x)] * 3), rtol=1e-5, atol=1e-5)
+        # dropout (math path): contiguous, as PyTorch's
+        x = tl.ones(2, 4, 6, device=dev).view(2, 4, 2, 3).transpose(1, 2)
+        assert F.scaled_dot_product_attention(x, x, x, dropout_p=0.5).stride() == (24, 12, 3, 1)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_sdpa_float_mask_gradient(device):
     """A float mask that requires grad gets d(loss)/d(mask) = ds, summed over its broadcast dims."""

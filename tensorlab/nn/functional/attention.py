@@ -14,7 +14,8 @@ added to the scores; ``is_causal`` is the upper-left aligned ``tril`` mask (comb
 ``attn_mask`` inside the kernel, but the public function refuses both together, as PyTorch does);
 ``scale`` defaults to ``1/sqrt(E)``; ``enable_gqa`` lets ``query`` have a multiple of ``key``'s heads (dim -3), done by
 reading ``key``/``value`` with a stride-0 group dim. Rows whose keys are all masked give zeros
-(PyTorch's safe softmax).
+(PyTorch's safe softmax). The output is laid out as ``query`` where PyTorch's fused cpu kernel would run (a
+``(B, L, H, E)`` tensor viewed as ``(B, H, L, E)`` gives such a view back), else contiguous: ``_output_like_query``.
 
 The composed "math" path (matmul, softmax, ``dropout``, matmul — PyTorch's reference) runs when
 the fused kernel cannot: ``dropout_p > 0`` (dropout applies to the attention weights, with the
@@ -32,6 +33,7 @@ from ... import _dtype as D
 from ... import backends
 from ..._broadcast import broadcast_geometry, broadcast_shapes
 from ..._dispatch import dispatch
+from ..._layout import preserve_strides
 from ..._registry import Plan, defop
 from ..._tensor import Tensor
 from ...amp.autocast_mode import autocast_op
@@ -63,11 +65,14 @@ def _geometries(batch, q, k, v, mask):
     return args
 
 
-def _sdpa_meta(q, k, v, mask, *, scale: float, is_causal: bool, precision: str) -> Plan:
+def _sdpa_meta(q, k, v, mask, *, scale: float, is_causal: bool, precision: str, like_query: bool = False) -> Plan:
     batch = _batch_shape(q, k, v, mask)
     L, Ev = q._shape[-2], v._shape[-1]
+    # like_query: allocated in the query's layout (see _output_like_query), which the kernel writes through its strides
+    shape = batch + (L, Ev)
+    out = (shape, q.dtype, preserve_strides(q)) if like_query and shape == q._shape else (shape, q.dtype)
     return Plan(args=_geometries(batch, q, k, v, mask),
-                outputs=[(batch + (L, Ev), q.dtype), (batch + (L,), _acc(q)), (batch + (L,), _acc(q))],
+                outputs=[out, (batch + (L,), _acc(q)), (batch + (L,), _acc(q))],
                 params={"scale": scale, "is_causal": is_causal, "precision": precision}, single=False)
 
 
@@ -92,7 +97,8 @@ def _sdpa_backward(ctx, g_out, *_unused):
     if is_grad_enabled():  # create_graph=True: a differentiable composition
         dq, dk, dv = _composite_backward(g_out, q, k, v, mask, p["scale"], p["is_causal"])
     else:
-        dq, dk, dv = dispatch(SDPA_BACKWARD, g_out, q, k, v, mask, out, row_max, log_sum, **p)
+        dq, dk, dv = dispatch(SDPA_BACKWARD, g_out, q, k, v, mask, out, row_max, log_sum, scale=p["scale"],
+                              is_causal=p["is_causal"], precision=p["precision"])
     return (_reduce_to(dq, q.shape) if needs[0] else None, _reduce_to(dk, k.shape) if needs[1] else None,
             _reduce_to(dv, v.shape) if needs[2] else None, None)
 
@@ -268,6 +274,33 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  enable_gqa: bool = False) -> Tensor:
     """``softmax(query @ key^T * scale + mask) @ value`` (see the module doc for masks, causal, GQA)."""
     _check_sdpa(query, key, value, attn_mask, dropout_p)
+    like_query = _output_like_query(query, key, value, attn_mask, dropout_p, enable_gqa)
+    return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, like_query)
+
+
+def _output_like_query(query, key, value, attn_mask, dropout_p: float, enable_gqa: bool) -> bool:
+    """Whether the output is laid out as ``query`` (``empty_like(query)``: its strides when dense, else dense in its
+    dim order) rather than contiguous. PyTorch's cpu output has the query's layout where its fused (flash) kernel
+    runs, and is a contiguous matmul result on its math path; so, as PyTorch 2.15 on cpu: flash backend enabled,
+    no dropout, 3-d or 4-d query, key and value with the same batch dims (or GQA heads: a multiple of key's, key's
+    equal to value's), nothing empty, ``Ev == E``, stride 1 along the last dim of all three, no floating mask that
+    requires grad (even under no_grad). ``B, H, L, E`` views of a ``B, L, H, E`` tensor give ``B, H, L, E`` views
+    of a ``B, L, H, E`` output, so ``out.transpose(1, 2).view(B, L, H * E)`` works without ``contiguous()``."""
+    if not backends._sdp_enabled["flash"] or dropout_p > 0 or not 3 <= query.ndim == key.ndim == value.ndim <= 4:
+        return False
+    qs, ks, vs = query.shape, key.shape, value.shape
+    if qs[-1] != vs[-1] or 0 in qs or 0 in ks or 0 in vs or 1 != query.stride(-1) or 1 != key.stride(-1) \
+            or 1 != value.stride(-1):
+        return False
+    if ks[:-2] != vs[:-2] or qs[:-3] != ks[:-3]:
+        return False
+    if qs[-3] != ks[-3] and not (enable_gqa and qs[-3] % ks[-3] == 0):
+        return False
+    return attn_mask is None or not (attn_mask.dtype.is_floating_point and attn_mask.requires_grad)
+
+
+def _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa: bool, like_query: bool):
+    """The attention after the argument checks; ``like_query``: the output is allocated in ``query``'s layout."""
     if is_causal and attn_mask is not None:
         raise RuntimeError("scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if attn_mask is not None and attn_mask.dtype is D.float32 and query.dtype is not D.float32:
@@ -280,7 +313,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     scale = 1.0 if E == 0 else float(scale) if scale is not None else 1.0 / math.sqrt(E)
     if enable_gqa and key.ndim >= 3 and query.ndim >= 3 and query.shape[-3] != key.shape[-3]:
         q5, k5, v5, m5 = _gqa_views(query, key, value, attn_mask)
-        out = scaled_dot_product_attention(q5, k5, v5, m5, dropout_p, is_causal, scale)
+        _check_sdpa(q5, k5, v5, m5, dropout_p)
+        out = _attention(q5, k5, v5, m5, dropout_p, is_causal, scale, False, like_query)
         return out.flatten(-4, -3)
     elif enable_gqa and (key.ndim < 3 or query.ndim < 3):
         _gqa_views(query, key, value, attn_mask)  # raises the error
@@ -295,11 +329,17 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                 or (attn_mask is not None and attn_mask.dtype.is_floating_point and attn_mask.requires_grad
                     and is_grad_enabled()))
     if use_math:
-        return _math_attention(query, key, value, attn_mask, float(dropout_p), bool(is_causal), scale)
+        out = _math_attention(query, key, value, attn_mask, float(dropout_p), bool(is_causal), scale)
+        strides = preserve_strides(query) if like_query else None  # (a head dim above the kernel's)
+        if strides is not None and out.stride() != strides:
+            from ..._factories import empty_like
+
+            out = empty_like(query).copy_(out)
+        return out
     from ...ops.matmul import get_float32_matmul_precision
 
     out, _, _ = dispatch(SDPA, query, key, value, attn_mask, scale=scale, is_causal=bool(is_causal),
-                      precision=get_float32_matmul_precision())
+                         precision=get_float32_matmul_precision(), like_query=like_query)
     return out
 
 
