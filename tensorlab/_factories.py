@@ -229,6 +229,13 @@ def _nested_to_numpy(data, op: str, target: D.dtype | None = None) -> tuple[np.n
     shape: list[int] = []
     dtype = None
     leaf_depth = None  # where the numbers stand, once one was seen: no sequence may stand there
+    # An integer dtype asked for: each float is checked and truncated on its own, so that the ints beside it
+    # are not read through float64 (tensor([2**53 + 1, 0.5], dtype=int64) keeps 2**53 + 1, and
+    # tensor([-3, 0.5], dtype=uint8) wraps -3 to 253 as an int, as PyTorch's per-number conversion does).
+    to_int = target is not None and target is not D.bool and not target.is_floating_point
+
+    def number(v):
+        return int(check_scalar_fits(op, v, target)) if to_int and isinstance(v, builtins.float) else v
 
     def walk(x, depth: int):
         nonlocal dtype, leaf_depth
@@ -238,13 +245,13 @@ def _nested_to_numpy(data, op: str, target: D.dtype | None = None) -> tuple[np.n
             v = x.item()
             d = x.dtype
             dtype = d if dtype is None else D.promote_types(dtype, d)
-            return v
+            return number(v)
         if isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.ndim == 0):
             if depth != len(shape):
                 raise ValueError(f"{op}: expected a sequence at dim {depth}, got {type(x).__name__}")
             d = D.from_numpy_dtype(np.asarray(x).dtype, op)
             dtype = d if dtype is None else D.promote_types(dtype, d)
-            return x.item()
+            return number(x.item())
         if x.__class__ not in _PLAIN_NUMBERS and _is_sequence(x):  # range, array.array, bytearray, memoryview...
             x = x.tolist() if isinstance(x, memoryview) else list(x)
         if isinstance(x, list | tuple | np.ndarray):
@@ -273,16 +280,22 @@ def _nested_to_numpy(data, op: str, target: D.dtype | None = None) -> tuple[np.n
                 raise TypeError(f"{op}: could not convert {type(x).__name__} to {target.name}") from None
         d = _infer_dtype_of_scalar(x)
         dtype = d if dtype is None else D.promote_types(dtype, d)
-        return x
+        return number(x)
 
     values = walk(data, 0)
     if dtype is None:  # empty sequence
         dtype = D.get_default_dtype()
-    np_dtype = np.float64 if dtype.is_floating_point or (target is not None and target.is_floating_point) else dtype.np
+    if to_int and dtype.is_floating_point:  # (every float was made an int above)
+        np_dtype = np.int64
+    elif dtype.is_floating_point or (target is not None and target.is_floating_point):
+        np_dtype = np.float64
+    else:
+        np_dtype = dtype.np
     try:
         arr = np.array(values, dtype=np_dtype)
     except OverflowError:  # a Python int beyond 64 bits in an integer tensor
-        raise ValueError(f"{op}: Overflow when unpacking long long (a value does not fit {dtype.name})") from None
+        fit = (target or dtype).name
+        raise ValueError(f"{op}: Overflow when unpacking long long (a value does not fit {fit})") from None
     if shape and arr.shape != tuple(shape):
         arr = arr.reshape(shape)
     return arr, dtype

@@ -116,6 +116,18 @@ def test_tensor_with_integer_dtype_checks_python_numbers_for_overflow():
     assert tl.tensor([], dtype=tl.int8).shape == (0,)
 
 
+
+def test_tensor_with_integer_dtype_keeps_ints_mixed_with_floats_exact():
+    # each number is converted on its own: the ints beside a float are not read through float64
+    assert tl.tensor([2**53 + 1, 0.5], dtype=tl.int64).tolist() == [9007199254740993, 0]
+    assert tl.tensor([[1, 2.7], [-2.7, 2**63 - 1]], dtype=tl.int64).tolist() == [[1, 2], [-2, 9223372036854775807]]
+    assert tl.tensor([False, -3, 0.1], dtype=tl.uint8).tolist() == [0, 253, 0]  # the int -3 wraps, as PyTorch
+    assert tl.as_tensor([2**53 + 1, 1.5], dtype=tl.int64).tolist() == [9007199254740993, 1]
+    with pytest.raises(RuntimeError, match="tensor: value cannot be converted to type uint8 without overflow: -3.0"):
+        tl.tensor([-3.0, 1], dtype=tl.uint8)  # a float still must fit
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        tl.tensor([2**63, 1.5], dtype=tl.int64)
+
 def test_item_tolist_and_python_conversions(device):
     t = tl.tensor([[1.5, -2.0], [3.0, 4.25]], device=device)
     assert t.tolist() == [[1.5, -2.0], [3.0, 4.25]]
