@@ -267,6 +267,7 @@ def _combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | No
 def result_type(*operands) -> dtype:
     """PyTorch's ``result_type`` over tensors and Python scalars (scalars are weak)."""
     dim_result = zero_result = wrapped_result = None
+    uint64_scalar = False
     for x in operands:
         d = getattr(x, "dtype", None)
         if isinstance(d, dtype) and hasattr(x, "ndim"):
@@ -279,9 +280,16 @@ def result_type(*operands) -> dtype:
         else:
             d = _scalar_dtype(x)
             wrapped_result = d if wrapped_result is None else promote_types(wrapped_result, d)
+            uint64_scalar = uint64_scalar or (x.__class__ is builtins.int and x > 9223372036854775807)
     out = _combine_categories(dim_result, _combine_categories(zero_result, wrapped_result))
     if out is None:
         raise TypeError("result_type: needs at least one tensor or scalar")
+    if uint64_scalar and out._category == 1 and zero_result in (None, bool) and dim_result in (None, bool):
+        # A Python int in [2**63, 2**64) is a uint64 number to PyTorch. Beside an integer tensor the tensor's
+        # dtype wins (the number wraps, as PyTorch's); with only bool tensors the uint64 would decide the
+        # result, a promotion PyTorch refuses, and tensorlab has no uint64: refused rather than wrapped to int64.
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           f"{torch_name(zero_result or dim_result or int64)} and UInt64")
     return out
 
 

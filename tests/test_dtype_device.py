@@ -47,6 +47,20 @@ def test_result_type_scalars_are_weak():
     assert tl.result_type(True, 2) is tl.int64
 
 
+def test_python_int_beyond_int64_with_bool_tensors_is_refused():
+    # a Python int in [2**63, 2**64) is a uint64 number to PyTorch: beside an integer tensor it wraps into the
+    # tensor's dtype, but with only bool tensors it would decide the result, a promotion PyTorch refuses
+    b = tl.tensor([True, False])
+    for call in [lambda: b + 2**63, lambda: b * 2**63, lambda: b == 2**63, lambda: tl.tensor(True) + 2**63,
+                 lambda: 2**63 >> b, lambda: tl.result_type(b, 2**64 - 1)]:
+        with pytest.raises(RuntimeError, match="attempted to promote Bool and UInt64"):
+            call()
+    assert (b + (2**63 - 1)).tolist() == [-9223372036854775808, 9223372036854775807]
+    assert (tl.tensor([1, 2]) + 2**63).tolist() == [-9223372036854775807, -9223372036854775806]
+    assert (b + tl.tensor(2) + 2**63).tolist() == [-9223372036854775805, -9223372036854775806]
+    assert tl.result_type(b, 2.0**63) is tl.float32
+
+
 def test_can_cast_same_kind():
     assert tl.can_cast(tl.int32, tl.float16)
     assert not tl.can_cast(tl.float32, tl.int64)
