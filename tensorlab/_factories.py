@@ -156,6 +156,7 @@ def wrap_numpy(ndarray: np.ndarray) -> Tensor:
     file): nobody else holds it, so the tensor's storage stays resizable."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"from_numpy: expected np.ndarray (got {type(ndarray).__name__})")
+    _check_native_byte_order(ndarray, "from_numpy")
     dtype = D.from_numpy_dtype(ndarray.dtype, "from_numpy")
     if any(s < 0 for s in ndarray.strides):
         raise ValueError(
@@ -170,6 +171,14 @@ def wrap_numpy(ndarray: np.ndarray) -> Tensor:
                       "tensor will fail. Copy the array first if you need to write to it.")
     storage, strides, offset = cpu_storage_from_array(ndarray)
     return Tensor._make(storage, tuple(ndarray.shape), strides, offset, dtype)
+
+
+def _check_native_byte_order(arr: np.ndarray, op: str) -> None:
+    # A byte-swapped array ('>i4' on a little-endian machine) is PyTorch's ValueError, whatever its type: the
+    # message says what is wrong rather than listing the dtypes (which '>i4' seems to be one of).
+    if not arr.dtype.isnative:
+        raise ValueError(f"{op}: given numpy array has byte order different from the native byte order "
+                         f"({arr.dtype.str}). Conversion between byte orders is currently not supported.")
 
 
 def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad: bool = False) -> Tensor:
@@ -304,6 +313,7 @@ def _nested_to_numpy(data, op: str, target: D.dtype | None = None) -> tuple[np.n
 def _array_from_data(data, op: str, target: D.dtype | None = None) -> tuple[np.ndarray, D.dtype]:
     if isinstance(data, np.ndarray | np.generic):
         arr = np.asarray(data)
+        _check_native_byte_order(arr, op)
         if target is not None and arr.dtype.kind == "u":  # uint16/32/64 (16-bit images): converted, as PyTorch
             return arr, target
         return arr, D.from_numpy_dtype(arr.dtype, op)

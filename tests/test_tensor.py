@@ -49,6 +49,19 @@ def test_from_numpy_strided_and_errors():
         tl.from_numpy([1, 2])
 
 
+def test_byte_swapped_numpy_arrays_are_a_value_error():
+    # PyTorch's ValueError for an array of a supported type in the other byte order (it was the TypeError
+    # that lists the supported dtypes, which '>i4' seems to be one of)
+    swapped = np.array([1, 2], dtype=np.dtype(np.int32).newbyteorder())
+    for make, op in [(tl.from_numpy, "from_numpy"), (tl.tensor, "tensor"), (tl.as_tensor, "tensor"),
+                     (tl.asarray, "tensor"), (lambda a: tl.tensor(a, dtype=tl.float32), "tensor")]:
+        with pytest.raises(ValueError, match=f"{op}: given numpy array has byte order different from the native"):
+            make(swapped)
+    with pytest.raises(ValueError, match="byte order different"):
+        tl.tensor(np.array(2.5, dtype=np.dtype(np.float64).newbyteorder()))
+    assert tl.tensor(swapped.astype(np.int32)).tolist() == [1, 2]  # (converted to native order first: fine)
+
+
 def test_numpy_on_cuda_raises():
     if not tl.cuda.is_available():
         pytest.skip("no cuda device")
