@@ -185,9 +185,13 @@ def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad
     """A 1-d cpu tensor over the bytes of ``buffer`` (any object with the buffer protocol; shared, not
     copied): ``count`` elements of ``dtype`` (-1: as many as fit) from byte ``offset``."""
     try:
-        nbytes = memoryview(buffer).nbytes
+        view = memoryview(buffer)
     except TypeError:
         raise ValueError("object does not implement Python buffer protocol.") from None
+    if not view.c_contiguous:  # (numpy's frombuffer would raise its own ValueError, naming no op)
+        raise RuntimeError("frombuffer: could not retrieve a contiguous buffer from the given object "
+                           "(non-contiguous buffers are not supported)")
+    nbytes = view.nbytes
     dt = D.as_dtype(dtype, "frombuffer")
     size = dt.itemsize
     if nbytes == 0 or count == 0:

@@ -145,6 +145,11 @@ def test_frombuffer_shares_the_buffer():
         tl.frombuffer(bytearray(), dtype=tl.int32)
     with pytest.raises(ValueError, match="does not implement Python buffer protocol"):
         tl.frombuffer([1, 2], dtype=tl.int32)
+    # a non-contiguous buffer is PyTorch's RuntimeError (numpy's own ValueError named no op), checked first
+    for strided in [np.arange(16, dtype=np.uint8)[::2], memoryview(bytearray(8))[::2],
+                    np.arange(8, dtype=np.uint8).reshape(2, 4).T]:
+        with pytest.raises(RuntimeError, match="frombuffer: could not retrieve a contiguous buffer"):
+            tl.frombuffer(strided, dtype=tl.int8, count=0)
 
 
 def test_global_switches_and_size_checks():
