@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from tensorlab_kernels import fill as kfill
+from tensorlab_kernels.convert import host_steps
 
 from . import _dtype as D
 from ._determinism import filling_uninitialized_memory, uninitialized_fill_value
@@ -343,9 +344,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
     if dtype is not None and not isinstance(data, np.ndarray) and arr is not data:
         _check_values_fit("tensor", arr, dt)
     with np.errstate(invalid="ignore", over="ignore"):
-        if dt in (D.float16, D.bfloat16) and arr.dtype == np.float64:
-            arr = arr.astype(np.float32)  # through float32, as PyTorch's (and tensorlab's .to()) casts round
-        arr = np.array(arr, dtype=dt.np, copy=True, order="C")
+        # the intermediate steps of tensorlab's .to() (and PyTorch's casts): to a half type through float32, a
+        # float to uint8 through int64 (numpy's own cast goes through int32 on x86: -5171361537520.0 gave 0, not 16)
+        arr = np.array(host_steps(arr, dt.np), dtype=dt.np, copy=True, order="C")
     # (numpy gives an empty array 0 strides; PyTorch's tensor([]) has contiguous ones, as zeros(0): an
     # empty numpy array's own strides are kept, as PyTorch keeps them)
     t = wrap_numpy(arr) if arr.size or isinstance(data, np.ndarray) else empty(arr.shape, dtype=dt)

@@ -130,6 +130,13 @@ def test_tensor_with_integer_dtype_checks_python_numbers_for_overflow():
 
 
 
+def test_tensor_of_a_float_array_to_uint8_converts_as_to_does():
+    # a float array cast to uint8 through int64, as .to() and PyTorch (numpy's own cast goes through int32)
+    a = np.array([-5171361537520.0, 319804381165.5, -300.5, 3000000007.0, -3.7])
+    assert tl.tensor(a, dtype=tl.uint8).tolist() == [16, 237, 212, 7, 253]
+    assert tl.asarray(a, dtype=tl.uint8, copy=True).tolist() == tl.tensor(a).to(tl.uint8).tolist()
+
+
 def test_tensor_with_integer_dtype_keeps_ints_mixed_with_floats_exact():
     # each number is converted on its own: the ints beside a float are not read through float64
     assert tl.tensor([2**53 + 1, 0.5], dtype=tl.int64).tolist() == [9007199254740993, 0]
