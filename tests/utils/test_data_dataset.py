@@ -99,8 +99,14 @@ def test_chain_dataset():
     ds = ChainDataset([It([1, 2]), It([]), It([3])])
     assert list(ds) == [1, 2, 3] and len(ds) == 3
     assert list(It([1]) + It([2])) == [1, 2]
-    with pytest.raises(TypeError, match="ChainDataset only supports IterableDataset"):
-        list(ChainDataset([It([1]), Range(0, 2)]))
+    # AssertionError, as PyTorch's, when iterated or measured (PyTorch yields the datasets before the bad one)
+    chained = ChainDataset([It([1]), Range(0, 2)])
+    it = iter(chained)
+    assert next(it) == 1
+    with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset, got Range"):
+        next(it)
+    with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset, got Range"):
+        len(chained)
 
 
 def test_subset():

@@ -179,17 +179,20 @@ class ChainDataset(IterableDataset):
 
     def __iter__(self):
         for d in self.datasets:
-            if not isinstance(d, IterableDataset):
-                raise TypeError(f"ChainDataset only supports IterableDataset, got {type(d).__name__}")
+            _check_chainable(d)
             yield from d
 
     def __len__(self) -> int:
         total = 0
         for d in self.datasets:
-            if not isinstance(d, IterableDataset):
-                raise TypeError(f"ChainDataset only supports IterableDataset, got {type(d).__name__}")
+            _check_chainable(d)
             total += len(d)
         return total
+
+
+def _check_chainable(d) -> None:
+    if not isinstance(d, IterableDataset):  # AssertionError, as PyTorch's (and as ConcatDataset's checks here)
+        raise AssertionError(f"ChainDataset only supports IterableDataset, got {type(d).__name__}")
 
 
 class Subset(Dataset[T_co]):
