@@ -64,6 +64,11 @@ def test_tensor_dataset():
         TensorDataset()
     with pytest.raises(IndexError, match="at least one dimension"):
         TensorDataset(tl.tensor(1.0))
+    with pytest.raises(IndexError, match="at least one dimension"):
+        TensorDataset(x, tl.tensor(1.0))
+    # the tensors are checked in order: a mismatch before a 0-d tensor is PyTorch's AssertionError
+    with pytest.raises(AssertionError, match=r"first dimensions are \[4, 3\]"):
+        TensorDataset(x, tl.zeros(3), tl.tensor(1.0))
 
 
 def test_stack_dataset():

@@ -58,9 +58,11 @@ class TensorDataset(Dataset):
         if not tensors:
             raise ValueError("TensorDataset: expected at least one tensor")
         n = _first_dim(tensors[0])
-        sizes = [_first_dim(t) for t in tensors]
-        if any(s != n for s in sizes):  # AssertionError, as PyTorch's
-            raise AssertionError(f"Size mismatch between tensors: first dimensions are {sizes}")
+        sizes = []
+        for t in tensors:  # in order, stopping at the first mismatch: a 0-d tensor after it is not looked at,
+            sizes.append(_first_dim(t))  # so the error is the mismatch's AssertionError, as PyTorch's
+            if sizes[-1] != n:
+                raise AssertionError(f"Size mismatch between tensors: first dimensions are {sizes}")
         self.tensors = tensors
 
     def __getitem__(self, index):
