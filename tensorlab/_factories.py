@@ -280,9 +280,12 @@ def _nested_to_numpy(data, op: str, target: D.dtype | None = None) -> tuple[np.n
             return [walk(y, depth + 1) for y in x]
         if depth != len(shape):  # [[1], 2]
             raise TypeError(f"{op}: expected a sequence at dim {depth}, got {type(x).__name__}")
+        first_leaf = leaf_depth is None  # (depth first: the first leaf is data[0][0]..., where PyTorch sizes the data)
         leaf_depth = depth
-        if isinstance(x, str | bytes):  # (PyTorch's types: a string is a sequence of too many dimensions)
-            if depth == 0:
+        if isinstance(x, str | bytes):
+            # PyTorch's types: a str where it reads the sizes (the first leaf) is a sequence of too many
+            # dimensions (ValueError); anywhere else, and bytes anywhere, it is an invalid type (TypeError)
+            if depth == 0 or not first_leaf or isinstance(x, bytes):
                 raise TypeError(f"{op}: invalid data type '{type(x).__name__}'")
             raise ValueError(f"{op}: too many dimensions '{type(x).__name__}'")
         if target is not None and not isinstance(x, numbers.Number | np.bool_):

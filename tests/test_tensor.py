@@ -92,6 +92,16 @@ def test_tensor_from_python_data():
         tl.tensor(["a"])
     with pytest.raises(TypeError, match="invalid data type 'str'"):
         tl.tensor("a")
+    # only where PyTorch reads the sizes (the first leaf, data[0][0]...) is a str a sequence; after a number
+    # it is an invalid type, and bytes always are
+    with pytest.raises(ValueError, match="too many dimensions 'str'"):
+        tl.tensor([["a"], [1.0]])
+    for bad in ([1.0, "a"], [[1.0], ["a"]], [[1.0, "ab"]]):
+        with pytest.raises(TypeError, match="invalid data type 'str'"):
+            tl.tensor(bad)
+    for bad in ([b"x"], [1, b"x"]):
+        with pytest.raises(TypeError, match="invalid data type 'bytes'"):
+            tl.tensor(bad)
     with pytest.raises(TypeError, match="expected a number at dim 1, got list"):
         tl.tensor([1, [2]])
     with pytest.raises(TypeError, match="expected a sequence at dim 1, got int"):
