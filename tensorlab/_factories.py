@@ -261,8 +261,9 @@ def _nested_to_numpy(data, op: str, target: D.dtype | None = None) -> tuple[np.n
             dtype = d if dtype is None else D.promote_types(dtype, d)
             return number(v)
         if isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.ndim == 0):
-            if depth != len(shape):
-                raise ValueError(f"{op}: expected a sequence at dim {depth}, got {type(x).__name__}")
+            if depth != len(shape):  # [[1], np.int16(2)]: a TypeError, as for a Python number there
+                raise TypeError(f"{op}: expected a sequence at dim {depth}, got {type(x).__name__}")
+            leaf_depth = depth  # (so a sequence or a str after it is told apart as after a Python number)
             d = D.from_numpy_dtype(np.asarray(x).dtype, op)
             dtype = d if dtype is None else D.promote_types(dtype, d)
             return number(x.item())

@@ -106,6 +106,14 @@ def test_tensor_from_python_data():
         tl.tensor([1, [2]])
     with pytest.raises(TypeError, match="expected a sequence at dim 1, got int"):
         tl.tensor([[1], 2])
+    # the same with numpy scalars as the numbers (a ValueError, numpy's 'inhomogeneous shape' one, before)
+    with pytest.raises(TypeError, match="expected a sequence at dim 1, got int16"):
+        tl.tensor([[1], np.int16(2)])
+    for bad in ([np.int16(2), [1]], [np.int16(7), []], [np.float32(1.0), np.array([2.0])]):
+        with pytest.raises(TypeError, match="expected a number at dim 1"):
+            tl.tensor(bad)
+    with pytest.raises(TypeError, match="invalid data type 'str'"):
+        tl.tensor([np.int16(3), "a"])
     for bad in (None, {}, [1, None]):
         with pytest.raises(RuntimeError, match="Could not infer dtype of"):
             tl.tensor(bad)
