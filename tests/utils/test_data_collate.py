@@ -34,6 +34,14 @@ def test_numpy_scalars_keep_dtype():
     assert t.dtype is tl.int16 and t.tolist() == [3, -4]
     t = default_collate([np.array(7, np.uint8), np.array(9, np.uint8)])  # 0-d arrays
     assert t.dtype is tl.uint8 and t.shape == (2,) and t.tolist() == [7, 9]
+    # a numpy scalar first, something else after it: as_tensor's dtype and PyTorch's errors
+    t = default_collate([np.float32(1.0), np.array(2.0)])
+    assert t.dtype is tl.float64 and t.tolist() == [1.0, 2.0]
+    with pytest.raises(RuntimeError, match="Could not infer dtype of NoneType"):
+        default_collate([np.int16(7), None])
+    for bad in ([np.int16(7), [1]], [np.int16(7), []], [np.int16(7), "a"]):
+        with pytest.raises(TypeError):
+            default_collate(bad)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.uint8, np.bool_])

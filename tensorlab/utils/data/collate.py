@@ -196,10 +196,12 @@ def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
             if d is not dtype:
                 dtype = D.promote_types(dtype, d)
         return _wrap(np.array(batch, dtype=dtype.np))
-    arr = np.array(batch)
-    if _NP_STR_OBJ.search(arr.dtype.str) is not None:
-        raise TypeError(_ERR.format(arr.dtype))
-    return _wrap(arr)
+    # Something else beside the numpy scalars (a 0-d array, a tensor, a list, None, a string): PyTorch's
+    # as_tensor decides, with its errors (None: RuntimeError; a list or a string: TypeError). np.array
+    # gave numpy's ValueError for a list and an object array (hence a TypeError) for None.
+    from ..._factories import as_tensor
+
+    return as_tensor(batch)
 
 
 def collate_float_fn(batch, *, collate_fn_map=None):
