@@ -11,12 +11,18 @@ from .optimizer import check_betas, check_lr, lr_value, nonnegative
 __all__ = ["Adam"]
 
 
-def _check_betas_kind(betas) -> None:
+_TENSOR_FOREACH = "{} as a Tensor is not supported for capturable=False and foreach=True"
+
+
+def _check_betas_kind(betas, foreach) -> None:
     """PyTorch's Adam/AdamW constructor (not a later group) also wants both betas of one kind:
-    floats, or 1-element tensors; an int beta is refused too, as PyTorch's."""
+    floats, or 1-element tensors; an int beta is refused too, as PyTorch's. Tensor betas are refused
+    with foreach=True (PyTorch's foreach path takes them only when capturable)."""
     if not (all(isinstance(b, float) for b in betas[:2]) or all(isinstance(b, Tensor) for b in betas[:2])):
         raise ValueError("betas must be either both floats or both Tensors")
     for i, b in enumerate(betas[:2]):
+        if isinstance(b, Tensor) and foreach:
+            raise ValueError(_TENSOR_FOREACH.format(f"betas[{i}]"))
         if isinstance(b, Tensor) and b.numel() != 1:
             raise ValueError(f"Tensor betas[{i}] must be 1-element")
 
@@ -40,13 +46,17 @@ class Adam(FusedOptimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
+        if isinstance(lr, Tensor) and foreach and not capturable:  # PyTorch's first check, before lr's value
+            raise ValueError(_TENSOR_FOREACH.format("lr"))
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                                   "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
                                   "capturable": capturable, "differentiable": differentiable, "fused": fused,
                                   "decoupled_weight_decay": decoupled_weight_decay})
-        _check_betas_kind(betas)  # after the checks above, in PyTorch's order
+        _check_betas_kind(betas, foreach)  # after the checks above, in PyTorch's order
 
     def _update_group(self, group, params, grads):
+        if params and group["foreach"] and isinstance(group["lr"], Tensor):  # a later group's (or loaded) Tensor lr
+            raise RuntimeError(_TENSOR_FOREACH.format("lr"))
         amsgrad = group["amsgrad"]
         states, steps = self._advance_states(params, ("exp_avg", "exp_avg_sq"),
                                              optional=("max_exp_avg_sq",) if amsgrad else ())

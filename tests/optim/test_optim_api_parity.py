@@ -126,3 +126,24 @@ def test_one_cycle_lr_loads_a_legacy_state_dict_with_its_anneal_function():
     for _ in range(4):
         opt.step(), sched.step(), legacy_opt.step(), legacy.step()
         assert legacy_opt.param_groups[0]["lr"] == opt.param_groups[0]["lr"]
+
+
+@pytest.mark.parametrize("cls", [tl.optim.Adam, tl.optim.AdamW])
+def test_adam_tensor_lr_or_betas_refused_with_foreach(cls):
+    # PyTorch: ValueError in the constructor; RuntimeError at the step for a Tensor lr a later group brings
+    p = [tl.zeros(2, requires_grad=True)]
+    with pytest.raises(ValueError, match=r"^lr as a Tensor is not supported for capturable=False and foreach=True$"):
+        cls(p, lr=tl.tensor(0.1), foreach=True)
+    with pytest.raises(ValueError, match=r"^lr as a Tensor is not supported"):  # before the lr's value
+        cls(p, lr=tl.tensor(-1.0), foreach=True)
+    with pytest.raises(ValueError, match=r"^betas\[0\] as a Tensor is not supported for capturable=False"):
+        cls(p, betas=(tl.tensor(0.9), tl.tensor(0.99)), foreach=True)
+    cls(p, lr=tl.tensor(0.1), foreach=False)
+    opt = cls(p, foreach=True)
+    q = tl.zeros(2, requires_grad=True)
+    opt.add_param_group({"params": [q], "lr": tl.tensor(0.1)})
+    opt.step()  # no gradient in the Tensor-lr group: nothing to refuse
+    q.grad = tl.ones(2)
+    with pytest.raises(RuntimeError, match="lr as a Tensor is not supported for capturable=False and foreach=True"):
+        opt.step()
+    assert q.tolist() == [0.0, 0.0]
