@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from tensorlab_kernels.optim import sgd as K
 
+from .._tensor import Tensor
 from ._functional import FusedOptimizer, empty_state, fused_update
-from .optimizer import check_lr, lr_value
+from .optimizer import lr_value
 
 __all__ = ["SGD"]
 
@@ -29,8 +30,12 @@ class SGD(FusedOptimizer):
                                   "foreach": foreach, "differentiable": differentiable, "fused": fused})
 
     def _check_group(self, group):
-        # PyTorch's SGD checks with `< 0` (a NaN momentum passes), unlike the other optimizers.
-        check_lr(group["lr"])
+        # PyTorch's SGD checks with `< 0` (a NaN lr or momentum passes), unlike the other optimizers.
+        lr = group["lr"]
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if float(lr) < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
         if group["momentum"] < 0.0:
             raise ValueError(f"Invalid momentum value: {group['momentum']}")
         if group["weight_decay"] < 0.0:

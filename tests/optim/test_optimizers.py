@@ -433,6 +433,11 @@ def test_constructor_errors():
         tl.optim.SGD([p], lr=-0.1)
     with pytest.raises(ValueError, match=r"Invalid learning rate: -0.1"):
         tl.optim.Adam([p], lr=-0.1)
+    # PyTorch's SGD checks `lr < 0`: a NaN lr (float or Tensor) is accepted there, refused by Adam's `0 <= lr`
+    tl.optim.SGD([p], lr=float("nan"))
+    tl.optim.SGD([p], lr=tl.tensor(float("nan")))
+    with pytest.raises(ValueError, match=r"Invalid learning rate: nan"):
+        tl.optim.Adam([p], lr=float("nan"))
     with pytest.raises(ValueError, match=r"Invalid momentum value: -0.5"):
         tl.optim.SGD([p], lr=0.1, momentum=-0.5)
     with pytest.raises(ValueError, match=r"Invalid weight_decay value: -1"):
