@@ -400,7 +400,7 @@ def _elu_backward(ctx, g):
     if x is not None:
         return (g * where(x <= 0, _exp_nonpositive(x) * alpha, 1.0),)
     if alpha >= 0:  # in place, for x <= 0: d/dx alpha * (e^x - 1) = y + alpha
-        return (where(y <= 0, g * (y + alpha), g),)
+        return (where(y <= 0, g * (_negative_part(y) + alpha), g),)
     raise RuntimeError("elu_: In-place elu backward calculation is triggered with a negative alpha, which is not "
                        "supported; call the out-of-place version instead.")
 
@@ -413,11 +413,18 @@ def _exp_nonpositive(x: Tensor) -> Tensor:
     return exp(where(x < 0, x, 0.0))
 
 
+def _negative_part(y: Tensor) -> Tensor:
+    """``y`` where ``y < 0``, 0 elsewhere: an in-place elu/selu's result read as its gradient's
+    ``y + alpha``. At y = 0 (x = 0) the value is alpha as a constant, so the second derivative
+    there is 0 as in the out-of-place rule (:func:`_exp_nonpositive`) and PyTorch, not alpha."""
+    return where(y < 0, y, 0.0)
+
+
 def _selu_backward(ctx, g):
     x, y = ctx.saved_tensors
     if x is not None:  # PyTorch's selu is elu(x, alpha, scale), which saves its input
         return (g * where(x <= 0, _exp_nonpositive(x) * (_SELU_SCALE * _SELU_ALPHA), _SELU_SCALE),)
-    return (where(y <= 0, g * (y + _SELU_SCALE * _SELU_ALPHA), g * _SELU_SCALE),)
+    return (where(y <= 0, g * (_negative_part(y) + _SELU_SCALE * _SELU_ALPHA), g * _SELU_SCALE),)
 
 
 def _gelu_backward(ctx, g):

@@ -107,3 +107,17 @@ def test_second_derivatives_ignore_the_branch_a_gradient_drops(device):
     assert ga.tolist() == [1.0, 0.0] and gb.tolist() == [0.0, 0.0]
     assert tl.autograd.grad(ga.sum(), u, retain_graph=True)[0].tolist() == [1.0, 0.0]
     assert tl.autograd.grad(gb.sum(), u)[0].tolist() == [0.0, 0.0]
+
+
+def test_in_place_elu_and_selu_second_derivative_at_zero(device):
+    """elu_/selu_ read their gradient from the result (y + alpha where y <= 0): at x = +-0 the
+    gradient is alpha, its derivative in x 0 as the out-of-place ops' (PyTorch 2.15's values)."""
+    import tensorlab.nn.functional as F
+
+    points = [-0.0, 0.0, -1.0, 1.0]
+    gx, du, dx = _grad_of_grad(lambda x: F.elu(x * 1, alpha=0.5, inplace=True), points, device)
+    assert gx == du == [0.5, 0.5, pytest.approx(0.18393972058572117), 1.0]
+    assert dx == [0.0, 0.0, pytest.approx(0.18393972058572117), 0.0]
+    gx, du, dx = _grad_of_grad(lambda x: F.selu(x * 1, inplace=True), points, device)
+    assert gx == pytest.approx([1.7580993408473766, 1.7580993408473766, 0.6467686030348141, 1.0507009873554805])
+    assert dx == [0.0, 0.0, pytest.approx(0.6467686030348141), 0.0]
