@@ -254,6 +254,9 @@ class Ctx:
     _stale_storage = None  # an in-place op's destination storage: saved inputs there predate the write
     released = False
     materialize_grads = True
+    # Outputs no gradient reached, given to the backward as materialised zeros: a rule whose term
+    # for such an output is not 0 * term (var_mean's var term is NaN for an inf input) leaves it out
+    undefined_grads: frozenset = frozenset()
     _output_positions = None  # a custom Function's (number of outputs, positions of its tensor outputs)
     non_differentiable: frozenset = frozenset()
     dirty: frozenset = frozenset()
@@ -1023,16 +1026,20 @@ def _prepare_grads(node: Node, buf: list) -> tuple:
     grads = []
     materialize = node.ctx.materialize_grads
     custom = "custom_function" in node.op.tags
+    undefined = []
     for i, meta in enumerate(node.outputs_meta):
         g = buf[i] if i < len(buf) else None
         if g is None:
             if (meta.dtype.is_floating_point or custom) and materialize:
                 g = _zeros_for(meta)
+                undefined.append(i)
         elif g.dtype is not meta.dtype and meta.dtype.is_floating_point:
             g = g.to(meta.dtype)  # (as for a leaf: the output's own dtype, PyTorch's validate_outputs)
         if g is not None and node._tensor_hooks and i in node._tensor_hooks:
             g = _call_hooks(node._tensor_hooks[i], g)
         grads.append(g)
+    if undefined or node.ctx.undefined_grads:
+        node.ctx.undefined_grads = frozenset(undefined)
     return tuple(grads)
 
 

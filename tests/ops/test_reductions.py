@@ -1042,6 +1042,19 @@ def test_var_mean_and_std_gradients():
     assert const.grad.tolist() == [0.0] * 4  # std = 0: PyTorch masks the gradient to 0
 
 
+@pytest.mark.parametrize("op", ["var_mean", "std_mean"])
+def test_var_mean_gradient_of_the_mean_alone_ignores_the_var_term(op):
+    """Only the mean used: its gradient is g / N even where the var's term is NaN (an inf input),
+    as PyTorch's, which adds no term for the var's undefined gradient."""
+    x = tl.tensor([[1.0, float("inf"), 2.0], [1.0, 2.0, 4.0]], dtype=tl.float64, requires_grad=True)
+    _, m = getattr(tl, op)(x, 1)
+    (g,) = tl.autograd.grad(m, x, tl.tensor([1.0, 2.0], dtype=tl.float64))
+    np.testing.assert_allclose(g.numpy(), [[1 / 3] * 3, [2 / 3] * 3], rtol=1e-15)
+    v, _ = getattr(tl, op)(x, 1)
+    (g,) = tl.autograd.grad(v, x, tl.tensor([0.0, 1.0], dtype=tl.float64))  # a given zero still multiplies
+    assert np.isnan(g.numpy()[0]).all()
+
+
 def test_var_mean_std_mean_take_no_out():
     # PyTorch's var_mean/std_mean have no out= (TypeError); tensorlab accepted one and wrote it
     x = tl.tensor([1.0, 2.0, 4.0])
