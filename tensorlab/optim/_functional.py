@@ -33,7 +33,9 @@ class FusedOptimizer(Optimizer):
     grads)`` (the parameters that have a gradient), usually with one :func:`fused_update`."""
 
     _name = "Optimizer"
-    _HOST_SCALARS = ("step", "mu_product")  # loaded as float32 cpu scalars (PyTorch's __setstate__ does so)
+    # loaded as float32 cpu scalars, the host reads them every step. PyTorch keeps a loaded ``step`` as saved but casts
+    # ``mu_product`` (NAdam) to the parameter's dtype: after a round trip float64 NAdam runs differ from it by ~1e-8
+    _HOST_SCALARS = ("step", "mu_product")
 
     def __init__(self, params, defaults: dict) -> None:
         # PyTorch's constructor order: the option values, then the implementation switches.
