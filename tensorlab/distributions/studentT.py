@@ -40,7 +40,10 @@ class StudentT(Distribution):
 
     @property
     def variance(self):
-        finite = self.scale.pow(2) * self.df / (self.df - 2)
+        # the finite formula at a stand-in df of 3 where df <= 2: at df == 2 it divides by zero, and its
+        # infinite derivative would turn the zero gradient of the untaken branch into nan
+        df = tl.where(self.df > 2, self.df, 3.0)
+        finite = self.scale.pow(2) * df / (df - 2)
         # infinite for 1 < df <= 2, undefined for df <= 1
         return tl.where(self.df > 2, finite, tl.where(self.df > 1, float("inf"), float("nan")))
 

@@ -305,6 +305,16 @@ def test_student_t_values_gradients_and_samples():
     assert_moments(samples, [1.0, -1.0], [4.0 * 5 / 3, 0.25 * 30 / 28])
 
 
+def test_student_t_variance_gradient_is_zero_where_variance_is_not_finite():
+    # at df == 2 the finite formula scale^2 df / (df - 2) divides by zero; its branch is not taken, but
+    # its infinite derivative times the zero the where passes back gave nan gradients. torch: 0 there.
+    df = f64([2.0, 3.0, 1.5, 0.5], requires_grad=True)
+    scale = f64([2.0, 2.0, 2.0, 2.0], requires_grad=True)
+    StudentT(df, 0.0, scale).variance.sum().backward()
+    assert_close(df.grad, [0.0, -8.0, 0.0, 0.0])
+    assert_close(scale.grad, [0.0, 12.0, 0.0, 0.0])
+
+
 def test_student_t_rsample_differentiates_loc_and_scale_not_df():
     loc, scale = f64([1.0, -1.0], requires_grad=True), f64([2.0, 0.5], requires_grad=True)
     tl.manual_seed(0)
