@@ -413,6 +413,11 @@ def test_wrong_input_shapes_name_the_layer():
         (lambda: nn.BatchNorm1d(3)(tl.zeros(2, 4)),
          RuntimeError, r"BatchNorm1d: expected input with 3 channels \(num_features\) at dim 1, got shape \[2, 4\]"),
         (lambda: nn.BatchNorm1d(3)(tl.zeros(2, 3, 4, 5)), ValueError, r"expected 2D or 3D input \(got 4D input\)"),
+        # no weight and no running statistics: the dimension count is still PyTorch's
+        (lambda: nn.BatchNorm3d(2, affine=False, track_running_stats=False)(tl.ones(2, 1, 2, 1)),
+         ValueError, r"expected 5D input \(got 4D input\)"),
+        (lambda: nn.BatchNorm1d(2, affine=False, track_running_stats=False)(tl.ones(2)),
+         ValueError, r"expected 2D or 3D input \(got 1D input\)"),
         (lambda: nn.PReLU(3)(tl.zeros(2, 4)),
          RuntimeError, r"PReLU: expected input with 3 channels \(num_parameters\) at dim 1, got shape \[2, 4\]"),
         (lambda: nn.Embedding(3, 2)(tl.tensor([3])), IndexError, "index out of range in self"),

@@ -26,11 +26,17 @@ def check_trailing(layer: str, x, shape: tuple, attr: str) -> None:
                            f"{list(x.shape)}")
 
 
-def check_channels(layer: str, x, channels: int, attr: str, ndims: tuple | None = None) -> None:
-    need_tensor(layer, x)
-    if ndims is not None and x.ndim not in ndims:
+def check_ndims(x, ndims: tuple) -> None:
+    """``x.ndim`` one of ``ndims``: PyTorch's ValueError and message, which names no layer."""
+    if isinstance(x, Tensor) and x.ndim not in ndims:
         dims = " or ".join(f"{d}D" for d in ndims)
         raise ValueError(f"expected {dims} input (got {x.ndim}D input)")
+
+
+def check_channels(layer: str, x, channels: int, attr: str, ndims: tuple | None = None) -> None:
+    need_tensor(layer, x)
+    if ndims is not None:
+        check_ndims(x, ndims)
     if x.ndim < 2 or x.shape[1] != channels:
         raise RuntimeError(f"{layer}: expected input with {channels} channels ({attr}) at dim 1, got shape "
                            f"{list(x.shape)}")

@@ -16,7 +16,7 @@ from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
-from ._shapes import check_channels, check_trailing
+from ._shapes import check_channels, check_ndims, check_trailing
 from .lazy import LazyModuleMixin
 from .module import Module
 
@@ -170,8 +170,11 @@ class _BatchNorm(_NormBase):
     _input_ndims: tuple = ()
 
     def forward(self, input):
-        if self.weight is not None or self.running_mean is not None:  # (else, as PyTorch, any channel count)
-            check_channels(type(self).__name__, input, self.num_features, "num_features", self._input_ndims)
+        # the dimension count is checked whatever the affine and the statistics (PyTorch's _check_input_dim);
+        # without weight and running statistics any channel count is accepted, as PyTorch does
+        check_ndims(input, self._input_ndims)
+        if self.weight is not None or self.running_mean is not None:
+            check_channels(type(self).__name__, input, self.num_features, "num_features")
         factor = 0.0 if self.momentum is None else self.momentum
         count = self.training and self.track_running_stats and self.num_batches_tracked is not None
         if count and self.momentum is None:  # cumulative moving average over the batches, this one too
