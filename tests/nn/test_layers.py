@@ -418,6 +418,9 @@ def test_wrong_input_shapes_name_the_layer():
          ValueError, r"expected 5D input \(got 4D input\)"),
         (lambda: nn.BatchNorm1d(2, affine=False, track_running_stats=False)(tl.ones(2)),
          ValueError, r"expected 2D or 3D input \(got 1D input\)"),
+        # one value per channel in training is refused before the channel count is compared
+        (lambda: nn.BatchNorm1d(1)(tl.ones(1, 2)),
+         ValueError, r"Expected more than 1 value per channel when training, got input size \[1, 2\]"),
         (lambda: nn.PReLU(3)(tl.zeros(2, 4)),
          RuntimeError, r"PReLU: expected input with 3 channels \(num_parameters\) at dim 1, got shape \[2, 4\]"),
         (lambda: nn.Embedding(3, 2)(tl.tensor([3])), IndexError, "index out of range in self"),

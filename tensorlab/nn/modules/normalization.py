@@ -12,6 +12,7 @@ import numbers
 
 from ... import _dtype as D
 from ..._factories import empty, ones, tensor, zeros
+from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
@@ -173,7 +174,11 @@ class _BatchNorm(_NormBase):
         # the dimension count is checked whatever the affine and the statistics (PyTorch's _check_input_dim);
         # without weight and running statistics any channel count is accepted, as PyTorch does
         check_ndims(input, self._input_ndims)
-        if self.weight is not None or self.running_mean is not None:
+        # a training batch of one value per channel is refused first (ValueError, in F.batch_norm), as
+        # PyTorch refuses it before it compares the channel count
+        one_value = self.training and isinstance(input, Tensor) and input.shape[1] and \
+            input.numel() // input.shape[1] == 1
+        if (self.weight is not None or self.running_mean is not None) and not one_value:
             check_channels(type(self).__name__, input, self.num_features, "num_features")
         factor = 0.0 if self.momentum is None else self.momentum
         count = self.training and self.track_running_stats and self.num_batches_tracked is not None
