@@ -527,9 +527,7 @@ def ldexp_(self: Tensor, other: Tensor) -> Tensor:
 # (mantissa bits, exponent bits, the integer dtype of the same size) of each floating dtype
 _FLOAT_LAYOUT = {D.float16: (10, 5, D.int16), D.bfloat16: (7, 8, D.int16), D.float32: (23, 8, D.int32),
                  D.float64: (52, 11, D.int64)}
-_CPP_NAMES = {D.float16: "c10::Half", D.bfloat16: "c10::BFloat16", D.float32: "float", D.float64: "double",
-              D.bool: "bool", D.uint8: "unsigned char", D.int8: "signed char", D.int16: "short int", D.int32: "int",
-              D.int64: "long int"}
+
 
 
 @tensor_method
@@ -545,10 +543,10 @@ def frexp(input: Tensor, *, out=None) -> RT.frexp:
             raise TypeError(f"frexp(): argument 'out' must be a tuple of 2 Tensors, not {type(out).__name__}")
         m, e = out
         if isinstance(m, Tensor) and m.dtype is not input.dtype:  # (PyTorch names the C++ types)
-            raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {_CPP_NAMES[input.dtype]} "
-                               f"but got {_CPP_NAMES[m.dtype]}")
+            raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {D.cpp_name(input.dtype)} "
+                               f"but got {D.cpp_name(m.dtype)}")
         if isinstance(e, Tensor) and e.dtype is not D.int32:
-            raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got {_CPP_NAMES[e.dtype]}")
+            raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got {D.cpp_name(e.dtype)}")
         outs = E.check_outs("frexp", out, (input.dtype, D.int32), input.device, input)
         with no_grad():
             mantissa, exponent = _frexp_parts(input)
