@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, need_tensor, norm_dim
+from .._views import int_arg
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from . import elementwise_binary as B
@@ -29,14 +30,6 @@ from . import elementwise_binary as B
 __all__ = ["fake_quantize_per_tensor_affine", "fake_quantize_per_channel_affine"]
 
 _FLOATS = (D.float32, D.float64, D.float16, D.bfloat16)
-
-
-def _need_ints(op: str, **args) -> None:
-    """PyTorch's argument parser takes only ints here: a float or bool zero point or bound is a TypeError,
-    not a value to truncate."""
-    for name, v in args.items():
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise TypeError(f"{op}(): argument '{name}' must be int, not {type(v).__name__}")
 
 
 def _check_range(quant_min: int, quant_max: int) -> None:
@@ -87,8 +80,10 @@ def fake_quantize_per_tensor_affine(input: Tensor, scale, zero_point, quant_min:
     if input.dtype not in _FLOATS:
         raise NotImplementedError(f"{op}: \"fake_quantize_tensor_cachemask_kernel_type_handling\" not implemented "
                                   f"for '{D.torch_name(input.dtype)}'")
-    _need_ints(op, quant_min=quant_min, quant_max=quant_max,
-               **({} if isinstance(zero_point, Tensor) else {"zero_point": zero_point}))
+    # PyTorch's parser takes only ints here: a float or bool zero point or bound is a TypeError, not truncated
+    quant_min, quant_max = int_arg(op, "quant_min", quant_min), int_arg(op, "quant_max", quant_max)
+    if not isinstance(zero_point, Tensor):
+        zero_point = int_arg(op, "zero_point", zero_point)
     for name, v in (("scale", scale), ("zero_point", zero_point)):
         if isinstance(v, Tensor) and v.numel() != 1:
             raise RuntimeError(f"{op}: a Tensor with {v.numel()} elements cannot be converted to Scalar ({name})")
@@ -123,7 +118,8 @@ def fake_quantize_per_channel_affine(input: Tensor, scale: Tensor, zero_point: T
     need_tensor(op, input)
     need_tensor(op, scale, "scale", 2)
     need_tensor(op, zero_point, "zero_point", 3)
-    _need_ints(op, axis=axis, quant_min=quant_min, quant_max=quant_max)
+    axis, quant_min, quant_max = (int_arg(op, "axis", axis), int_arg(op, "quant_min", quant_min),
+                                  int_arg(op, "quant_max", quant_max))
     if input.dtype not in _FLOATS:
         raise NotImplementedError(f"{op}: \"fake_quantize_channel_cachemask_cpu_type_handling\" not implemented for "
                                   f"'{D.torch_name(input.dtype)}'")
