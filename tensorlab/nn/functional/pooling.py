@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 
 from ... import _dtype as D
+from ..._factories import arange
 from ..._tensor import Tensor, need_tensor
 from ...ops.elementwise_binary import where
 from ...ops.shape_ops import stack
@@ -70,7 +71,7 @@ def _window_max(window: Tensor) -> tuple[Tensor, Tensor]:
     maximum, or the last NaN. The value is gathered at that index, so the gradient goes there too."""
     _, index = window.max(-1)
     nan = window.isnan()
-    positions = window.new_ones(window.shape[-1], dtype=D.int64).cumsum(0) - 1
+    positions = arange(window.shape[-1], device=window.device)
     last_nan = (nan.to(D.int64) * positions).amax(-1)
     index = where(nan.any(-1), last_nan, index)
     return window.gather(-1, index.unsqueeze(-1)).squeeze(-1), index
@@ -95,7 +96,7 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
         values, at = _window_max(tiled)
         step = input.shape[-1] // len(bins)
         # the window's argmax plus the window's start, as positions along L
-        indices = at + (input.new_ones(len(bins), dtype=D.int64).cumsum(0) - 1) * step
+        indices = at + arange(0, len(bins) * step, step, device=input.device)
     else:
         parts = [_window_max(input[..., s:e]) for s, e in bins]
         values = stack([v for v, _ in parts], -1)
