@@ -706,6 +706,10 @@ def _var_backward(ctx, g, g_mean=None):
     p = ctx.params
     dims, keepdim = p["dim"], p["keepdim"]
     n = math.prod(x._shape[d] for d in dims)
+    if p.get("with_mean") and 0 in ctx.undefined_grads:
+        # only the mean was used: no var/std term, as PyTorch, whose x - mean is NaN where x is inf
+        grad = _restore_dims(g_mean, dims, keepdim) / n
+        return (grad.expand(x._shape).to(x.dtype),)
     divisor = _builtin_max(0.0, n - p["correction"])
     tl = _tl()
     xc = x if x.dtype is g.dtype else x.to(g.dtype)
@@ -716,10 +720,6 @@ def _var_backward(ctx, g, g_mean=None):
         scale = tl.where(r == 0, zero, g / r) / divisor
     else:
         scale = g * (2.0 / divisor) if divisor else g / divisor
-    if p.get("with_mean") and 0 in ctx.undefined_grads:
-        # only the mean was used: no var/std term, as PyTorch, whose x - mean is NaN where x is inf
-        grad = _restore_dims(g_mean, dims, keepdim) / n
-        return (grad.expand(x._shape).to(x.dtype),)
     grad = (xc - xc.mean(dim=list(dims), keepdim=True)) * scale
     if g_mean is not None and p.get("with_mean"):
         grad = grad + _restore_dims(g_mean, dims, keepdim) / n
